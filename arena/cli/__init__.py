@@ -1,0 +1,20 @@
+"""The ``arena`` command: one Typer app, one module per command group."""
+
+from __future__ import annotations
+
+import typer
+
+from arena.cli import bench, rules
+
+app = typer.Typer(
+    help="Arena: bot tournaments for the bluffing card game Verish' Ne Verish'.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(rules.app, name="rules")
+app.add_typer(bench.app, name="bench")
+
+
+def main() -> None:
+    app()

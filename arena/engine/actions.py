@@ -1,0 +1,150 @@
+"""A player's actions: one small immutable type each, round-tripping to text and JSON.
+
+Text forms (``Action.parse`` / ``str``): ``play 7C,9D as 7`` (claimed count =
+cards placed), ``play 7C as 7x2`` (claimed count 2), ``challenge``, ``believe``,
+``pass``, ``quartets 7,K`` / ``quartets -``. The JSON form is the scenario
+format's: ``{"do": "play", "cards": [...], "rank": "7", "count": 2}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+
+class ActionError(ValueError):
+    """Text or JSON that does not describe an action (a harness error, not an illegal move)."""
+
+
+class Play(NamedTuple):
+    """Place ``cards`` face down claiming ``count`` cards of ``rank``."""
+
+    cards: tuple[str, ...]
+    rank: str
+    count: int
+
+    kind = "play"
+
+    @classmethod
+    def of(cls, cards: Any, rank: str, count: int | None = None) -> Play:
+        cards = tuple(cards)
+        return cls(cards, rank, len(cards) if count is None else count)
+
+    def __str__(self) -> str:
+        suffix = "" if self.count == len(self.cards) else f"x{self.count}"
+        return f"play {','.join(self.cards)} as {self.rank}{suffix}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"do": "play", "cards": list(self.cards), "rank": self.rank, "count": self.count}
+
+
+class Challenge(NamedTuple):
+    """"Ne veryu": the live group is a bluff."""
+
+    kind = "challenge"
+
+    def __str__(self) -> str:
+        return "challenge"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"do": "challenge"}
+
+
+class Believe(NamedTuple):
+    """"Veryu": the live group is true."""
+
+    kind = "believe"
+
+    def __str__(self) -> str:
+        return "believe"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"do": "believe"}
+
+
+class Pass(NamedTuple):
+    """Let the turn move on without playing or calling."""
+
+    kind = "pass"
+
+    def __str__(self) -> str:
+        return "pass"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"do": "pass"}
+
+
+class Quartets(NamedTuple):
+    """Discard the complete fours of these ranks (empty: keep them)."""
+
+    ranks: tuple[str, ...]
+
+    kind = "quartets"
+
+    def __str__(self) -> str:
+        return f"quartets {','.join(self.ranks) or '-'}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"do": "quartets", "ranks": list(self.ranks)}
+
+
+Action = Play | Challenge | Believe | Pass | Quartets
+
+CHALLENGE = Challenge()
+BELIEVE = Believe()
+PASS = Pass()
+
+_FIELDS: dict[str, set[str]] = {
+    "play": {"cards", "rank", "count"},
+    "challenge": set(),
+    "believe": set(),
+    "pass": set(),
+    "quartets": {"ranks"},
+}
+
+
+def action_from_dict(data: Mapping[str, Any]) -> Action:
+    """Parse the JSON form; unknown keys are errors (so a typo never passes silently)."""
+    kind = data.get("do")
+    if kind not in _FIELDS:
+        raise ActionError(f"unknown action {kind!r}: expected one of {', '.join(_FIELDS)}")
+    unknown = set(data) - _FIELDS[kind] - {"do"}
+    if unknown:
+        raise ActionError(f"unknown key(s) for {kind}: {', '.join(sorted(unknown))}")
+    if kind == "play":
+        cards = data.get("cards")
+        if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+            raise ActionError("play needs 'cards', a list of card ids")
+        rank, count = data.get("rank"), data.get("count")
+        if not isinstance(rank, str):
+            raise ActionError("play needs 'rank', a rank id such as '7'")
+        if count is not None and (not isinstance(count, int) or isinstance(count, bool)):
+            raise ActionError("play 'count' must be a whole number")
+        return Play.of(cards, rank, count)
+    if kind == "quartets":
+        ranks = data.get("ranks")
+        if not isinstance(ranks, list) or not all(isinstance(r, str) for r in ranks):
+            raise ActionError("quartets needs 'ranks', a list of rank ids")
+        return Quartets(tuple(ranks))
+    return {"challenge": CHALLENGE, "believe": BELIEVE, "pass": PASS}[kind]
+
+
+def parse_action(text: str) -> Action:
+    """Parse the text form (see the module docstring)."""
+    word, _, rest = text.strip().partition(" ")
+    word, rest = word.lower(), rest.strip()
+    if word in ("challenge", "believe", "pass") and not rest:
+        return {"challenge": CHALLENGE, "believe": BELIEVE, "pass": PASS}[word]
+    if word == "quartets":
+        return Quartets(() if rest in ("", "-") else tuple(rest.split(",")))
+    if word == "play":
+        cards, sep, claim = rest.rpartition(" as ")
+        if not sep:
+            raise ActionError(f"bad play {text!r}: expected 'play 7C,9D as 7' or 'as 7x2'")
+        rank, _, count = claim.partition("x")
+        try:
+            claimed = int(count) if count else None
+        except ValueError:
+            raise ActionError(f"bad claimed count in {text!r}") from None
+        return Play.of([c for c in cards.split(",") if c], rank, claimed)
+    raise ActionError(f"unknown action {text!r}")

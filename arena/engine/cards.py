@@ -1,0 +1,71 @@
+"""Cards, ranks and decks.
+
+A card is its text id: rank + suit (``"7C"``, ``"TH"``, ``"AS"``) or ``"JK"`` for
+a joker. Plain strings hash and compare fast, print as themselves, and round-trip
+through JSON and protobuf unchanged, so the engine uses them directly.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+RANKS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
+SUITS: tuple[str, ...] = ("S", "H", "D", "C")
+JOKER = "JK"
+
+#: The rank of every card id, the joker included (its rank is ``"JK"``).
+RANK_OF: dict[str, str] = {rank + suit: rank for rank in RANKS for suit in SUITS}
+RANK_OF[JOKER] = JOKER
+
+DECK_SIZES = (36, 52)
+
+
+class CardError(ValueError):
+    """A card or rank id that does not exist."""
+
+
+def parse_card(text: str) -> str:
+    """Return the canonical id of ``text`` (case-insensitive, ``10`` for ``T``)."""
+    card = text.strip().upper().replace("10", "T")
+    if card not in RANK_OF:
+        raise CardError(f"unknown card {text!r}: expected rank+suit such as '7C' or 'TH', or 'JK'")
+    return card
+
+
+def parse_rank(text: str) -> str:
+    """Return the canonical rank id of ``text`` (``"7"``, ``"T"``, ``"A"``...)."""
+    rank = str(text).strip().upper().replace("10", "T")
+    if rank not in RANKS:
+        raise CardError(f"unknown rank {text!r}: expected one of {' '.join(RANKS)}")
+    return rank
+
+
+def deck_ranks(size: int) -> tuple[str, ...]:
+    """Ranks of a ``size``-card deck, low to high: 6..A for 36 cards, 2..A for 52."""
+    if size not in DECK_SIZES:
+        raise CardError(f"no {size}-card deck: expected one of {DECK_SIZES}")
+    return RANKS[RANKS.index("6") :] if size == 36 else RANKS
+
+
+def build_deck(size: int, decks: int = 1, jokers: int = 0) -> list[str]:
+    """All cards in a canonical order (rank-major), before any shuffle."""
+    one = [rank + suit for rank in deck_ranks(size) for suit in SUITS]
+    return one * decks + [JOKER] * jokers
+
+
+def ascending_sequence(ranks: Iterable[str]) -> tuple[str, ...]:
+    """``ranks`` in the ascending-variant order: the ace low, then 2..K."""
+    ordered = sorted(set(ranks), key=RANKS.index)
+    if "A" in ordered:
+        ordered.remove("A")
+        ordered.insert(0, "A")
+    return tuple(ordered)
+
+
+def fours_in(hand: Iterable[str], exempt: Iterable[str] = ()) -> dict[str, int]:
+    """Ranks held four times or more (jokers and exempt ranks excluded), with how many fours."""
+    skip = set(exempt)
+    skip.add(JOKER)
+    counts = Counter(RANK_OF[card] for card in hand)
+    return {rank: n // 4 for rank, n in counts.items() if n >= 4 and rank not in skip}

@@ -1,0 +1,617 @@
+"""The state of one deal and its transitions: the rules of RULES.md, pure and deterministic.
+
+Entry points:
+
+- :meth:`Deal.apply` — the checked path for every player action. An action that
+  breaks a rule is penalised (``Illegal`` event, the offender takes the pile);
+  an action by a seat that may not act at all raises :class:`NotYourTurn`.
+- :meth:`Deal.forfeit` — the referee removes a seat.
+- :meth:`Deal.legal` and :meth:`Deal.observation` — what the seat to act may do
+  and may know.
+
+Every rule outcome goes through a few shared steps: ``_author_done`` (a group
+can no longer be called; an empty-handed author leaves), ``_take_pile`` (a
+pickup and who plays next), ``_end_round`` and ``_advance_from`` / ``_begin_turn``
+(who acts next, draws, pass-outs and final calls).
+"""
+
+from __future__ import annotations
+
+import random
+from enum import StrEnum
+from typing import NamedTuple
+
+from arena.engine.actions import Action, Play, Quartets
+from arena.engine.cards import JOKER, RANK_OF, fours_in
+from arena.engine.events import (
+    Called,
+    Dealt,
+    DealOver,
+    Discarded,
+    Drew,
+    Event,
+    Forfeited,
+    Illegal,
+    Left,
+    Passed,
+    PickedUp,
+    Played,
+    Revealed,
+)
+from arena.engine.game import Game
+from arena.engine.legal import LegalActions, PlaySpec
+from arena.engine.observation import LiveGroup, Observation
+
+
+class Phase(StrEnum):
+    LEAD = "lead"
+    RESPOND = "respond"
+    CONTINUE = "continue"
+    QUARTETS = "quartets"
+    FINAL_CALL = "final_call"
+    OVER = "over"
+
+
+LEAD, RESPOND, CONTINUE, QUARTETS, FINAL_CALL, OVER = Phase
+
+
+class NotYourTurn(Exception):
+    """A seat acted when it may not act at all (a harness error, not an illegal move)."""
+
+
+class DealIsOver(NotYourTurn):
+    """An action was sent after the deal ended."""
+
+
+class Group(NamedTuple):
+    author: int
+    cards: tuple[str, ...]
+    rank: str
+    count: int
+    opening: bool
+
+
+class Deal:
+    """One deal: hands, stock, pile, whose turn, and the public event log."""
+
+    def __init__(
+        self,
+        game: Game,
+        hands: list[list[str]],
+        *,
+        dealer: int,
+        stock: list[str] | None = None,
+        hidden: str | None = None,
+        seed: int | str = 0,
+        absent: frozenset[int] = frozenset(),
+    ) -> None:
+        if len(hands) != game.players:
+            raise ValueError(f"{len(hands)} hands for a {game.players}-player game")
+        self.game = game
+        self.options = options = game.options
+        self.players = game.players
+        self.dealer = dealer
+        self.hands = [list(hand) for hand in hands]
+        self._stock = list(reversed(stock or []))  # top of the stock is the last element
+        self.hidden = hidden
+        self.pile: list[Group] = []
+        self.pile_count = 0
+        self.live = False
+        self.discard: list[str] = []
+        self.round_rank: str | None = None
+        self.phase: Phase = LEAD
+        self.to_act: int | None = None
+        self.active = [seat not in absent for seat in range(self.players)]
+        self.exits: list[int] = []
+        self.forfeits: list[int] = []
+        self.ranking: tuple[tuple[int, ...], ...] | None = None
+        self.end_reason: str | None = None
+        self.turns = 0
+        self.events: list[Event] = []
+        self._rng = random.Random(seed)
+        self._anchor: int | None = None  # the last seat to act other than by passing this round
+        self._passed: set[int] = set()
+        self._pending: list[int] = []  # final_call: played out, waiting for their final call
+        self._resume: tuple[int, Phase] | None = None  # after a quartets answer: next after seat
+        self._fixed = options.sequence == "fixed"
+        self._honest = options.count == "honest"
+        self._lead_ranks = tuple(sorted(game.declarable, key=_RANK_INDEX.__getitem__))
+        self._start()
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def over(self) -> bool:
+        return self.phase is OVER
+
+    @property
+    def stock(self) -> list[str]:
+        """The stock, top card first."""
+        return self._stock[::-1]
+
+    def may_act(self, seat: int, kind: str = "") -> bool:
+        """May ``seat`` act now (its turn, or an open call on the live group)?"""
+        if self.phase is OVER:
+            return False
+        if seat == self.to_act:
+            return True
+        return (
+            self.options.calls == "open"
+            and kind in ("challenge", "believe")
+            and self.live
+            and 0 <= seat < self.players
+            and self.active[seat]
+            and seat != self.pile[-1].author
+        )
+
+    def legal(self, seat: int | None = None) -> LegalActions | None:
+        """The legal actions of ``seat`` (default: the seat to act), or ``None``."""
+        if seat is None:
+            seat = self.to_act
+        if seat is None or not self.may_act(seat, "challenge"):
+            return None
+        phase = self.phase
+        if seat != self.to_act:  # an open call out of turn
+            can_call = self._call_allowed(seat)
+            return LegalActions(seat, phase, None, can_call, can_call and self._believe_on, False, ())
+        if phase is QUARTETS:
+            ranks = tuple(sorted(self._fours(seat), key=_RANK_INDEX.__getitem__))
+            return LegalActions(seat, phase, None, False, False, False, ranks)
+        if phase is FINAL_CALL:
+            can_call = self._call_allowed(seat)
+            return LegalActions(seat, phase, None, can_call, can_call and self._believe_on, False, ())
+        cap = self.game.max_play
+        hand_size = len(self.hands[seat])
+        max_cards = hand_size if cap is None or cap > hand_size else cap
+        ranks = self._lead_ranks if phase is LEAD else (self._required_rank(),)
+        play = PlaySpec(ranks, max_cards, self._honest, cap) if max_cards else None
+        if phase is RESPOND:
+            can_call = self._call_allowed(seat)
+            return LegalActions(
+                seat, phase, play, can_call, can_call and self._believe_on,
+                self.options.allow_pass, (),
+            )  # fmt: skip
+        return LegalActions(
+            seat, phase, play, False, False, phase is CONTINUE and self.options.allow_pass, ()
+        )
+
+    def observation(self, seat: int, since: int = 0) -> Observation:
+        """What ``seat`` may know now, with the public events from index ``since`` on."""
+        live = None
+        if self.live:
+            group = self.pile[-1]
+            live = LiveGroup(group.author, len(group.cards), group.rank, group.count, group.opening)
+        return Observation(
+            seat,
+            self.phase.value,
+            self.to_act,
+            self.turns,
+            tuple(self.hands[seat]),
+            tuple(map(len, self.hands)),
+            len(self._stock),
+            self.pile_count,
+            len(self.discard),
+            self.round_rank,
+            live,
+            self.legal(seat),
+            tuple(self.events[since:]),
+            tuple(self.active),
+            tuple(self.exits),
+        )
+
+    def pile_cards(self) -> list[str]:
+        return [card for group in self.pile for card in group.cards]
+
+    # ------------------------------------------------------------------ actions
+
+    def apply(self, seat: int, action: Action) -> None:
+        """Carry out ``action`` by ``seat``, penalising it if it breaks a rule."""
+        if self.phase is OVER:
+            raise DealIsOver("the deal is over")
+        if not self.may_act(seat, action.kind):
+            raise NotYourTurn(f"seat {seat} may not {action.kind} now (seat {self.to_act} acts)")
+        self.turns += 1
+        reason = self._dispatch(seat, action)
+        if reason is not None:
+            self._penalise(seat, reason)
+        if self.phase is not OVER and self.turns >= self.options.max_turns:
+            self._finish("max_turns")
+
+    def forfeit(self, seat: int) -> None:
+        """Remove ``seat`` at once: its hand leaves play unrevealed; it ranks below all others."""
+        if self.phase is OVER or not self.active[seat]:
+            raise NotYourTurn(f"seat {seat} is not in the deal")
+        self.events.append(Forfeited(seat))
+        self.active[seat] = False
+        self.forfeits.append(seat)
+        if seat in self._pending:
+            self._pending.remove(seat)
+        hand = self.hands[seat]
+        if hand:
+            self.discard.extend(hand)
+            self.events.append(Discarded(seat, "forfeit", (), len(hand)))
+            self.hands[seat] = []
+        authored_live = self.live and self.pile[-1].author == seat
+        if authored_live:
+            self.live = False  # the group is accepted; its cards stay in the pile
+        if self._check_over():
+            return
+        phase = self.phase
+        if seat == self.to_act:
+            if phase is QUARTETS:
+                self._resume_after_quartets()
+            else:
+                following = RESPOND if phase is FINAL_CALL else phase
+                if following is RESPOND and not self.live:
+                    following = CONTINUE
+                self._advance_from(seat, following)
+        elif authored_live and phase in (RESPOND, FINAL_CALL):
+            self._begin_turn(self.to_act, CONTINUE)
+
+    # ------------------------------------------------------------------ dispatch
+
+    def _dispatch(self, seat: int, action: Action) -> str | None:
+        """Carry out a legal action; return the reason when it is illegal."""
+        kind = action.kind
+        phase = self.phase
+        if phase is QUARTETS:
+            if kind != "quartets":
+                return f"{kind} when asked which fours to discard"
+            return self._answer_quartets(seat, action)
+        if kind == "play":
+            if phase is FINAL_CALL:
+                return "a play when the final call is due"
+            return self._play(seat, action)
+        if kind == "challenge" or kind == "believe":
+            return self._call(seat, kind)
+        if kind == "pass":
+            return self._pass(seat)
+        return "quartets outside the quartets phase"
+
+    def _play(self, seat: int, play: Play) -> str | None:
+        cards, rank, count = play
+        placed = len(cards)
+        if not placed:
+            return "a play of no cards"
+        if count < 1:
+            return "a claimed count of zero"
+        if self._honest and count != placed:
+            return "a claimed count that differs from the cards placed"
+        cap = self.game.max_play
+        if cap is not None and (placed > cap or count > cap):
+            return f"more than {cap} cards"
+        if self.phase is LEAD:
+            if rank not in self.game.declarable:
+                return f"rank {rank!r} may not be declared"
+        elif rank != self._required_rank():
+            return f"rank {rank!r} where {self._required_rank()!r} is due"
+        hand = self.hands[seat]
+        remaining = hand.copy()
+        try:
+            for card in cards:
+                remaining.remove(card)
+        except ValueError:
+            return "cards not in the hand"
+        self.hands[seat] = remaining
+        covered = self.pile[-1].author if self.live else None
+        self.pile.append(Group(seat, tuple(cards), rank, count, self.phase is LEAD))
+        self.pile_count += placed
+        self.live = True
+        self.round_rank = rank
+        self._anchor = seat
+        self._passed.clear()
+        self.events.append(Played(seat, placed, rank, count))
+        if covered is not None and self._author_done(covered, played_over=True):
+            return None
+        self._advance_from(seat, RESPOND)
+        return None
+
+    def _call(self, seat: int, kind: str) -> str | None:
+        if not self.live or self.phase not in (RESPOND, FINAL_CALL):
+            return f"{kind} with no live group"
+        if not self._call_allowed(seat):
+            return f"{kind} on a one-card lead by the next player"
+        if kind == "believe" and not self._believe_on:
+            return "believe is not allowed in these rules"
+        group = self.pile[-1]
+        self.events.append(Called(seat, kind, group.author))
+        shown = (group.cards[self._rng.randrange(len(group.cards))],) if (
+            self.options.reveal == "one") else group.cards  # fmt: skip
+        truthful = len(group.cards) == group.count and all(
+            RANK_OF[card] == group.rank or card == JOKER for card in shown
+        )
+        self.events.append(Revealed(group.author, shown, truthful))
+        self._anchor = seat
+        if kind == "challenge":
+            if truthful:
+                keep = self.options.after_pickup == "keep_value"
+                self._take_pile(seat, author_accepted=True, keep_value=keep)
+            else:
+                self._take_pile(group.author, author_accepted=False)
+        elif not truthful:
+            self._take_pile(seat, author_accepted=True)
+        elif self.options.believe == "group":
+            self._believed_group(seat, group, shown)
+        else:
+            self._believed_table(seat, shown)
+        return None
+
+    def _pass(self, seat: int) -> str | None:
+        if not self.options.allow_pass:
+            return "pass is not allowed in these rules"
+        if self.phase not in (RESPOND, CONTINUE):
+            return f"a pass in the {self.phase.value} phase"
+        self.events.append(Passed(seat))
+        self._passed.add(seat)
+        self._advance_from(seat, self.phase)
+        return None
+
+    def _answer_quartets(self, seat: int, answer: Quartets) -> str | None:
+        held = self._fours(seat)
+        ranks = list(answer.ranks)
+        if len(set(ranks)) != len(ranks) or any(rank not in held for rank in ranks):
+            return f"no complete four to discard among {ranks}"
+        if ranks:
+            self._discard_fours(seat, ranks)
+        if self.phase is not OVER:
+            self._resume_after_quartets()
+        return None
+
+    def _penalise(self, seat: int, reason: str) -> None:
+        """RULES.md "Illegal actions": the offender takes the pile as a caught bluffer."""
+        self.events.append(Illegal(seat, reason))
+        if self.phase is QUARTETS:
+            self._resume_after_quartets()  # an illegal answer means "discard nothing"
+            return
+        author_accepted = self.live and self.pile[-1].author != seat
+        self._take_pile(seat, author_accepted=author_accepted)
+
+    # ------------------------------------------------------------------ outcomes
+
+    def _take_pile(self, picker: int, *, author_accepted: bool, keep_value: bool = False) -> None:
+        """``picker`` takes the whole pile; the round ends; the next player after them acts."""
+        cards = self.pile_cards()
+        author = self._clear_pile()
+        if cards:
+            self.hands[picker].extend(cards)
+            self.events.append(PickedUp(picker, len(cards)))
+        if picker in self._pending:
+            self._pending.remove(picker)
+        if author_accepted and author is not None and self._author_done(author):
+            return
+        rank = self.round_rank
+        if self._end_round():
+            return
+        if self.options.quartets == "always" and self._discard_all_fours(picker):
+            return
+        following = LEAD
+        if keep_value:
+            self.round_rank = rank
+            self._anchor = picker
+            following = CONTINUE
+        if cards and self.options.quartets == "after_pickup" and self._fours(picker):
+            self.phase = QUARTETS
+            self.to_act = picker
+            self._resume = (picker, following)
+            return
+        self._advance_from(picker, following)
+
+    def _believed_group(self, believer: int, group: Group, shown: tuple[str, ...]) -> None:
+        """A correct ``group`` belief: the group leaves play, the round goes on."""
+        self.pile.pop()
+        self.pile_count -= len(group.cards)
+        self.live = False
+        self.discard.extend(group.cards)
+        self.events.append(
+            Discarded(group.author, "believed", shown, len(group.cards) - len(shown))
+        )
+        if self._author_done(group.author):
+            return
+        if believer in self._pending and self._leave(believer):  # a right final call
+            return
+        self._passed.clear()
+        self._advance_from(believer, CONTINUE)
+
+    def _believed_table(self, believer: int, shown: tuple[str, ...]) -> None:
+        """A correct ``table`` belief: the whole pile leaves play and the believer leads."""
+        cards = self.pile_cards()
+        author = self._clear_pile()
+        self.discard.extend(cards)
+        self.events.append(Discarded(None, "believed", shown, len(cards) - len(shown)))
+        if author is not None and self._author_done(author):
+            return
+        if self._end_round():
+            return
+        self._begin_turn(believer if self.active[believer] else self._next_active(believer), LEAD)
+
+    def _pass_out(self) -> None:
+        """Everyone else passed: the pile leaves play unrevealed and its author leads."""
+        leader = self._anchor
+        cards = self.pile_cards()
+        author = self._clear_pile()
+        if cards:
+            self.discard.extend(cards)
+            self.events.append(Discarded(None, "passed_out", (), len(cards)))
+        if author is not None and self._author_done(author):
+            return
+        if self._end_round():
+            return
+        if leader is None or not self.active[leader]:
+            leader = self._next_active(self.to_act if leader is None else leader)
+        self._begin_turn(leader, LEAD)
+
+    def _clear_pile(self) -> int | None:
+        """Empty the table; return the author of the group that was live, if any."""
+        author = self.pile[-1].author if self.live else None
+        self.pile.clear()
+        self.pile_count = 0
+        self.live = False
+        return author
+
+    def _author_done(self, author: int, *, played_over: bool = False) -> bool:
+        """``author``'s group was accepted; with an empty hand they leave. True if the deal ended."""
+        if not self.active[author] or self.hands[author] or self._stock:
+            return False
+        if played_over and self.options.final_call:
+            self._pending.append(author)
+            return False
+        return self._leave(author)
+
+    def _end_round(self) -> bool:
+        """Close the round; players waiting for a final call leave. True if the deal ended."""
+        self.round_rank = None
+        self._anchor = None
+        self._passed.clear()
+        while self._pending:
+            if self._leave(self._pending[0]):
+                return True
+        return False
+
+    # ------------------------------------------------------------------ turns
+
+    def _advance_from(self, seat: int, phase: Phase) -> None:
+        """Give the turn to the next active player after ``seat``, or pass the pile out."""
+        following = self._next_active(seat)
+        if phase is not LEAD and (following == self._anchor or following in self._passed):
+            self._pass_out()
+            return
+        self._begin_turn(following, phase)
+
+    def _begin_turn(self, seat: int, phase: Phase) -> None:
+        """Start ``seat``'s turn: a final call if due, draws, or leaving on an empty hand."""
+        if seat in self._pending:
+            if self.live:
+                self.phase, self.to_act = FINAL_CALL, seat
+                return
+            if not self._leave(seat):  # nothing left to call: the round accepted their cards
+                self._advance_from(seat, phase)
+            return
+        hand = self.hands[seat]
+        size = self.options.hand_size
+        if size is not None and self._stock and len(hand) < size:
+            take = min(size - len(hand), len(self._stock))
+            drawn = self._stock[-take:]
+            del self._stock[-take:]
+            drawn.reverse()
+            hand.extend(drawn)
+            self.events.append(Drew(seat, take))
+            if self.options.quartets == "always" and self._discard_all_fours(seat):
+                return
+        if not hand:  # empty hand, empty stock: the player leaves at the start of the turn
+            if not self._leave(seat):
+                self._advance_from(seat, phase)
+            return
+        self.phase, self.to_act = phase, seat
+
+    def _resume_after_quartets(self) -> None:
+        assert self._resume is not None
+        seat, phase = self._resume
+        self._resume = None
+        self._advance_from(seat, phase)
+
+    def _next_active(self, seat: int) -> int:
+        active, players = self.active, self.players
+        following = (seat + 1) % players
+        while not active[following]:
+            following = (following + 1) % players
+        return following
+
+    # ------------------------------------------------------------------ helpers
+
+    @property
+    def _believe_on(self) -> bool:
+        return self.options.believe != "none"
+
+    def _required_rank(self) -> str:
+        rank = self.round_rank
+        assert rank is not None
+        return rank if self._fixed else self.game.next_rank[rank]
+
+    def _call_allowed(self, seat: int) -> bool:
+        """False for the next player on a protected one-card lead."""
+        if not self.live or not self.options.protect_single_lead:
+            return self.live
+        group = self.pile[-1]
+        return not (
+            group.opening and len(group.cards) == 1 and seat == self._next_active(group.author)
+        )
+
+    def _fours(self, seat: int) -> dict[str, int]:
+        return fours_in(self.hands[seat], self.options.quartet_exempt)
+
+    def _discard_fours(self, seat: int, ranks: list[str]) -> bool:
+        """Discard every complete four of ``ranks`` from ``seat``'s hand. True if the deal ended."""
+        hand = self.hands[seat]
+        fours = self._fours(seat)
+        removed: list[str] = []
+        for rank in ranks:
+            quota = 4 * fours[rank]
+            for card in [c for c in hand if RANK_OF[c] == rank][:quota]:
+                hand.remove(card)
+                removed.append(card)
+        self.discard.extend(removed)
+        self.events.append(Discarded(seat, "quartets", tuple(removed), 0))
+        if not hand and not self._stock and self.active[seat]:
+            return self._leave(seat)
+        return False
+
+    def _discard_all_fours(self, seat: int) -> bool:
+        fours = self._fours(seat)
+        return bool(fours) and self._discard_fours(seat, sorted(fours, key=_RANK_INDEX.__getitem__))
+
+    def _leave(self, seat: int) -> bool:
+        """``seat`` takes the next finishing place. True if that ended the deal."""
+        if seat in self._pending:
+            self._pending.remove(seat)
+        self.active[seat] = False
+        self.exits.append(seat)
+        self.events.append(Left(seat, len(self.exits)))
+        if self.options.end == "first_out":
+            self._finish("finished")
+            return True
+        return self._check_over()
+
+    def _check_over(self) -> bool:
+        if sum(self.active) <= 1:
+            self._finish("finished")
+            return True
+        return False
+
+    def _finish(self, reason: str) -> None:
+        self.phase = OVER
+        self.to_act = None
+        self.end_reason = reason
+        self.ranking = self._rank(by_cards=reason == "max_turns" or self.options.end == "first_out")
+        self.events.append(DealOver(self.ranking, reason))
+
+    def _rank(self, *, by_cards: bool) -> tuple[tuple[int, ...], ...]:
+        groups: list[tuple[int, ...]] = [(seat,) for seat in self.exits]
+        remaining = [seat for seat in range(self.players) if self.active[seat]]
+        if by_cards:
+            for size in sorted({len(self.hands[seat]) for seat in remaining}):
+                groups.append(tuple(s for s in remaining if len(self.hands[s]) == size))
+        elif remaining:
+            groups.append(tuple(remaining))
+        groups.extend((seat,) for seat in reversed(self.forfeits))
+        return tuple(groups)
+
+    # ------------------------------------------------------------------ start
+
+    def _start(self) -> None:
+        options = self.options
+        self.events.append(
+            Dealt(self.dealer, tuple(map(len, self.hands)), len(self._stock), self.hidden is not None)
+        )
+        if options.quartets == "always":
+            for seat in range(self.players):
+                if self.active[seat] and self._discard_all_fours(seat):
+                    return
+        if self._check_over():
+            return
+        first = self.dealer if options.first_player == "dealer" else self._next_active(self.dealer)
+        if not self.active[first]:
+            first = self._next_active(first)
+        self._begin_turn(first, LEAD)
+
+
+_RANK_INDEX = {rank: index for index, rank in enumerate("23456789TJQKA")}

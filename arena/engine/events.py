@@ -1,0 +1,150 @@
+"""What each step of a deal produces. Every event here is public.
+
+Private knowledge (a player's own cards, what it drew or picked up) reaches a
+player through its hand in the observation, never through an event, so the
+event log can be shown to every seat as it is. Card identities appear only in
+:class:`Revealed` and in the public part of :class:`Discarded`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+
+class Dealt(NamedTuple):
+    dealer: int
+    hand_sizes: tuple[int, ...]
+    stock: int
+    hidden: bool
+
+    kind = "dealt"
+
+
+class Drew(NamedTuple):
+    seat: int
+    count: int
+
+    kind = "drew"
+
+
+class Played(NamedTuple):
+    """``seat`` placed ``placed`` cards claiming ``count`` of ``rank``."""
+
+    seat: int
+    placed: int
+    rank: str
+    count: int
+
+    kind = "played"
+
+
+class Called(NamedTuple):
+    """``seat`` challenged or believed the live group of ``author``."""
+
+    seat: int
+    call: str
+    author: int
+
+    kind = "called"
+
+
+class Revealed(NamedTuple):
+    """Cards shown to everyone by a call, and whether the group was true."""
+
+    author: int
+    cards: tuple[str, ...]
+    truthful: bool
+
+    kind = "revealed"
+
+
+class PickedUp(NamedTuple):
+    seat: int
+    count: int
+
+    kind = "picked_up"
+
+
+class Discarded(NamedTuple):
+    """Cards left play: ``cards`` were shown, ``unseen`` more left face down."""
+
+    seat: int | None
+    reason: str  # "believed", "passed_out", "quartets", "forfeit"
+    cards: tuple[str, ...]
+    unseen: int
+
+    kind = "discarded"
+
+
+class Passed(NamedTuple):
+    seat: int
+
+    kind = "passed"
+
+
+class Left(NamedTuple):
+    """``seat`` emptied its hand and left the deal, taking finishing ``place``."""
+
+    seat: int
+    place: int
+
+    kind = "left"
+
+
+class Illegal(NamedTuple):
+    seat: int
+    reason: str
+
+    kind = "illegal"
+
+
+class Forfeited(NamedTuple):
+    seat: int
+
+    kind = "forfeited"
+
+
+class DealOver(NamedTuple):
+    ranking: tuple[tuple[int, ...], ...]
+    reason: str  # "finished", "max_turns"
+
+    kind = "deal_over"
+
+
+Event = (
+    Dealt | Drew | Played | Called | Revealed | PickedUp | Discarded | Passed | Left | Illegal
+    | Forfeited | DealOver
+)  # fmt: skip
+
+EVENT_TYPES: dict[str, type] = {
+    cls.kind: cls
+    for cls in (
+        Dealt, Drew, Played, Called, Revealed, PickedUp, Discarded, Passed, Left, Illegal,
+        Forfeited, DealOver,
+    )
+}  # fmt: skip
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """JSON form: ``{"kind": ..., **fields}`` with tuples as lists."""
+    data: dict[str, Any] = {"kind": event.kind}
+    for name, value in zip(event._fields, event, strict=True):
+        data[name] = _jsonable(value)
+    return data
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    cls = EVENT_TYPES[data["kind"]]
+    return cls(*(_tupled(data[name]) for name in cls._fields))
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_jsonable(item) for item in value]
+    return value
+
+
+def _tupled(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_tupled(item) for item in value)
+    return value

@@ -1,0 +1,114 @@
+"""A ruleset resolved for a number of players: the fixed facts a deal asks about.
+
+``Game`` answers the questions the deal's state machine asks ("which deck?",
+"which ranks may be declared?", "what is the cap on a play?", "which rank comes
+next?") so that the state machine holds no option logic of its own. It also
+makes new deals: shuffled from a seed, or laid out explicitly (scenarios).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from arena.engine.cards import JOKER, RANK_OF, ascending_sequence, build_deck, deck_ranks
+from arena.engine.rules import Ruleset, RulesError
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 12
+
+
+@dataclass(frozen=True)
+class Game:
+    ruleset: Ruleset
+    players: int
+    deck_size: int = field(init=False)
+    decks: int = field(init=False)
+    deck: tuple[str, ...] = field(init=False)
+    deck_counts: Counter[str] = field(init=False, compare=False)
+    declarable: frozenset[str] = field(init=False)
+    next_rank: dict[str, str] = field(init=False, compare=False)
+    max_play: int | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        options = self.ruleset.options
+        if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
+            raise RulesError(f"{self.players} players: expected {MIN_PLAYERS} to {MAX_PLAYERS}")
+        deck_size = _resolve_deck(options.deck, self.players)
+        decks = _resolve_decks(options.decks, self.players)
+        deck = tuple(build_deck(deck_size, decks, options.jokers))
+        ranks = deck_ranks(deck_size)
+        declarable = [rank for rank in ranks if rank not in options.banned_ranks]
+        if not declarable:
+            raise RulesError(f"banned_ranks leaves no rank of the {deck_size}-card deck to declare")
+        sequence = ascending_sequence(declarable)
+        copies = 4 * decks + options.jokers
+        max_play = copies if options.max_play == "possible" else options.max_play
+        needed = self.players * (options.hand_size or 1) + int(options.hidden_card)
+        if needed > len(deck):
+            raise RulesError(f"{len(deck)} cards cannot deal {self.players} hands as asked")
+        set_ = object.__setattr__
+        set_(self, "deck_size", deck_size)
+        set_(self, "decks", decks)
+        set_(self, "deck", deck)
+        set_(self, "deck_counts", Counter(deck))
+        set_(self, "declarable", frozenset(declarable))
+        set_(self, "next_rank", {r: sequence[(i + 1) % len(sequence)] for i, r in enumerate(sequence)})
+        set_(self, "max_play", max_play)
+
+    @property
+    def options(self):  # noqa: ANN201 - the Options dataclass
+        return self.ruleset.options
+
+    def is_four(self, rank: str) -> bool:
+        """May four cards of ``rank`` be discarded as a four of a kind?"""
+        return rank != JOKER and rank not in self.options.quartet_exempt
+
+    def check_layout(self, cards: Sequence[str]) -> None:
+        """Raise :class:`RulesError` when ``cards`` are not a sub-multiset of the deck."""
+        for card, held in Counter(cards).items():
+            copies = self.deck_counts.get(card, 0)
+            if copies == 0:
+                raise RulesError(f"card {card!r} is not in the {self.deck_size}-card deck")
+            if held > copies:
+                raise RulesError(f"card {card!r} is dealt {held} times; the deck holds {copies}")
+
+    def shuffled_layout(self, seed: int | str, dealer: int, seats: Sequence[int] | None = None):
+        """Shuffle the deck with ``seed`` and deal it as RULES.md says.
+
+        Returns ``(hands, stock, hidden)``; ``seats`` (default: all) are the seats
+        dealt to, one card at a time clockwise starting left of the dealer.
+        """
+        cards = list(self.deck)
+        random.Random(seed).shuffle(cards)
+        hidden = cards.pop(0) if self.options.hidden_card else None
+        order = _deal_order(self.players, dealer, seats)
+        hands: list[list[str]] = [[] for _ in range(self.players)]
+        limit = self.options.hand_size
+        dealt = len(cards) if limit is None else min(len(cards), limit * len(order))
+        for index in range(dealt):
+            hands[order[index % len(order)]].append(cards[index])
+        return hands, cards[dealt:], hidden
+
+
+def rank_of(card: str) -> str:
+    return RANK_OF[card]
+
+
+def _resolve_deck(deck: str, players: int) -> int:
+    if deck == "auto":
+        return 36 if players <= 3 else 52
+    return int(deck)
+
+
+def _resolve_decks(decks: int | str, players: int) -> int:
+    if decks == "auto":
+        return 2 if players >= 6 else 1
+    return int(decks)
+
+
+def _deal_order(players: int, dealer: int, seats: Sequence[int] | None) -> list[int]:
+    chosen = set(range(players) if seats is None else seats)
+    return [s for s in ((dealer + 1 + i) % players for i in range(players)) if s in chosen]

@@ -1,0 +1,49 @@
+"""The legal actions of the seat to act, described rather than enumerated.
+
+The subsets of a hand are exponential, so a play is described by the ranks it
+may claim and its card-count limits; calls, pass and quartets are flags.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class PlaySpec(NamedTuple):
+    """A legal play: 1..``max_cards`` cards from the hand, claiming one of ``ranks``.
+
+    With ``honest`` the claimed count must equal the cards placed; otherwise it
+    may be any number from 1 to ``max_count`` (``None``: no upper limit).
+    """
+
+    ranks: tuple[str, ...]
+    max_cards: int
+    honest: bool
+    max_count: int | None
+
+
+class LegalActions(NamedTuple):
+    seat: int
+    phase: str
+    play: PlaySpec | None
+    challenge: bool
+    believe: bool
+    can_pass: bool
+    #: in the ``quartets`` phase: the ranks whose complete fours may be discarded
+    quartets: tuple[str, ...]
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The action kinds allowed, e.g. ``("play", "challenge", "believe")``."""
+        kinds = []
+        if self.play is not None:
+            kinds.append("play")
+        if self.challenge:
+            kinds.append("challenge")
+        if self.believe:
+            kinds.append("believe")
+        if self.can_pass:
+            kinds.append("pass")
+        if self.phase == "quartets":
+            kinds.append("quartets")
+        return tuple(kinds)
