@@ -8,8 +8,13 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 from arena import scenarios
+from arena.engine import Game, Ruleset, RulesError
+from arena.engine.rules import parse_option_pairs
+from arena.selfplay import play_series
 
 app = typer.Typer(help="The rules engine: conformance scenarios and in-process play.",
                   no_args_is_help=True)  # fmt: skip
@@ -46,3 +51,42 @@ def check(
         out.print("no scenario files found", markup=False)
         raise typer.Exit(2)
     raise typer.Exit(2 if malformed else 1 if failed else 0)
+
+
+@app.command()
+def play(
+    rules: Annotated[str, typer.Option("--rules", help="Preset: classic, pagat or russian.")] = "classic",
+    option: Annotated[list[str] | None, typer.Option("--option", help="Override, key=value (repeatable).")] = None,
+    players: Annotated[int, typer.Option("--players", min=2, help="Seats at the table.")] = 4,
+    games: Annotated[int, typer.Option("--games", min=1, help="Games (matches of the ruleset's deals).")] = 100,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the whole series.")] = 0,
+) -> None:  # fmt: skip
+    """Play games between built-in random-legal policies and summarise them."""
+    ruleset, game_players = _ruleset_or_exit(rules, option or [], players)
+    with Progress(TextColumn("playing"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:  # fmt: skip
+        task = bar.add_task("games", total=games)
+        summary = play_series(ruleset, game_players, games, seed,
+                              progress=lambda done: bar.update(task, completed=done))  # fmt: skip
+    out.print(f"{summary.games} games, {summary.deals} deals of {ruleset} with {players} players,"
+              f" seed {seed}")  # fmt: skip
+    out.print(f"mean turns per deal: {summary.mean_turns:.1f}"
+              f" (stopped by max_turns: {summary.max_turn_stops})")  # fmt: skip
+    table = Table("seat", "mean place", *[f"#{i + 1}" for i in range(players)], "pickups",
+                  "cards picked up", "illegal")  # fmt: skip
+    for seat in range(players):
+        table.add_row(str(seat), f"{summary.mean_place(seat):.2f}",
+                      *map(str, summary.places[seat]), str(summary.pickups[seat]),
+                      str(summary.cards_picked_up[seat]), str(summary.illegal[seat]))  # fmt: skip
+    out.print(table)
+
+
+def _ruleset_or_exit(preset: str, pairs: list[str], players: int) -> tuple[Ruleset, int]:
+    """Parse and resolve the ruleset, or print the error and exit with code 2."""
+    try:
+        ruleset = Ruleset.parse(preset, parse_option_pairs(pairs))
+        Game(ruleset, players)
+    except RulesError as error:
+        Console(stderr=True).print(f"error: {error}", markup=False)
+        raise typer.Exit(2) from None
+    return ruleset, players

@@ -1,0 +1,147 @@
+"""Shared test helpers: random rulesets and a chaotic driver that also breaks the rules."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+from arena.engine import (
+    BELIEVE,
+    CHALLENGE,
+    PASS,
+    RANKS,
+    Action,
+    Deal,
+    Game,
+    Play,
+    Quartets,
+    Ruleset,
+    RulesError,
+)
+from arena.engine.rules import OPTIONS
+from arena.policies import RandomLegal
+
+CHOICES: dict[str, list] = {
+    "deck": ["36", "52", "auto"],
+    "decks": [1, 2, "auto"],
+    "jokers": [0, 2],
+    "hidden_card": [False, True],
+    "hand_size": [None, None, 3, 5],
+    "first_player": ["left_of_dealer", "dealer"],
+    "max_play": [None, 2, 3, "possible"],
+    "count": ["free", "honest"],
+    "believe": ["none", "group", "table"],
+    "reveal": ["group", "one"],
+    "protect_single_lead": [False, True],
+    "pass": [False, True],
+    "after_pickup": ["new_round", "keep_value"],
+    "calls": ["next", "open"],
+    "sequence": ["fixed", "ascending"],
+    "banned_ranks": [[], [], ["A"], ["K"], ["A", "K"]],
+    "quartets": ["none", "after_pickup", "always"],
+    "quartet_exempt": [[], ["K"]],
+    "final_call": [False, True],
+    "end": ["last_loser", "first_out"],
+    "deals": [1],
+    "next_dealer": ["rotate", "loser"],
+    "max_turns": [2000, 300],
+}
+assert set(CHOICES) == set(OPTIONS), "every option is exercised"
+
+
+def random_game(rng: random.Random) -> Game:
+    """A random valid ruleset (every option drawn independently) for 2 to 7 players."""
+    while True:
+        preset = rng.choice(["classic", "pagat", "russian"])
+        overrides = {name: rng.choice(values) for name, values in CHOICES.items()
+                     if rng.random() < 0.5}  # fmt: skip
+        try:
+            return Game(Ruleset.parse(preset, overrides), rng.randint(2, 7))
+        except RulesError:
+            continue
+
+
+def random_deal(rng: random.Random, game: Game | None = None) -> Deal:
+    game = game or random_game(rng)
+    dealer = rng.randrange(game.players)
+    hands, stock, hidden = game.shuffled_layout(rng.random(), dealer)
+    return Deal(game, hands, dealer=dealer, stock=stock, hidden=hidden, seed=rng.random())
+
+
+def table_cards(deal: Deal) -> Counter[str]:
+    """Every card the deal accounts for: hands, pile, discard, stock and the hidden card."""
+    cards: Counter[str] = Counter()
+    for hand in deal.hands:
+        cards.update(hand)
+    cards.update(deal.pile_cards())
+    cards.update(deal.discard)
+    cards.update(deal.stock)
+    if deal.hidden is not None:
+        cards[deal.hidden] += 1
+    return cards
+
+
+def rule_breaking_action(rng: random.Random, deal: Deal, seat: int) -> Action:
+    """An action that is often illegal: wrong cards, ranks, counts, calls or passes."""
+    hand = deal.hands[seat]
+    choice = rng.randrange(6)
+    if choice == 0:
+        return Play((), rng.choice(RANKS), rng.randint(0, 2))
+    if choice == 1:
+        cards = tuple(rng.sample(list(deal.game.deck), rng.randint(1, 3)))
+        return Play(cards, rng.choice(RANKS + ("JK",)), rng.randint(0, 5))
+    if choice == 2 and hand:
+        cards = tuple(rng.sample(hand, rng.randint(1, len(hand))))
+        return Play(cards, rng.choice(RANKS), rng.randint(1, 9))
+    if choice == 3:
+        return Quartets(tuple(rng.sample(RANKS, rng.randint(0, 2))))
+    return rng.choice([CHALLENGE, BELIEVE, PASS])
+
+
+@dataclass
+class Recorder:
+    """Drives a deal with random-legal play, rule breaking, open calls and forfeits,
+    and records every step so the deal can be replayed."""
+
+    rng: random.Random
+    illegal_rate: float = 0.1
+    forfeit_rate: float = 0.005
+    open_call_rate: float = 0.1
+    steps: list[tuple[str, int, Action | None]] = field(default_factory=list)
+
+    def step(self, deal: Deal, policy: RandomLegal) -> None:
+        rng = self.rng
+        seat = deal.to_act
+        assert seat is not None
+        if rng.random() < self.forfeit_rate:
+            victim = rng.choice([s for s in range(deal.players) if deal.active[s]])
+            self.steps.append(("forfeit", victim, None))
+            deal.forfeit(victim)
+            return
+        if deal.options.calls == "open" and rng.random() < self.open_call_rate:
+            callers = [s for s in range(deal.players) if s != seat and deal.may_act(s, "challenge")]
+            if callers:
+                seat = rng.choice(callers)
+                action: Action = rng.choice([CHALLENGE, BELIEVE])
+                self.steps.append(("act", seat, action))
+                deal.apply(seat, action)
+                return
+        if rng.random() < self.illegal_rate:
+            action = rule_breaking_action(rng, deal, seat)
+        else:
+            action = policy.act(deal.observation(seat))
+        self.steps.append(("act", seat, action))
+        deal.apply(seat, action)
+
+
+def replay(game: Game, deal: Deal, layout, steps) -> Deal:
+    """A new deal from the same layout with the recorded steps applied."""
+    hands, stock, hidden, dealer, seed = layout
+    copy = Deal(game, hands, dealer=dealer, stock=stock, hidden=hidden, seed=seed)
+    for kind, seat, action in steps:
+        if kind == "forfeit":
+            copy.forfeit(seat)
+        else:
+            copy.apply(seat, action)
+    return copy
