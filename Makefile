@@ -18,6 +18,7 @@ up: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check arena worker dashboard sample_bots tests
+	$(BIN)/ruff format --check arena worker dashboard sample_bots tests
 	$(BIN)/pytest
 
 bench: $(STAMP)

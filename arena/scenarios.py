@@ -20,17 +20,40 @@ from arena.engine import (
     Deal,
     Game,
     NotYourTurn,
-    Ruleset,
     RulesError,
+    Ruleset,
     action_from_dict,
 )
 from arena.engine.events import Illegal, PickedUp
 
-TOP_KEYS = {"name", "source", "rules", "dealer", "hands", "stock", "hidden", "seed", "actions",
-            "expect"}  # fmt: skip
+TOP_KEYS = {
+    "name",
+    "source",
+    "rules",
+    "dealer",
+    "hands",
+    "stock",
+    "hidden",
+    "seed",
+    "actions",
+    "expect",
+}
 REQUIRED_KEYS = {"name", "rules", "dealer", "hands", "actions", "expect"}
-EXPECT_KEYS = ("hands", "hand_sizes", "pile", "stock", "discard", "to_act", "phase", "round_rank",
-               "pickups", "illegal", "exits", "ranking", "over")  # fmt: skip
+EXPECT_KEYS = (
+    "hands",
+    "hand_sizes",
+    "pile",
+    "stock",
+    "discard",
+    "to_act",
+    "phase",
+    "round_rank",
+    "pickups",
+    "illegal",
+    "exits",
+    "ranking",
+    "over",
+)
 
 
 class ScenarioError(ValueError):
@@ -92,7 +115,9 @@ def parse(data: Any, path: Path | None = None) -> Scenario:
         raise ScenarioError("hidden must be a card id or null")
     try:
         game = Game(ruleset, len(hands))
-        game.check_layout([c for hand in hands for c in hand] + stock + ([hidden] if hidden else []))
+        game.check_layout(
+            [c for hand in hands for c in hand] + stock + ([hidden] if hidden else [])
+        )
     except RulesError as error:
         raise ScenarioError(str(error)) from None
     dealer = data["dealer"]
@@ -104,15 +129,22 @@ def parse(data: Any, path: Path | None = None) -> Scenario:
     seed = data.get("seed", 0)
     if seed is None:
         seed = 0
-    return Scenario(str(data["name"]), path, ruleset, dealer, hands, stock, hidden, seed, actions,
-                    expect)  # fmt: skip
+    return Scenario(
+        str(data["name"]), path, ruleset, dealer, hands, stock, hidden, seed, actions, expect
+    )
 
 
 def run(scenario: Scenario) -> Outcome:
     """Play the scenario's actions and compare every expectation."""
     game = Game(scenario.ruleset, len(scenario.hands))
-    deal = Deal(game, scenario.hands, dealer=scenario.dealer, stock=scenario.stock,
-                hidden=scenario.hidden, seed=scenario.seed)  # fmt: skip
+    deal = Deal(
+        game,
+        scenario.hands,
+        dealer=scenario.dealer,
+        stock=scenario.stock,
+        hidden=scenario.hidden,
+        seed=scenario.seed,
+    )
     illegal: list[list[int]] = []
     for index, (seat, action) in enumerate(scenario.actions):
         if deal.over:

@@ -1,4 +1,4 @@
-"""In-process play between policies: the loop behind ``arena rules play`` and the engine benchmark."""
+"""In-process play between policies: the loop behind `arena rules play` and the engine bench."""
 
 from __future__ import annotations
 

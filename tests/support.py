@@ -16,8 +16,8 @@ from arena.engine import (
     Game,
     Play,
     Quartets,
-    Ruleset,
     RulesError,
+    Ruleset,
 )
 from arena.engine.rules import OPTIONS
 from arena.policies import RandomLegal
@@ -54,8 +54,9 @@ def random_game(rng: random.Random) -> Game:
     """A random valid ruleset (every option drawn independently) for 2 to 7 players."""
     while True:
         preset = rng.choice(["classic", "pagat", "russian"])
-        overrides = {name: rng.choice(values) for name, values in CHOICES.items()
-                     if rng.random() < 0.5}  # fmt: skip
+        overrides = {
+            name: rng.choice(values) for name, values in CHOICES.items() if rng.random() < 0.5
+        }
         try:
             return Game(Ruleset.parse(preset, overrides), rng.randint(2, 7))
         except RulesError:

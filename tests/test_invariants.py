@@ -59,7 +59,7 @@ def test_random_rulesets_keep_every_invariant(seed: int) -> None:
     deal, recorder, layout = play_recorded(seed)
     ranked = [seat for group in deal.ranking for seat in group]
     assert sorted(ranked) == list(range(deal.players)), "the ranking is a permutation of seats"
-    assert ranked[-len(deal.forfeits) or len(ranked):] == list(reversed(deal.forfeits)) or not (
+    assert ranked[-len(deal.forfeits) or len(ranked) :] == list(reversed(deal.forfeits)) or not (
         deal.forfeits
     ), "forfeits rank last, earlier ones lower"
     again = replay(deal.game, deal, layout, recorder.steps)

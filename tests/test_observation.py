@@ -80,8 +80,13 @@ def test_no_observation_holds_an_unrevealed_card(seed: int) -> None:
     recorder = Recorder(rng)
     policies = [RandomLegal(s) for s in range(game.players)]
     shown: set[str] = set()
-    dealt = {"live": Counter(), "hands": [Counter(h) for h in hands], "pile": Counter(),
-             "stock": Counter(stock), "discard": Counter()}  # fmt: skip
+    dealt = {
+        "live": Counter(),
+        "hands": [Counter(h) for h in hands],
+        "pile": Counter(),
+        "stock": Counter(stock),
+        "discard": Counter(),
+    }
     record_shown(deal, 0, dealt, shown)
     assert_no_leak(deal, shown)
     while not deal.over:
@@ -93,9 +98,22 @@ def test_no_observation_holds_an_unrevealed_card(seed: int) -> None:
 
 def test_observation_fields_are_the_public_ones() -> None:
     assert set(Observation._fields) == {
-        "seat", "phase", "to_act", "turn", "hand", "hand_sizes", "stock_size", "pile_size",
-        "discard_size", "round_rank", "live", "legal", "events", "active", "exits",
-    }  # fmt: skip
+        "seat",
+        "phase",
+        "to_act",
+        "turn",
+        "hand",
+        "hand_sizes",
+        "stock_size",
+        "pile_size",
+        "discard_size",
+        "round_rank",
+        "live",
+        "legal",
+        "events",
+        "active",
+        "exits",
+    }
 
 
 def test_only_the_seat_that_may_act_gets_legal_actions() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.cli import bench, rules
+from arena.cli import bench, rules, up
 
 app = typer.Typer(
     help="Arena: bot tournaments for the bluffing card game Verish' Ne Verish'.",
@@ -14,6 +14,7 @@ app = typer.Typer(
 )
 app.add_typer(rules.app, name="rules")
 app.add_typer(bench.app, name="bench")
+app.command("up")(up.up)
 
 
 def main() -> None:

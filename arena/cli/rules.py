@@ -12,12 +12,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena import scenarios
-from arena.engine import Game, Ruleset, RulesError
+from arena.engine import Game, RulesError, Ruleset
 from arena.engine.rules import parse_option_pairs
 from arena.selfplay import play_series
 
-app = typer.Typer(help="The rules engine: conformance scenarios and in-process play.",
-                  no_args_is_help=True)  # fmt: skip
+app = typer.Typer(
+    help="The rules engine: conformance scenarios and in-process play.", no_args_is_help=True
+)
 out = Console(highlight=False, soft_wrap=True)
 
 
@@ -42,11 +43,15 @@ def check(
         failed += 1
         out.print(f"FAIL {name}", markup=False)
         for key, (expected, actual) in outcome.differences.items():
-            out.print(f"  {key}: expected {json.dumps(expected)}, actual {json.dumps(actual)}",
-                      markup=False)  # fmt: skip
+            out.print(
+                f"  {key}: expected {json.dumps(expected)}, actual {json.dumps(actual)}",
+                markup=False,
+            )
     total = passed + failed + malformed
-    out.print(f"{passed} passed, {failed} failed" + (f", {malformed} malformed" if malformed else ""),
-              markup=False)  # fmt: skip
+    out.print(
+        f"{passed} passed, {failed} failed" + (f", {malformed} malformed" if malformed else ""),
+        markup=False,
+    )
     if total == 0:
         out.print("no scenario files found", markup=False)
         raise typer.Exit(2)
@@ -55,29 +60,61 @@ def check(
 
 @app.command()
 def play(
-    rules: Annotated[str, typer.Option("--rules", help="Preset: classic, pagat or russian.")] = "classic",
-    option: Annotated[list[str] | None, typer.Option("--option", help="Override, key=value (repeatable).")] = None,
+    rules: Annotated[
+        str, typer.Option("--rules", help="Preset: classic, pagat or russian.")
+    ] = "classic",
+    option: Annotated[
+        list[str] | None, typer.Option("--option", help="Override, key=value (repeatable).")
+    ] = None,
     players: Annotated[int, typer.Option("--players", min=2, help="Seats at the table.")] = 4,
-    games: Annotated[int, typer.Option("--games", min=1, help="Games (matches of the ruleset's deals).")] = 100,
+    games: Annotated[
+        int, typer.Option("--games", min=1, help="Games (matches of the ruleset's deals).")
+    ] = 100,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the whole series.")] = 0,
-) -> None:  # fmt: skip
+) -> None:
     """Play games between built-in random-legal policies and summarise them."""
     ruleset, game_players = _ruleset_or_exit(rules, option or [], players)
-    with Progress(TextColumn("playing"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:  # fmt: skip
+    with Progress(
+        TextColumn("playing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
         task = bar.add_task("games", total=games)
-        summary = play_series(ruleset, game_players, games, seed,
-                              progress=lambda done: bar.update(task, completed=done))  # fmt: skip
-    out.print(f"{summary.games} games, {summary.deals} deals of {ruleset} with {players} players,"
-              f" seed {seed}")  # fmt: skip
-    out.print(f"mean turns per deal: {summary.mean_turns:.1f}"
-              f" (stopped by max_turns: {summary.max_turn_stops})")  # fmt: skip
-    table = Table("seat", "mean place", *[f"#{i + 1}" for i in range(players)], "pickups",
-                  "cards picked up", "illegal")  # fmt: skip
+        summary = play_series(
+            ruleset,
+            game_players,
+            games,
+            seed,
+            progress=lambda done: bar.update(task, completed=done),
+        )
+    out.print(
+        f"{summary.games} games, {summary.deals} deals of {ruleset} with {players} players,"
+        f" seed {seed}"
+    )
+    out.print(
+        f"mean turns per deal: {summary.mean_turns:.1f}"
+        f" (stopped by max_turns: {summary.max_turn_stops})"
+    )
+    table = Table(
+        "seat",
+        "mean place",
+        *[f"#{i + 1}" for i in range(players)],
+        "pickups",
+        "cards picked up",
+        "illegal",
+    )
     for seat in range(players):
-        table.add_row(str(seat), f"{summary.mean_place(seat):.2f}",
-                      *map(str, summary.places[seat]), str(summary.pickups[seat]),
-                      str(summary.cards_picked_up[seat]), str(summary.illegal[seat]))  # fmt: skip
+        table.add_row(
+            str(seat),
+            f"{summary.mean_place(seat):.2f}",
+            *map(str, summary.places[seat]),
+            str(summary.pickups[seat]),
+            str(summary.cards_picked_up[seat]),
+            str(summary.illegal[seat]),
+        )
     out.print(table)
 
 

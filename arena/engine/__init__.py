@@ -24,7 +24,7 @@ from arena.engine.deal import Deal, DealIsOver, NotYourTurn, Phase
 from arena.engine.game import Game
 from arena.engine.legal import LegalActions, PlaySpec
 from arena.engine.observation import LiveGroup, Observation
-from arena.engine.rules import PRESETS, Ruleset, RulesError
+from arena.engine.rules import PRESETS, RulesError, Ruleset
 
 __all__ = [
     "BELIEVE", "CHALLENGE", "JOKER", "PASS", "PRESETS", "RANKS", "RANK_OF", "SUITS", "Action",

@@ -39,7 +39,7 @@ class Play(NamedTuple):
 
 
 class Challenge(NamedTuple):
-    """"Ne veryu": the live group is a bluff."""
+    """ "Ne veryu": the live group is a bluff."""
 
     kind = "challenge"
 
@@ -51,7 +51,7 @@ class Challenge(NamedTuple):
 
 
 class Believe(NamedTuple):
-    """"Veryu": the live group is true."""
+    """ "Veryu": the live group is true."""
 
     kind = "believe"
 

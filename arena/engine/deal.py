@@ -25,8 +25,8 @@ from arena.engine.actions import Action, Play, Quartets
 from arena.engine.cards import JOKER, RANK_OF, fours_in
 from arena.engine.events import (
     Called,
-    Dealt,
     DealOver,
+    Dealt,
     Discarded,
     Drew,
     Event,
@@ -153,13 +153,17 @@ class Deal:
         phase = self.phase
         if seat != self.to_act:  # an open call out of turn
             can_call = self._call_allowed(seat)
-            return LegalActions(seat, phase, None, can_call, can_call and self._believe_on, False, ())
+            return LegalActions(
+                seat, phase, None, can_call, can_call and self._believe_on, False, ()
+            )
         if phase is QUARTETS:
             ranks = tuple(sorted(self._fours(seat), key=_RANK_INDEX.__getitem__))
             return LegalActions(seat, phase, None, False, False, False, ranks)
         if phase is FINAL_CALL:
             can_call = self._call_allowed(seat)
-            return LegalActions(seat, phase, None, can_call, can_call and self._believe_on, False, ())
+            return LegalActions(
+                seat, phase, None, can_call, can_call and self._believe_on, False, ()
+            )
         cap = self.game.max_play
         hand_size = len(self.hands[seat])
         max_cards = hand_size if cap is None or cap > hand_size else cap
@@ -168,9 +172,14 @@ class Deal:
         if phase is RESPOND:
             can_call = self._call_allowed(seat)
             return LegalActions(
-                seat, phase, play, can_call, can_call and self._believe_on,
-                self.options.allow_pass, (),
-            )  # fmt: skip
+                seat,
+                phase,
+                play,
+                can_call,
+                can_call and self._believe_on,
+                self.options.allow_pass,
+                (),
+            )
         return LegalActions(
             seat, phase, play, False, False, phase is CONTINUE and self.options.allow_pass, ()
         )
@@ -315,8 +324,11 @@ class Deal:
             return "believe is not allowed in these rules"
         group = self.pile[-1]
         self.events.append(Called(seat, kind, group.author))
-        shown = (group.cards[self._rng.randrange(len(group.cards))],) if (
-            self.options.reveal == "one") else group.cards  # fmt: skip
+        shown = (
+            (group.cards[self._rng.randrange(len(group.cards))],)
+            if (self.options.reveal == "one")
+            else group.cards
+        )
         truthful = len(group.cards) == group.count and all(
             RANK_OF[card] == group.rank or card == JOKER for card in shown
         )
@@ -449,7 +461,7 @@ class Deal:
         return author
 
     def _author_done(self, author: int, *, played_over: bool = False) -> bool:
-        """``author``'s group was accepted; with an empty hand they leave. True if the deal ended."""
+        """``author``'s group was accepted; an empty hand leaves. True if the deal ended."""
         if not self.active[author] or self.hands[author] or self._stock:
             return False
         if played_over and self.options.final_call:
@@ -600,7 +612,9 @@ class Deal:
     def _start(self) -> None:
         options = self.options
         self.events.append(
-            Dealt(self.dealer, tuple(map(len, self.hands)), len(self._stock), self.hidden is not None)
+            Dealt(
+                self.dealer, tuple(map(len, self.hands)), len(self._stock), self.hidden is not None
+            )
         )
         if options.quartets == "always":
             for seat in range(self.players):

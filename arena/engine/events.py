@@ -112,17 +112,37 @@ class DealOver(NamedTuple):
 
 
 Event = (
-    Dealt | Drew | Played | Called | Revealed | PickedUp | Discarded | Passed | Left | Illegal
-    | Forfeited | DealOver
-)  # fmt: skip
+    Dealt
+    | Drew
+    | Played
+    | Called
+    | Revealed
+    | PickedUp
+    | Discarded
+    | Passed
+    | Left
+    | Illegal
+    | Forfeited
+    | DealOver
+)
 
 EVENT_TYPES: dict[str, type] = {
     cls.kind: cls
     for cls in (
-        Dealt, Drew, Played, Called, Revealed, PickedUp, Discarded, Passed, Left, Illegal,
-        Forfeited, DealOver,
+        Dealt,
+        Drew,
+        Played,
+        Called,
+        Revealed,
+        PickedUp,
+        Discarded,
+        Passed,
+        Left,
+        Illegal,
+        Forfeited,
+        DealOver,
     )
-}  # fmt: skip
+}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from arena.engine.cards import JOKER, RANK_OF, ascending_sequence, build_deck, deck_ranks
-from arena.engine.rules import Ruleset, RulesError
+from arena.engine.rules import RulesError, Ruleset
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 12
@@ -55,7 +55,11 @@ class Game:
         set_(self, "deck", deck)
         set_(self, "deck_counts", Counter(deck))
         set_(self, "declarable", frozenset(declarable))
-        set_(self, "next_rank", {r: sequence[(i + 1) % len(sequence)] for i, r in enumerate(sequence)})
+        set_(
+            self,
+            "next_rank",
+            {r: sequence[(i + 1) % len(sequence)] for i, r in enumerate(sequence)},
+        )
         set_(self, "max_play", max_play)
 
     @property

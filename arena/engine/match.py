@@ -50,8 +50,15 @@ class Match:
         absent = frozenset(self.forfeits)
         seats = [seat for seat in range(self.game.players) if seat not in absent]
         hands, stock, hidden = self.game.shuffled_layout(seed, self.dealer, seats)
-        self.deal = Deal(self.game, hands, dealer=self.dealer, stock=stock, hidden=hidden,
-                         seed=seed, absent=absent)  # fmt: skip
+        self.deal = Deal(
+            self.game,
+            hands,
+            dealer=self.dealer,
+            stock=stock,
+            hidden=hidden,
+            seed=seed,
+            absent=absent,
+        )
         return self.deal
 
     def forfeit(self, seat: int) -> None:
@@ -78,8 +85,9 @@ class Match:
         """Seats grouped by shared place, best first."""
         seats = [seat for seat in range(self.game.players) if seat not in self.forfeits]
         keys = sorted({(self.losses[s], self.place_sums[s]) for s in seats})
-        groups = [tuple(s for s in seats if (self.losses[s], self.place_sums[s]) == key)
-                  for key in keys]  # fmt: skip
+        groups = [
+            tuple(s for s in seats if (self.losses[s], self.place_sums[s]) == key) for key in keys
+        ]
         groups.extend((seat,) for seat in reversed(self.forfeits))
         return tuple(groups)
 

@@ -169,12 +169,24 @@ CLASSIC = Options(
 PRESETS: dict[str, Options] = {
     "classic": CLASSIC,
     "pagat": replace(
-        CLASSIC, deck="auto", decks=1, hidden_card=True, max_play=3, count="honest",
-        believe="none", quartets="after_pickup",
+        CLASSIC,
+        deck="auto",
+        decks=1,
+        hidden_card=True,
+        max_play=3,
+        count="honest",
+        believe="none",
+        quartets="after_pickup",
     ),  # fmt: skip
     "russian": replace(
-        CLASSIC, decks=1, first_player="dealer", max_play="possible", count="honest",
-        believe="table", protect_single_lead=True, next_dealer="loser",
+        CLASSIC,
+        decks=1,
+        first_player="dealer",
+        max_play="possible",
+        count="honest",
+        believe="table",
+        protect_single_lead=True,
+        next_dealer="loser",
     ),  # fmt: skip
 }
 

@@ -1,0 +1,1 @@
+"""Benchmarks: each returns figures as a dict; the CLI prints them."""

@@ -1,0 +1,52 @@
+"""Engine throughput: 4-player ``classic`` deals between in-process random-legal policies.
+
+A decision is one engine step plus the legal-action generation and the
+observation that precede it (and the policy's choice). Each repeat plays whole
+deals for about ``seconds``; the figures are the medians over the repeats.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+from arena.engine import Game, Ruleset
+from arena.engine.deal import Deal
+from arena.policies import RandomLegal
+from arena.selfplay import play_deal
+
+
+def run(
+    seconds: float = 2.0,
+    repeats: int = 5,
+    players: int = 4,
+    rules: str = "classic",
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, float | int | str]:
+    game = Game(Ruleset.parse(rules), players)
+    policies = [RandomLegal(seat) for seat in range(players)]
+    decision_rates, deal_rates = [], []
+    seed = 0
+    for repeat in range(repeats):
+        decisions = deals = 0
+        start = time.perf_counter()
+        while (elapsed := time.perf_counter() - start) < seconds:
+            hands, stock, hidden = game.shuffled_layout(seed, seed % players)
+            deal = Deal(game, hands, dealer=seed % players, stock=stock, hidden=hidden, seed=seed)
+            decisions += play_deal(deal, policies)
+            deals += 1
+            seed += 1
+        decision_rates.append(decisions / elapsed)
+        deal_rates.append(deals / elapsed)
+        if progress is not None:
+            progress(repeat + 1)
+    return {
+        "decisions_per_s": round(statistics.median(decision_rates)),
+        "deals_per_s": round(statistics.median(deal_rates), 1),
+        "decisions_per_deal": round(sum(decision_rates) / sum(deal_rates), 1),
+        "repeats": repeats,
+        "seconds_per_repeat": seconds,
+        "players": players,
+        "rules": rules,
+    }

@@ -1,0 +1,78 @@
+"""Actions and events: one type each, round-tripping to text and JSON."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from arena.engine import (
+    BELIEVE,
+    CHALLENGE,
+    PASS,
+    RANK_OF,
+    RANKS,
+    ActionError,
+    Play,
+    Quartets,
+    action_from_dict,
+    parse_action,
+)
+from arena.engine.events import EVENT_TYPES, Played, Revealed, event_from_dict, event_to_dict
+
+cards = st.lists(st.sampled_from(sorted(RANK_OF)), min_size=1, max_size=8).map(tuple)
+plays = st.builds(Play, cards, st.sampled_from(RANKS), st.integers(1, 12))
+actions = st.one_of(
+    plays,
+    st.just(CHALLENGE),
+    st.just(BELIEVE),
+    st.just(PASS),
+    st.lists(st.sampled_from(RANKS), max_size=3, unique=True).map(lambda r: Quartets(tuple(r))),
+)
+
+
+@given(actions)
+def test_text_round_trip(action) -> None:
+    assert parse_action(str(action)) == action
+
+
+@given(actions)
+def test_json_round_trip(action) -> None:
+    assert action_from_dict(action.to_dict()) == action
+
+
+def test_text_forms() -> None:
+    assert str(Play.of(["7C", "9D"], "7")) == "play 7C,9D as 7"
+    assert str(Play.of(["7C"], "7", 2)) == "play 7C as 7x2"
+    assert parse_action("quartets -") == Quartets(())
+    assert action_from_dict({"do": "play", "cards": [], "rank": "7"}) == Play((), "7", 0)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"do": "fold"},
+        {"do": "pass", "x": 1},
+        {"do": "play", "cards": "7C", "rank": "7"},
+        {"do": "play", "cards": ["7C"]},
+        {"do": "play", "cards": ["7C"], "rank": "7", "count": "2"},
+        {"do": "quartets"},
+    ],
+)
+def test_bad_json_is_an_error(data) -> None:
+    with pytest.raises(ActionError):
+        action_from_dict(data)
+
+
+@pytest.mark.parametrize("text", ["fold", "play 7C", "play 7C as 7xx", "challenge now"])
+def test_bad_text_is_an_error(text: str) -> None:
+    with pytest.raises(ActionError):
+        parse_action(text)
+
+
+def test_events_round_trip_through_json() -> None:
+    for event in (Played(1, 2, "7", 3), Revealed(0, ("7C", "JK"), True)):
+        data = event_to_dict(event)
+        assert data["kind"] == event.kind
+        assert event_from_dict(data) == event
+    assert len(EVENT_TYPES) == 12

@@ -1,0 +1,73 @@
+"""The ``arena`` command as a user runs it: a real subprocess each time."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def arena(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_rules_play_prints_a_summary_per_seat() -> None:
+    result = arena(
+        "rules",
+        "play",
+        "--rules",
+        "russian",
+        "--option",
+        "pass=true",
+        "--players",
+        "3",
+        "--games",
+        "30",
+        "--seed",
+        "4",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "30 games, 30 deals of russian(pass=True) with 3 players, seed 4" in result.stdout
+    assert re.search(r"mean turns per deal: \d+\.\d", result.stdout)
+    rows = [line for line in result.stdout.splitlines() if re.match(r"│ [0-2] ", line)]
+    assert len(rows) == 3
+    firsts = [int(row.split("│")[3]) for row in rows]
+    assert sum(firsts) == 30, "each game has exactly one winner"
+
+
+def test_rules_play_is_deterministic_for_a_seed() -> None:
+    args = ("rules", "play", "--games", "20", "--seed", "3")
+    assert arena(*args).stdout == arena(*args).stdout
+
+
+def test_rules_play_refuses_bad_options_clearly() -> None:
+    result = arena("rules", "play", "--option", "deck=40")
+    assert result.returncode == 2
+    assert "option deck: expected one of 36, 52, auto, got '40'" in result.stderr
+    result = arena("rules", "play", "--option", "nonsense")
+    assert result.returncode == 2 and "expected key=value" in result.stderr
+
+
+def test_bench_engine_json_has_the_documented_keys() -> None:
+    result = arena("bench", "engine", "--json", "--seconds", "0.1", "--repeats", "1")
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    assert figures["decisions_per_s"] > 1000 and figures["deals_per_s"] > 10
+    assert figures["decisions_per_s"] > figures["deals_per_s"]
+
+
+def test_up_plays_the_demo() -> None:
+    result = arena("up", "--games", "5")
+    assert result.returncode == 0, result.stderr
+    for preset in ("classic", "pagat", "russian"):
+        assert re.search(rf"{preset}\s+5 deals", result.stdout)
