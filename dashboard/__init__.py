@@ -1,0 +1,1 @@
+"""The FastAPI dashboard and public API (see issue 5)."""

@@ -1,0 +1,1 @@
+"""Sample bots, each runnable as its own process (see issue 3)."""

@@ -1,0 +1,1 @@
+"""RQ workers that play matches (see issue 4)."""
