@@ -91,3 +91,13 @@ def test_legal_actions_describe_each_phase() -> None:
     assert respond.play.ranks == ("7",)
     deal.apply(1, Play.of(["8S"], "7"))
     assert deal.legal().kinds == ("play", "challenge", "believe", "pass")
+
+
+def test_a_late_answer_is_penalised_as_an_illegal_action() -> None:
+    deal = Deal(game(), [["7C", "9D"], ["8S", "6H"], ["QS", "6C"]], dealer=2)
+    deal.apply(0, Play.of(["9D"], "7"))
+    with pytest.raises(NotYourTurn):
+        deal.time_out(2)
+    deal.time_out(1)
+    assert deal.hands[1] == ["8S", "6H", "9D"] and deal.to_act == 2 and deal.turns == 2
+    assert deal.events[-2].kind == "illegal" and deal.events[-2].reason == "late answer"

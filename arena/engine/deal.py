@@ -223,6 +223,19 @@ class Deal:
         reason = self._dispatch(seat, action)
         if reason is not None:
             self._penalise(seat, reason)
+        self._check_max_turns()
+
+    def time_out(self, seat: int) -> None:
+        """The seat to act answered too late: an illegal action, penalised as one."""
+        if self.phase is OVER:
+            raise DealIsOver("the deal is over")
+        if seat != self.to_act:
+            raise NotYourTurn(f"seat {seat} is not the seat to act (seat {self.to_act} is)")
+        self.turns += 1
+        self._penalise(seat, "late answer")
+        self._check_max_turns()
+
+    def _check_max_turns(self) -> None:
         if self.phase is not OVER and self.turns >= self.options.max_turns:
             self._finish("max_turns")
 

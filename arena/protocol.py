@@ -1,0 +1,209 @@
+"""The player protocol's messages <-> the engine's types (used by the referee and the SDK).
+
+The proto's event messages mirror the engine's event NamedTuples field by field,
+so events convert generically by field name.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from arena.engine import (
+    BELIEVE,
+    CHALLENGE,
+    PASS,
+    Action,
+    LegalActions,
+    LiveGroup,
+    Observation,
+    Play,
+    PlaySpec,
+    Quartets,
+    Ruleset,
+)
+from arena.engine.events import EVENT_TYPES, Event
+from arena.v1 import player_pb2 as pb
+
+PROTOCOL_VERSION = 1
+#: Largest message either side accepts; a bigger one is a protocol violation.
+MAX_MESSAGE_BYTES = 64 * 1024
+
+_PHASES = {name: pb.Phase.Value(f"PHASE_{name.upper()}") for name in
+           ("lead", "respond", "continue", "quartets", "final_call", "over")}  # fmt: skip
+_PHASE_NAMES = {number: name for name, number in _PHASES.items()}
+
+
+class ProtocolError(ValueError):
+    """A message that does not follow the protocol."""
+
+
+# ------------------------------------------------------------------ rulesets and rankings
+
+
+def ruleset_to_proto(ruleset: Ruleset) -> pb.Ruleset:
+    return pb.Ruleset(preset=ruleset.preset, options_json=json.dumps(ruleset.overrides()))
+
+
+def ruleset_from_proto(message: pb.Ruleset) -> Ruleset:
+    return Ruleset.parse(message.preset, json.loads(message.options_json or "{}"))
+
+
+def ranking_to_proto(ranking: tuple[tuple[int, ...], ...]) -> list[pb.Place]:
+    return [pb.Place(seats=group) for group in ranking]
+
+
+def ranking_from_proto(places: Any) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(place.seats) for place in places)
+
+
+# ------------------------------------------------------------------ events
+
+
+def event_to_proto(event: Event) -> pb.Event:
+    message = pb.Event()
+    body = getattr(message, event.kind)
+    body.SetInParent()
+    for name, value in zip(event._fields, event, strict=True):
+        if value is None:
+            continue
+        if name == "ranking":
+            body.ranking.extend(ranking_to_proto(value))
+        elif isinstance(value, tuple):
+            getattr(body, name).extend(value)
+        else:
+            setattr(body, name, value)
+    return message
+
+
+def event_from_proto(message: pb.Event) -> Event:
+    kind = message.WhichOneof("kind")
+    if kind is None:
+        raise ProtocolError("an event with no kind")
+    body = getattr(message, kind)
+    cls = EVENT_TYPES[kind]
+    values = []
+    for name in cls._fields:
+        field = body.DESCRIPTOR.fields_by_name[name]
+        if name == "ranking":
+            values.append(ranking_from_proto(body.ranking))
+        elif field.is_repeated:
+            values.append(tuple(getattr(body, name)))
+        elif field.has_presence and not body.HasField(name):
+            values.append(None)
+        else:
+            values.append(getattr(body, name))
+    return cls(*values)
+
+
+# ------------------------------------------------------------------ observations
+
+
+def request_from_observation(
+    observation: Observation, request_id: int, deal: int, time_left: float
+) -> pb.DecisionRequest:
+    """The DecisionRequest that tells a remote seat what ``observation`` holds."""
+    message = pb.DecisionRequest(
+        request_id=request_id,
+        deal=deal,
+        turn=observation.turn,
+        phase=_PHASES[observation.phase],
+        seat=observation.seat,
+        hand=observation.hand,
+        hand_sizes=observation.hand_sizes,
+        stock_size=observation.stock_size,
+        pile_size=observation.pile_size,
+        discard_size=observation.discard_size,
+        round_rank=observation.round_rank or "",
+        active=observation.active,
+        exits=observation.exits,
+        time_left_seconds=time_left,
+    )
+    if observation.live is not None:
+        message.live.CopyFrom(pb.LiveGroup(**observation.live._asdict()))
+    legal = observation.legal
+    if legal is not None:
+        target = message.legal
+        target.SetInParent()
+        if legal.play is not None:
+            spec = legal.play
+            target.play = True
+            target.ranks.extend(spec.ranks)
+            target.max_cards = spec.max_cards
+            target.honest = spec.honest
+            target.max_count = spec.max_count or 0
+        target.challenge = legal.challenge
+        target.believe = legal.believe
+        setattr(target, "pass", legal.can_pass)
+        target.quartets_phase = legal.phase == "quartets"
+        target.quartets.extend(legal.quartets)
+    message.events.extend(event_to_proto(event) for event in observation.events)
+    return message
+
+
+def observation_from_request(message: pb.DecisionRequest) -> Observation:
+    """The engine Observation a DecisionRequest describes (what the SDK hands a bot)."""
+    phase = _PHASE_NAMES.get(message.phase)
+    if phase is None:
+        raise ProtocolError(f"unknown phase {message.phase}")
+    live = None
+    if message.HasField("live"):
+        group = message.live
+        live = LiveGroup(group.author, group.placed, group.rank, group.count, group.opening)
+    legal = None
+    if message.HasField("legal"):
+        source = message.legal
+        play = None
+        if source.play:
+            play = PlaySpec(tuple(source.ranks), source.max_cards, source.honest,
+                            source.max_count or None)  # fmt: skip
+        legal = LegalActions(message.seat, phase, play, source.challenge, source.believe,
+                             getattr(source, "pass"), tuple(source.quartets))  # fmt: skip
+    return Observation(
+        seat=message.seat,
+        phase=phase,
+        to_act=message.seat if legal is not None else None,
+        turn=message.turn,
+        hand=tuple(message.hand),
+        hand_sizes=tuple(message.hand_sizes),
+        stock_size=message.stock_size,
+        pile_size=message.pile_size,
+        discard_size=message.discard_size,
+        round_rank=message.round_rank or None,
+        live=live,
+        legal=legal,
+        events=tuple(event_from_proto(event) for event in message.events),
+        active=tuple(message.active),
+        exits=tuple(message.exits),
+    )
+
+
+# ------------------------------------------------------------------ actions
+
+
+def decision_from_action(action: Action, request_id: int) -> pb.Decision:
+    message = pb.Decision(request_id=request_id)
+    kind = action.kind
+    if kind == "play":
+        message.play.cards.extend(action.cards)
+        message.play.rank = action.rank
+        message.play.count = action.count
+    elif kind == "quartets":
+        message.quartets.SetInParent()
+        message.quartets.ranks.extend(action.ranks)
+    else:
+        getattr(message, kind).SetInParent()
+    return message
+
+
+def action_from_decision(message: pb.Decision) -> Action:
+    """The engine action a Decision carries; :class:`ProtocolError` when it carries none."""
+    kind = message.WhichOneof("action")
+    if kind is None:
+        raise ProtocolError("a decision with no action")
+    if kind == "play":
+        play = message.play
+        return Play.of(tuple(play.cards), play.rank, play.count or None)
+    if kind == "quartets":
+        return Quartets(tuple(message.quartets.ranks))
+    return {"challenge": CHALLENGE, "believe": BELIEVE, "pass": PASS}[kind]

@@ -1,0 +1,294 @@
+"""The referee: plays one match between seats under deadlines and writes its log.
+
+A bot's failure is match data, never the referee's crash: a late answer is an
+illegal action and a strike; 3 strikes, the illegal-action limit, a crash, an
+unreachable bot or a protocol violation forfeits the seat (RULES.md "Forfeit").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from arena import protocol
+from arena.engine import Deal, Game, Ruleset
+from arena.engine.events import Illegal, event_to_dict
+from arena.engine.match import Match
+from arena.referee.seats import FailureKind, Seat, SeatFailure, SeatTimeout
+from arena.v1 import player_pb2 as pb
+
+LOG_FORMAT = "arena.match-log/1"
+
+
+@dataclass(frozen=True)
+class RefereeSettings:
+    #: seconds a bot has for each decision before its time bank is drawn on
+    deadline: float = 1.0
+    #: seconds per seat per match beyond the deadlines
+    time_bank: float = 5.0
+    #: late answers that forfeit
+    strikes: int = 3
+    #: illegal actions that forfeit
+    illegal_limit: int = 10
+    #: seconds to connect and answer the start of the match
+    start_timeout: float = 10.0
+
+
+@dataclass
+class SeatStats:
+    name: str
+    version: str = ""
+    endpoint: str = ""
+    strikes: int = 0
+    illegal: int = 0
+    latencies_ms: list[float] = field(default_factory=list)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    forfeit: dict[str, Any] | None = None
+    bank: float = 0.0
+
+
+class Referee:
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        seats: Sequence[Seat],
+        seed: int | str,
+        settings: RefereeSettings | None = None,
+        *,
+        match_id: str | None = None,
+        dealer: int = 0,
+        on_step: Callable[[], None] | None = None,
+    ) -> None:
+        self.game = Game(ruleset, len(seats))
+        self.ruleset = ruleset
+        self.seats = list(seats)
+        self.settings = settings or RefereeSettings()
+        self.match = Match(self.game, seed, dealer)
+        self.match_id = match_id or uuid.uuid4().hex
+        self.stats = [SeatStats(seat.name, bank=self.settings.time_bank) for seat in seats]
+        self.on_step = on_step
+        self._began = 0.0
+        self._deals: list[dict[str, Any]] = []
+        self._forfeits: list[dict[str, Any]] = []
+
+    # ------------------------------------------------------------------ the match
+
+    async def run(self) -> dict[str, Any]:
+        """Play the whole match and return its log (JSON data)."""
+        self._began = time.perf_counter()
+        started_at = time.time()
+        try:
+            await self._start_seats()
+            while not self.match.over:
+                await self._play_deal(self.match.next_deal())
+            log = self._log(started_at)
+            await self._end_seats(log)
+        finally:
+            await asyncio.gather(*(seat.close() for seat in self.seats), return_exceptions=True)
+        return log
+
+    async def _start_seats(self) -> None:
+        start_timeout = self.settings.start_timeout
+        names = [seat.name for seat in self.seats]
+        starts = [seat.start(self._match_start(index, names), start_timeout)
+                  for index, seat in enumerate(self.seats)]  # fmt: skip
+        results = await asyncio.gather(*starts, return_exceptions=True)
+        for index, (seat, result) in enumerate(zip(self.seats, results, strict=True)):
+            stats = self.stats[index]
+            hello = getattr(seat, "hello", None)
+            if hello is not None:
+                stats.version = hello.version
+                stats.name = hello.name or stats.name
+            stats.endpoint = getattr(seat, "endpoint", "")
+            if isinstance(result, SeatFailure):
+                self._forfeit(index, result.kind, result.detail, deal=None)
+            elif isinstance(result, BaseException):
+                self._forfeit(index, FailureKind.CRASHED, repr(result), deal=None)
+
+    def _match_start(self, seat: int, names: list[str]) -> pb.MatchStart:
+        return pb.MatchStart(
+            protocol_version=protocol.PROTOCOL_VERSION,
+            match_id=self.match_id,
+            seat=seat,
+            players=names,
+            rules=protocol.ruleset_to_proto(self.ruleset),
+            deadline_seconds=self.settings.deadline,
+            time_bank_seconds=self.settings.time_bank,
+            deals=self.ruleset.options.deals,
+        )
+
+    async def _play_deal(self, deal: Deal) -> None:
+        record: dict[str, Any] = {
+            "index": len(self.match.results),
+            "seed": self.match.deal_seed(len(self.match.results)),
+            "dealer": deal.dealer,
+            "hands": [list(hand) for hand in deal.hands],
+            "stock": deal.stock,
+            "hidden": deal.hidden,
+            "opening_events": [event_to_dict(e) for e in deal.events],
+            "steps": [],
+        }
+        self._deals.append(record)
+        cursors = [0] * deal.players
+        while not deal.over:
+            seat = deal.to_act
+            assert seat is not None
+            observation = deal.observation(seat, cursors[seat])
+            cursors[seat] = len(deal.events)
+            await self._decision(deal, seat, observation, record)
+            if self.on_step is not None:
+                self.on_step()
+        self.match.record(deal)
+        record.update(ranking=[list(group) for group in deal.ranking or ()],
+                      end_reason=deal.end_reason, turns=deal.turns)  # fmt: skip
+
+    async def _decision(self, deal: Deal, seat: int, observation, record: dict[str, Any]) -> None:
+        stats = self.stats[seat]
+        deadline = self.settings.deadline
+        allowed = deadline + stats.bank
+        deal_index = record["index"]
+        began = time.perf_counter()
+        try:
+            action = await self.seats[seat].decide(observation, deal_index, allowed)
+        except SeatTimeout:
+            stats.bank = 0.0
+            stats.strikes += 1
+            stats.latencies_ms.append(allowed * 1000)
+            stats.failures.append({"deal": deal_index, "turn": deal.turns, "kind": "timeout",
+                                   "detail": f"no answer within {allowed:.3f} s"})  # fmt: skip
+            self._step(record, deal, seat, "timeout", None, allowed, lambda: deal.time_out(seat))
+            self._count_illegal(deal, seat, record)
+            if stats.strikes >= self.settings.strikes and deal.active[seat]:
+                self._forfeit(seat, FailureKind.STRIKES, f"{stats.strikes} late answers",
+                              deal=deal_index, record=record)  # fmt: skip
+            return
+        except SeatFailure as failure:
+            self._forfeit(seat, failure.kind, failure.detail, deal=deal_index, record=record)
+            return
+        latency = time.perf_counter() - began
+        stats.latencies_ms.append(latency * 1000)
+        stats.bank = max(0.0, stats.bank - max(0.0, latency - deadline))
+        self._step(record, deal, seat, "act", action.to_dict(), latency,
+                   lambda: deal.apply(seat, action))  # fmt: skip
+        self._count_illegal(deal, seat, record)
+
+    def _step(
+        self, record, deal: Deal, seat: int, kind: str, action, latency: float, apply
+    ) -> None:
+        before = len(deal.events)
+        at_ms = round((time.perf_counter() - self._began) * 1000, 3)
+        apply()
+        record["steps"].append({
+            "seat": seat, "kind": kind, "action": action, "latency_ms": round(latency * 1000, 3),
+            "at_ms": at_ms, "events": [event_to_dict(e) for e in deal.events[before:]],
+        })  # fmt: skip
+
+    def _count_illegal(self, deal: Deal, seat: int, record: dict[str, Any]) -> None:
+        step = record["steps"][-1]
+        if not any(e["kind"] == Illegal.kind and e["seat"] == seat for e in step["events"]):
+            return
+        stats = self.stats[seat]
+        stats.illegal += 1
+        reason = next(e["reason"] for e in step["events"] if e["kind"] == Illegal.kind)
+        if reason != "late answer":
+            stats.failures.append({"deal": record["index"], "turn": deal.turns, "kind": "illegal",
+                                   "detail": reason})  # fmt: skip
+        if stats.illegal >= self.settings.illegal_limit and deal.active[seat] and not deal.over:
+            self._forfeit(seat, FailureKind.ILLEGAL_LIMIT, f"{stats.illegal} illegal actions",
+                          deal=record["index"], record=record)  # fmt: skip
+
+    def _forfeit(self, seat: int, kind: FailureKind, detail: str, *, deal: int | None,
+                 record: dict[str, Any] | None = None) -> None:  # fmt: skip
+        stats = self.stats[seat]
+        if stats.forfeit is not None:
+            return
+        stats.forfeit = {"kind": str(kind), "detail": detail, "deal": deal}
+        stats.failures.append({"deal": deal, "turn": None, "kind": "forfeit",
+                               "detail": f"{kind}: {detail}"})  # fmt: skip
+        self._forfeits.append({"seat": seat, "kind": str(kind), "detail": detail, "deal": deal})
+        current = self.match.deal
+        if record is not None and current is not None and not current.over:
+            self._step(record, current, seat, "forfeit", None, 0.0,
+                       lambda: self.match.forfeit(seat))  # fmt: skip
+        else:
+            self.match.forfeit(seat)
+
+    async def _end_seats(self, log: dict[str, Any]) -> None:
+        ranking = [tuple(group) for group in log["result"]["ranking"]]
+        text = json.dumps(log)
+        ends = []
+        for index, seat in enumerate(self.seats):
+            forfeit = self.stats[index].forfeit
+            reason = f"{forfeit['kind']}: {forfeit['detail']}" if forfeit else ""
+            end = pb.MatchEnd(ranking=protocol.ranking_to_proto(tuple(ranking)),
+                              forfeit_reason=reason, log_json=text)  # fmt: skip
+            ends.append(seat.end(end))
+        await asyncio.gather(*ends, return_exceptions=True)
+
+    # ------------------------------------------------------------------ the log
+
+    def _log(self, started_at: float) -> dict[str, Any]:
+        match = self.match
+        ranking = match.ranking()
+        return {
+            "format": LOG_FORMAT,
+            "match_id": self.match_id,
+            "ruleset": self.ruleset.to_dict(),
+            "players": self.game.players,
+            "seed": match.seed,
+            "dealer": self._first_dealer(),
+            "settings": asdict(self.settings),
+            "seats": [self._seat_entry(index) for index in range(self.game.players)],
+            "forfeits": self._forfeits,
+            "deals": self._deals,
+            "result": {
+                "ranking": [list(group) for group in ranking],
+                "losses": list(match.losses),
+                "place_sums": list(match.place_sums),
+            },
+            "started_at": started_at,
+            "duration_ms": round((time.perf_counter() - self._began) * 1000, 3),
+        }
+
+    def _first_dealer(self) -> int:
+        return self._deals[0]["dealer"] if self._deals else self.match.dealer
+
+    def _seat_entry(self, index: int) -> dict[str, Any]:
+        stats = self.stats[index]
+        latencies = sorted(stats.latencies_ms)
+        return {
+            "seat": index,
+            "name": stats.name,
+            "version": stats.version,
+            "endpoint": stats.endpoint,
+            "decisions": len(latencies),
+            "strikes": stats.strikes,
+            "illegal": stats.illegal,
+            "latency_ms": {
+                "mean": round(sum(latencies) / len(latencies), 3) if latencies else None,
+                "p99": round(percentile(latencies, 0.99), 3) if latencies else None,
+                "max": round(latencies[-1], 3) if latencies else None,
+            },
+            "failures": stats.failures,
+            "forfeit": stats.forfeit,
+        }
+
+
+def percentile(ordered: Sequence[float], fraction: float) -> float:
+    """The nearest-rank percentile of an already sorted sequence."""
+    if not ordered:
+        raise ValueError("no values")
+    rank = math.ceil(round(fraction * len(ordered), 9))
+    return ordered[min(len(ordered), max(1, rank)) - 1]
+
+
+def play_match(ruleset: Ruleset, seats: Sequence[Seat], seed: int | str,
+               settings: RefereeSettings | None = None, **kwargs: Any) -> dict[str, Any]:  # fmt: skip
+    """Synchronous wrapper: play one match and return its log."""
+    return asyncio.run(Referee(ruleset, seats, seed, settings, **kwargs).run())

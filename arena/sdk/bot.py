@@ -1,0 +1,47 @@
+"""The :class:`Bot` base class and what it is told at the start and end of a match."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.engine import Action, Observation, Ruleset
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    match_id: str
+    seat: int
+    players: tuple[str, ...]
+    ruleset: Ruleset
+    deadline: float
+    time_bank: float
+    deals: int
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    #: groups of seats sharing a place, best first
+    ranking: tuple[tuple[int, ...], ...]
+    #: why this seat forfeited, or "" when it did not
+    forfeit_reason: str
+    #: the full match log (every hand included), as JSON data
+    log: dict[str, Any] = field(default_factory=dict)
+
+
+class Bot:
+    """Subclass and implement :meth:`act`. A new instance plays each match."""
+
+    #: shown on the leaderboard
+    name: str = "bot"
+    version: str = "1"
+
+    def on_match_start(self, match: MatchInfo) -> None:  # noqa: B027 - optional hook
+        """Called once before the first decision of a match."""
+
+    def act(self, observation: Observation) -> Action:
+        """Return the action for this decision; ``observation.legal`` says what is allowed."""
+        raise NotImplementedError
+
+    def on_match_end(self, result: MatchResult) -> None:  # noqa: B027 - optional hook
+        """Called once when the match is over."""

@@ -1,0 +1,107 @@
+"""Serving a :class:`~arena.sdk.bot.Bot` over the player protocol (gRPC, asyncio)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from collections.abc import AsyncIterator, Callable
+
+import grpc
+
+from arena import protocol
+from arena.sdk.bot import Bot, MatchInfo, MatchResult
+from arena.v1 import player_pb2 as pb
+from arena.v1 import player_pb2_grpc
+
+BotFactory = Callable[[], Bot]
+#: The referee's MatchEnd carries the full log; accept it whole.
+MAX_RECEIVE_BYTES = 64 * 1024 * 1024
+
+
+class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
+    """A thin servicer: it converts messages and calls the bot."""
+
+    def __init__(self, factory: BotFactory) -> None:
+        self.factory = factory
+
+    async def Play(  # noqa: N802 - the gRPC method name
+        self, request_iterator: AsyncIterator[pb.PlayRequest], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.PlayResponse]:
+        bot: Bot | None = None
+        async for request in request_iterator:
+            kind = request.WhichOneof("kind")
+            if kind == "start":
+                bot = self.factory()
+                bot.on_match_start(_match_info(request.start))
+                yield pb.PlayResponse(hello=pb.Hello(protocol_version=protocol.PROTOCOL_VERSION,
+                                                     name=bot.name, version=bot.version))  # fmt: skip
+            elif kind == "decide" and bot is not None:
+                observation = protocol.observation_from_request(request.decide)
+                action = bot.act(observation)
+                decision = protocol.decision_from_action(action, request.decide.request_id)
+                yield pb.PlayResponse(decision=decision)
+            elif kind == "end" and bot is not None:
+                end = request.end
+                bot.on_match_end(MatchResult(protocol.ranking_from_proto(end.ranking),
+                                             end.forfeit_reason,
+                                             json.loads(end.log_json) if end.log_json else {}))  # fmt: skip
+                return
+            else:
+                await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"unexpected {kind}")
+
+
+def _match_info(start: pb.MatchStart) -> MatchInfo:
+    return MatchInfo(
+        match_id=start.match_id,
+        seat=start.seat,
+        players=tuple(start.players),
+        ruleset=protocol.ruleset_from_proto(start.rules),
+        deadline=start.deadline_seconds,
+        time_bank=start.time_bank_seconds,
+        deals=start.deals,
+    )
+
+
+async def create_server(
+    factory: BotFactory, address: str = "127.0.0.1:0"
+) -> tuple[grpc.aio.Server, int]:
+    """A started server for ``factory``'s bots and the port it listens on (port 0: any free)."""
+    server = grpc.aio.server(options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
+                                      ("grpc.so_reuseport", 0)])  # fmt: skip
+    player_pb2_grpc.add_PlayerServiceServicer_to_server(PlayerServicer(factory), server)
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"cannot listen on {address}")
+    await server.start()
+    return server, port
+
+
+def serve(bot: type[Bot] | BotFactory, argv: list[str] | None = None) -> None:
+    """Serve ``bot`` (a Bot subclass or a factory) until interrupted.
+
+    Command line: ``--port P`` (default 50051; 0 picks a free port) and ``--host H``
+    (default 127.0.0.1). Prints ``listening on HOST:PORT`` once ready.
+    """
+    parser = argparse.ArgumentParser(description=f"Serve the {getattr(bot, 'name', 'bot')} bot.")
+    parser.add_argument("--port", type=int, default=50051)
+    parser.add_argument("--host", default="127.0.0.1")
+    args = parser.parse_args(argv)
+    asyncio.run(_serve_forever(bot, f"{args.host}:{args.port}", args.host))
+
+
+async def _serve_forever(factory: BotFactory, address: str, host: str) -> None:
+    server, port = await create_server(factory, address)
+    print(f"listening on {host}:{port}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+    await server.stop(grace=0.5)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("use arena.sdk.serve(YourBot) or python -m arena.sdk.run FILE")

@@ -1,0 +1,60 @@
+"""Protocol messages round-trip the engine's observations, events and actions exactly."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given
+
+from arena import protocol
+from arena.engine import Deal, Ruleset
+from arena.engine.events import DealOver, Discarded
+from arena.policies import RandomLegal
+from arena.v1 import player_pb2 as pb
+from tests.support import Recorder, random_game
+from tests.test_actions import actions
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_observations_round_trip_through_decision_requests(seed: int) -> None:
+    rng = random.Random(seed)
+    game = random_game(rng)
+    hands, stock, hidden = game.shuffled_layout(seed, 0)
+    deal = Deal(game, hands, dealer=0, stock=stock, hidden=hidden, seed=seed)
+    recorder, policies = Recorder(rng), [RandomLegal(s) for s in range(game.players)]
+    cursors = [0] * game.players
+    while not deal.over:
+        seat = deal.to_act
+        observation = deal.observation(seat, cursors[seat])
+        cursors[seat] = len(deal.events)
+        message = protocol.request_from_observation(observation, 7, 0, 1.5)
+        wire = pb.DecisionRequest.FromString(message.SerializeToString())
+        assert protocol.observation_from_request(wire) == observation
+        recorder.step(deal, policies[seat])
+    for event in deal.events:
+        assert protocol.event_from_proto(protocol.event_to_proto(event)) == event
+
+
+def test_events_with_optional_and_nested_fields() -> None:
+    for event in (Discarded(None, "passed_out", (), 3), Discarded(2, "quartets", ("7C",) * 4, 0),
+                  DealOver(((0,), (1, 2), (3,)), "max_turns")):  # fmt: skip
+        assert protocol.event_from_proto(protocol.event_to_proto(event)) == event
+
+
+@given(actions)
+def test_actions_round_trip_through_decisions(action) -> None:
+    message = protocol.decision_from_action(action, 3)
+    wire = pb.Decision.FromString(message.SerializeToString())
+    assert wire.request_id == 3
+    assert protocol.action_from_decision(wire) == action
+
+
+def test_an_empty_decision_is_a_protocol_error() -> None:
+    with pytest.raises(protocol.ProtocolError):
+        protocol.action_from_decision(pb.Decision(request_id=1))
+
+
+def test_rulesets_round_trip() -> None:
+    ruleset = Ruleset.parse("pagat", {"pass": True, "banned_ranks": ["A"]})
+    assert protocol.ruleset_from_proto(protocol.ruleset_to_proto(ruleset)) == ruleset
