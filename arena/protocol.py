@@ -29,8 +29,10 @@ PROTOCOL_VERSION = 1
 #: Largest message either side accepts; a bigger one is a protocol violation.
 MAX_MESSAGE_BYTES = 64 * 1024
 
-_PHASES = {name: pb.Phase.Value(f"PHASE_{name.upper()}") for name in
-           ("lead", "respond", "continue", "quartets", "final_call", "over")}  # fmt: skip
+_PHASES = {
+    name: pb.Phase.Value(f"PHASE_{name.upper()}")
+    for name in ("lead", "respond", "continue", "quartets", "final_call", "over")
+}
 _PHASE_NAMES = {number: name for name, number in _PHASES.items()}
 
 
@@ -155,10 +157,18 @@ def observation_from_request(message: pb.DecisionRequest) -> Observation:
         source = message.legal
         play = None
         if source.play:
-            play = PlaySpec(tuple(source.ranks), source.max_cards, source.honest,
-                            source.max_count or None)  # fmt: skip
-        legal = LegalActions(message.seat, phase, play, source.challenge, source.believe,
-                             getattr(source, "pass"), tuple(source.quartets))  # fmt: skip
+            play = PlaySpec(
+                tuple(source.ranks), source.max_cards, source.honest, source.max_count or None
+            )
+        legal = LegalActions(
+            message.seat,
+            phase,
+            play,
+            source.challenge,
+            source.believe,
+            getattr(source, "pass"),
+            tuple(source.quartets),
+        )
     return Observation(
         seat=message.seat,
         phase=phase,

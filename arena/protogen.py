@@ -24,8 +24,15 @@ def generate(output: Path = OUTPUT) -> list[Path]:
 
     files = [str(path.relative_to(PROTO_ROOT)) for path in proto_files()]
     include = str(Path(protoc.__file__).parent / "_proto")
-    args = ["protoc", f"-I{PROTO_ROOT}", f"-I{include}", f"--python_out={output}",
-            f"--pyi_out={output}", f"--grpc_python_out={output}", *files]  # fmt: skip
+    args = [
+        "protoc",
+        f"-I{PROTO_ROOT}",
+        f"-I{include}",
+        f"--python_out={output}",
+        f"--pyi_out={output}",
+        f"--grpc_python_out={output}",
+        *files,
+    ]
     if protoc.main(args) != 0:
         raise RuntimeError(f"protoc failed on {files}")
     return sorted((output / "arena" / "v1").glob("*_pb2*.py*"))

@@ -37,8 +37,11 @@ def test_observations_round_trip_through_decision_requests(seed: int) -> None:
 
 
 def test_events_with_optional_and_nested_fields() -> None:
-    for event in (Discarded(None, "passed_out", (), 3), Discarded(2, "quartets", ("7C",) * 4, 0),
-                  DealOver(((0,), (1, 2), (3,)), "max_turns")):  # fmt: skip
+    for event in (
+        Discarded(None, "passed_out", (), 3),
+        Discarded(2, "quartets", ("7C",) * 4, 0),
+        DealOver(((0,), (1, 2), (3,)), "max_turns"),
+    ):
         assert protocol.event_from_proto(protocol.event_to_proto(event)) == event
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.cli import bench, rules, up
+from arena.cli import bench, play, rules, up
 
 app = typer.Typer(
     help="Arena: bot tournaments for the bluffing card game Verish' Ne Verish'.",
@@ -15,6 +15,8 @@ app = typer.Typer(
 app.add_typer(rules.app, name="rules")
 app.add_typer(bench.app, name="bench")
 app.command("up")(up.up)
+app.command("play")(play.play)
+app.command("replay")(play.replay_command)
 
 
 def main() -> None:

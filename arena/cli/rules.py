@@ -73,7 +73,7 @@ def play(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the whole series.")] = 0,
 ) -> None:
     """Play games between built-in random-legal policies and summarise them."""
-    ruleset, game_players = _ruleset_or_exit(rules, option or [], players)
+    ruleset, game_players = ruleset_or_exit(rules, option or [], players)
     with Progress(
         TextColumn("playing"),
         BarColumn(),
@@ -118,7 +118,7 @@ def play(
     out.print(table)
 
 
-def _ruleset_or_exit(preset: str, pairs: list[str], players: int) -> tuple[Ruleset, int]:
+def ruleset_or_exit(preset: str, pairs: list[str], players: int) -> tuple[Ruleset, int]:
     """Parse and resolve the ruleset, or print the error and exit with code 2."""
     try:
         ruleset = Ruleset.parse(preset, parse_option_pairs(pairs))

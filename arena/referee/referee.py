@@ -96,8 +96,10 @@ class Referee:
     async def _start_seats(self) -> None:
         start_timeout = self.settings.start_timeout
         names = [seat.name for seat in self.seats]
-        starts = [seat.start(self._match_start(index, names), start_timeout)
-                  for index, seat in enumerate(self.seats)]  # fmt: skip
+        starts = [
+            seat.start(self._match_start(index, names), start_timeout)
+            for index, seat in enumerate(self.seats)
+        ]
         results = await asyncio.gather(*starts, return_exceptions=True)
         for index, (seat, result) in enumerate(zip(self.seats, results, strict=True)):
             stats = self.stats[index]
@@ -145,8 +147,11 @@ class Referee:
             if self.on_step is not None:
                 self.on_step()
         self.match.record(deal)
-        record.update(ranking=[list(group) for group in deal.ranking or ()],
-                      end_reason=deal.end_reason, turns=deal.turns)  # fmt: skip
+        record.update(
+            ranking=[list(group) for group in deal.ranking or ()],
+            end_reason=deal.end_reason,
+            turns=deal.turns,
+        )
 
     async def _decision(self, deal: Deal, seat: int, observation, record: dict[str, Any]) -> None:
         stats = self.stats[seat]
@@ -160,13 +165,24 @@ class Referee:
             stats.bank = 0.0
             stats.strikes += 1
             stats.latencies_ms.append(allowed * 1000)
-            stats.failures.append({"deal": deal_index, "turn": deal.turns, "kind": "timeout",
-                                   "detail": f"no answer within {allowed:.3f} s"})  # fmt: skip
+            stats.failures.append(
+                {
+                    "deal": deal_index,
+                    "turn": deal.turns,
+                    "kind": "timeout",
+                    "detail": f"no answer within {allowed:.3f} s",
+                }
+            )
             self._step(record, deal, seat, "timeout", None, allowed, lambda: deal.time_out(seat))
             self._count_illegal(deal, seat, record)
             if stats.strikes >= self.settings.strikes and deal.active[seat]:
-                self._forfeit(seat, FailureKind.STRIKES, f"{stats.strikes} late answers",
-                              deal=deal_index, record=record)  # fmt: skip
+                self._forfeit(
+                    seat,
+                    FailureKind.STRIKES,
+                    f"{stats.strikes} late answers",
+                    deal=deal_index,
+                    record=record,
+                )
             return
         except SeatFailure as failure:
             self._forfeit(seat, failure.kind, failure.detail, deal=deal_index, record=record)
@@ -174,8 +190,9 @@ class Referee:
         latency = time.perf_counter() - began
         stats.latencies_ms.append(latency * 1000)
         stats.bank = max(0.0, stats.bank - max(0.0, latency - deadline))
-        self._step(record, deal, seat, "act", action.to_dict(), latency,
-                   lambda: deal.apply(seat, action))  # fmt: skip
+        self._step(
+            record, deal, seat, "act", action.to_dict(), latency, lambda: deal.apply(seat, action)
+        )
         self._count_illegal(deal, seat, record)
 
     def _step(
@@ -184,10 +201,16 @@ class Referee:
         before = len(deal.events)
         at_ms = round((time.perf_counter() - self._began) * 1000, 3)
         apply()
-        record["steps"].append({
-            "seat": seat, "kind": kind, "action": action, "latency_ms": round(latency * 1000, 3),
-            "at_ms": at_ms, "events": [event_to_dict(e) for e in deal.events[before:]],
-        })  # fmt: skip
+        record["steps"].append(
+            {
+                "seat": seat,
+                "kind": kind,
+                "action": action,
+                "latency_ms": round(latency * 1000, 3),
+                "at_ms": at_ms,
+                "events": [event_to_dict(e) for e in deal.events[before:]],
+            }
+        )
 
     def _count_illegal(self, deal: Deal, seat: int, record: dict[str, Any]) -> None:
         step = record["steps"][-1]
@@ -197,25 +220,40 @@ class Referee:
         stats.illegal += 1
         reason = next(e["reason"] for e in step["events"] if e["kind"] == Illegal.kind)
         if reason != "late answer":
-            stats.failures.append({"deal": record["index"], "turn": deal.turns, "kind": "illegal",
-                                   "detail": reason})  # fmt: skip
+            stats.failures.append(
+                {"deal": record["index"], "turn": deal.turns, "kind": "illegal", "detail": reason}
+            )
         if stats.illegal >= self.settings.illegal_limit and deal.active[seat] and not deal.over:
-            self._forfeit(seat, FailureKind.ILLEGAL_LIMIT, f"{stats.illegal} illegal actions",
-                          deal=record["index"], record=record)  # fmt: skip
+            self._forfeit(
+                seat,
+                FailureKind.ILLEGAL_LIMIT,
+                f"{stats.illegal} illegal actions",
+                deal=record["index"],
+                record=record,
+            )
 
-    def _forfeit(self, seat: int, kind: FailureKind, detail: str, *, deal: int | None,
-                 record: dict[str, Any] | None = None) -> None:  # fmt: skip
+    def _forfeit(
+        self,
+        seat: int,
+        kind: FailureKind,
+        detail: str,
+        *,
+        deal: int | None,
+        record: dict[str, Any] | None = None,
+    ) -> None:
         stats = self.stats[seat]
         if stats.forfeit is not None:
             return
         stats.forfeit = {"kind": str(kind), "detail": detail, "deal": deal}
-        stats.failures.append({"deal": deal, "turn": None, "kind": "forfeit",
-                               "detail": f"{kind}: {detail}"})  # fmt: skip
+        stats.failures.append(
+            {"deal": deal, "turn": None, "kind": "forfeit", "detail": f"{kind}: {detail}"}
+        )
         self._forfeits.append({"seat": seat, "kind": str(kind), "detail": detail, "deal": deal})
         current = self.match.deal
         if record is not None and current is not None and not current.over:
-            self._step(record, current, seat, "forfeit", None, 0.0,
-                       lambda: self.match.forfeit(seat))  # fmt: skip
+            self._step(
+                record, current, seat, "forfeit", None, 0.0, lambda: self.match.forfeit(seat)
+            )
         else:
             self.match.forfeit(seat)
 
@@ -226,8 +264,11 @@ class Referee:
         for index, seat in enumerate(self.seats):
             forfeit = self.stats[index].forfeit
             reason = f"{forfeit['kind']}: {forfeit['detail']}" if forfeit else ""
-            end = pb.MatchEnd(ranking=protocol.ranking_to_proto(tuple(ranking)),
-                              forfeit_reason=reason, log_json=text)  # fmt: skip
+            end = pb.MatchEnd(
+                ranking=protocol.ranking_to_proto(tuple(ranking)),
+                forfeit_reason=reason,
+                log_json=text,
+            )
             ends.append(seat.end(end))
         await asyncio.gather(*ends, return_exceptions=True)
 
@@ -288,7 +329,12 @@ def percentile(ordered: Sequence[float], fraction: float) -> float:
     return ordered[min(len(ordered), max(1, rank)) - 1]
 
 
-def play_match(ruleset: Ruleset, seats: Sequence[Seat], seed: int | str,
-               settings: RefereeSettings | None = None, **kwargs: Any) -> dict[str, Any]:  # fmt: skip
+def play_match(
+    ruleset: Ruleset,
+    seats: Sequence[Seat],
+    seed: int | str,
+    settings: RefereeSettings | None = None,
+    **kwargs: Any,
+) -> dict[str, Any]:
     """Synchronous wrapper: play one match and return its log."""
     return asyncio.run(Referee(ruleset, seats, seed, settings, **kwargs).run())

@@ -70,8 +70,11 @@ def replay(log: dict[str, Any]) -> ReplayReport:
         match.record(deal)
         if [list(group) for group in deal.ranking] != recorded["ranking"]:
             report.mismatches.append(f"{where}: ranking {deal.ranking} != {recorded['ranking']}")
-    result = {"ranking": [list(g) for g in match.ranking()], "losses": list(match.losses),
-              "place_sums": list(match.place_sums)}  # fmt: skip
+    result = {
+        "ranking": [list(g) for g in match.ranking()],
+        "losses": list(match.losses),
+        "place_sums": list(match.place_sums),
+    }
     for key, value in result.items():
         if log["result"][key] != value:
             report.mismatches.append(f"result: {key} {value} != recorded {log['result'][key]}")

@@ -91,8 +91,9 @@ class _Closed:
 class GrpcSeat:
     """A bot behind a gRPC endpoint: one Play stream per match, read by a background task."""
 
-    def __init__(self, endpoint: str, name: str | None = None,
-                 max_message: int = protocol.MAX_MESSAGE_BYTES) -> None:  # fmt: skip
+    def __init__(
+        self, endpoint: str, name: str | None = None, max_message: int = protocol.MAX_MESSAGE_BYTES
+    ) -> None:
         self.endpoint = endpoint
         self.name = name or endpoint
         self.max_message = max_message
@@ -104,11 +105,14 @@ class GrpcSeat:
         self._request_id = 0
 
     async def start(self, start: pb.MatchStart, timeout: float) -> None:
-        self._channel = grpc.aio.insecure_channel(self.endpoint, options=[
-            ("grpc.max_receive_message_length", self.max_message),
-            ("grpc.max_send_message_length", 64 * 1024 * 1024),
-            ("grpc.enable_retries", 0),
-        ])  # fmt: skip
+        self._channel = grpc.aio.insecure_channel(
+            self.endpoint,
+            options=[
+                ("grpc.max_receive_message_length", self.max_message),
+                ("grpc.max_send_message_length", 64 * 1024 * 1024),
+                ("grpc.enable_retries", 0),
+            ],
+        )
         try:
             await asyncio.wait_for(self._channel.channel_ready(), timeout)
         except TimeoutError:
@@ -122,9 +126,11 @@ class GrpcSeat:
         if hello is None:
             raise SeatFailure(FailureKind.UNREACHABLE, "no hello before the start deadline")
         if hello.hello.protocol_version != protocol.PROTOCOL_VERSION:
-            raise SeatFailure(FailureKind.PROTOCOL,
-                              f"protocol version {hello.hello.protocol_version} is not "
-                              f"{protocol.PROTOCOL_VERSION}")  # fmt: skip
+            raise SeatFailure(
+                FailureKind.PROTOCOL,
+                f"protocol version {hello.hello.protocol_version} is not "
+                f"{protocol.PROTOCOL_VERSION}",
+            )
         self.hello = hello.hello
 
     async def decide(self, observation: Observation, deal: int, allowed: float) -> Action:
@@ -172,8 +178,11 @@ class GrpcSeat:
             item = await asyncio.wait_for(self._inbox.get(), 0.5)
         except TimeoutError:
             return SeatFailure(FailureKind.CRASHED, f"cannot send to the bot: {error}")
-        return item.failure if isinstance(item, _Closed) else SeatFailure(
-            FailureKind.CRASHED, f"cannot send to the bot: {error}")  # fmt: skip
+        return (
+            item.failure
+            if isinstance(item, _Closed)
+            else SeatFailure(FailureKind.CRASHED, f"cannot send to the bot: {error}")
+        )
 
     async def _receive(self, allowed: float, expected: str) -> pb.PlayResponse | None:
         """The next answer of kind ``expected`` to the current request; None when time is up."""
@@ -190,8 +199,9 @@ class GrpcSeat:
                 raise item.failure
             kind = item.WhichOneof("kind")
             if kind != expected:
-                raise SeatFailure(FailureKind.PROTOCOL, f"sent {kind or 'an empty message'}, "
-                                                        f"expected {expected}")  # fmt: skip
+                raise SeatFailure(
+                    FailureKind.PROTOCOL, f"sent {kind or 'an empty message'}, expected {expected}"
+                )
             if kind == "decision" and item.decision.request_id != self._request_id:
                 continue  # a late answer to an earlier request
             return item

@@ -24,8 +24,14 @@ def load_bot(path: Path) -> BotFactory:
     spec.loader.exec_module(module)
     if callable(getattr(module, "bot", None)):
         return module.bot
-    classes = [obj for obj in vars(module).values() if inspect.isclass(obj)
-               and issubclass(obj, Bot) and obj is not Bot and obj.__module__ == module.__name__]  # fmt: skip
+    classes = [
+        obj
+        for obj in vars(module).values()
+        if inspect.isclass(obj)
+        and issubclass(obj, Bot)
+        and obj is not Bot
+        and obj.__module__ == module.__name__
+    ]
     if len(classes) != 1:
         raise ImportError(f"{path} must define exactly one Bot subclass (found {len(classes)})")
     return classes[0]

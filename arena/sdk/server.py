@@ -36,8 +36,13 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
             if kind == "start":
                 bot = self.factory()
                 bot.on_match_start(_match_info(request.start))
-                yield pb.PlayResponse(hello=pb.Hello(protocol_version=protocol.PROTOCOL_VERSION,
-                                                     name=bot.name, version=bot.version))  # fmt: skip
+                yield pb.PlayResponse(
+                    hello=pb.Hello(
+                        protocol_version=protocol.PROTOCOL_VERSION,
+                        name=bot.name,
+                        version=bot.version,
+                    )
+                )
             elif kind == "decide" and bot is not None:
                 observation = protocol.observation_from_request(request.decide)
                 action = bot.act(observation)
@@ -45,9 +50,13 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
                 yield pb.PlayResponse(decision=decision)
             elif kind == "end" and bot is not None:
                 end = request.end
-                bot.on_match_end(MatchResult(protocol.ranking_from_proto(end.ranking),
-                                             end.forfeit_reason,
-                                             json.loads(end.log_json) if end.log_json else {}))  # fmt: skip
+                bot.on_match_end(
+                    MatchResult(
+                        protocol.ranking_from_proto(end.ranking),
+                        end.forfeit_reason,
+                        json.loads(end.log_json) if end.log_json else {},
+                    )
+                )
                 return
             else:
                 await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"unexpected {kind}")
@@ -69,8 +78,9 @@ async def create_server(
     factory: BotFactory, address: str = "127.0.0.1:0"
 ) -> tuple[grpc.aio.Server, int]:
     """A started server for ``factory``'s bots and the port it listens on (port 0: any free)."""
-    server = grpc.aio.server(options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
-                                      ("grpc.so_reuseport", 0)])  # fmt: skip
+    server = grpc.aio.server(
+        options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES), ("grpc.so_reuseport", 0)]
+    )
     player_pb2_grpc.add_PlayerServiceServicer_to_server(PlayerServicer(factory), server)
     port = server.add_insecure_port(address)
     if port == 0:

@@ -1,0 +1,115 @@
+"""``arena play`` and ``arena replay``: real matches between real bots, and their logs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from arena.cli.rules import ruleset_or_exit
+from arena.launcher import BotProcesses, BotSpecError, parse_bot
+from arena.referee import RefereeSettings, replay
+from arena.series import BotFigures, grpc_seats, run_series
+
+out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+err = Console(stderr=True, highlight=False)
+
+
+def play(
+    bots: Annotated[
+        list[str], typer.Argument(help="host:port, a Python bot file, or sample:NAME.")
+    ],
+    rules: Annotated[
+        str, typer.Option("--rules", help="Preset: classic, pagat or russian.")
+    ] = "classic",
+    option: Annotated[
+        list[str] | None, typer.Option("--option", help="Override, key=value.")
+    ] = None,
+    games: Annotated[int, typer.Option("--games", min=1, help="Matches to play.")] = 10,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the series.")] = 0,
+    deadline: Annotated[
+        float, typer.Option("--deadline", min=0.001, help="Seconds per decision.")
+    ] = 1.0,
+    time_bank: Annotated[
+        float, typer.Option("--time-bank", min=0.0, help="Extra seconds per seat per match.")
+    ] = 5.0,
+    logs: Annotated[Path | None, typer.Option("--logs", help="Write each match log here.")] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
+) -> None:
+    """Play matches between bots (seats rotate) and print a table per bot."""
+    if len(bots) < 2:
+        err.print("error: name at least two bots")
+        raise typer.Exit(2)
+    try:
+        specs = [parse_bot(bot) for bot in bots]
+    except BotSpecError as error:
+        err.print(f"error: {error}", markup=False)
+        raise typer.Exit(2) from None
+    ruleset, _ = ruleset_or_exit(rules, option or [], len(specs))
+    settings = RefereeSettings(deadline=deadline, time_bank=time_bank)
+    names = _unique([spec.name for spec in specs])
+    with BotProcesses(log_dir=logs) as processes:
+        try:
+            endpoints = [processes.endpoint(spec) for spec in specs]
+        except RuntimeError as error:
+            err.print(f"error: {error}", markup=False)
+            raise typer.Exit(1) from None
+        with Progress(TextColumn("playing"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=err, transient=True) as bar:  # fmt: skip
+            task = bar.add_task("games", total=games)
+            figures = asyncio.run(run_series(
+                names, grpc_seats(endpoints), ruleset, games, seed, settings, logs,
+                progress=lambda done: bar.update(task, completed=done),
+            ))  # fmt: skip
+    _print(figures, len(specs), ruleset, games, json_)
+
+
+def replay_command(
+    log: Annotated[Path, typer.Argument(help="A match log written by the referee.", exists=True)],
+) -> None:
+    """Re-referee a match log from its seed and actions; exit 1 if anything differs."""
+    try:
+        report = replay(json.loads(log.read_text()))
+    except (ValueError, KeyError) as error:
+        err.print(f"error: {log} is not a readable match log: {error}", markup=False)
+        raise typer.Exit(2) from None
+    for mismatch in report.mismatches[:20]:
+        out.print(f"MISMATCH {mismatch}", markup=False)
+    verdict = "reproduced" if report.ok else "NOT reproduced"
+    out.print(f"{verdict}: {report.deals} deals, {report.steps} steps, {report.events} events")
+    raise typer.Exit(0 if report.ok else 1)
+
+
+def _unique(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    result = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        result.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return result
+
+
+def _print(figures: list[BotFigures], players: int, ruleset, games: int, as_json: bool) -> None:
+    rows = [figure.to_dict(players) for figure in figures]
+    if as_json:
+        print(json.dumps({"rules": ruleset.to_dict(), "games": games, "bots": rows}))
+        return
+    table = Table(title=f"{games} games of {ruleset}, seats rotated")
+    for column in ("bot", "games", "mean place", *[f"#{p}" for p in range(1, players + 1)],
+                   "forfeits", "timeouts", "illegal", "mean ms", "p99 ms", "mu", "sigma"):  # fmt: skip
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for row in sorted(rows, key=lambda r: r["mean_place"]):
+        latency = [f"{v:.2f}" if v is not None else "-" for v in
+                   (row["latency_ms_mean"], row["latency_ms_p99"])]  # fmt: skip
+        table.add_row(row["bot"], str(row["games"]), f"{row['mean_place']:.2f}",
+                      *map(str, row["places"].values()), str(row["forfeits"]),
+                      str(row["timeouts"]), str(row["illegal"]), *latency,
+                      f"{row['mu']:.2f}", f"{row['sigma']:.2f}")  # fmt: skip
+    out.print(table)

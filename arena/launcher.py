@@ -1,0 +1,158 @@
+"""Bots named on the command line, and local bot processes started for a series.
+
+A BOT is ``host:port`` (a running bot), a path to a Python bot file, or
+``sample:NAME``. Local bots run as subprocesses in their own process group on a
+free port; :class:`BotProcesses` stops every one of them, whatever happens.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from sample_bots import SAMPLES
+
+_ENDPOINT = re.compile(r"^[\w.\-\[\]:]+:\d{1,5}$")
+_LISTENING = re.compile(r"listening on (\S+:\d+)")
+
+
+class BotSpecError(ValueError):
+    """A BOT argument that names no bot."""
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    kind: str  # "endpoint", "file", "sample"
+    value: str
+
+    @property
+    def name(self) -> str:
+        if self.kind == "sample":
+            return self.value
+        if self.kind == "file":
+            return Path(self.value).stem
+        return self.value
+
+
+def parse_bot(text: str) -> BotSpec:
+    if text.startswith("sample:"):
+        name = text.removeprefix("sample:")
+        if name not in SAMPLES:
+            raise BotSpecError(f"no sample bot {name!r}: expected one of {', '.join(SAMPLES)}")
+        return BotSpec("sample", name)
+    if text.endswith(".py") or Path(text).is_file():
+        if not Path(text).is_file():
+            raise BotSpecError(f"no bot file {text!r}")
+        return BotSpec("file", str(Path(text).resolve()))
+    if _ENDPOINT.match(text):
+        return BotSpec("endpoint", text)
+    raise BotSpecError(f"{text!r} is not host:port, a Python bot file, or sample:NAME")
+
+
+def command_for(spec: BotSpec) -> list[str]:
+    if spec.kind == "sample":
+        return [sys.executable, "-m", f"sample_bots.{spec.value}", "--port", "0"]
+    return [sys.executable, "-m", "arena.sdk.run", spec.value, "--port", "0"]
+
+
+class BotProcesses:
+    """Starts local bots and stops them all on exit (a context manager)."""
+
+    def __init__(self, log_dir: Path | None = None, start_timeout: float = 20.0) -> None:
+        self.log_dir = log_dir
+        self.start_timeout = start_timeout
+        self.processes: list[subprocess.Popen[str]] = []
+
+    def __enter__(self) -> BotProcesses:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop_all()
+
+    def endpoint(self, spec: BotSpec) -> str:
+        """The endpoint of ``spec``: as given, or of a process started for it."""
+        if spec.kind == "endpoint":
+            return spec.value
+        return self.start(command_for(spec), spec.name)
+
+    def start(self, command: list[str], name: str) -> str:
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=self._stderr(name), text=True,
+            start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )  # fmt: skip
+        self.processes.append(process)
+        endpoint = _wait_listening(process, self.start_timeout)
+        if endpoint is None:
+            code = process.poll()
+            self.stop(process)
+            state = f"exited with code {code}" if code is not None else "did not start in time"
+            raise RuntimeError(f"bot {name} {state} (command: {' '.join(command)})")
+        threading.Thread(target=_drain, args=(process.stdout,), daemon=True).start()
+        return endpoint
+
+    def _stderr(self, name: str) -> IO[str] | int:
+        if self.log_dir is None:
+            return subprocess.DEVNULL
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        return open(self.log_dir / f"{name}.{len(self.processes)}.stderr.log", "w")  # noqa: SIM115
+
+    def stop(self, process: subprocess.Popen[str]) -> None:
+        """Stop the process and its whole group: SIGTERM, then SIGKILL after a grace period."""
+        if process.poll() is None:
+            _signal_group(process, signal.SIGTERM)
+            try:
+                process.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                _signal_group(process, signal.SIGKILL)
+                process.wait(timeout=3)
+        else:
+            _signal_group(process, signal.SIGKILL)  # children it may have left behind
+
+    def stop_all(self) -> None:
+        for process in self.processes:
+            self.stop(process)
+        self.processes.clear()
+
+
+def _signal_group(process: subprocess.Popen[str], signum: int) -> None:
+    try:
+        os.killpg(process.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _wait_listening(process: subprocess.Popen[str], timeout: float) -> str | None:
+    """Read the process's first lines until it says where it listens."""
+    assert process.stdout is not None
+    selector = selectors.DefaultSelector()
+    selector.register(process.stdout, selectors.EVENT_READ)
+    deadline = time.monotonic() + timeout
+    try:
+        while (remaining := deadline - time.monotonic()) > 0:
+            if not selector.select(remaining):
+                return None
+            line = process.stdout.readline()
+            if not line:
+                return None
+            match = _LISTENING.search(line)
+            if match:
+                return match.group(1)
+        return None
+    finally:
+        selector.close()
+
+
+def _drain(stream: IO[str] | None) -> None:
+    if stream is None:
+        return
+    for _ in stream:
+        pass

@@ -1,0 +1,121 @@
+"""A series of matches between the same bots, seats rotated, with per-bot figures.
+
+Game ``i`` seats bot ``(s + i) mod n`` at seat ``s``, so over ``n`` games every bot
+sits in every seat once. Ratings are TrueSkill over the series, in game order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena import ratings
+from arena.engine import Ruleset
+from arena.engine.match import places
+from arena.referee import GrpcSeat, Referee, RefereeSettings, Seat
+from arena.referee.referee import percentile
+
+
+@dataclass
+class BotFigures:
+    name: str
+    games: int = 0
+    places: Counter[int] = field(default_factory=Counter)
+    forfeits: int = 0
+    timeouts: int = 0
+    illegal: int = 0
+    latencies_ms: list[float] = field(default_factory=list)
+    rating: ratings.Rating = field(default_factory=ratings.new_rating)
+    forfeit_reasons: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def mean_place(self) -> float:
+        return sum(p * n for p, n in self.places.items()) / self.games if self.games else 0.0
+
+    def latency(self, which: str) -> float | None:
+        if not self.latencies_ms:
+            return None
+        ordered = sorted(self.latencies_ms)
+        return sum(ordered) / len(ordered) if which == "mean" else percentile(ordered, 0.99)
+
+    def to_dict(self, players: int) -> dict[str, Any]:
+        return {
+            "bot": self.name,
+            "games": self.games,
+            "mean_place": round(self.mean_place, 4),
+            "places": {str(p): self.places.get(p, 0) for p in range(1, players + 1)},
+            "forfeits": self.forfeits,
+            "forfeit_reasons": dict(self.forfeit_reasons),
+            "timeouts": self.timeouts,
+            "illegal": self.illegal,
+            "latency_ms_mean": _rounded(self.latency("mean")),
+            "latency_ms_p99": _rounded(self.latency("p99")),
+            "mu": round(self.rating.mu, 3),
+            "sigma": round(self.rating.sigma, 3),
+        }
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+SeatFactory = Callable[[int, str], Seat]  # (bot index, bot name) -> a new seat for one match
+
+
+async def run_series(
+    names: Sequence[str],
+    seat_factory: SeatFactory,
+    ruleset: Ruleset,
+    games: int,
+    seed: int | str,
+    settings: RefereeSettings,
+    logs: Path | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[BotFigures]:
+    count = len(names)
+    figures = [BotFigures(name) for name in names]
+    if logs is not None:
+        logs.mkdir(parents=True, exist_ok=True)
+    for game in range(games):
+        order = [(seat + game) % count for seat in range(count)]  # seat -> bot index
+        seats = [seat_factory(bot, names[bot]) for bot in order]
+        log = await Referee(ruleset, seats, f"{seed}/{game}", settings).run()
+        if logs is not None:
+            (logs / f"game-{game:05d}.json").write_text(json.dumps(log))
+        _record(figures, order, log)
+        if progress is not None:
+            progress(game + 1)
+    return figures
+
+
+def grpc_seats(endpoints: Sequence[str]) -> SeatFactory:
+    return lambda bot, name: GrpcSeat(endpoints[bot], name)
+
+
+def _record(figures: list[BotFigures], order: list[int], log: dict[str, Any]) -> None:
+    ranking = [tuple(group) for group in log["result"]["ranking"]]
+    for place, group in places(tuple(ranking)):
+        for seat in group:
+            bot = figures[order[seat]]
+            bot.games += 1
+            bot.places[place] += 1
+    for entry in log["seats"]:
+        bot = figures[order[entry["seat"]]]
+        bot.timeouts += entry["strikes"]
+        bot.illegal += entry["illegal"] - entry["strikes"]
+        bot.latencies_ms.extend(_latencies(log, entry["seat"]))
+        if entry["forfeit"] is not None:
+            bot.forfeits += 1
+            bot.forfeit_reasons[entry["forfeit"]["kind"]] += 1
+    current = [figures[order[seat]].rating for seat in range(len(order))]
+    for seat, rating in enumerate(ratings.rate(current, ranking)):
+        figures[order[seat]].rating = rating
+
+
+def _latencies(log: dict[str, Any], seat: int) -> list[float]:
+    return [step["latency_ms"] for deal in log["deals"] for step in deal["steps"]
+            if step["seat"] == seat and step["kind"] in ("act", "timeout")]  # fmt: skip

@@ -1,0 +1,59 @@
+"""``honest``: never lies when it can avoid it; calls only provable bluffs."""
+
+from __future__ import annotations
+
+from arena.sdk import (
+    BELIEVE,
+    CHALLENGE,
+    JOKER,
+    PASS,
+    RANK_OF,
+    Action,
+    Observation,
+    Play,
+    Quartets,
+    serve,
+)
+from arena.sdk.helpers import best_lead_rank, by_rank, truthful_play
+from sample_bots._common import TrackingBot
+
+
+class HonestBot(TrackingBot):
+    name = "honest"
+
+    def act(self, observation: Observation) -> Action:
+        tracker = self.observe(observation)
+        legal = observation.legal
+        assert legal is not None
+        if legal.phase == "quartets":
+            return Quartets(legal.quartets)
+        live = observation.live
+        can_call = legal.challenge and live is not None
+        if can_call and tracker.provably_false(observation, live):
+            return CHALLENGE
+        spec = legal.play
+        if spec is not None:
+            rank = (
+                best_lead_rank(spec, observation.hand) if legal.phase == "lead" else spec.ranks[0]
+            )
+            play = truthful_play(spec, observation.hand, rank)
+            if play is not None:
+                return play
+        if legal.can_pass:
+            return PASS
+        if legal.believe:
+            return BELIEVE
+        if spec is None:
+            return CHALLENGE  # a final call with no belief allowed
+        return _smallest_lie(observation, spec.ranks[0])
+
+
+def _smallest_lie(observation: Observation, rank: str) -> Play:
+    """One card of the rank held least: the cheapest lie when a lie cannot be avoided."""
+    groups = by_rank(observation.hand)
+    card = min(observation.hand, key=lambda c: (c == JOKER, len(groups[RANK_OF[c]])))
+    return Play((card,), rank, 1)
+
+
+if __name__ == "__main__":
+    serve(HonestBot)
