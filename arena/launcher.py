@@ -7,6 +7,7 @@ free port; :class:`BotProcesses` stops every one of them, whatever happens.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import selectors
@@ -84,10 +85,18 @@ class BotProcesses:
             return spec.value
         return self.start(command_for(spec), spec.name)
 
-    def start(self, command: list[str], name: str) -> str:
+    def start(
+        self,
+        command: list[str],
+        name: str,
+        *,
+        env: dict[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> str:
+        """Run ``command`` (a bot that prints ``listening on HOST:PORT``); return its endpoint."""
         process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=self._stderr(name), text=True,
-            start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            command, stdout=subprocess.PIPE, stderr=self._stderr(name), text=True, cwd=cwd,
+            start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
         )  # fmt: skip
         self.processes.append(process)
         endpoint = _wait_listening(process, self.start_timeout)
@@ -124,10 +133,8 @@ class BotProcesses:
 
 
 def _signal_group(process: subprocess.Popen[str], signum: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signum)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _wait_listening(process: subprocess.Popen[str], timeout: float) -> str | None:

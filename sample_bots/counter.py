@@ -42,10 +42,7 @@ class CounterBot(TrackingBot):
         if spec is None:  # a final call: pick the likelier side
             true = tracker.probability_true(observation, live) if live else 0.0
             return BELIEVE if legal.believe and true >= 0.5 else CHALLENGE
-        if legal.phase == "lead":
-            rank = best_lead_rank(spec, observation.hand)
-        else:
-            rank = spec.ranks[0]
+        rank = best_lead_rank(spec, observation.hand) if legal.phase == "lead" else spec.ranks[0]
         play = truthful_play(spec, observation.hand, rank)
         if play is not None:
             return play

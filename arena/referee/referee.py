@@ -175,14 +175,7 @@ class Referee:
             )
             self._step(record, deal, seat, "timeout", None, allowed, lambda: deal.time_out(seat))
             self._count_illegal(deal, seat, record)
-            if stats.strikes >= self.settings.strikes and deal.active[seat]:
-                self._forfeit(
-                    seat,
-                    FailureKind.STRIKES,
-                    f"{stats.strikes} late answers",
-                    deal=deal_index,
-                    record=record,
-                )
+            self._enforce_limits(deal, seat, record)
             return
         except SeatFailure as failure:
             self._forfeit(seat, failure.kind, failure.detail, deal=deal_index, record=record)
@@ -194,6 +187,7 @@ class Referee:
             record, deal, seat, "act", action.to_dict(), latency, lambda: deal.apply(seat, action)
         )
         self._count_illegal(deal, seat, record)
+        self._enforce_limits(deal, seat, record)
 
     def _step(
         self, record, deal: Deal, seat: int, kind: str, action, latency: float, apply
@@ -214,23 +208,35 @@ class Referee:
 
     def _count_illegal(self, deal: Deal, seat: int, record: dict[str, Any]) -> None:
         step = record["steps"][-1]
-        if not any(e["kind"] == Illegal.kind and e["seat"] == seat for e in step["events"]):
+        reason = next(
+            (
+                e["reason"]
+                for e in step["events"]
+                if e["kind"] == Illegal.kind and e["seat"] == seat
+            ),
+            None,
+        )
+        if reason is None:
             return
         stats = self.stats[seat]
         stats.illegal += 1
-        reason = next(e["reason"] for e in step["events"] if e["kind"] == Illegal.kind)
         if reason != "late answer":
             stats.failures.append(
                 {"deal": record["index"], "turn": deal.turns, "kind": "illegal", "detail": reason}
             )
-        if stats.illegal >= self.settings.illegal_limit and deal.active[seat] and not deal.over:
-            self._forfeit(
-                seat,
-                FailureKind.ILLEGAL_LIMIT,
-                f"{stats.illegal} illegal actions",
-                deal=record["index"],
-                record=record,
-            )
+
+    def _enforce_limits(self, deal: Deal, seat: int, record: dict[str, Any]) -> None:
+        """Forfeit a seat that reached the strike limit, else the illegal-action limit."""
+        stats = self.stats[seat]
+        if not deal.active[seat] or deal.over:
+            return
+        if stats.strikes >= self.settings.strikes:
+            kind, detail = FailureKind.STRIKES, f"{stats.strikes} late answers"
+        elif stats.illegal >= self.settings.illegal_limit:
+            kind, detail = FailureKind.ILLEGAL_LIMIT, f"{stats.illegal} illegal actions"
+        else:
+            return
+        self._forfeit(seat, kind, detail, deal=record["index"], record=record)
 
     def _forfeit(
         self,
