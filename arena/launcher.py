@@ -95,9 +95,14 @@ class BotProcesses:
     ) -> str:
         """Run ``command`` (a bot that prints ``listening on HOST:PORT``); return its endpoint."""
         process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=self._stderr(name), text=True, cwd=cwd,
-            start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
-        )  # fmt: skip
+            command,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr(name),
+            text=True,
+            cwd=cwd,
+            start_new_session=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+        )
         self.processes.append(process)
         endpoint = _wait_listening(process, self.start_timeout)
         if endpoint is None:

@@ -62,19 +62,45 @@ def ranking_from_proto(places: Any) -> tuple[tuple[int, ...], ...]:
 # ------------------------------------------------------------------ events
 
 
+#: The proto message of each event kind (the proto mirrors the engine's NamedTuples).
+_EVENT_MESSAGES = {kind: getattr(pb, cls.__name__) for kind, cls in EVENT_TYPES.items()}
+_SCALAR, _REPEATED, _OPTIONAL, _RANKING = range(4)
+
+
+def _field_readers(cls: type) -> tuple[tuple[str, int], ...]:
+    descriptor = _EVENT_MESSAGES[cls.kind].DESCRIPTOR
+    readers = []
+    for name in cls._fields:
+        field = descriptor.fields_by_name[name]
+        if name == "ranking":
+            readers.append((name, _RANKING))
+        elif field.is_repeated:
+            readers.append((name, _REPEATED))
+        elif field.has_presence:
+            readers.append((name, _OPTIONAL))
+        else:
+            readers.append((name, _SCALAR))
+    return tuple(readers)
+
+
+#: per event kind: the engine class and how to read each of its fields, computed once
+_EVENT_READERS = {kind: (cls, _field_readers(cls)) for kind, cls in EVENT_TYPES.items()}
+
+
 def event_to_proto(event: Event) -> pb.Event:
     message = pb.Event()
     body = getattr(message, event.kind)
     body.SetInParent()
-    for name, value in zip(event._fields, event, strict=True):
-        if value is None:
-            continue
-        if name == "ranking":
-            body.ranking.extend(ranking_to_proto(value))
-        elif isinstance(value, tuple):
-            getattr(body, name).extend(value)
-        else:
+    for (name, how), value in zip(_EVENT_READERS[event.kind][1], event, strict=True):
+        if how == _SCALAR:
             setattr(body, name, value)
+        elif how == _REPEATED:
+            getattr(body, name).extend(value)
+        elif how == _OPTIONAL:
+            if value is not None:
+                setattr(body, name, value)
+        else:
+            body.ranking.extend(ranking_to_proto(value))
     return message
 
 
@@ -83,18 +109,17 @@ def event_from_proto(message: pb.Event) -> Event:
     if kind is None:
         raise ProtocolError("an event with no kind")
     body = getattr(message, kind)
-    cls = EVENT_TYPES[kind]
+    cls, readers = _EVENT_READERS[kind]
     values = []
-    for name in cls._fields:
-        field = body.DESCRIPTOR.fields_by_name[name]
-        if name == "ranking":
-            values.append(ranking_from_proto(body.ranking))
-        elif field.is_repeated:
-            values.append(tuple(getattr(body, name)))
-        elif field.has_presence and not body.HasField(name):
-            values.append(None)
-        else:
+    for name, how in readers:
+        if how == _SCALAR:
             values.append(getattr(body, name))
+        elif how == _REPEATED:
+            values.append(tuple(getattr(body, name)))
+        elif how == _OPTIONAL:
+            values.append(getattr(body, name) if body.HasField(name) else None)
+        else:
+            values.append(ranking_from_proto(body.ranking))
     return cls(*values)
 
 

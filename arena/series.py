@@ -18,6 +18,7 @@ from arena.engine import Ruleset
 from arena.engine.match import places
 from arena.referee import GrpcSeat, Referee, RefereeSettings, Seat
 from arena.referee.referee import percentile
+from arena.referee.seats import SessionPool
 
 
 @dataclass
@@ -92,8 +93,9 @@ async def run_series(
     return figures
 
 
-def grpc_seats(endpoints: Sequence[str]) -> SeatFactory:
-    return lambda bot, name: GrpcSeat(endpoints[bot], name)
+def grpc_seats(endpoints: Sequence[str], pool: SessionPool | None = None) -> SeatFactory:
+    """Seats for bots at ``endpoints``; with a pool, matches share one channel per bot."""
+    return lambda bot, name: GrpcSeat(endpoints[bot], name, pool=pool)
 
 
 def _record(figures: list[BotFigures], order: list[int], log: dict[str, Any]) -> None:
@@ -117,5 +119,29 @@ def _record(figures: list[BotFigures], order: list[int], log: dict[str, Any]) ->
 
 
 def _latencies(log: dict[str, Any], seat: int) -> list[float]:
-    return [step["latency_ms"] for deal in log["deals"] for step in deal["steps"]
-            if step["seat"] == seat and step["kind"] in ("act", "timeout")]  # fmt: skip
+    return [
+        step["latency_ms"]
+        for deal in log["deals"]
+        for step in deal["steps"]
+        if step["seat"] == seat and step["kind"] in ("act", "timeout")
+    ]
+
+
+async def run_grpc_series(
+    names: Sequence[str],
+    endpoints: Sequence[str],
+    ruleset: Ruleset,
+    games: int,
+    seed: int | str,
+    settings: RefereeSettings,
+    logs: Path | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[BotFigures]:
+    """:func:`run_series` between bots at ``endpoints``, one channel per bot for the series."""
+    pool = SessionPool()
+    try:
+        return await run_series(
+            names, grpc_seats(endpoints, pool), ruleset, games, seed, settings, logs, progress
+        )
+    finally:
+        await pool.close()

@@ -7,11 +7,11 @@ silent: never answers; empty: sends a decision with no action; old: speaks proto
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 import time
 
+from arena import aio
 from arena.sdk import Bot, Observation, Play, serve
 from arena.v1 import player_pb2 as pb
 from arena.v1 import player_pb2_grpc
@@ -93,8 +93,14 @@ class RawServicer(player_pb2_grpc.PlayerServiceServicer):
                 return
 
 
-BOTS = {"sleeper": Sleeper, "raiser": Raiser, "cheater": Cheater, "oversized": Oversized,
-        "exiter": Exiter, "silent": Silent}  # fmt: skip
+BOTS = {
+    "sleeper": Sleeper,
+    "raiser": Raiser,
+    "cheater": Cheater,
+    "oversized": Oversized,
+    "exiter": Exiter,
+    "silent": Silent,
+}
 RAW = ("empty", "old")
 
 
@@ -113,7 +119,7 @@ def main() -> None:
     kind, rest = sys.argv[1], sys.argv[2:]
     if kind in RAW:
         port = int(rest[rest.index("--port") + 1]) if "--port" in rest else 0
-        asyncio.run(_serve_raw(kind, port))
+        aio.run(_serve_raw(kind, port))
     else:
         serve(BOTS[kind], rest)
 

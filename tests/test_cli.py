@@ -71,3 +71,16 @@ def test_up_plays_the_demo() -> None:
     assert result.returncode == 0, result.stderr
     for preset in ("classic", "pagat", "russian"):
         assert re.search(rf"{preset}\s+5 deals", result.stdout)
+
+
+def test_bench_grpc_json_has_the_documented_keys() -> None:
+    result = arena(
+        "bench", "grpc", "--json", "--matches", "2", "--repeats", "1", "--round-trips", "100"
+    )
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    for key in ("inprocess_us_per_decision", "grpc_us_per_decision", "bare_rtt_us"):
+        assert figures[key] > 0, key
+    assert figures["grpc_us_per_decision"] > figures["inprocess_us_per_decision"]
+    added = figures["grpc_us_per_decision"] - figures["inprocess_us_per_decision"]
+    assert figures["added_over_bare_rtt"] == round(round(added, 1) / figures["bare_rtt_us"], 2)

@@ -3,7 +3,6 @@ or hangs the referee; each ends in the exact outcome RULES.md "Forfeit" gives.""
 
 from __future__ import annotations
 
-import asyncio
 import socket
 import sys
 import time
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from arena import aio
 from arena.engine import Ruleset
 from arena.launcher import BotProcesses
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings, replay
@@ -39,7 +39,7 @@ def play(endpoint: str, settings: RefereeSettings = FAST) -> tuple[dict, float]:
         LocalSeat(HonestBot(ruleset=RULES, players=3), f"honest{i}") for i in (1, 2)
     ]
     began = time.perf_counter()
-    log = asyncio.run(Referee(RULES, seats, seed=11, settings=settings).run())
+    log = aio.run(Referee(RULES, seats, seed=11, settings=settings).run())
     elapsed = time.perf_counter() - began
     report = replay(log)
     assert report.ok, report.mismatches
@@ -63,8 +63,13 @@ def test_a_bot_that_answers_late_takes_three_strikes_and_forfeits(hostile) -> No
     seat = log["seats"][0]
     assert (seat["strikes"], seat["illegal"]) == (3, 3)
     assert seat0_steps(log) == ["timeout", "timeout", "timeout", "forfeit"]
-    late = [e for d in log["deals"] for s in d["steps"] for e in s["events"]
-            if e["kind"] == "illegal" and e["seat"] == 0]  # fmt: skip
+    late = [
+        e
+        for d in log["deals"]
+        for s in d["steps"]
+        for e in s["events"]
+        if e["kind"] == "illegal" and e["seat"] == 0
+    ]
     assert [e["reason"] for e in late] == ["late answer"] * 3
     assert_forfeited_last(log, "strikes", "3 late answers")
     assert elapsed < 10
@@ -72,10 +77,17 @@ def test_a_bot_that_answers_late_takes_three_strikes_and_forfeits(hostile) -> No
 
 def test_a_bot_that_never_answers_forfeits_within_the_bound(hostile) -> None:
     log, elapsed = play(hostile("silent"))
-    latencies = [s["latency_ms"] for d in log["deals"] for s in d["steps"]
-                 if s["seat"] == 0 and s["kind"] == "timeout"]  # fmt: skip
-    assert latencies == [pytest.approx(300, abs=1), pytest.approx(100, abs=1),
-                         pytest.approx(100, abs=1)], "the time bank is spent once"  # fmt: skip
+    latencies = [
+        s["latency_ms"]
+        for d in log["deals"]
+        for s in d["steps"]
+        if s["seat"] == 0 and s["kind"] == "timeout"
+    ]
+    assert latencies == [
+        pytest.approx(300, abs=1),
+        pytest.approx(100, abs=1),
+        pytest.approx(100, abs=1),
+    ], "the time bank is spent once"
     assert_forfeited_last(log, "strikes", "3 late answers")
     assert elapsed < 10
 
@@ -120,8 +132,9 @@ def test_a_decision_without_an_action_is_a_protocol_violation(hostile) -> None:
 
 def test_a_wrong_protocol_version_forfeits_before_the_deal(hostile) -> None:
     log, _ = play(hostile("old"))
-    assert log["forfeits"] == [{"seat": 0, "kind": "protocol", "deal": None,
-                                "detail": "protocol version 0 is not 1"}]  # fmt: skip
+    assert log["forfeits"] == [
+        {"seat": 0, "kind": "protocol", "deal": None, "detail": "protocol version 0 is not 1"}
+    ]
     assert log["deals"][0]["hands"][0] == [], "a seat out before the deal is dealt no cards"
     assert_forfeited_last(log, "protocol", "protocol version")
 

@@ -41,3 +41,46 @@ def engine(
     out.print(f"  decisions per second: {figures['decisions_per_s']:,}")
     out.print(f"  deals per second:     {figures['deals_per_s']:,}")
     out.print(f"  decisions per deal:   {figures['decisions_per_deal']}")
+
+
+@app.command("grpc")
+def grpc_(
+    json_: JsonFlag = False,
+    matches: Annotated[int, typer.Option(min=1, help="Matches per repeat and mode.")] = 20,
+    repeats: Annotated[int, typer.Option(min=1, help="Repeats; figures are medians.")] = 5,
+    round_trips: Annotated[int, typer.Option(min=10, help="Bare round trips per repeat.")] = 2000,
+) -> None:
+    """The player protocol's cost per decision against in-process play and a bare round trip."""
+    from arena.bench import grpc as bench_grpc
+
+    with Console(stderr=True).status("benchmarking gRPC...") as status:
+        figures = bench_grpc.run(
+            matches,
+            repeats,
+            round_trips,
+            progress=lambda done: status.update(f"benchmarking gRPC: {done}/{repeats}"),
+        )
+    if json_:
+        print(json.dumps(figures))
+        return
+    out.print(
+        f"4-player classic matches of random bots, {figures['event_loop']}, "
+        f"median of {repeats} repeats"
+    )
+    out.print(
+        f"  in process:                   {figures['inprocess_us_per_decision']:8.1f} us/decision"
+    )
+    out.print(
+        f"  gRPC, bots in one process:    {figures['grpc_us_per_decision']:8.1f} us/decision"
+        f"   bare round trip {figures['bare_rtt_us']:.1f} us (one echo server)"
+    )
+    out.print(
+        f"  gRPC, one process per bot:    {figures['grpc_us_per_decision_4_processes']:8.1f}"
+        f" us/decision   bare round trip {figures['bare_rtt_us_4_processes']:.1f} us"
+        " (four echo servers in turn)"
+    )
+    out.print(
+        f"  the protocol adds {figures['added_over_bare_rtt']:.2f} x the bare round trip "
+        f"({figures['added_over_bare_rtt_4_processes']:.2f} x with one process per bot);"
+        " target <= 1.5"
+    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -13,10 +12,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from arena import aio
 from arena.cli.rules import ruleset_or_exit
 from arena.launcher import BotProcesses, BotSpecError, parse_bot
 from arena.referee import RefereeSettings, replay
-from arena.series import BotFigures, grpc_seats, run_series
+from arena.series import BotFigures, run_grpc_series
 
 out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, highlight=False)
@@ -61,13 +61,27 @@ def play(
         except RuntimeError as error:
             err.print(f"error: {error}", markup=False)
             raise typer.Exit(1) from None
-        with Progress(TextColumn("playing"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), console=err, transient=True) as bar:  # fmt: skip
+        with Progress(
+            TextColumn("playing"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err,
+            transient=True,
+        ) as bar:
             task = bar.add_task("games", total=games)
-            figures = asyncio.run(run_series(
-                names, grpc_seats(endpoints), ruleset, games, seed, settings, logs,
-                progress=lambda done: bar.update(task, completed=done),
-            ))  # fmt: skip
+            figures = aio.run(
+                run_grpc_series(
+                    names,
+                    endpoints,
+                    ruleset,
+                    games,
+                    seed,
+                    settings,
+                    logs,
+                    progress=lambda done: bar.update(task, completed=done),
+                )
+            )
     _print(figures, len(specs), ruleset, games, json_)
 
 
@@ -102,14 +116,35 @@ def _print(figures: list[BotFigures], players: int, ruleset, games: int, as_json
         print(json.dumps({"rules": ruleset.to_dict(), "games": games, "bots": rows}))
         return
     table = Table(title=f"{games} games of {ruleset}, seats rotated")
-    for column in ("bot", "games", "mean place", *[f"#{p}" for p in range(1, players + 1)],
-                   "forfeits", "timeouts", "illegal", "mean ms", "p99 ms", "mu", "sigma"):  # fmt: skip
+    for column in (
+        "bot",
+        "games",
+        "mean place",
+        *[f"#{p}" for p in range(1, players + 1)],
+        "forfeits",
+        "timeouts",
+        "illegal",
+        "mean ms",
+        "p99 ms",
+        "mu",
+        "sigma",
+    ):
         table.add_column(column, justify="left" if column == "bot" else "right")
     for row in sorted(rows, key=lambda r: r["mean_place"]):
-        latency = [f"{v:.2f}" if v is not None else "-" for v in
-                   (row["latency_ms_mean"], row["latency_ms_p99"])]  # fmt: skip
-        table.add_row(row["bot"], str(row["games"]), f"{row['mean_place']:.2f}",
-                      *map(str, row["places"].values()), str(row["forfeits"]),
-                      str(row["timeouts"]), str(row["illegal"]), *latency,
-                      f"{row['mu']:.2f}", f"{row['sigma']:.2f}")  # fmt: skip
+        latency = [
+            f"{v:.2f}" if v is not None else "-"
+            for v in (row["latency_ms_mean"], row["latency_ms_p99"])
+        ]
+        table.add_row(
+            row["bot"],
+            str(row["games"]),
+            f"{row['mean_place']:.2f}",
+            *map(str, row["places"].values()),
+            str(row["forfeits"]),
+            str(row["timeouts"]),
+            str(row["illegal"]),
+            *latency,
+            f"{row['mu']:.2f}",
+            f"{row['sigma']:.2f}",
+        )
     out.print(table)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from arena import protocol
+from arena import aio, protocol
 from arena.engine import Deal, Game, Ruleset
 from arena.engine.events import Illegal, event_to_dict
 from arena.engine.match import Match
@@ -264,16 +264,21 @@ class Referee:
             self.match.forfeit(seat)
 
     async def _end_seats(self, log: dict[str, Any]) -> None:
-        ranking = [tuple(group) for group in log["result"]["ranking"]]
-        text = json.dumps(log)
+        """Tell every seat the result; the full log goes to the bots that asked for it."""
+        ranking = protocol.ranking_to_proto(
+            tuple(tuple(group) for group in log["result"]["ranking"])
+        )
+        text = ""
         ends = []
         for index, seat in enumerate(self.seats):
             forfeit = self.stats[index].forfeit
             reason = f"{forfeit['kind']}: {forfeit['detail']}" if forfeit else ""
+            hello = getattr(seat, "hello", None)
+            if hello is not None and hello.want_log and not text:
+                text = json.dumps(log)
+            wants = hello is not None and hello.want_log
             end = pb.MatchEnd(
-                ranking=protocol.ranking_to_proto(tuple(ranking)),
-                forfeit_reason=reason,
-                log_json=text,
+                ranking=ranking, forfeit_reason=reason, log_json=text if wants else ""
             )
             ends.append(seat.end(end))
         await asyncio.gather(*ends, return_exceptions=True)
@@ -343,4 +348,4 @@ def play_match(
     **kwargs: Any,
 ) -> dict[str, Any]:
     """Synchronous wrapper: play one match and return its log."""
-    return asyncio.run(Referee(ruleset, seats, seed, settings, **kwargs).run())
+    return aio.run(Referee(ruleset, seats, seed, settings, **kwargs).run())

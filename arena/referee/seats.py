@@ -8,6 +8,7 @@ an unreachable bot or a protocol violation: a forfeit).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from enum import StrEnum
 from typing import Protocol
@@ -88,106 +89,63 @@ class _Closed:
         self.failure = failure
 
 
-class GrpcSeat:
-    """A bot behind a gRPC endpoint: one Play stream per match, read by a background task."""
+def open_channel(endpoint: str, max_message: int = protocol.MAX_MESSAGE_BYTES) -> grpc.aio.Channel:
+    """A channel to a bot: answers over ``max_message`` bytes are refused, no retries."""
+    options = [
+        ("grpc.max_receive_message_length", max_message),
+        ("grpc.max_send_message_length", 64 * 1024 * 1024),
+        ("grpc.enable_retries", 0),
+    ]
+    return grpc.aio.insecure_channel(endpoint, options=options)
 
-    def __init__(
-        self, endpoint: str, name: str | None = None, max_message: int = protocol.MAX_MESSAGE_BYTES
-    ) -> None:
+
+class Session:
+    """One Play stream to a bot, read by a background task into an inbox.
+
+    A stream may carry several matches in sequence (MatchStart ... MatchEnd, again);
+    request ids grow across them, so a late answer from an earlier match is ignored.
+    """
+
+    def __init__(self, endpoint: str, channel: grpc.aio.Channel) -> None:
         self.endpoint = endpoint
-        self.name = name or endpoint
-        self.max_message = max_message
-        self.hello: pb.Hello | None = None
-        self._channel: grpc.aio.Channel | None = None
+        self.channel = channel
+        self.failed = False
+        self.request_id = 0
         self._call: grpc.aio.StreamStreamCall | None = None
         self._inbox: asyncio.Queue[pb.PlayResponse | _Closed] = asyncio.Queue()
         self._reader: asyncio.Task[None] | None = None
-        self._request_id = 0
 
-    async def start(self, start: pb.MatchStart, timeout: float) -> None:
-        self._channel = grpc.aio.insecure_channel(
-            self.endpoint,
-            options=[
-                ("grpc.max_receive_message_length", self.max_message),
-                ("grpc.max_send_message_length", 64 * 1024 * 1024),
-                ("grpc.enable_retries", 0),
-            ],
-        )
+    @property
+    def opened(self) -> bool:
+        return self._call is not None
+
+    @property
+    def alive(self) -> bool:
+        return not self.failed and self._call is not None and not self._call.done()
+
+    async def open(self, timeout: float) -> None:
         try:
-            await asyncio.wait_for(self._channel.channel_ready(), timeout)
+            await asyncio.wait_for(self.channel.channel_ready(), timeout)
         except TimeoutError:
-            raise SeatFailure(
-                FailureKind.UNREACHABLE, f"cannot connect to {self.endpoint}"
-            ) from None
-        self._call = player_pb2_grpc.PlayerServiceStub(self._channel).Play()
+            raise self.fail(FailureKind.UNREACHABLE, f"cannot connect to {self.endpoint}") from None
+        self._call = player_pb2_grpc.PlayerServiceStub(self.channel).Play()
         self._reader = asyncio.create_task(self._read())
-        await self._send(pb.PlayRequest(start=start))
-        hello = await self._receive(timeout, "hello")
-        if hello is None:
-            raise SeatFailure(FailureKind.UNREACHABLE, "no hello before the start deadline")
-        if hello.hello.protocol_version != protocol.PROTOCOL_VERSION:
-            raise SeatFailure(
-                FailureKind.PROTOCOL,
-                f"protocol version {hello.hello.protocol_version} is not "
-                f"{protocol.PROTOCOL_VERSION}",
-            )
-        self.hello = hello.hello
 
-    async def decide(self, observation: Observation, deal: int, allowed: float) -> Action:
-        self._request_id += 1
-        request = protocol.request_from_observation(observation, self._request_id, deal, allowed)
-        await self._send(pb.PlayRequest(decide=request))
-        response = await self._receive(allowed, "decision")
-        if response is None:
-            raise SeatTimeout
-        try:
-            return protocol.action_from_decision(response.decision)
-        except protocol.ProtocolError as error:
-            raise SeatFailure(FailureKind.PROTOCOL, str(error)) from None
+    def fail(self, kind: FailureKind, detail: str) -> SeatFailure:
+        self.failed = True
+        return SeatFailure(kind, detail)
 
-    async def end(self, end: pb.MatchEnd) -> None:
-        if self._call is None or self._call.done():
-            return
-        try:
-            await self._call.write(pb.PlayRequest(end=end))
-            await self._call.done_writing()
-        except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
-            return
-
-    async def close(self) -> None:
-        if self._reader is not None:
-            try:
-                await asyncio.wait_for(asyncio.shield(self._reader), 1.0)
-            except (TimeoutError, asyncio.CancelledError):
-                self._reader.cancel()
-        if self._call is not None and not self._call.done():
-            self._call.cancel()
-        if self._channel is not None:
-            await self._channel.close(grace=None)
-
-    async def _send(self, message: pb.PlayRequest) -> None:
+    async def send(self, message: pb.PlayRequest) -> None:
         assert self._call is not None
         try:
             await self._call.write(message)
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError) as error:
+            self.failed = True
             raise await self._failure_after_write(error) from None
 
-    async def _failure_after_write(self, error: Exception) -> SeatFailure:
-        """Prefer the stream's own reason (it ended first) to the write's error."""
-        try:
-            item = await asyncio.wait_for(self._inbox.get(), 0.5)
-        except TimeoutError:
-            return SeatFailure(FailureKind.CRASHED, f"cannot send to the bot: {error}")
-        return (
-            item.failure
-            if isinstance(item, _Closed)
-            else SeatFailure(FailureKind.CRASHED, f"cannot send to the bot: {error}")
-        )
-
-    async def _receive(self, allowed: float, expected: str) -> pb.PlayResponse | None:
+    async def receive(self, allowed: float, expected: str) -> pb.PlayResponse | None:
         """The next answer of kind ``expected`` to the current request; None when time is up."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + allowed
+        deadline = asyncio.get_running_loop().time() + allowed
         while True:
             try:
                 async with asyncio.timeout_at(deadline):
@@ -195,16 +153,40 @@ class GrpcSeat:
             except TimeoutError:
                 return None
             if isinstance(item, _Closed):
+                self.failed = True
                 self._inbox.put_nowait(item)  # every later call fails the same way
                 raise item.failure
             kind = item.WhichOneof("kind")
+            if kind == "decision" and item.decision.request_id != self.request_id:
+                continue  # a late answer to an earlier request
             if kind != expected:
-                raise SeatFailure(
+                raise self.fail(
                     FailureKind.PROTOCOL, f"sent {kind or 'an empty message'}, expected {expected}"
                 )
-            if kind == "decision" and item.decision.request_id != self._request_id:
-                continue  # a late answer to an earlier request
             return item
+
+    async def finish(self) -> None:
+        """Close our side and give the bot a moment to close its own."""
+        if self._call is not None and not self._call.done():
+            with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                await self._call.done_writing()
+        if self._reader is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._reader), 1.0)
+            except (TimeoutError, asyncio.CancelledError):
+                self._reader.cancel()
+        if self._call is not None and not self._call.done():
+            self._call.cancel()
+
+    async def _failure_after_write(self, error: Exception) -> SeatFailure:
+        """Prefer the stream's own reason (it ended first) to the write's error."""
+        try:
+            item = await asyncio.wait_for(self._inbox.get(), 0.5)
+        except TimeoutError:
+            return SeatFailure(FailureKind.CRASHED, f"cannot send to the bot: {error}")
+        if isinstance(item, _Closed):
+            return item.failure
+        return SeatFailure(FailureKind.CRASHED, f"cannot send to the bot: {error}")
 
     async def _read(self) -> None:
         assert self._call is not None
@@ -222,14 +204,118 @@ class GrpcSeat:
         self._inbox.put_nowait(_Closed(failure))
 
 
+class SessionPool:
+    """Channels and idle Play streams per endpoint, shared by the matches of a series in one
+    event loop: a new connection, stream and teardown for every match cost milliseconds."""
+
+    def __init__(self, max_message: int = protocol.MAX_MESSAGE_BYTES) -> None:
+        self.max_message = max_message
+        self._channels: dict[str, grpc.aio.Channel] = {}
+        self._idle: dict[str, list[Session]] = {}
+
+    def take(self, endpoint: str) -> Session:
+        idle = self._idle.get(endpoint, [])
+        while idle:
+            session = idle.pop()
+            if session.alive:
+                return session
+        channel = self._channels.get(endpoint)
+        if channel is None:
+            channel = self._channels[endpoint] = open_channel(endpoint, self.max_message)
+        return Session(endpoint, channel)
+
+    async def give_back(self, session: Session) -> None:
+        if session.alive:
+            self._idle.setdefault(session.endpoint, []).append(session)
+            return
+        await session.finish()
+        channel = self._channels.pop(session.endpoint, None)  # reconnect next time
+        if channel is not None:
+            await channel.close(grace=None)
+            self._idle.pop(session.endpoint, None)
+
+    async def close(self) -> None:
+        sessions = [session for idle in self._idle.values() for session in idle]
+        await asyncio.gather(*(session.finish() for session in sessions))
+        channels, self._channels, self._idle = list(self._channels.values()), {}, {}
+        await asyncio.gather(*(channel.close(grace=None) for channel in channels))
+
+
+class GrpcSeat:
+    """A bot behind a gRPC endpoint for one match.
+
+    With a :class:`SessionPool` the stream outlives the match and carries the next one;
+    without one the seat opens its own channel and closes it at the end.
+    """
+
+    def __init__(
+        self, endpoint: str, name: str | None = None, *, pool: SessionPool | None = None
+    ) -> None:
+        self.endpoint = endpoint
+        self.name = name or endpoint
+        self.pool = pool
+        self.hello: pb.Hello | None = None
+        self._session: Session | None = None
+
+    async def start(self, start: pb.MatchStart, timeout: float) -> None:
+        if self.pool is not None:
+            self._session = self.pool.take(self.endpoint)
+        else:
+            self._session = Session(self.endpoint, open_channel(self.endpoint))
+        session = self._session
+        if not session.opened:
+            await session.open(timeout)
+        await session.send(pb.PlayRequest(start=start))
+        hello = await session.receive(timeout, "hello")
+        if hello is None:
+            raise session.fail(FailureKind.UNREACHABLE, "no hello before the start deadline")
+        version = hello.hello.protocol_version
+        if version != protocol.PROTOCOL_VERSION:
+            detail = f"protocol version {version} is not {protocol.PROTOCOL_VERSION}"
+            raise session.fail(FailureKind.PROTOCOL, detail)
+        self.hello = hello.hello
+
+    async def decide(self, observation: Observation, deal: int, allowed: float) -> Action:
+        session = self._session
+        assert session is not None
+        session.request_id += 1
+        request = protocol.request_from_observation(observation, session.request_id, deal, allowed)
+        await session.send(pb.PlayRequest(decide=request))
+        response = await session.receive(allowed, "decision")
+        if response is None:
+            raise SeatTimeout
+        try:
+            return protocol.action_from_decision(response.decision)
+        except protocol.ProtocolError as error:
+            raise session.fail(FailureKind.PROTOCOL, str(error)) from None
+
+    async def end(self, end: pb.MatchEnd) -> None:
+        session = self._session
+        if session is None or not session.alive:
+            return
+        try:
+            await session.send(pb.PlayRequest(end=end))
+        except SeatFailure:
+            return
+
+    async def close(self) -> None:
+        session, self._session = self._session, None
+        if session is None:
+            return
+        if self.pool is not None:
+            await self.pool.give_back(session)
+            return
+        await session.finish()
+        await session.channel.close(grace=None)
+
+
 def _classify(error: grpc.aio.AioRpcError) -> SeatFailure:
     code = error.code()
+    details = error.details()
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
-        return SeatFailure(FailureKind.PROTOCOL, f"oversized message: {error.details()}")
+        return SeatFailure(FailureKind.PROTOCOL, f"oversized message: {details}")
     if code == grpc.StatusCode.UNAVAILABLE:
-        return SeatFailure(FailureKind.CRASHED, f"the bot went away: {error.details()}")
+        return SeatFailure(FailureKind.CRASHED, f"the bot went away: {details}")
     if code == grpc.StatusCode.INTERNAL:
-        return SeatFailure(FailureKind.PROTOCOL, f"malformed message: {error.details()}")
-    return SeatFailure(
-        FailureKind.CRASHED, f"the bot's stream failed: {code.name}: {error.details()}"
-    )
+        return SeatFailure(FailureKind.PROTOCOL, f"malformed message: {details}")
+    return SeatFailure(FailureKind.CRASHED, f"the bot's stream failed: {code.name}: {details}")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from arena.engine import Action, Observation, Ruleset
@@ -25,8 +27,13 @@ class MatchResult:
     ranking: tuple[tuple[int, ...], ...]
     #: why this seat forfeited, or "" when it did not
     forfeit_reason: str
-    #: the full match log (every hand included), as JSON data
-    log: dict[str, Any] = field(default_factory=dict)
+    #: the full match log as JSON text: only for a bot with ``wants_log``
+    log_json: str = ""
+
+    @cached_property
+    def log(self) -> dict[str, Any]:
+        """The full match log (every hand included), parsed on first use."""
+        return json.loads(self.log_json) if self.log_json else {}
 
 
 class Bot:
@@ -35,6 +42,8 @@ class Bot:
     #: shown on the leaderboard
     name: str = "bot"
     version: str = "1"
+    #: ask for the full match log at the end of each match (see MatchResult.log)
+    wants_log: bool = False
 
     def on_match_start(self, match: MatchInfo) -> None:  # noqa: B027 - optional hook
         """Called once before the first decision of a match."""

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import signal
 import sys
 from collections.abc import AsyncIterator, Callable
 
 import grpc
 
-from arena import protocol
+from arena import aio, protocol
 from arena.sdk.bot import Bot, MatchInfo, MatchResult
 from arena.v1 import player_pb2 as pb
 from arena.v1 import player_pb2_grpc
@@ -36,13 +35,13 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
             if kind == "start":
                 bot = self.factory()
                 bot.on_match_start(_match_info(request.start))
-                yield pb.PlayResponse(
-                    hello=pb.Hello(
-                        protocol_version=protocol.PROTOCOL_VERSION,
-                        name=bot.name,
-                        version=bot.version,
-                    )
+                hello = pb.Hello(
+                    protocol_version=protocol.PROTOCOL_VERSION,
+                    name=bot.name,
+                    version=bot.version,
+                    want_log=bot.wants_log,
                 )
+                yield pb.PlayResponse(hello=hello)
             elif kind == "decide" and bot is not None:
                 observation = protocol.observation_from_request(request.decide)
                 action = bot.act(observation)
@@ -50,14 +49,9 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
                 yield pb.PlayResponse(decision=decision)
             elif kind == "end" and bot is not None:
                 end = request.end
-                bot.on_match_end(
-                    MatchResult(
-                        protocol.ranking_from_proto(end.ranking),
-                        end.forfeit_reason,
-                        json.loads(end.log_json) if end.log_json else {},
-                    )
-                )
-                return
+                ranking = protocol.ranking_from_proto(end.ranking)
+                bot.on_match_end(MatchResult(ranking, end.forfeit_reason, end.log_json))
+                bot = None  # the stream may carry the next match
             else:
                 await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"unexpected {kind}")
 
@@ -99,7 +93,7 @@ def serve(bot: type[Bot] | BotFactory, argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=50051)
     parser.add_argument("--host", default="127.0.0.1")
     args = parser.parse_args(argv)
-    asyncio.run(_serve_forever(bot, f"{args.host}:{args.port}", args.host))
+    aio.run(_serve_forever(bot, f"{args.host}:{args.port}", args.host))
 
 
 async def _serve_forever(factory: BotFactory, address: str, host: str) -> None:

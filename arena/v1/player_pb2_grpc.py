@@ -45,7 +45,7 @@ class PlayerServiceServicer:
     """Missing associated documentation comment in .proto file."""
 
     def Play(self, request_iterator, context):
-        """One stream per match: PlayRequest from the referee, PlayResponse from the bot.
+        """Matches in sequence: PlayRequest from the referee, PlayResponse from the bot.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -1,0 +1,129 @@
+"""What the player protocol costs per decision.
+
+The same 4-player ``classic`` matches of ``random`` bots are refereed in process
+(no serialisation) and through gRPC; the difference per decision is what the
+protocol adds, compared with a bare round trip of an empty message over the same
+kind of stream (bidi, asyncio client), measured in the same run. Modes are
+interleaved and every figure is a median over repeats.
+
+Topology matters on a small machine, so each protocol figure is paired with a
+bare round trip in the same topology:
+
+- headline: one bot server process hosting the four bots (one stream per seat),
+  against one echo server process;
+- ``*_4_processes``: each bot in its own process, against four echo server
+  processes taken in turn (what ``arena play`` does with local bots).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+
+from arena import aio
+from arena.engine import Ruleset
+from arena.launcher import BotProcesses, BotSpec, command_for
+from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
+from arena.referee.seats import SessionPool
+from arena.v1 import bench_pb2, bench_pb2_grpc
+from sample_bots import RandomBot
+
+PLAYERS = 4
+
+
+async def _us_per_decision(
+    seats_for: Callable[[int, SessionPool], list], matches: int, rules: Ruleset
+) -> float:
+    pool = SessionPool()
+    decisions = 0
+    began = time.perf_counter()
+    for match in range(matches):
+        seats = seats_for(match, pool)
+        log = await Referee(rules, seats, seed=match, settings=RefereeSettings()).run()
+        decisions += sum(seat["decisions"] for seat in log["seats"])
+    elapsed = time.perf_counter() - began
+    await pool.close()
+    return elapsed / decisions * 1e6
+
+
+async def _bare_rtt_us(endpoints: list[str], round_trips: int) -> float:
+    """Empty-message round trips on one stream per endpoint, taking the endpoints in turn."""
+    channels = [grpc.aio.insecure_channel(endpoint) for endpoint in endpoints]
+    calls = [bench_pb2_grpc.EchoServiceStub(channel).Echo() for channel in channels]
+    request = bench_pb2.EchoRequest()
+    try:
+        for call in calls:  # warm up
+            for _ in range(100):
+                await call.write(request)
+                await call.read()
+        began = time.perf_counter()
+        for index in range(round_trips):
+            call = calls[index % len(calls)]
+            await call.write(request)
+            await call.read()
+        elapsed = time.perf_counter() - began
+        for call in calls:
+            await call.done_writing()
+    finally:
+        await asyncio.gather(*(channel.close() for channel in channels))
+    return elapsed / round_trips * 1e6
+
+
+def run(
+    matches: int = 20,
+    repeats: int = 5,
+    round_trips: int = 2000,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    rules = Ruleset.parse("classic")
+    random_bot = command_for(BotSpec("sample", "random"))
+    echo = [sys.executable, "-m", "arena.bench.echo"]
+    with BotProcesses() as processes:
+        shared = processes.start(random_bot, "random")
+        separate = [processes.start(random_bot, f"random{i}") for i in range(PLAYERS)]
+        echoes = [processes.start(echo, f"echo{i}") for i in range(PLAYERS)]
+
+        def local(match: int, pool: SessionPool) -> list:
+            return [LocalSeat(RandomBot(seed=f"{match}/{s}"), f"random{s}") for s in range(PLAYERS)]
+
+        def remote(endpoints: list[str]) -> Callable[[int, SessionPool], list]:
+            return lambda match, pool: [
+                GrpcSeat(endpoint, f"random{seat}", pool=pool)
+                for seat, endpoint in enumerate(endpoints)
+            ]
+
+        samples: dict[str, list[float]] = {
+            key: [] for key in ("inprocess", "grpc", "grpc_4", "bare", "bare_4")
+        }
+        for repeat in range(repeats):
+            samples["inprocess"].append(aio.run(_us_per_decision(local, matches, rules)))
+            samples["grpc"].append(
+                aio.run(_us_per_decision(remote([shared] * PLAYERS), matches, rules))
+            )
+            samples["bare"].append(aio.run(_bare_rtt_us(echoes[:1], round_trips)))
+            samples["grpc_4"].append(aio.run(_us_per_decision(remote(separate), matches, rules)))
+            samples["bare_4"].append(aio.run(_bare_rtt_us(echoes, round_trips)))
+            if progress is not None:
+                progress(repeat + 1)
+    median = {key: round(statistics.median(values), 1) for key, values in samples.items()}
+    added = median["grpc"] - median["inprocess"]
+    added_4 = median["grpc_4"] - median["inprocess"]
+    return {
+        "inprocess_us_per_decision": median["inprocess"],
+        "grpc_us_per_decision": median["grpc"],
+        "bare_rtt_us": median["bare"],
+        "protocol_added_us": round(added, 1),
+        "added_over_bare_rtt": round(added / median["bare"], 2),
+        "grpc_us_per_decision_4_processes": median["grpc_4"],
+        "bare_rtt_us_4_processes": median["bare_4"],
+        "added_over_bare_rtt_4_processes": round(added_4 / median["bare_4"], 2),
+        "event_loop": "uvloop" if aio.uvloop is not None else "asyncio",
+        "matches_per_repeat": matches,
+        "repeats": repeats,
+    }
