@@ -6,16 +6,13 @@ from __future__ import annotations
 from arena.sdk import (
     BELIEVE,
     CHALLENGE,
-    JOKER,
     PASS,
-    RANK_OF,
     Action,
     Observation,
-    Play,
     Quartets,
     serve,
 )
-from arena.sdk.helpers import CardTracker, best_lead_rank, by_rank, truthful_play
+from arena.sdk.helpers import CardTracker, best_lead_rank, cheapest_lie, truthful_play
 from sample_bots._common import TrackingBot
 
 
@@ -50,7 +47,7 @@ class CounterBot(TrackingBot):
             return PASS
         if legal.believe and live is not None:
             return BELIEVE
-        return self._bluff(observation, rank)
+        return cheapest_lie(observation.hand, rank)
 
     def _call(self, observation: Observation, tracker: CardTracker) -> Action | None:
         live = observation.live
@@ -62,12 +59,6 @@ class CounterBot(TrackingBot):
         if legal.believe and true > self.believe_above and observation.pile_size <= 4:
             return BELIEVE
         return None
-
-    def _bluff(self, observation: Observation, rank: str) -> Play:
-        """One card of the rank it holds fewest of: a small, cheap lie."""
-        groups = by_rank(observation.hand)
-        card = min(observation.hand, key=lambda c: (c == JOKER, len(groups[RANK_OF[c]])))
-        return Play((card,), rank, 1)
 
 
 if __name__ == "__main__":

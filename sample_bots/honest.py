@@ -5,16 +5,13 @@ from __future__ import annotations
 from arena.sdk import (
     BELIEVE,
     CHALLENGE,
-    JOKER,
     PASS,
-    RANK_OF,
     Action,
     Observation,
-    Play,
     Quartets,
     serve,
 )
-from arena.sdk.helpers import best_lead_rank, by_rank, truthful_play
+from arena.sdk.helpers import best_lead_rank, cheapest_lie, truthful_play
 from sample_bots._common import TrackingBot
 
 
@@ -45,14 +42,7 @@ class HonestBot(TrackingBot):
             return BELIEVE
         if spec is None:
             return CHALLENGE  # a final call with no belief allowed
-        return _smallest_lie(observation, spec.ranks[0])
-
-
-def _smallest_lie(observation: Observation, rank: str) -> Play:
-    """One card of the rank held least: the cheapest lie when a lie cannot be avoided."""
-    groups = by_rank(observation.hand)
-    card = min(observation.hand, key=lambda c: (c == JOKER, len(groups[RANK_OF[c]])))
-    return Play((card,), rank, 1)
+        return cheapest_lie(observation.hand, spec.ranks[0])
 
 
 if __name__ == "__main__":

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
+from arena.cli import options
+
 app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
 out = Console(highlight=False)
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
 @app.command()
 def engine(
-    json_: JsonFlag = False,
+    json_: options.JsonFlag = False,
     seconds: Annotated[float, typer.Option(min=0.05, help="Length of each repeat.")] = 2.0,
     repeats: Annotated[int, typer.Option(min=1, help="Repeats; figures are medians.")] = 5,
     players: Annotated[int, typer.Option(min=2, help="Seats at the table.")] = 4,
@@ -24,13 +25,11 @@ def engine(
     """Engine decisions and deals per second (4-player classic, random-legal policies)."""
     from arena.bench import engine as bench_engine
 
-    with Console(stderr=True).status("benchmarking the engine...") as status:
-        figures = bench_engine.run(
-            seconds,
-            repeats,
-            players,
-            progress=lambda done: status.update(f"benchmarking the engine: {done}/{repeats}"),
-        )
+    figures = _measure(
+        "the engine",
+        repeats,
+        lambda progress: bench_engine.run(seconds, repeats, players, progress=progress),
+    )
     if json_:
         print(json.dumps(figures))
         return
@@ -45,7 +44,7 @@ def engine(
 
 @app.command("grpc")
 def grpc_(
-    json_: JsonFlag = False,
+    json_: options.JsonFlag = False,
     matches: Annotated[int, typer.Option(min=1, help="Matches per repeat and mode.")] = 20,
     repeats: Annotated[int, typer.Option(min=1, help="Repeats; figures are medians.")] = 5,
     round_trips: Annotated[int, typer.Option(min=10, help="Bare round trips per repeat.")] = 2000,
@@ -53,13 +52,11 @@ def grpc_(
     """The player protocol's cost per decision against in-process play and a bare round trip."""
     from arena.bench import grpc as bench_grpc
 
-    with Console(stderr=True).status("benchmarking gRPC...") as status:
-        figures = bench_grpc.run(
-            matches,
-            repeats,
-            round_trips,
-            progress=lambda done: status.update(f"benchmarking gRPC: {done}/{repeats}"),
-        )
+    figures = _measure(
+        "gRPC",
+        repeats,
+        lambda progress: bench_grpc.run(matches, repeats, round_trips, progress=progress),
+    )
     if json_:
         print(json.dumps(figures))
         return
@@ -84,3 +81,9 @@ def grpc_(
         f"({figures['added_over_bare_rtt_4_processes']:.2f} x with one process per bot);"
         " target <= 1.5"
     )
+
+
+def _measure(what: str, repeats: int, run: Callable[[Callable[[int], None]], dict]) -> dict:
+    """Run a benchmark with a status line on stderr that counts the repeats done."""
+    with Console(stderr=True).status(f"benchmarking {what}...") as status:
+        return run(lambda done: status.update(f"benchmarking {what}: {done}/{repeats}"))

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena import aio
+from arena.cli import options
 from arena.cli.rules import ruleset_or_exit
 from arena.launcher import BotProcesses, BotSpecError, parse_bot
 from arena.referee import RefereeSettings, replay
@@ -26,14 +27,10 @@ def play(
     bots: Annotated[
         list[str], typer.Argument(help="host:port, a Python bot file, or sample:NAME.")
     ],
-    rules: Annotated[
-        str, typer.Option("--rules", help="Preset: classic, pagat or russian.")
-    ] = "classic",
-    option: Annotated[
-        list[str] | None, typer.Option("--option", help="Override, key=value.")
-    ] = None,
-    games: Annotated[int, typer.Option("--games", min=1, help="Matches to play.")] = 10,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the series.")] = 0,
+    rules: options.Rules = "classic",
+    option: options.Overrides = None,
+    games: options.Games = 10,
+    seed: options.Seed = 0,
     deadline: Annotated[
         float, typer.Option("--deadline", min=0.001, help="Seconds per decision.")
     ] = 1.0,
@@ -41,7 +38,7 @@ def play(
         float, typer.Option("--time-bank", min=0.0, help="Extra seconds per seat per match.")
     ] = 5.0,
     logs: Annotated[Path | None, typer.Option("--logs", help="Write each match log here.")] = None,
-    json_: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
+    json_: options.JsonFlag = False,
 ) -> None:
     """Play matches between bots (seats rotate) and print a table per bot."""
     if len(bots) < 2:

@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena import scenarios
+from arena.cli import options
 from arena.engine import Game, RulesError, Ruleset
 from arena.engine.rules import parse_option_pairs
 from arena.selfplay import play_series
@@ -60,17 +61,11 @@ def check(
 
 @app.command()
 def play(
-    rules: Annotated[
-        str, typer.Option("--rules", help="Preset: classic, pagat or russian.")
-    ] = "classic",
-    option: Annotated[
-        list[str] | None, typer.Option("--option", help="Override, key=value (repeatable).")
-    ] = None,
+    rules: options.Rules = "classic",
+    option: options.Overrides = None,
     players: Annotated[int, typer.Option("--players", min=2, help="Seats at the table.")] = 4,
-    games: Annotated[
-        int, typer.Option("--games", min=1, help="Games (matches of the ruleset's deals).")
-    ] = 100,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the whole series.")] = 0,
+    games: options.Games = 100,
+    seed: options.Seed = 0,
 ) -> None:
     """Play games between built-in random-legal policies and summarise them."""
     ruleset, game_players = ruleset_or_exit(rules, option or [], players)

@@ -32,6 +32,15 @@ def truthful_play(
     return Play(tuple(cards), rank, len(cards)) if cards else None
 
 
+def cheapest_lie(hand: Iterable[str], rank: str) -> Play:
+    """One card claimed as ``rank``: of the rank held fewest of (never a joker, which would
+    make the claim true) - the smallest lie when a lie cannot be avoided."""
+    cards = list(hand)
+    groups = by_rank(cards)
+    card = min(cards, key=lambda c: (c == JOKER, len(groups[RANK_OF[c]])))
+    return Play((card,), rank, 1)
+
+
 def best_lead_rank(spec: PlaySpec, hand: Iterable[str]) -> str:
     """The allowed rank the hand holds most of (ties: the lowest rank)."""
     groups = by_rank(hand)

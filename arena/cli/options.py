@@ -1,0 +1,16 @@
+"""Command-line options shared by several commands, declared once."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+Rules = Annotated[str, typer.Option("--rules", help="Preset: classic, pagat or russian.")]
+Overrides = Annotated[
+    list[str] | None,
+    typer.Option("--option", help="Rule override key=value, as in RULES.md (repeatable)."),
+]
+Seed = Annotated[int, typer.Option("--seed", help="Seed of the whole series.")]
+Games = Annotated[int, typer.Option("--games", min=1, help="Games (matches) to play.")]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
