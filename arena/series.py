@@ -1,7 +1,8 @@
-"""A series of matches between the same bots, seats rotated, with per-bot figures.
+"""A series of matches between the same bots at one table, with per-bot figures.
 
-Game ``i`` seats bot ``(s + i) mod n`` at seat ``s``, so over ``n`` games every bot
-sits in every seat once. Ratings are TrueSkill over the series, in game order.
+Seats come from :func:`arena.schedule.round_robin`: over every ``n!`` games each bot
+sits in every seat, and after every other bot, equally often. Ratings are TrueSkill
+over the series, in game order.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from arena.engine.match import places
 from arena.referee import GrpcSeat, Referee, RefereeSettings, Seat
 from arena.referee.referee import percentile
 from arena.referee.seats import SessionPool
+from arena.schedule import round_robin
 
 
 @dataclass
@@ -81,8 +83,8 @@ async def run_series(
     figures = [BotFigures(name) for name in names]
     if logs is not None:
         logs.mkdir(parents=True, exist_ok=True)
-    for game in range(games):
-        order = [(seat + game) % count for seat in range(count)]  # seat -> bot index
+    tables = round_robin(list(range(count)), count, games, seed)
+    for game, order in enumerate(tables):  # order: seat -> bot index
         seats = [seat_factory(bot, names[bot]) for bot in order]
         log = await Referee(ruleset, seats, f"{seed}/{game}", settings).run()
         if logs is not None:

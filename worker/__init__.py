@@ -1,1 +1,1 @@
-"""RQ workers that play matches (see issue 4)."""
+"""RQ workers that play matches: ``arena worker`` (see worker.runner)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.cli import bench, play, rules, up
+from arena.cli import bench, platform, play, rules, up
 
 app = typer.Typer(
     help="Arena: bot tournaments for the bluffing card game Verish' Ne Verish'.",
@@ -17,6 +17,10 @@ app.add_typer(bench.app, name="bench")
 app.command("up")(up.up)
 app.command("play")(play.play)
 app.command("replay")(play.replay_command)
+app.add_typer(platform.bot_app, name="bot")
+app.add_typer(platform.tournament_app, name="tournament")
+app.add_typer(platform.db_app, name="db")
+app.command("worker")(platform.worker_command)
 
 
 def main() -> None:

@@ -112,7 +112,7 @@ def _print(figures: list[BotFigures], players: int, ruleset, games: int, as_json
     if as_json:
         print(json.dumps({"rules": ruleset.to_dict(), "games": games, "bots": rows}))
         return
-    table = Table(title=f"{games} games of {ruleset}, seats rotated")
+    table = Table(title=f"{games} games of {ruleset}, seat orders balanced")
     for column in (
         "bot",
         "games",

@@ -1,0 +1,222 @@
+"""``arena bot``, ``arena tournament``, ``arena worker`` and ``arena db``: the platform."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from arena.cli import options
+from arena.cli.rules import ruleset_or_exit
+from arena.platform import Platform, PlatformError
+from arena.referee import RefereeSettings
+from arena.store import bots as bot_store
+from arena.store import tournaments as tournament_store
+from arena.store.bots import StoreError
+from arena.store.models import BotKind
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+bot_app = typer.Typer(help="Register bots.", no_args_is_help=True)
+tournament_app = typer.Typer(help="Create, start and follow tournaments.", no_args_is_help=True)
+db_app = typer.Typer(help="The database.", no_args_is_help=True)
+
+
+def platform() -> Platform:
+    try:
+        return Platform()
+    except Exception as error:
+        fail(f"cannot open the database: {error}", 1)
+        raise
+
+
+def fail(message: str, code: int = 2) -> None:
+    err.print(f"error: {message}", markup=False)
+    raise typer.Exit(code)
+
+
+@bot_app.command("add")
+def bot_add(
+    name: Annotated[str, typer.Argument(help="The bot's name.")],
+    endpoint: Annotated[str | None, typer.Option(help="A running bot at HOST:PORT.")] = None,
+    path: Annotated[str | None, typer.Option(help="A Python bot file the workers run.")] = None,
+    sample: Annotated[str | None, typer.Option(help="A sample bot: random, honest, ...")] = None,
+) -> None:
+    """Register a bot (one of --endpoint, --path, --sample)."""
+    given = [(BotKind.ENDPOINT, endpoint), (BotKind.PATH, path), (BotKind.SAMPLE, sample)]
+    chosen = [(kind, value) for kind, value in given if value]
+    if len(chosen) != 1:
+        fail("give exactly one of --endpoint, --path, --sample")
+    kind, target = chosen[0]
+    try:
+        version = platform().db.transaction(
+            lambda session: bot_store.add_bot(session, name, kind, target)
+        )
+    except StoreError as error:
+        fail(str(error))
+    out.print(
+        f"added bot {name} (version {version.number}, {kind.value} {version.target})", markup=False
+    )
+
+
+@bot_app.command("list")
+def bot_list() -> None:
+    """List the registered bots and their active versions."""
+    with platform().db.read() as session:
+        table = Table("bot", "version", "kind", "target")
+        for bot in bot_store.all_bots(session):
+            version = bot.versions[-1]
+            table.add_row(bot.name, str(version.number), version.kind.value, version.target)
+    out.print(table)
+
+
+@tournament_app.command("create")
+def tournament_create(
+    name: Annotated[str, typer.Argument(help="The tournament's name.")],
+    bots: Annotated[str, typer.Option("--bots", help="Bot names, comma separated.")],
+    rules: options.Rules = "classic",
+    option: options.Overrides = None,
+    table_size: Annotated[int, typer.Option("--table-size", min=2, help="Seats per table.")] = 4,
+    games: Annotated[int, typer.Option("--games", min=1, help="Matches to play.")] = 100,
+    seed: Annotated[str | None, typer.Option(help="Seed of the schedule and deals.")] = None,
+    deadline: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 1.0,
+) -> None:
+    """Create a round-robin tournament and schedule its matches."""
+    ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
+    names = [bot.strip() for bot in bots.split(",") if bot.strip()]
+    settings = RefereeSettings(deadline=deadline)
+    try:
+        tournament = platform().db.transaction(
+            lambda session: tournament_store.create(
+                session, name, ruleset, names, table_size, games, seed, settings
+            )
+        )
+    except StoreError as error:
+        fail(str(error))
+    out.print(
+        f"created tournament {name}: {games} matches of {ruleset}, "
+        f"tables of {table_size} from {len(names)} bots (seed {tournament.seed})",
+        markup=False,
+    )
+
+
+@tournament_app.command("start")
+def tournament_start(name: Annotated[str, typer.Argument(help="The tournament.")]) -> None:
+    """Send the tournament's matches to the workers."""
+    try:
+        sent = platform().start_tournament(name)
+    except (StoreError, PlatformError) as error:
+        fail(str(error))
+    out.print(f"started {name}: {sent} matches queued")
+
+
+@tournament_app.command("status")
+def tournament_status(
+    name: Annotated[str, typer.Argument(help="The tournament.")],
+    json_: options.JsonFlag = False,
+) -> None:
+    """Progress and leaderboard (ordered by mu - 3 sigma)."""
+    try:
+        status = platform().tournament_status(name)
+    except StoreError as error:
+        fail(str(error))
+    if json_:
+        print(json.dumps(status))
+        return
+    print_status(status)
+
+
+@tournament_app.command("wait")
+def tournament_wait(
+    name: Annotated[str, typer.Argument(help="The tournament.")],
+    timeout: Annotated[float, typer.Option(help="Give up after this many seconds.")] = 3600,
+) -> None:
+    """Show progress until the tournament is over (exit 1 on timeout)."""
+    arena = platform()
+    try:
+        status = arena.tournament_status(name)
+    except StoreError as error:
+        fail(str(error))
+    deadline = time.monotonic() + timeout
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+    ) as bar:
+        task = bar.add_task(name, total=status["matches"]["total"])
+        while status["status"] != "done":
+            if time.monotonic() > deadline:
+                fail(f"{name} is not over after {timeout:.0f} s", 1)
+            time.sleep(0.5)
+            status = arena.tournament_status(name)
+            counts = status["matches"]
+            bar.update(
+                task,
+                completed=counts["done"] + counts["failed"],
+                description=f"{name}: {counts['running']} running, {counts['failed']} failed",
+            )
+    print_status(status)
+
+
+def print_status(status: dict) -> None:
+    counts = status["matches"]
+    out.print(
+        f"{status['name']}: {status['status']}, {counts['done']}/{counts['total']} "
+        f"matches done, {counts['running']} running, {counts['queued']} queued, "
+        f"{counts['failed']} failed",
+        markup=False,
+    )
+    table = Table(
+        "rank",
+        "bot",
+        "mu",
+        "sigma",
+        "mu-3sigma",
+        "games",
+        "mean place",
+        "wins",
+        "forfeits",
+        "strikes",
+        "illegal",
+    )
+    for row in status["leaderboard"]:
+        mean = f"{row['mean_place']:.2f}" if row["mean_place"] is not None else "-"
+        table.add_row(
+            str(row["rank"]),
+            f"{row['bot']} v{row['version']}",
+            f"{row['mu']:.2f}",
+            f"{row['sigma']:.2f}",
+            f"{row['score']:.2f}",
+            str(row["games"]),
+            mean,
+            str(row["wins"]),
+            str(row["forfeits"]),
+            str(row["strikes"]),
+            str(row["illegal"]),
+        )
+    out.print(table)
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Bring the database to the current schema (every command does this too)."""
+    arena = platform()
+    out.print(f"database at {arena.settings.database_url} is current")
+
+
+def worker_command(
+    burst: Annotated[bool, typer.Option(help="Stop when the queue is empty.")] = False,
+) -> None:
+    """Run a worker that plays queued matches (needs REDIS_URL, and ARENA_DATABASE_URL
+    unless the database is the local default)."""
+    from worker import runner
+
+    runner.run(burst=burst)

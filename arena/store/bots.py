@@ -1,0 +1,59 @@
+"""Bots and their versions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from arena.launcher import BotSpecError, parse_bot
+from arena.store.models import Bot, BotKind, BotVersion
+
+
+class StoreError(ValueError):
+    """A request the store refuses, with a message for the user."""
+
+
+def parse_target(kind: BotKind, target: str) -> str:
+    """Validate a version's target; return it canonical (a file path made absolute)."""
+    text = {BotKind.SAMPLE: f"sample:{target}", BotKind.PATH: target, BotKind.ENDPOINT: target}[
+        kind
+    ]
+    try:
+        spec = parse_bot(text)
+    except BotSpecError as error:
+        raise StoreError(str(error)) from None
+    if spec.kind != kind.value.replace("path", "file"):
+        raise StoreError(f"{target!r} is not a valid {kind.value}")
+    return str(Path(spec.value).resolve()) if kind is BotKind.PATH else spec.value
+
+
+def add_bot(session: Session, name: str, kind: BotKind, target: str) -> BotVersion:
+    """A new bot with its first version."""
+    name = name.strip()
+    if not name or len(name) > 100:
+        raise StoreError("a bot name has 1 to 100 characters")
+    if session.scalar(select(Bot).where(Bot.name == name)) is not None:
+        raise StoreError(f"a bot named {name!r} exists already")
+    bot = Bot(name=name)
+    version = BotVersion(bot=bot, number=1, kind=kind, target=parse_target(kind, target))
+    session.add_all([bot, version])
+    session.flush()
+    return version
+
+
+def active_version(session: Session, name: str) -> BotVersion:
+    version = session.scalar(
+        select(BotVersion)
+        .join(Bot)
+        .where(Bot.name == name, BotVersion.active.is_(True))
+        .order_by(BotVersion.number.desc())
+    )
+    if version is None:
+        raise StoreError(f"no bot named {name!r}: add it with 'arena bot add'")
+    return version
+
+
+def all_bots(session: Session) -> list[Bot]:
+    return list(session.scalars(select(Bot).order_by(Bot.name)))

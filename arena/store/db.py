@@ -1,0 +1,112 @@
+"""Database engines and transactions: SQLite (WAL) by default, PostgreSQL when configured.
+
+Writers take the database's write lock up front (SQLite ``BEGIN IMMEDIATE``; a row lock
+with ``SELECT ... FOR UPDATE`` on PostgreSQL where it matters), so concurrent workers
+serialise instead of failing on lock upgrades. Transient failures (a dropped
+connection, a busy database) are retried.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: attempts for a transaction that fails transiently (1 + 3 retries)
+ATTEMPTS = 4
+SQLITE_BUSY_MS = 30_000
+
+
+def make_engine(url: str) -> Engine:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return _sqlite_engine(url, parsed.database)
+    return create_engine(url, pool_pre_ping=True, pool_recycle=1800, future=True)
+
+
+def _sqlite_engine(url: str, database: str | None) -> Engine:
+    if database and database != ":memory:":
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(
+        url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_MS / 1000}
+    )
+
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_connection, _record) -> None:  # noqa: ANN001
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves, below
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection) -> None:  # noqa: ANN001
+        write = connection.get_execution_options().get("arena_write", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+    return engine
+
+
+class Database:
+    """An engine and its two kinds of sessions: reads, and writes that lock first."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = make_engine(url)
+        self.dialect = self.engine.dialect.name
+        self._read = sessionmaker(self.engine, expire_on_commit=False)
+        self._write = sessionmaker(
+            self.engine.execution_options(arena_write=True), expire_on_commit=False
+        )
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        with self._read() as session, session.begin():
+            yield session
+
+    def transaction(self, work: Callable[[Session], T], attempts: int = ATTEMPTS) -> T:
+        """Run ``work`` in one write transaction, retrying transient failures."""
+        for attempt in range(1, attempts + 1):
+            try:
+                with self._write() as session, session.begin():
+                    return work(session)
+            except (OperationalError, DBAPIError) as error:
+                if attempt == attempts or not _transient(error):
+                    raise
+                log.warning("database error, retrying (%d/%d): %s", attempt, attempts, error)
+                time.sleep(0.1 * 2**attempt)
+        raise AssertionError("unreachable")
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def _transient(error: DBAPIError) -> bool:
+    if error.connection_invalidated:
+        return True
+    text = str(error.orig).lower()
+    return any(
+        word in text
+        for word in (
+            "locked",
+            "busy",
+            "terminat",
+            "connection",
+            "closed",
+            "server closed",
+            "could not connect",
+        )
+    )

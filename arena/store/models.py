@@ -1,0 +1,202 @@
+"""The platform's tables (SQLAlchemy 2). The database is the source of truth; Redis
+only carries work to the workers."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Enum,
+    Float,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+def _enum(cls: type[StrEnum]) -> Enum:
+    """Store a string-valued enum as its value, with a CHECK constraint."""
+    return Enum(
+        cls,
+        native_enum=False,
+        values_callable=lambda e: [m.value for m in e],
+        length=32,
+        validate_strings=True,
+    )
+
+
+class BotKind(StrEnum):
+    ENDPOINT = "endpoint"  # a running bot at host:port
+    SAMPLE = "sample"  # a sample bot, run inside the worker
+    PATH = "path"  # a Python bot file, run by the worker as a subprocess
+
+
+class TournamentStatus(StrEnum):
+    CREATED = "created"
+    RUNNING = "running"
+    DONE = "done"
+
+
+class MatchStatus(StrEnum):
+    PENDING = "pending"  # scheduled, not yet sent to the queue
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"  # infrastructure failures exhausted the attempts
+
+
+class Owner(Base):
+    __tablename__ = "owners"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    token_hash: Mapped[str] = mapped_column(String(128), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class Bot(Base):
+    __tablename__ = "bots"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("owners.id"))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    versions: Mapped[list[BotVersion]] = relationship(
+        back_populates="bot", order_by="BotVersion.number"
+    )
+
+
+class BotVersion(Base):
+    __tablename__ = "bot_versions"
+    __table_args__ = (UniqueConstraint("bot_id", "number"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    number: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[BotKind] = mapped_column(_enum(BotKind))
+    #: the endpoint, the sample bot's name, or the file's path
+    target: Mapped[str] = mapped_column(String(500))
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    bot: Mapped[Bot] = relationship(back_populates="versions")
+
+    @property
+    def label(self) -> str:
+        return f"{self.bot.name} v{self.number}"
+
+
+class Tournament(Base):
+    __tablename__ = "tournaments"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    rules: Mapped[dict] = mapped_column(JSON)  # {"preset": ..., "options": {...}}
+    format: Mapped[str] = mapped_column(String(32), default="round_robin")
+    table_size: Mapped[int] = mapped_column(Integer)
+    games: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[str] = mapped_column(String(100))
+    settings: Mapped[dict] = mapped_column(JSON)  # referee settings
+    status: Mapped[TournamentStatus] = mapped_column(
+        _enum(TournamentStatus), default=TournamentStatus.CREATED
+    )
+    #: matches recorded so far; a recorded match takes the next number (completion order)
+    completed: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    entries: Mapped[list[Entry]] = relationship(order_by="Entry.id")
+
+
+class Entry(Base):
+    """A bot version taking part in a tournament, with its current rating."""
+
+    __tablename__ = "entries"
+    __table_args__ = (UniqueConstraint("tournament_id", "bot_version_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    version: Mapped[BotVersion] = relationship()
+
+
+class Match(Base):
+    __tablename__ = "matches"
+    __table_args__ = (UniqueConstraint("tournament_id", "index"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    index: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[str] = mapped_column(String(120))
+    status: Mapped[MatchStatus] = mapped_column(
+        _enum(MatchStatus), default=MatchStatus.PENDING, index=True
+    )
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    #: the RQ job carrying the current attempt
+    job_id: Mapped[str | None] = mapped_column(String(100))
+    worker: Mapped[str | None] = mapped_column(String(200))
+    #: who may record the result: the claim of the worker playing it now
+    claim: Mapped[str | None] = mapped_column(String(64))
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    queued_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: the position in the tournament's completion order (ratings are applied in it)
+    completion: Mapped[int | None] = mapped_column(Integer)
+    referee_ms: Mapped[float | None] = mapped_column(Float)
+    error: Mapped[str | None] = mapped_column(Text)
+    seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat")
+
+
+class Seat(Base):
+    """A seat of a match: who sat there and, once played, how it went."""
+
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("match_id", "seat"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    place: Mapped[int | None] = mapped_column(Integer)
+    forfeit: Mapped[bool] = mapped_column(Boolean, default=False)
+    forfeit_kind: Mapped[str | None] = mapped_column(String(32))
+    forfeit_reason: Mapped[str | None] = mapped_column(Text)
+    strikes: Mapped[int] = mapped_column(Integer, default=0)
+    illegal: Mapped[int] = mapped_column(Integer, default=0)
+    decisions: Mapped[int] = mapped_column(Integer, default=0)
+    latency_mean_ms: Mapped[float | None] = mapped_column(Float)
+    latency_p99_ms: Mapped[float | None] = mapped_column(Float)
+    version: Mapped[BotVersion] = relationship()
+
+
+class RatingChange(Base):
+    """A bot version's rating after a match, in the tournament's completion order."""
+
+    __tablename__ = "rating_history"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"))
+    completion: Mapped[int] = mapped_column(Integer)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+
+
+class MatchLog(Base):
+    __tablename__ = "match_logs"
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    #: the JSON match log, zlib-compressed
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    size: Mapped[int] = mapped_column(Integer)

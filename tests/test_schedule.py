@@ -1,0 +1,79 @@
+"""Round-robin tables: equal meetings and equal seats, as arena/schedule.py promises."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+
+import pytest
+
+from arena.schedule import round_robin
+
+
+def counts(tables):
+    meetings = Counter(tuple(sorted(p)) for t in tables for p in itertools.combinations(t, 2))
+    seats = Counter((bot, seat) for t in tables for seat, bot in enumerate(t))
+    return meetings, seats
+
+
+def follows(tables):
+    """How often each bot sits right after each other bot (clockwise)."""
+    return Counter((t[(i + 1) % len(t)], b) for t in tables for i, b in enumerate(t))
+
+
+@pytest.mark.parametrize(("bots", "size"), [(4, 4), (5, 3), (6, 2), (6, 4), (5, 4)])
+def test_complete_cycles_balance_meetings_seats_and_neighbours(bots: int, size: int) -> None:
+    cycle = math.comb(bots, size) * math.factorial(size)
+    tables = round_robin(list(range(bots)), size, 2 * cycle, seed=3)
+    meetings, seats = counts(tables)
+    assert set(meetings.values()) == {2 * math.comb(bots - 2, size - 2) * math.factorial(size)}
+    assert len(meetings) == math.comb(bots, 2)
+    assert set(seats.values()) == {2 * math.comb(bots - 1, size - 1) * math.factorial(size - 1)}
+    assert len(set(follows(tables).values())) == 1, "everyone follows everyone equally"
+    assert all(len(set(t)) == size for t in tables)
+
+
+def test_many_subsets_rotate_seats_instead_of_every_order() -> None:
+    bots, size = 12, 4  # 495 subsets: 11,880 orders, 1,980 rotations
+    tables = round_robin(list(range(bots)), size, math.comb(bots, size) * size, seed=1)
+    meetings, seats = counts(tables)
+    assert set(meetings.values()) == {math.comb(bots - 2, size - 2) * size}
+    assert set(seats.values()) == {math.comb(bots - 1, size - 1)}
+
+
+def test_a_partial_cycle_adds_at_most_one_cycles_imbalance() -> None:
+    tables = round_robin(list(range(6)), 3, 50 + 120, seed=1)  # a cycle is 20 subsets x 3!
+    meetings, _ = counts(tables)
+    per_cycle = math.comb(4, 1) * math.factorial(3)
+    assert per_cycle <= min(meetings.values()) <= max(meetings.values()) <= 2 * per_cycle
+    assert len(tables) == 170
+
+
+@pytest.mark.parametrize("games", [400, 800])
+def test_large_fields_are_balanced_greedily_and_the_spread_does_not_grow(games: int) -> None:
+    tables = round_robin(list(range(40)), 4, games, seed=2)
+    played = Counter(bot for t in tables for bot in t)
+    assert max(played.values()) - min(played.values()) <= 1
+    meetings, seats = counts(tables)
+    per_bot = {bot: [seats[bot, s] for s in range(4)] for bot in range(40)}
+    assert all(max(v) - min(v) <= 2 for v in per_bot.values())
+    assert (
+        max(meetings.values())
+        - min(meetings.get(p, 0) for p in itertools.combinations(range(40), 2))
+        <= 3
+    )
+
+
+def test_the_schedule_is_seeded() -> None:
+    assert round_robin([1, 2, 3, 4], 2, 12, "x") == round_robin([1, 2, 3, 4], 2, 12, "x")
+    assert round_robin([1, 2, 3, 4], 2, 12, "x") != round_robin([1, 2, 3, 4], 2, 12, "y")
+
+
+@pytest.mark.parametrize(
+    ("bots", "size", "message"),
+    [([1, 2], 3, "needs at least 3 bots"), ([1, 1, 2], 2, "listed twice"), ([1, 2], 1, "2 seats")],
+)
+def test_bad_requests_are_refused(bots, size, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        round_robin(bots, size, 4, 0)
