@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from arena.cli import options
+from arena.cli import console, options
 
 app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
 out = Console(highlight=False)
@@ -87,3 +87,35 @@ def _measure(what: str, repeats: int, run: Callable[[Callable[[int], None]], dic
     """Run a benchmark with a status line on stderr that counts the repeats done."""
     with Console(stderr=True).status(f"benchmarking {what}...") as status:
         return run(lambda done: status.update(f"benchmarking {what}: {done}/{repeats}"))
+
+
+@app.command()
+def pipeline(
+    json_: options.JsonFlag = False,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Up to this many workers.")] = 2,
+    matches: Annotated[int, typer.Option("--matches", min=1, help="Matches per run.")] = 200,
+    bots: Annotated[str, typer.Option("--bots", help="inprocess or grpc.")] = "inprocess",
+) -> None:
+    """Matches through Redis, workers and the database: rate, overhead, scaling."""
+    from arena.bench import pipeline as bench_pipeline
+
+    if bots not in ("inprocess", "grpc"):
+        console.stderr().print("error: --bots is inprocess or grpc")
+        raise typer.Exit(2)
+    with console.stderr().status("benchmarking the pipeline...") as status:
+        figures = bench_pipeline.run(
+            workers, matches, bots, progress=lambda what: status.update(f"pipeline: {what}")
+        )
+    if json_:
+        print(json.dumps(figures))
+        return
+    out.print(f"{matches} matches of 4 random bots ({bots}) per run, SQLite, private Redis")
+    for count, rate in figures["matches_per_s_by_workers"].items():
+        out.print(
+            f"  {count} worker(s): {rate:7.1f} matches/s   speed-up "
+            f"{figures['scaling'][count]:.2f} x"
+        )
+    out.print(
+        f"  platform overhead: {figures['overhead_ms_per_match']:.2f} ms per match "
+        f"(referee: {figures['referee_ms_per_match']:.2f} ms per match); target <= 10"
+    )

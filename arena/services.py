@@ -1,0 +1,74 @@
+"""Running the platform's processes on one machine: workers as subprocesses."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from arena.settings import Settings
+
+
+def environment(settings: Settings) -> dict[str, str]:
+    """The environment a worker needs: only where the database and Redis are."""
+    return {
+        **os.environ,
+        "ARENA_DATA_DIR": str(settings.data_dir),
+        "ARENA_DATABASE_URL": settings.database_url,
+        "REDIS_URL": settings.redis_url or "",
+    }
+
+
+class Workers:
+    """``count`` ``arena worker`` processes; stopped (and their groups) on exit."""
+
+    def __init__(self, settings: Settings, count: int, log_dir: Path, burst: bool = False) -> None:
+        self.settings, self.count, self.log_dir, self.burst = settings, count, log_dir, burst
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def start(self) -> Workers:
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        for index in range(self.count):
+            self.add(index)
+        return self
+
+    def add(self, index: int) -> subprocess.Popen[bytes]:
+        command = [sys.executable, "-m", "arena", "worker"] + (["--burst"] if self.burst else [])
+        log = open(self.log_dir / f"worker-{index}.log", "ab")  # noqa: SIM115 - the child keeps it
+        process = subprocess.Popen(
+            command,
+            env=environment(self.settings),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+        self.processes.append(process)
+        return process
+
+    def stop(self, grace: float = 10.0) -> None:
+        """SIGTERM (rq finishes the current match), then SIGKILL after ``grace`` seconds."""
+        for process in self.processes:
+            _signal(process, signal.SIGTERM)
+        for process in self.processes:
+            try:
+                process.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                _signal(process, signal.SIGKILL)
+                process.wait()
+        self.processes.clear()
+
+    def __enter__(self) -> Workers:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _signal(process: subprocess.Popen[bytes], signum: int) -> None:
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signum)
