@@ -66,13 +66,6 @@ def test_bench_engine_json_has_the_documented_keys() -> None:
     assert figures["decisions_per_s"] > figures["deals_per_s"]
 
 
-def test_up_plays_the_demo() -> None:
-    result = arena("up", "--games", "5")
-    assert result.returncode == 0, result.stderr
-    for preset in ("classic", "pagat", "russian"):
-        assert re.search(rf"{preset}\s+5 deals", result.stdout)
-
-
 def test_bench_grpc_json_has_the_documented_keys() -> None:
     result = arena(
         "bench", "grpc", "--json", "--matches", "2", "--repeats", "1", "--round-trips", "100"

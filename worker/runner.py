@@ -67,19 +67,21 @@ def run(burst: bool = False, reconcile: bool = True) -> None:
     if reconciler is not None:
         reconciler.start()
     try:
+        delay = 0.5
         while True:
-            connection = work_queue.connect(settings.redis_url)
-            worker = SimpleWorker(
-                [work_queue.match_queue(connection)],
-                connection=connection,
-                name=f"arena-{jobs.worker_name()}-{time.monotonic_ns()}",
-            )
             try:
+                connection = work_queue.connect(settings.redis_url)
+                worker = SimpleWorker(
+                    [work_queue.match_queue(connection)],
+                    connection=connection,
+                    name=f"arena-{jobs.worker_name()}-{time.monotonic_ns()}",
+                )
                 worker.work(burst=burst, logging_level=os.environ.get("ARENA_LOG_LEVEL", "INFO"))
                 return
             except (RedisConnectionError, RedisTimeoutError) as error:
-                log.warning("lost Redis (%s); reconnecting in 1 s", error)
-                time.sleep(1)
+                log.warning("lost Redis (%s); reconnecting in %.1f s", error, delay)
+                time.sleep(delay)
+                delay = min(delay * 2, 5.0)
     finally:
         if reconciler is not None:
             reconciler.stopped.set()

@@ -1,0 +1,63 @@
+"""Fixtures for the platform tests: real databases (SQLite and PostgreSQL) and real Redis."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+import redis
+
+from arena.settings import Settings
+from arena.store.db import Database
+from arena.store.schema import upgrade
+
+POSTGRES_ADMIN = os.environ.get("ARENA_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+REDIS_TEST_URL = os.environ.get("ARENA_TEST_REDIS", "redis://127.0.0.1:6379/13")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh, empty database of each kind: a SQLite file, or a new PostgreSQL database."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'arena.db'}"
+        return
+    name = f"arena_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    base = POSTGRES_ADMIN.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://")
+    try:
+        yield f"{base}/{name}"
+    finally:
+        with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = %s AND pid <> pg_backend_pid()",
+                (name,),
+            )
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+
+
+@pytest.fixture
+def db(database_url: str) -> Iterator[Database]:
+    database = Database(database_url)
+    upgrade(database)
+    yield database
+    database.dispose()
+
+
+@pytest.fixture
+def redis_url() -> Iterator[str]:
+    """An isolated Redis database on the machine's server, flushed before and after."""
+    client = redis.Redis.from_url(REDIS_TEST_URL)
+    client.flushdb()
+    yield REDIS_TEST_URL
+    client.flushdb()
+
+
+@pytest.fixture
+def settings(tmp_path: Path, database_url: str, redis_url: str) -> Settings:
+    return Settings(tmp_path, database_url, redis_url)

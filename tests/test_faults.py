@@ -1,0 +1,116 @@
+"""Faults: a worker killed mid-match, Redis restarted, PostgreSQL connections dropped.
+The tournament completes and every match is recorded exactly once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import psycopg
+import pytest
+from sqlalchemy import select
+
+from arena.platform import Platform
+from arena.redis_server import RedisServer
+from arena.services import Workers
+from arena.settings import Settings
+from arena.store.models import Match, MatchStatus
+from tests.conftest import POSTGRES_ADMIN
+from tests.test_workers import (
+    assert_ratings_replay,
+    assert_recorded_exactly_once,
+    setup_tournament,
+    wait_done,
+)
+
+
+def running_match(arena: Platform, timeout: float = 30.0) -> Match:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with arena.db.read() as s:
+            match = s.scalar(select(Match).where(Match.status == MatchStatus.RUNNING))
+        if match is not None:
+            return match
+        time.sleep(0.05)
+    raise AssertionError("no match started")
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_match_whose_worker_is_killed_is_played_again_within_60_seconds(
+    settings: Settings,
+) -> None:
+    arena = Platform(settings)
+    setup_tournament(arena, 6, deals=40)  # long matches, so one is surely mid-play
+    with Workers(settings, 1, settings.data_dir / "logs") as workers:
+        arena.start_tournament("t")
+        victim = running_match(arena)
+        os.killpg(workers.processes[0].pid, signal.SIGKILL)
+        killed_at = time.monotonic()
+        workers.add(1)
+        deadline = killed_at + 60
+        while True:
+            with arena.db.read() as s:
+                match = s.get(Match, victim.id)
+            if match.status is MatchStatus.DONE:
+                break
+            assert time.monotonic() < deadline, "not played again within 60 s"
+            time.sleep(0.2)
+        recovered = time.monotonic() - killed_at
+        wait_done(arena)
+    assert match.attempts == 2 and match.worker != victim.worker
+    assert recovered < 60
+    assert_recorded_exactly_once(arena, 6)
+    assert_ratings_replay(arena)
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_redis_restart_loses_nothing(tmp_path: Path, database_url: str) -> None:
+    with RedisServer(tmp_path / "redis") as server:
+        settings = Settings(tmp_path, database_url, server.url)
+        arena = Platform(settings)
+        setup_tournament(arena, 60, deals=3)
+        with Workers(settings, 2, tmp_path / "logs"):
+            arena.start_tournament("t")
+            _wait_some_done(arena, 10)
+            server.stop()  # the queue and every job in it are gone
+            time.sleep(1)
+            server.start()
+            status = wait_done(arena, timeout=120)
+    assert status["matches"]["failed"] == 0
+    assert_recorded_exactly_once(arena, 60)
+    assert_ratings_replay(arena)
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_dropped_postgresql_connections_are_retried(settings: Settings, database_url: str) -> None:
+    arena = Platform(settings)
+    setup_tournament(arena, 60, deals=2)
+    name = database_url.rsplit("/", 1)[1]
+    with Workers(settings, 2, settings.data_dir / "logs"):
+        arena.start_tournament("t")
+        _wait_some_done(arena, 5)
+        dropped = 0
+        for _ in range(5):
+            with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
+                dropped += len(
+                    admin.execute(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        "WHERE datname = %s AND pid <> pg_backend_pid()",
+                        (name,),
+                    ).fetchall()
+                )
+            time.sleep(0.3)
+        status = wait_done(arena, timeout=120)
+    assert dropped > 0, "connections were dropped"
+    assert status["matches"]["failed"] == 0
+    assert_recorded_exactly_once(arena, 60)
+    assert_ratings_replay(arena)
+
+
+def _wait_some_done(arena: Platform, count: int, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while arena.tournament_status("t")["matches"]["done"] < count:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)

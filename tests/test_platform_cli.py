@@ -1,0 +1,173 @@
+"""The platform's commands as a user runs them: real processes, real Redis, real databases."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from arena.settings import Settings
+from arena.store.db import Database
+from arena.store.models import Match, MatchStatus
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def arena(
+    *args: str, env: dict[str, str], timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def environment(settings: Settings) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env.update(ARENA_DATA_DIR=str(settings.data_dir), ARENA_DATABASE_URL=settings.database_url)
+    if settings.redis_url:
+        env["REDIS_URL"] = settings.redis_url
+    return env
+
+
+def test_bots_and_a_tournament_from_the_command_line(settings: Settings) -> None:
+    env = environment(settings)
+    for bot in ("random", "honest", "counter"):
+        assert arena("bot", "add", bot, "--sample", bot, env=env).returncode == 0
+    refused = arena("bot", "add", "x", "--sample", "random", "--endpoint", "h:1", env=env)
+    assert refused.returncode == 2 and "exactly one of" in refused.stderr
+    duplicate = arena("bot", "add", "random", "--sample", "random", env=env)
+    assert duplicate.returncode == 2 and "exists already" in duplicate.stderr
+    created = arena(
+        "tournament",
+        "create",
+        "cup",
+        "--bots",
+        "random,honest,counter",
+        "--table-size",
+        "3",
+        "--games",
+        "12",
+        "--rules",
+        "russian",
+        env=env,
+    )
+    assert created.returncode == 0, created.stderr
+    unknown = arena("tournament", "create", "bad", "--bots", "random,ghost", env=env)
+    assert unknown.returncode == 2 and "no bot named 'ghost'" in unknown.stderr
+    assert arena("tournament", "start", "cup", env=env).returncode == 0
+    worker = arena("worker", "--burst", env=env)
+    assert worker.returncode == 0, worker.stderr[-2000:]
+    waited = arena("tournament", "wait", "cup", "--timeout", "60", env=env)
+    assert waited.returncode == 0 and "cup: done, 12/12 matches done" in waited.stdout
+    status = json.loads(arena("tournament", "status", "cup", "--json", env=env).stdout)
+    assert status["status"] == "done" and status["matches"]["done"] == 12
+    assert [row["rank"] for row in status["leaderboard"]] == [1, 2, 3]
+    assert all(row["games"] == 12 for row in status["leaderboard"])
+    missing = arena("tournament", "status", "nope", env=env)
+    assert missing.returncode == 2 and "no tournament named 'nope'" in missing.stderr
+
+
+def test_arena_up_runs_the_demo_to_the_end_with_a_private_redis(tmp_path: Path) -> None:
+    env = environment(Settings(tmp_path, f"sqlite:///{tmp_path / 'arena.db'}", None))
+    result = arena("up", "--games", "24", "--workers", "2", "--exit-when-done", env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Arena is up: 2 workers, Redis at redis://127.0.0.1:" in result.stdout
+    assert "Demo tournament demo complete." in result.stdout
+    assert "demo: done, 24/24 matches done" in result.stdout
+    assert "Arena stopped." in result.stdout
+    db = Database(f"sqlite:///{tmp_path / 'arena.db'}")
+    with db.read() as s:
+        assert (
+            s.scalar(
+                select(func.count()).select_from(Match).where(Match.status == MatchStatus.DONE)
+            )
+            == 24
+        )
+    leftovers = subprocess.run(["pgrep", "-f", str(tmp_path / "redis")], capture_output=True)
+    assert leftovers.returncode == 1, "the private Redis was stopped"
+    again = arena("up", "--games", "4", "--workers", "1", "--exit-when-done", env=env)
+    assert again.returncode == 0 and "Demo tournament demo-2 complete." in again.stdout
+
+
+def test_ctrl_c_stops_arena_up_cleanly(tmp_path: Path) -> None:
+    env = environment(Settings(tmp_path, f"sqlite:///{tmp_path / 'arena.db'}", None))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "up", "--games", "5000", "--workers", "2"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        db = Database(f"sqlite:///{tmp_path / 'arena.db'}")
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+            try:
+                with db.read() as s:
+                    done = s.scalar(
+                        select(func.count())
+                        .select_from(Match)
+                        .where(Match.status == MatchStatus.DONE)
+                    )
+            except Exception:
+                continue
+            if done:
+                break
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, err[-2000:]
+    assert "Arena stopped." in out
+    workers = subprocess.run(["pgrep", "-f", "arena worker"], capture_output=True, text=True)
+    redis = subprocess.run(["pgrep", "-f", str(tmp_path / "redis")], capture_output=True)
+    assert redis.returncode == 1, "the private Redis was stopped"
+    assert not [pid for pid in workers.stdout.split() if str(tmp_path) in _environ(pid)], (
+        "every worker was stopped"
+    )
+
+
+def _environ(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/environ").read_text(errors="ignore")
+    except OSError:
+        return ""
+
+
+def test_bench_pipeline_json_has_the_documented_keys() -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "bench",
+            "pipeline",
+            "--json",
+            "--workers",
+            "2",
+            "--matches",
+            "20",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    figures = json.loads(result.stdout)
+    assert figures["matches_per_s"] > 0 and figures["overhead_ms_per_match"] > 0
+    assert set(figures["scaling"]) == {"1", "2"} and figures["scaling"]["1"] == 1.0

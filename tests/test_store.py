@@ -1,0 +1,210 @@
+"""Storage on SQLite and PostgreSQL: schema, bots, tournaments, and matches recorded once."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from datetime import timedelta
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import func, select, update
+
+from arena import aio, ratings
+from arena.engine import Ruleset
+from arena.referee import Referee, RefereeSettings, replay
+from arena.store import bots, matches, tournaments
+from arena.store.bots import StoreError
+from arena.store.db import Database
+from arena.store.models import (
+    Base,
+    BotKind,
+    Entry,
+    Match,
+    MatchLog,
+    MatchStatus,
+    RatingChange,
+    Tournament,
+    TournamentStatus,
+    now,
+)
+from arena.store.schema import current, head
+from worker.seats import seats_for
+
+SAMPLES = ["random", "honest", "counter", "bluffer"]
+
+
+def add_samples(db: Database, names: list[str] = SAMPLES) -> None:
+    db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in names])
+
+
+def make_tournament(db: Database, games: int = 8, name: str = "t", **kwargs) -> Tournament:
+    add_samples(db)
+    tournament = db.transaction(
+        lambda s: tournaments.create(
+            s, name, Ruleset.parse("classic"), SAMPLES, 4, games, seed="s", **kwargs
+        )
+    )
+    db.transaction(lambda s: tournaments.start(s, name))
+    return tournament
+
+
+def play(plan: matches.MatchPlan) -> dict:
+    ruleset = Ruleset.from_dict(plan.rules)
+    referee = Referee(
+        ruleset,
+        seats_for(plan.seats, ruleset, plan.seed),
+        plan.seed,
+        RefereeSettings(**plan.settings),
+    )
+    return aio.run(referee.run())
+
+
+def match_ids(db: Database) -> list[int]:
+    with db.read() as s:
+        return list(s.scalars(select(Match.id).order_by(Match.index)))
+
+
+def test_migrations_reach_head_and_match_the_models(db: Database) -> None:
+    assert current(db) == head()
+    with db.engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        assert compare_metadata(context, Base.metadata) == []
+
+
+def test_bots_are_validated(db: Database) -> None:
+    add_samples(db, ["random"])
+    with pytest.raises(StoreError, match="exists already"):
+        db.transaction(lambda s: bots.add_bot(s, "random", BotKind.SAMPLE, "honest"))
+    with pytest.raises(StoreError, match="no sample bot 'nope'"):
+        db.transaction(lambda s: bots.add_bot(s, "x", BotKind.SAMPLE, "nope"))
+    with pytest.raises(StoreError, match="not host:port"):
+        db.transaction(lambda s: bots.add_bot(s, "y", BotKind.ENDPOINT, "nowhere"))
+    with db.read() as s:
+        assert [b.name for b in bots.all_bots(s)] == ["random"]
+
+
+def test_a_tournament_schedules_every_match_with_its_seats(db: Database) -> None:
+    make_tournament(db, games=24)
+    with db.read() as s:
+        tournament = tournaments.get(s, "t")
+        assert tournament.status is TournamentStatus.RUNNING
+        all_matches = list(s.scalars(select(Match).where(Match.tournament_id == tournament.id)))
+        assert len(all_matches) == 24 and {m.status for m in all_matches} == {MatchStatus.QUEUED}
+        orders = {tuple(seat.bot_version_id for seat in m.seats) for m in all_matches}
+        assert len(orders) == 24, "24 games of 4 bots cover every seat order once"
+        assert len({m.job_id for m in all_matches}) == 24
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"bot_names": ["random", "ghost"]}, "no bot named 'ghost'"),
+        ({"table_size": 5}, "needs at least 5 bots"),
+        ({"bot_names": ["random", "random"]}, "listed twice"),
+    ],
+)
+def test_bad_tournaments_are_refused(db: Database, kwargs: dict, message: str) -> None:
+    add_samples(db)
+    args = {"bot_names": SAMPLES, "table_size": 2} | kwargs
+    with pytest.raises(StoreError, match=message):
+        db.transaction(
+            lambda s: tournaments.create(
+                s, "bad", Ruleset.parse("classic"), args["bot_names"], args["table_size"], 4
+            )
+        )
+
+
+def test_a_match_is_claimed_and_recorded_exactly_once(db: Database) -> None:
+    make_tournament(db, games=1)
+    [match_id] = match_ids(db)
+    plan = matches.claim(db, match_id, "w1")
+    assert plan is not None and matches.claim(db, match_id, "w2") is None
+    log = play(plan)
+    assert matches.record(db, plan, log, 1.0) is True
+    assert matches.record(db, plan, log, 1.0) is False, "a second record is discarded"
+    with db.read() as s:
+        match = s.get(Match, match_id)
+        assert match.status is MatchStatus.DONE and match.completion == 1
+        stored = json.loads(zlib.decompress(s.get(MatchLog, match_id).data))
+        assert stored == json.loads(json.dumps(log)) and replay(stored).ok
+        assert s.scalar(select(func.count()).select_from(RatingChange)) == 4
+        places = sorted(seat.place for seat in match.seats)
+        assert places[0] == 1 and all(seat.decisions > 0 for seat in match.seats)
+        assert tournaments.get(s, "t").status is TournamentStatus.DONE
+
+
+def test_a_lost_claim_cannot_record(db: Database) -> None:
+    make_tournament(db, games=1)
+    [match_id] = match_ids(db)
+    first = matches.claim(db, match_id, "w1")
+    db.transaction(
+        lambda s: s.execute(update(Match).values(lease_until=now() - timedelta(seconds=1)))
+    )
+    repairs = matches.reconcile(db, job_exists=lambda job: True)
+    assert [m for m, _ in repairs.requeued] == [match_id]
+    second = matches.claim(db, match_id, "w2")
+    assert second is not None and second.claim != first.claim
+    log = play(first)
+    assert matches.record(db, first, log, 1.0) is False, "the presumed-dead worker is ignored"
+    assert matches.record(db, second, play(second), 1.0) is True
+    with db.read() as s:
+        assert s.get(Match, match_id).attempts == 2
+        assert s.scalar(select(func.count()).select_from(MatchLog)) == 1
+
+
+def test_infrastructure_failures_are_retried_then_failed_with_the_reason(db: Database) -> None:
+    make_tournament(db, games=1)
+    [match_id] = match_ids(db)
+    statuses = []
+    for attempt in range(matches.MAX_ATTEMPTS):
+        plan = matches.claim(db, match_id, "w")
+        assert plan is not None
+        status, job = matches.give_back(db, plan, f"OSError: disk full ({attempt})")
+        statuses.append(status)
+    assert statuses == [MatchStatus.QUEUED] * 3 + [MatchStatus.FAILED]
+    with db.read() as s:
+        match = s.get(Match, match_id)
+        assert match.error == "OSError: disk full (3)" and match.attempts == 4
+        assert tournaments.get(s, "t").status is TournamentStatus.DONE
+
+
+def test_reconcile_resends_queued_matches_whose_job_is_gone(db: Database) -> None:
+    make_tournament(db, games=3)
+    db.transaction(
+        lambda s: s.execute(update(Match).values(queued_at=now() - timedelta(minutes=1)))
+    )
+    before = {m: j for m, j in _jobs(db)}
+    repairs = matches.reconcile(db, job_exists=lambda job: job == before[1])
+    assert sorted(m for m, _ in repairs.resent) == [2, 3]
+    after = dict(_jobs(db))
+    assert after[1] == before[1] and after[2] != before[2]
+
+
+def _jobs(db: Database) -> list[tuple[int, str]]:
+    with db.read() as s:
+        return list(s.execute(select(Match.id, Match.job_id).order_by(Match.id)).all())
+
+
+def test_ratings_equal_a_sequential_replay_in_completion_order(db: Database) -> None:
+    make_tournament(db, games=6)
+    ids = match_ids(db)
+    plans = [matches.claim(db, m, "w") for m in ids]
+    for plan in reversed(plans):  # completion order differs from the schedule
+        assert matches.record(db, plan, play(plan), 1.0)
+    with db.read() as s:
+        tournament = tournaments.get(s, "t")
+        expected = {e.bot_version_id: ratings.new_rating() for e in tournament.entries}
+        for match in s.scalars(select(Match).order_by(Match.completion)):
+            log = json.loads(zlib.decompress(s.get(MatchLog, match.id).data))
+            versions = [seat.bot_version_id for seat in match.seats]
+            rated = ratings.rate([expected[v] for v in versions], log["result"]["ranking"])
+            expected.update(zip(versions, rated, strict=True))
+        for entry in s.scalars(select(Entry)):
+            assert entry.mu == pytest.approx(expected[entry.bot_version_id].mu, abs=1e-9)
+            assert entry.sigma == pytest.approx(expected[entry.bot_version_id].sigma, abs=1e-9)
+            assert entry.games == 6
+        board = tournaments.leaderboard(s, tournament)
+        scores = [row["score"] for row in board]
+        assert scores == sorted(scores, reverse=True) and [r["rank"] for r in board] == [1, 2, 3, 4]
