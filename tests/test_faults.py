@@ -61,6 +61,7 @@ def test_a_match_whose_worker_is_killed_is_played_again_within_60_seconds(
         wait_done(arena)
     assert match.attempts == 2 and match.worker != victim.worker
     assert recovered < 60
+    print(f"killed match played again {recovered:.1f} s after the kill")
     assert_recorded_exactly_once(arena, 6)
     assert_ratings_replay(arena)
 

@@ -9,7 +9,7 @@ from rq.job import Job
 
 QUEUE_NAME = "arena-matches"
 #: RQ kills a job that runs longer than this (a match's own deadlines end it far sooner).
-#: Finished jobs are dropped at once (result_ttl=0): the database holds the results.
+#: Finished jobs are dropped at once (result_ttl=600): the database holds the results.
 JOB_TIMEOUT = 3600
 
 
@@ -29,7 +29,7 @@ def enqueue(queue: Queue, match_id: int, job_id: str) -> None:
         match_id,
         job_id=job_id,
         job_timeout=JOB_TIMEOUT,
-        result_ttl=0,
+        result_ttl=600,
         failure_ttl=7 * 24 * 3600,
         description=f"match {match_id}",
     )
@@ -43,7 +43,7 @@ def enqueue_all(queue: Queue, jobs: list[tuple[int, str]]) -> None:
                 match_id,
                 job_id=job_id,
                 job_timeout=JOB_TIMEOUT,
-                result_ttl=0,
+                result_ttl=600,
                 failure_ttl=7 * 24 * 3600,
                 description=f"match {match_id}",
                 pipeline=pipe,

@@ -104,7 +104,7 @@ def _timed_tournament(
         tournament_id = _tournament_id(arena, name)
         arena.start_tournament(name)
         while _open_matches(arena, tournament_id):
-            time.sleep(0.02)
+            time.sleep(0.05)
         wall = time.perf_counter() - began
     with arena.db.read() as session:
         referee_ms = (

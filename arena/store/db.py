@@ -8,7 +8,10 @@ connection, a busy database) are retried.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -60,6 +63,27 @@ def _sqlite_engine(url: str, database: str | None) -> Engine:
     return engine
 
 
+class _WriterLock:
+    """Serialises SQLite writers across processes on a kernel file lock.
+
+    SQLite's own busy handler sleeps (1, 2, 5, 10 ... ms) when the write lock is taken,
+    however soon it is released; ``flock`` blocks and wakes at once. A new descriptor
+    per acquisition makes it exclude threads of the same process too.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(descriptor)  # closing releases the lock
+
+
 class Database:
     """An engine and its two kinds of sessions: reads, and writes that lock first."""
 
@@ -67,6 +91,12 @@ class Database:
         self.url = url
         self.engine = make_engine(url)
         self.dialect = self.engine.dialect.name
+        database = make_url(url).database
+        self._writer = (
+            _WriterLock(Path(f"{database}.write-lock"))
+            if self.dialect == "sqlite" and database and database != ":memory:"
+            else None
+        )
         self._read = sessionmaker(self.engine, expire_on_commit=False)
         self._write = sessionmaker(
             self.engine.execution_options(arena_write=True), expire_on_commit=False
@@ -81,7 +111,7 @@ class Database:
         """Run ``work`` in one write transaction, retrying transient failures."""
         for attempt in range(1, attempts + 1):
             try:
-                with self._write() as session, session.begin():
+                with self._writer_held(), self._write() as session, session.begin():
                     return work(session)
             except (OperationalError, DBAPIError) as error:
                 if attempt == attempts or not _transient(error):
@@ -89,6 +119,9 @@ class Database:
                 log.warning("database error, retrying (%d/%d): %s", attempt, attempts, error)
                 time.sleep(0.1 * 2**attempt)
         raise AssertionError("unreachable")
+
+    def _writer_held(self) -> contextlib.AbstractContextManager[None]:
+        return self._writer.held() if self._writer is not None else contextlib.nullcontext()
 
     def dispose(self) -> None:
         self.engine.dispose()

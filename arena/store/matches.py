@@ -223,6 +223,7 @@ class _Result:
                 finished_at=now(),
                 referee_ms=self.referee_ms,
                 error=None,
+                completion=None if seen is None else seen + 1,
             )
         ).rowcount
         if not mine:
@@ -239,9 +240,10 @@ class _Result:
             entries = _entries(session, plan)
             rated = ratings.rate([ratings.Rating(e[1], e[2]) for e in entries], self.ranking)
         assert entries is not None
-        session.execute(
-            update(Match).where(Match.id == plan.match_id).values(completion=completion)
-        )
+        if seen is None:  # known only now: the counter was read under the lock
+            session.execute(
+                update(Match).where(Match.id == plan.match_id).values(completion=completion)
+            )
         seats = Seat.__table__
         session.connection().execute(
             seats.update().where(
