@@ -25,11 +25,13 @@ from arena.store.models import (
     MatchLog,
     MatchStatus,
     RatingChange,
+    Seat,
     Tournament,
     TournamentStatus,
     now,
 )
 from arena.store.schema import current, head
+from arena.style import STYLE_FIELDS
 from worker.seats import seats_for
 
 SAMPLES = ["random", "honest", "counter", "bluffer"]
@@ -205,6 +207,14 @@ def test_ratings_equal_a_sequential_replay_in_completion_order(db: Database) -> 
             assert entry.mu == pytest.approx(expected[entry.bot_version_id].mu, abs=1e-9)
             assert entry.sigma == pytest.approx(expected[entry.bot_version_id].sigma, abs=1e-9)
             assert entry.games == 6
+        seats = list(s.scalars(select(Seat)))
+        for entry in s.scalars(select(Entry)):
+            mine = [seat for seat in seats if seat.bot_version_id == entry.bot_version_id]
+            assert entry.place_sum == sum(seat.place for seat in mine)
+            assert entry.wins == sum(seat.place == 1 for seat in mine)
+            for name in STYLE_FIELDS:
+                assert getattr(entry, name) == sum(getattr(seat, name) for seat in mine), name
+            assert entry.plays > 0 and entry.decisions >= entry.plays
         board = tournaments.leaderboard(s, tournament)
         scores = [row["score"] for row in board]
         assert scores == sorted(scores, reverse=True) and [r["rank"] for r in board] == [1, 2, 3, 4]

@@ -39,6 +39,7 @@ from arena.store.models import (
     now,
 )
 from arena.store.tournaments import new_job_id
+from arena.style import STYLE_FIELDS, style_counts
 
 #: attempts before a match is failed: the first run and 3 retries
 MAX_ATTEMPTS = 4
@@ -148,6 +149,30 @@ def record(db: Database, plan: MatchPlan, log: dict[str, Any], referee_ms: float
     return db.transaction(partial(result.write, seen=None, entries=None, rated=None))
 
 
+def _entry_update():  # noqa: ANN202 - a Core UPDATE with increments, built once
+    entries = Entry.__table__
+    increments = {
+        name: entries.c[name] + bindparam(f"d_{name}")
+        for name in ("strikes", "illegal", "decisions", *STYLE_FIELDS)
+    }
+    return (
+        entries.update()
+        .where(entries.c.id == bindparam("entry"))
+        .values(
+            mu=bindparam("new_mu"),
+            sigma=bindparam("new_sigma"),
+            games=entries.c.games + 1,
+            place_sum=entries.c.place_sum + bindparam("d_place"),
+            wins=entries.c.wins + bindparam("d_win"),
+            forfeits=entries.c.forfeits + bindparam("d_forfeit"),
+            **increments,
+        )
+    )
+
+
+_ENTRY_UPDATE = _entry_update()
+
+
 class _Stale(Exception):
     """Another result was recorded after the snapshot: roll back and rate again."""
 
@@ -181,6 +206,7 @@ class _Result:
         self.plan, self.referee_ms, self.blob = plan, referee_ms, blob
         self.ranking = [tuple(group) for group in log["result"]["ranking"]]
         place_of = {seat: place for place, group in places(tuple(self.ranking)) for seat in group}
+        styles = style_counts(log)
         self.seats = []
         for index, entry in enumerate(log["seats"]):
             forfeit = entry["forfeit"]
@@ -197,8 +223,24 @@ class _Result:
                     "decisions": entry["decisions"],
                     "latency_mean_ms": entry["latency_ms"]["mean"],
                     "latency_p99_ms": entry["latency_ms"]["p99"],
+                    **styles[index],
                 }
             )
+
+    def totals(self) -> list[dict[str, int]]:
+        """What each seat adds to its entry's running totals."""
+        return [
+            {
+                "d_place": row["place"],
+                "d_win": int(row["place"] == 1),
+                "d_forfeit": int(row["forfeit"]),
+                "d_strikes": row["strikes"],
+                "d_illegal": row["illegal"],
+                "d_decisions": row["decisions"],
+                **{f"d_{name}": row[name] for name in STYLE_FIELDS},
+            }
+            for row in self.seats
+        ]
 
     def write(
         self,
@@ -254,11 +296,11 @@ class _Result:
         session.execute(
             insert(MatchLog).values(match_id=plan.match_id, data=self.blob, size=len(self.blob))
         )
-        session.execute(
-            update(Entry),
+        session.connection().execute(
+            _ENTRY_UPDATE,
             [
-                {"id": entry[0], "mu": r.mu, "sigma": r.sigma, "games": entry[3] + 1}
-                for entry, r in zip(entries, rated, strict=True)
+                {"entry": entry[0], "new_mu": r.mu, "new_sigma": r.sigma, **totals}
+                for entry, r, totals in zip(entries, rated, self.totals(), strict=True)
             ],
         )
         session.execute(

@@ -13,6 +13,7 @@ from sqlalchemy import (
     Enum,
     Float,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     String,
@@ -130,12 +131,29 @@ class Entry(Base):
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)
     games: Mapped[int] = mapped_column(Integer, default=0)
+    # running totals over the recorded matches, kept with the rating (the leaderboard
+    # reads them instead of aggregating every seat of every match)
+    place_sum: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    forfeits: Mapped[int] = mapped_column(Integer, default=0)
+    strikes: Mapped[int] = mapped_column(Integer, default=0)
+    illegal: Mapped[int] = mapped_column(Integer, default=0)
+    decisions: Mapped[int] = mapped_column(Integer, default=0)
+    plays: Mapped[int] = mapped_column(Integer, default=0)
+    bluffs: Mapped[int] = mapped_column(Integer, default=0)
+    challenges: Mapped[int] = mapped_column(Integer, default=0)
+    challenges_right: Mapped[int] = mapped_column(Integer, default=0)
+    believes: Mapped[int] = mapped_column(Integer, default=0)
+    believes_right: Mapped[int] = mapped_column(Integer, default=0)
     version: Mapped[BotVersion] = relationship()
 
 
 class Match(Base):
     __tablename__ = "matches"
-    __table_args__ = (UniqueConstraint("tournament_id", "index"),)
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "index"),
+        Index("ix_matches_tournament_status", "tournament_id", "status"),
+    )
     id: Mapped[int] = mapped_column(primary_key=True)
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
     index: Mapped[int] = mapped_column(Integer)
@@ -178,6 +196,13 @@ class Seat(Base):
     decisions: Mapped[int] = mapped_column(Integer, default=0)
     latency_mean_ms: Mapped[float | None] = mapped_column(Float)
     latency_p99_ms: Mapped[float | None] = mapped_column(Float)
+    # play style in this match (arena.style)
+    plays: Mapped[int] = mapped_column(Integer, default=0)
+    bluffs: Mapped[int] = mapped_column(Integer, default=0)
+    challenges: Mapped[int] = mapped_column(Integer, default=0)
+    challenges_right: Mapped[int] = mapped_column(Integer, default=0)
+    believes: Mapped[int] = mapped_column(Integer, default=0)
+    believes_right: Mapped[int] = mapped_column(Integer, default=0)
     version: Mapped[BotVersion] = relationship()
 
 

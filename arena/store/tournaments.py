@@ -6,8 +6,8 @@ import uuid
 from dataclasses import asdict
 from typing import Any
 
-from sqlalchemy import case, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, joinedload
 
 from arena import ratings
 from arena.engine import Game, RulesError, Ruleset
@@ -15,6 +15,7 @@ from arena.referee import RefereeSettings
 from arena.schedule import round_robin
 from arena.store.bots import StoreError, active_version
 from arena.store.models import (
+    BotVersion,
     Entry,
     Match,
     MatchStatus,
@@ -128,27 +129,14 @@ def progress(session: Session, tournament: Tournament) -> dict[str, int]:
 
 
 def leaderboard(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
-    """Entries by ``mu - 3 sigma``, with games, mean place, forfeits and failures."""
-    stats = {
-        row.bot_version_id: row
-        for row in session.execute(
-            select(
-                Seat.bot_version_id,
-                func.count().label("games"),
-                func.avg(Seat.place).label("mean_place"),
-                func.sum(case((Seat.place == 1, 1), else_=0)).label("wins"),
-                func.sum(case((Seat.forfeit.is_(True), 1), else_=0)).label("forfeits"),
-                func.sum(Seat.strikes).label("strikes"),
-                func.sum(Seat.illegal).label("illegal"),
-            )
-            .join(Match, Match.id == Seat.match_id)
-            .where(Match.tournament_id == tournament.id, Match.status == MatchStatus.DONE)
-            .group_by(Seat.bot_version_id)
-        )
-    }
+    """Entries by ``mu - 3 sigma`` with their running totals and play style."""
     rows = []
-    for entry in tournament.entries:
-        row = stats.get(entry.bot_version_id)
+    for entry in session.scalars(
+        select(Entry)
+        .where(Entry.tournament_id == tournament.id)
+        .options(joinedload(Entry.version).joinedload(BotVersion.bot))
+    ):
+        games = entry.games
         rows.append(
             {
                 "bot": entry.version.bot.name,
@@ -156,18 +144,28 @@ def leaderboard(session: Session, tournament: Tournament) -> list[dict[str, Any]
                 "mu": round(entry.mu, 3),
                 "sigma": round(entry.sigma, 3),
                 "score": round(entry.mu - 3 * entry.sigma, 3),
-                "games": entry.games,
-                "mean_place": round(float(row.mean_place), 3) if row else None,
-                "wins": int(row.wins or 0) if row else 0,
-                "forfeits": int(row.forfeits or 0) if row else 0,
-                "strikes": int(row.strikes or 0) if row else 0,
-                "illegal": int(row.illegal or 0) if row else 0,
+                "games": games,
+                "mean_place": round(entry.place_sum / games, 3) if games else None,
+                "win_share": round(entry.wins / games, 3) if games else None,
+                "wins": entry.wins,
+                "forfeits": entry.forfeits,
+                "strikes": entry.strikes,
+                "illegal": entry.illegal,
+                "bluff_rate": _share(entry.bluffs, entry.plays),
+                "challenge_rate": _share(entry.challenges, entry.decisions),
+                "challenge_accuracy": _share(entry.challenges_right, entry.challenges),
+                "believe_rate": _share(entry.believes, entry.decisions),
+                "believe_accuracy": _share(entry.believes_right, entry.believes),
             }
         )
     rows.sort(key=lambda r: -r["score"])
     for rank, row in enumerate(rows, 1):
         row["rank"] = rank
     return rows
+
+
+def _share(part: int, whole: int) -> float | None:
+    return round(part / whole, 3) if whole else None
 
 
 def status(session: Session, name: str) -> dict[str, Any]:
