@@ -72,3 +72,36 @@ def _signal(process: subprocess.Popen[bytes], signum: int) -> None:
     if process.poll() is None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signum)
+
+
+class Dashboard:
+    """``arena dashboard`` as a subprocess on ``port``."""
+
+    def __init__(self, settings: Settings, port: int, log_dir: Path) -> None:
+        self.settings, self.port, self.log_dir = settings, port, log_dir
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def __enter__(self) -> Dashboard:
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.log_dir / "dashboard.log", "ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "arena", "dashboard", "--port", str(self.port)],
+                env=environment(self.settings),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None:
+            _signal(self.process, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                _signal(self.process, signal.SIGKILL)
+                self.process.wait()

@@ -21,6 +21,8 @@ app.add_typer(platform.bot_app, name="bot")
 app.add_typer(platform.tournament_app, name="tournament")
 app.add_typer(platform.db_app, name="db")
 app.command("worker")(platform.worker_command)
+app.command("dashboard")(platform.dashboard_command)
+app.add_typer(platform.owner_app, name="owner")
 
 
 def main() -> None:

@@ -219,3 +219,31 @@ def worker_command(
     from worker import runner
 
     runner.run(burst=burst)
+
+
+def dashboard_command(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+) -> None:
+    """Serve the dashboard and the API (http://HOST:PORT/, the API under /api/v1)."""
+    import uvicorn
+
+    from dashboard.app import create_app
+
+    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+
+
+owner_app = typer.Typer(help="Owners and their API tokens.", no_args_is_help=True)
+
+
+@owner_app.command("add")
+def owner_add(name: Annotated[str, typer.Argument(help="The owner's name.")]) -> None:
+    """Create an owner and print its API token (shown once)."""
+    from arena.store.owners import add_owner
+
+    try:
+        _, token = platform().db.transaction(lambda session: add_owner(session, name))
+    except StoreError as error:
+        fail(str(error))
+    out.print(f"owner {name} created; API token (keep it, it is not shown again):", markup=False)
+    print(token)

@@ -22,7 +22,7 @@ from arena.cli.platform import print_status
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.redis_server import RedisServer
-from arena.services import Workers
+from arena.services import Dashboard, Workers
 from arena.settings import Settings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
@@ -40,6 +40,7 @@ def up(
         int | None, typer.Option(min=1, help="Workers (default: one per core).")
     ] = None,
     exit_when_done: Annotated[bool, typer.Option(help="Stop once the demo is over.")] = False,
+    port: Annotated[int, typer.Option(help="The dashboard's port.")] = 8000,
 ) -> None:
     """Run the platform on this machine with a demo tournament; Ctrl-C stops it."""
     settings = Settings.from_env()
@@ -51,11 +52,15 @@ def up(
         arena = Platform(settings)
         name = _demo_tournament(arena, games)
         stack.enter_context(Workers(settings, count, settings.data_dir / "logs"))
+        board = stack.enter_context(Dashboard(settings, port, settings.data_dir / "logs"))
         arena.start_tournament(name)
         out.print(
             f"Arena is up: {count} workers, Redis at {settings.redis_url}, "
             f"database at {settings.database_url}",
             markup=False,
+        )
+        out.print(
+            f"Dashboard: {board.url}  (API: {board.url}api/v1, docs: {board.url}docs)", markup=False
         )
         try:
             _follow(arena, name)

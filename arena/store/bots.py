@@ -29,14 +29,16 @@ def parse_target(kind: BotKind, target: str) -> str:
     return str(Path(spec.value).resolve()) if kind is BotKind.PATH else spec.value
 
 
-def add_bot(session: Session, name: str, kind: BotKind, target: str) -> BotVersion:
+def add_bot(
+    session: Session, name: str, kind: BotKind, target: str, owner_id: int | None = None
+) -> BotVersion:
     """A new bot with its first version."""
     name = name.strip()
-    if not name or len(name) > 100:
-        raise StoreError("a bot name has 1 to 100 characters")
+    if not name or len(name) > 100 or "/" in name or not name.isprintable():
+        raise StoreError("a bot name has 1 to 100 printable characters and no '/'")
     if session.scalar(select(Bot).where(Bot.name == name)) is not None:
         raise StoreError(f"a bot named {name!r} exists already")
-    bot = Bot(name=name)
+    bot = Bot(name=name, owner_id=owner_id)
     version = BotVersion(bot=bot, number=1, kind=kind, target=parse_target(kind, target))
     session.add_all([bot, version])
     session.flush()
@@ -57,3 +59,28 @@ def active_version(session: Session, name: str) -> BotVersion:
 
 def all_bots(session: Session) -> list[Bot]:
     return list(session.scalars(select(Bot).order_by(Bot.name)))
+
+
+def add_version(
+    session: Session, name: str, kind: BotKind, target: str, owner_id: int | None = None
+) -> BotVersion:
+    """A new version of a bot; the earlier versions stop being scheduled."""
+    bot = session.scalar(select(Bot).where(Bot.name == name))
+    if bot is None:
+        raise StoreError(f"no bot named {name!r}")
+    if bot.owner_id is not None and bot.owner_id != owner_id:
+        raise PermissionError(f"bot {name!r} belongs to another owner")
+    for version in bot.versions:
+        version.active = False
+    number = max((v.number for v in bot.versions), default=0) + 1
+    version = BotVersion(bot=bot, number=number, kind=kind, target=parse_target(kind, target))
+    session.add(version)
+    session.flush()
+    return version
+
+
+def get_bot(session: Session, name: str) -> Bot:
+    bot = session.scalar(select(Bot).where(Bot.name == name))
+    if bot is None:
+        raise StoreError(f"no bot named {name!r}")
+    return bot

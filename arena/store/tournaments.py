@@ -38,8 +38,8 @@ def create(
 ) -> Tournament:
     """A round-robin tournament with its matches scheduled (not yet started)."""
     name = name.strip()
-    if not name or len(name) > 100:
-        raise StoreError("a tournament name has 1 to 100 characters")
+    if not name or len(name) > 100 or "/" in name or not name.isprintable():
+        raise StoreError("a tournament name has 1 to 100 printable characters and no '/'")
     if session.scalar(select(Tournament).where(Tournament.name == name)) is not None:
         raise StoreError(f"a tournament named {name!r} exists already")
     if games < 1:

@@ -30,6 +30,26 @@ def upgrade() -> None:
         for name in TOTALS:
             batch.add_column(_counter(name))
     op.create_index("ix_matches_tournament_status", "matches", ["tournament_id", "status"])
+    _backfill_totals()
+
+
+def _backfill_totals() -> None:
+    """Totals of the matches recorded before this revision (play style needs the logs
+    and starts from zero)."""
+    sums = {
+        "place_sum": "s.place",
+        "wins": "CASE WHEN s.place = 1 THEN 1 ELSE 0 END",
+        "forfeits": "CASE WHEN s.forfeit THEN 1 ELSE 0 END",
+        "strikes": "s.strikes",
+        "illegal": "s.illegal",
+        "decisions": "s.decisions",
+    }
+    for column, value in sums.items():
+        op.execute(
+            f"UPDATE entries SET {column} = (SELECT COALESCE(SUM({value}), 0) FROM seats s "
+            "JOIN matches m ON m.id = s.match_id WHERE m.tournament_id = entries.tournament_id "
+            "AND s.bot_version_id = entries.bot_version_id AND m.status = 'done')"
+        )
 
 
 def downgrade() -> None:

@@ -1,0 +1,10 @@
+"""The JSON API under /api/v1."""
+
+from fastapi import APIRouter
+
+from dashboard.api.routes import bots, matches, tournaments
+
+router = APIRouter(prefix="/api/v1")
+router.include_router(bots.router)
+router.include_router(tournaments.router)
+router.include_router(matches.router)

@@ -1,0 +1,62 @@
+"""Matches: filtered pages, one match, its log."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Query, status
+from fastapi.responses import JSONResponse
+
+from arena.store.bots import StoreError
+from arena.store.models import MatchStatus
+from dashboard import queries
+from dashboard.deps import SessionDep
+from dashboard.schemas import MatchPage, MatchPublic
+
+router = APIRouter(tags=["matches"])
+NOT_FOUND = {404: {"description": "No such match"}}
+StatusFilter = Annotated[MatchStatus | None, Query(description="Only matches in this status")]
+
+
+@router.get("/matches", response_model=MatchPage)
+def list_matches(
+    session: SessionDep,
+    tournament: str | None = None,
+    bot: str | None = None,
+    status_: Annotated[
+        MatchStatus | None, Query(alias="status", description="Only matches in this status")
+    ] = None,
+    page: Annotated[int, Query(ge=1, le=100_000)] = 1,
+    per_page: Annotated[int, Query(ge=1, le=200)] = queries.PER_PAGE,
+) -> dict:
+    return queries.matches(
+        session, tournament, bot, status_.value if status_ else None, page, per_page
+    )
+
+
+@router.get("/matches/{match_id}", response_model=MatchPublic, responses=NOT_FOUND)
+def get_match(match_id: int, session: SessionDep) -> dict:
+    try:
+        return queries.match(session, match_id)
+    except StoreError as error:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(error)) from None
+
+
+@router.get(
+    "/matches/{match_id}/log",
+    responses={
+        **NOT_FOUND,
+        200: {
+            "description": "The match log (docs/match-log.md)",
+            "content": {"application/json": {"schema": {"type": "object"}}},
+        },
+    },
+)
+def get_log(match_id: int, session: SessionDep) -> JSONResponse:
+    try:
+        log = queries.match_log(session, match_id)
+    except StoreError as error:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(error)) from None
+    return JSONResponse(
+        log, headers={"Content-Disposition": f'attachment; filename="match-{match_id}.json"'}
+    )

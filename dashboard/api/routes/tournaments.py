@@ -1,0 +1,90 @@
+"""Tournaments: list, detail with leaderboard, create and start."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, status
+
+from arena.engine import RulesError, Ruleset
+from arena.platform import PlatformError
+from arena.referee import RefereeSettings
+from arena.store import tournaments as tournament_store
+from arena.store.bots import StoreError
+from dashboard import queries
+from dashboard.deps import OwnerDep, PlatformDep, SessionDep
+from dashboard.schemas import (
+    LeaderboardRow,
+    Started,
+    TournamentCreate,
+    TournamentDetail,
+    TournamentPublic,
+)
+
+router = APIRouter(tags=["tournaments"])
+NOT_FOUND = {404: {"description": "No such tournament"}}
+
+
+@router.get("/tournaments", response_model=list[TournamentPublic])
+def list_tournaments(session: SessionDep) -> list[dict]:
+    return queries.tournaments(session)
+
+
+@router.get("/tournaments/{name}", response_model=TournamentDetail, responses=NOT_FOUND)
+def get_tournament(name: str, session: SessionDep) -> dict:
+    try:
+        return queries.tournament(session, name)
+    except StoreError as error:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(error)) from None
+
+
+@router.get(
+    "/tournaments/{name}/leaderboard", response_model=list[LeaderboardRow], responses=NOT_FOUND
+)
+def get_leaderboard(name: str, session: SessionDep) -> list[dict]:
+    return get_tournament(name, session)["leaderboard"]
+
+
+@router.post(
+    "/tournaments",
+    response_model=TournamentDetail,
+    status_code=status.HTTP_201_CREATED,
+    responses={400: {"description": "Invalid tournament"}, 401: {"description": "No token"}},
+)
+def create_tournament(body: TournamentCreate, owner: OwnerDep, platform: PlatformDep) -> dict:
+    try:
+        ruleset = Ruleset.parse(body.rules.preset, body.rules.options)
+        platform.db.transaction(
+            lambda s: tournament_store.create(
+                s,
+                body.name,
+                ruleset,
+                body.bots,
+                body.table_size,
+                body.games,
+                settings=RefereeSettings(deadline=body.deadline),
+            )
+        )
+    except (StoreError, RulesError) as error:
+        raise HTTPException(status.HTTP_400_BAD_REQUEST, str(error)) from None
+    with platform.db.read() as session:
+        return queries.tournament(session, body.name)
+
+
+@router.post(
+    "/tournaments/{name}/start",
+    response_model=Started,
+    responses={
+        **NOT_FOUND,
+        401: {"description": "No token"},
+        409: {"description": "Over already"},
+        503: {"description": "No Redis"},
+    },
+)
+def start_tournament(name: str, owner: OwnerDep, platform: PlatformDep) -> dict:
+    try:
+        queued = platform.start_tournament(name)
+    except StoreError as error:
+        code = status.HTTP_404_NOT_FOUND if "no tournament" in str(error) else 409
+        raise HTTPException(code, str(error)) from None
+    except PlatformError as error:
+        raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, str(error)) from None
+    return {"name": name, "queued": queued}

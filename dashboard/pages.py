@@ -1,0 +1,128 @@
+"""Server-rendered pages (Jinja2, autoescaped)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query, status
+from fastapi.responses import HTMLResponse
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+
+from arena.store.bots import StoreError
+from arena.store.models import MatchStatus
+from dashboard import queries, workers
+from dashboard.deps import PlatformDep, SessionDep
+from dashboard.replay import frames
+
+templates = Environment(
+    loader=FileSystemLoader(Path(__file__).parent / "templates"),
+    autoescape=select_autoescape(["html"]),
+)
+router = APIRouter(include_in_schema=False)
+
+
+def render(name: str, **context: Any) -> HTMLResponse:
+    return HTMLResponse(templates.get_template(name).render(**context))
+
+
+def script_json(data: Any) -> Markup:
+    """JSON safe inside a <script> element (no '</' can close it)."""
+    return Markup(json.dumps(data).replace("</", "<\\/").replace("<!--", "<\\!--"))
+
+
+templates.filters["script_json"] = script_json
+templates.filters["percent"] = lambda v: "-" if v is None else f"{v * 100:.0f}%"
+
+
+def _not_found(error: StoreError) -> HTTPException:
+    return HTTPException(status.HTTP_404_NOT_FOUND, str(error))
+
+
+@router.get("/", response_class=HTMLResponse)
+def tournaments_page(session: SessionDep) -> HTMLResponse:
+    return render("tournaments.html", tournaments=queries.tournaments(session))
+
+
+@router.get("/tournaments/{name}", response_class=HTMLResponse)
+def tournament_page(name: str, session: SessionDep) -> HTMLResponse:
+    try:
+        return render("tournament.html", t=queries.tournament(session, name))
+    except StoreError as error:
+        raise _not_found(error) from None
+
+
+@router.get("/bots/{name}", response_class=HTMLResponse)
+def bot_page(name: str, session: SessionDep) -> HTMLResponse:
+    try:
+        bot = queries.bot(session, name)
+    except StoreError as error:
+        raise _not_found(error) from None
+    return render(
+        "bot.html", bot=bot, charts={t: chart(points) for t, points in bot["ratings"].items()}
+    )
+
+
+@router.get("/matches", response_class=HTMLResponse)
+def matches_page(
+    session: SessionDep,
+    tournament: str | None = None,
+    bot: str | None = None,
+    status_: Annotated[str | None, Query(alias="status")] = None,
+    page: Annotated[int, Query(ge=1)] = 1,
+) -> HTMLResponse:
+    try:
+        found = queries.matches(session, tournament or None, bot or None, status_ or None, page)
+    except StoreError as error:
+        raise HTTPException(status.HTTP_400_BAD_REQUEST, str(error)) from None
+    return render(
+        "matches.html",
+        page=found,
+        filters={"tournament": tournament or "", "bot": bot or "", "status": status_ or ""},
+        statuses=[s.value for s in MatchStatus],
+    )
+
+
+@router.get("/matches/{match_id}", response_class=HTMLResponse)
+def match_page(match_id: int, session: SessionDep) -> HTMLResponse:
+    try:
+        match = queries.match(session, match_id)
+        log = queries.match_log(session, match_id) if match["status"] == "done" else None
+    except StoreError as error:
+        raise _not_found(error) from None
+    names = [f"{s['bot']} v{s['version']}" for s in match["seats"]]
+    return render("match.html", match=match, names=names, frames=frames(log) if log else [])
+
+
+@router.get("/workers", response_class=HTMLResponse)
+def workers_page(platform: PlatformDep) -> HTMLResponse:
+    return render("workers.html", info=workers.info(platform))
+
+
+def chart(points: list[dict[str, Any]], width: int = 640, height: int = 200) -> dict[str, Any]:
+    """An SVG polyline of mu (and the mu - 3 sigma line) over the matches."""
+    if not points:
+        return {"width": width, "height": height, "mu": "", "low": ""}
+    values = [p["mu"] for p in points] + [p["mu"] - 3 * p["sigma"] for p in points]
+    top, bottom = max(values) + 1, min(values) - 1
+    step = width / max(1, len(points) - 1)
+
+    def line(key: str) -> str:
+        return " ".join(
+            f"{i * step:.1f},{(top - value) / (top - bottom) * height:.1f}"
+            for i, value in enumerate(
+                p["mu"] - (3 * p["sigma"] if key == "low" else 0) for p in points
+            )
+        )
+
+    return {
+        "width": width,
+        "height": height,
+        "mu": line("mu"),
+        "low": line("low"),
+        "top": round(top, 1),
+        "bottom": round(bottom, 1),
+        "count": len(points),
+    }

@@ -1,0 +1,243 @@
+"""Read queries for the dashboard and the API: plain data out (dicts and lists)."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, selectinload
+
+from arena.store import tournaments as tournament_store
+from arena.store.bots import StoreError
+from arena.store.models import (
+    Bot,
+    BotVersion,
+    Match,
+    MatchLog,
+    MatchStatus,
+    RatingChange,
+    Seat,
+    Tournament,
+)
+
+PER_PAGE = 50
+
+
+def tournaments(session: Session) -> list[dict[str, Any]]:
+    rows = []
+    for tournament in session.scalars(select(Tournament).order_by(Tournament.id.desc())):
+        rows.append(_tournament_summary(session, tournament))
+    return rows
+
+
+def _tournament_summary(session: Session, tournament: Tournament) -> dict[str, Any]:
+    return {
+        "name": tournament.name,
+        "status": tournament.status.value,
+        "rules": tournament.rules,
+        "table_size": tournament.table_size,
+        "games": tournament.games,
+        "matches": tournament_store.progress(session, tournament),
+        "created_at": tournament.created_at.isoformat(),
+    }
+
+
+def tournament(session: Session, name: str) -> dict[str, Any]:
+    found = tournament_store.get(session, name)
+    summary = _tournament_summary(session, found)
+    summary["leaderboard"] = tournament_store.leaderboard(session, found)
+    return summary
+
+
+def bots(session: Session) -> list[dict[str, Any]]:
+    return [
+        _bot_summary(bot)
+        for bot in session.scalars(
+            select(Bot).options(selectinload(Bot.versions)).order_by(Bot.name)
+        )
+    ]
+
+
+def _bot_summary(bot: Bot) -> dict[str, Any]:
+    return {
+        "name": bot.name,
+        "versions": [
+            {
+                "number": v.number,
+                "kind": v.kind.value,
+                "target": v.target,
+                "active": v.active,
+                "created_at": v.created_at.isoformat(),
+            }
+            for v in bot.versions
+        ],
+    }
+
+
+def bot(session: Session, name: str, recent: int = 20) -> dict[str, Any]:
+    found = session.scalar(select(Bot).where(Bot.name == name).options(selectinload(Bot.versions)))
+    if found is None:
+        raise StoreError(f"no bot named {name!r}")
+    versions = [v.id for v in found.versions]
+    history = session.execute(
+        select(
+            Tournament.name,
+            RatingChange.completion,
+            RatingChange.mu,
+            RatingChange.sigma,
+            BotVersion.number,
+        )
+        .join(Tournament, Tournament.id == RatingChange.tournament_id)
+        .join(BotVersion, BotVersion.id == RatingChange.bot_version_id)
+        .where(RatingChange.bot_version_id.in_(versions))
+        .order_by(Tournament.id, RatingChange.completion)
+    ).all()
+    ratings: dict[str, list[dict[str, Any]]] = {}
+    for row in history:
+        ratings.setdefault(row.name, []).append(
+            {"completion": row.completion, "mu": row.mu, "sigma": row.sigma, "version": row.number}
+        )
+    matches_page = matches(session, bot=name, per_page=recent)
+    failures = session.execute(
+        select(
+            Seat.match_id,
+            Seat.seat,
+            Seat.forfeit_kind,
+            Seat.forfeit_reason,
+            Seat.strikes,
+            Seat.illegal,
+            BotVersion.number,
+        )
+        .join(BotVersion, BotVersion.id == Seat.bot_version_id)
+        .where(
+            Seat.bot_version_id.in_(versions),
+            (Seat.forfeit.is_(True)) | (Seat.strikes > 0) | (Seat.illegal > 0),
+        )
+        .order_by(Seat.match_id.desc())
+        .limit(recent)
+    ).all()
+    summary = _bot_summary(found)
+    summary.update(
+        ratings=ratings,
+        recent_matches=matches_page["items"],
+        failures=[
+            {
+                "match": f.match_id,
+                "seat": f.seat,
+                "version": f.number,
+                "forfeit": f.forfeit_kind,
+                "reason": f.forfeit_reason,
+                "strikes": f.strikes,
+                "illegal": f.illegal,
+            }
+            for f in failures
+        ],
+    )
+    return summary
+
+
+def matches(
+    session: Session,
+    tournament: str | None = None,
+    bot: str | None = None,
+    status: str | None = None,
+    page: int = 1,
+    per_page: int = PER_PAGE,
+) -> dict[str, Any]:
+    """A page of matches, newest first, filtered by tournament, bot and status."""
+    query = select(Match.id).order_by(Match.id.desc())
+    if tournament:
+        query = query.join(Tournament, Tournament.id == Match.tournament_id).where(
+            Tournament.name == tournament
+        )
+    if status:
+        if status not in {s.value for s in MatchStatus}:
+            raise StoreError(
+                f"unknown status {status!r}: expected one of "
+                f"{', '.join(s.value for s in MatchStatus)}"
+            )
+        query = query.where(Match.status == MatchStatus(status))
+    if bot:
+        versions = select(BotVersion.id).join(Bot).where(Bot.name == bot)
+        query = query.where(
+            Match.id.in_(select(Seat.match_id).where(Seat.bot_version_id.in_(versions)))
+        )
+    ids = list(session.scalars(query.limit(per_page + 1).offset((page - 1) * per_page)))
+    has_next = len(ids) > per_page
+    ids = ids[:per_page]
+    found = {
+        m.id: m
+        for m in session.scalars(
+            select(Match)
+            .where(Match.id.in_(ids))
+            .options(selectinload(Match.seats).joinedload(Seat.version).joinedload(BotVersion.bot))
+        )
+    }
+    names = dict(
+        session.execute(
+            select(Tournament.id, Tournament.name).where(
+                Tournament.id.in_({m.tournament_id for m in found.values()})
+            )
+        ).all()
+    )
+    return {
+        "items": [_match_row(found[i], names[found[i].tournament_id]) for i in ids],
+        "page": page,
+        "per_page": per_page,
+        "has_next": has_next,
+    }
+
+
+def _match_row(match: Match, tournament_name: str) -> dict[str, Any]:
+    return {
+        "id": match.id,
+        "tournament": tournament_name,
+        "index": match.index,
+        "status": match.status.value,
+        "attempts": match.attempts,
+        "error": match.error,
+        "finished_at": match.finished_at.isoformat() if match.finished_at else None,
+        "seats": [
+            {
+                "seat": s.seat,
+                "bot": s.version.bot.name,
+                "version": s.version.number,
+                "place": s.place,
+                "forfeit": s.forfeit_kind,
+                "reason": s.forfeit_reason,
+                "strikes": s.strikes,
+                "illegal": s.illegal,
+                "latency_mean_ms": s.latency_mean_ms,
+                "latency_p99_ms": s.latency_p99_ms,
+            }
+            for s in match.seats
+        ],
+    }
+
+
+def match(session: Session, match_id: int) -> dict[str, Any]:
+    found = session.scalar(
+        select(Match)
+        .where(Match.id == match_id)
+        .options(selectinload(Match.seats).joinedload(Seat.version).joinedload(BotVersion.bot))
+    )
+    if found is None:
+        raise StoreError(f"no match {match_id}")
+    name = session.scalar(select(Tournament.name).where(Tournament.id == found.tournament_id))
+    return _match_row(found, name)
+
+
+def match_log(session: Session, match_id: int) -> dict[str, Any]:
+    blob = session.scalar(select(MatchLog.data).where(MatchLog.match_id == match_id))
+    if blob is None:
+        raise StoreError(f"match {match_id} has no log (not played yet?)")
+    return json.loads(zlib.decompress(blob))
+
+
+def counts(session: Session) -> dict[str, int]:
+    return {
+        "bots": session.scalar(select(func.count()).select_from(Bot)) or 0,
+        "matches": session.scalar(select(func.count()).select_from(Match)) or 0,
+    }

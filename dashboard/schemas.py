@@ -1,0 +1,126 @@
+"""API schemas: what the API accepts (``*Create``) and returns (``*Public``)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+#: any printable text but "/" (names appear in URL paths); pages escape what they show
+Name = Field(min_length=1, max_length=100, pattern=r"^[^/\x00-\x1f\x7f]+$")
+
+
+class VersionPublic(BaseModel):
+    number: int
+    kind: str
+    target: str
+    active: bool
+    created_at: str
+
+
+class BotPublic(BaseModel):
+    name: str
+    versions: list[VersionPublic]
+
+
+class VersionCreate(BaseModel):
+    kind: Literal["endpoint", "sample"]
+    target: str = Field(min_length=1, max_length=500)
+
+
+class BotCreate(VersionCreate):
+    name: str = Name
+
+
+class RulesIn(BaseModel):
+    preset: Literal["classic", "pagat", "russian"] = "classic"
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class TournamentCreate(BaseModel):
+    name: str = Name
+    rules: RulesIn = Field(default_factory=RulesIn)
+    bots: list[str] = Field(min_length=2, max_length=200)
+    table_size: int = Field(default=4, ge=2, le=12)
+    games: int = Field(default=100, ge=1, le=100_000)
+    deadline: float = Field(default=1.0, gt=0, le=60)
+
+
+class Progress(BaseModel):
+    pending: int
+    queued: int
+    running: int
+    done: int
+    failed: int
+    total: int
+
+
+class TournamentPublic(BaseModel):
+    name: str
+    status: str
+    rules: dict[str, Any]
+    table_size: int
+    games: int
+    matches: Progress
+    created_at: str
+
+
+class LeaderboardRow(BaseModel):
+    rank: int
+    bot: str
+    version: int
+    mu: float
+    sigma: float
+    score: float
+    games: int
+    mean_place: float | None
+    win_share: float | None
+    wins: int
+    forfeits: int
+    strikes: int
+    illegal: int
+    bluff_rate: float | None
+    challenge_rate: float | None
+    challenge_accuracy: float | None
+    believe_rate: float | None
+    believe_accuracy: float | None
+
+
+class TournamentDetail(TournamentPublic):
+    leaderboard: list[LeaderboardRow]
+
+
+class SeatPublic(BaseModel):
+    seat: int
+    bot: str
+    version: int
+    place: int | None
+    forfeit: str | None
+    reason: str | None
+    strikes: int
+    illegal: int
+    latency_mean_ms: float | None
+    latency_p99_ms: float | None
+
+
+class MatchPublic(BaseModel):
+    id: int
+    tournament: str
+    index: int
+    status: str
+    attempts: int
+    error: str | None
+    finished_at: str | None
+    seats: list[SeatPublic]
+
+
+class MatchPage(BaseModel):
+    items: list[MatchPublic]
+    page: int
+    per_page: int
+    has_next: bool
+
+
+class Started(BaseModel):
+    name: str
+    queued: int

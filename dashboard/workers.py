@@ -1,0 +1,52 @@
+"""What the workers page shows: queue lengths, live workers, failed jobs with reasons."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rq import Worker
+from rq.registry import FailedJobRegistry, StartedJobRegistry
+
+from arena.platform import Platform, PlatformError
+
+
+def info(platform: Platform, failed_limit: int = 50) -> dict[str, Any]:
+    try:
+        queue = platform.queue
+        workers = Worker.all(connection=queue.connection)
+        failed = FailedJobRegistry(queue=queue)
+        failed_jobs = []
+        for job in queue.job_class.fetch_many(
+            failed.get_job_ids(0, failed_limit - 1), connection=queue.connection
+        ):
+            if job is not None:
+                reason = (job.latest_result().exc_string if job.latest_result() else "") or ""
+                failed_jobs.append(
+                    {
+                        "id": job.id,
+                        "description": job.description,
+                        "reason": reason.strip().splitlines()[-1:] or [""],
+                    }
+                )
+        return {
+            "available": True,
+            "queued": queue.count,
+            "running": StartedJobRegistry(queue=queue).count,
+            "failed": failed.count,
+            "workers": [
+                {
+                    "name": w.name,
+                    "state": w.get_state(),
+                    "host": w.hostname,
+                    "pid": w.pid,
+                    "done": w.successful_job_count,
+                    "failed": w.failed_job_count,
+                }
+                for w in workers
+            ],
+            "failed_jobs": failed_jobs,
+        }
+    except (PlatformError, OSError, ConnectionError) as error:
+        return {"available": False, "error": str(error)}
+    except Exception as error:  # Redis down: the page says so instead of failing
+        return {"available": False, "error": f"{type(error).__name__}: {error}"}

@@ -1,0 +1,163 @@
+"""The API and pages with a real database: reads, owner tokens, clear 4xx, escaping."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from arena.platform import Platform
+from arena.settings import Settings
+from arena.store import matches as match_store
+from arena.store.owners import add_owner
+from dashboard.app import create_app
+from tests.test_store import add_samples, match_ids, play
+
+SAMPLES = ["random", "honest", "counter", "bluffer"]
+XSS = "<img src=x onerror=\"alert('x')\">"
+
+
+@pytest.fixture
+def app_and_token(settings: Settings) -> tuple[TestClient, str, Platform]:
+    client = TestClient(create_app(settings))
+    arena = client.app.state.platform
+    _, token = arena.db.transaction(lambda s: add_owner(s, "alice"))
+    return client, token, arena
+
+
+def played_tournament(client: TestClient, token: str, arena: Platform, games: int = 6) -> None:
+    add_samples(arena.db)
+    created = client.post(
+        "/api/v1/tournaments",
+        headers=auth(token),
+        json={"name": "cup", "bots": SAMPLES, "table_size": 4, "games": games},
+    )
+    assert created.status_code == 201, created.text
+    assert client.post("/api/v1/tournaments/cup/start", headers=auth(token)).json() == {
+        "name": "cup",
+        "queued": games,
+    }
+    for match_id in match_ids(arena.db):
+        plan = match_store.claim(arena.db, match_id, "test")
+        assert match_store.record(arena.db, plan, play(plan), 1.0)
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_reads_after_a_played_tournament(app_and_token) -> None:
+    client, token, arena = app_and_token
+    played_tournament(client, token, arena)
+    detail = client.get("/api/v1/tournaments/cup").json()
+    assert detail["status"] == "done" and detail["matches"]["done"] == 6
+    board = client.get("/api/v1/tournaments/cup/leaderboard").json()
+    assert [row["rank"] for row in board] == [1, 2, 3, 4]
+    assert all(row["games"] == 6 and 0 <= row["bluff_rate"] <= 1 for row in board)
+    page = client.get("/api/v1/matches", params={"tournament": "cup", "per_page": 4}).json()
+    assert len(page["items"]) == 4 and page["has_next"] is True
+    second = client.get("/api/v1/matches", params={"tournament": "cup", "per_page": 4, "page": 2})
+    assert len(second.json()["items"]) == 2 and second.json()["has_next"] is False
+    first = page["items"][0]
+    assert client.get(f"/api/v1/matches/{first['id']}").json() == first
+    log = client.get(f"/api/v1/matches/{first['id']}/log")
+    assert log.headers["content-disposition"] == f'attachment; filename="match-{first["id"]}.json"'
+    assert log.json()["format"] == "arena.match-log/1"
+    by_bot = client.get("/api/v1/matches", params={"bot": "counter", "status": "done"}).json()
+    assert all(any(s["bot"] == "counter" for s in m["seats"]) for m in by_bot["items"])
+    bot = client.get("/api/v1/bots/counter").json()
+    assert bot["versions"][0]["number"] == 1
+    for url in (
+        "/",
+        "/tournaments/cup",
+        "/bots/counter",
+        "/matches",
+        f"/matches/{first['id']}",
+        "/workers",
+    ):
+        assert client.get(url).status_code == 200, url
+
+
+def test_writes_need_a_valid_token(app_and_token) -> None:
+    client, token, _ = app_and_token
+    body = {"name": "mine", "kind": "sample", "target": "random"}
+    assert client.post("/api/v1/bots", json=body).status_code == 401
+    assert client.post("/api/v1/bots", json=body, headers=auth("wrong")).status_code == 401
+    created = client.post("/api/v1/bots", json=body, headers=auth(token))
+    assert created.status_code == 201 and created.json()["versions"][0]["active"] is True
+    assert client.post("/api/v1/tournaments/x/start").status_code == 401
+    version = client.post(
+        "/api/v1/bots/mine/versions",
+        headers=auth(token),
+        json={"kind": "sample", "target": "counter"},
+    )
+    assert version.status_code == 201 and version.json()["number"] == 2
+    versions = client.get("/api/v1/bots/mine").json()["versions"]
+    assert [v["active"] for v in versions] == [False, True], "the old version is retired"
+    other = client.app.state.platform.db.transaction(lambda s: add_owner(s, "bob"))[1]
+    stolen = client.post(
+        "/api/v1/bots/mine/versions",
+        headers=auth(other),
+        json={"kind": "sample", "target": "random"},
+    )
+    assert stolen.status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("url", "body", "code", "message"),
+    [
+        ("/api/v1/bots", {"name": "x", "kind": "sample", "target": "nope"}, 400, "no sample bot"),
+        ("/api/v1/bots", {"name": "x", "kind": "endpoint", "target": "nowhere"}, 400, "host:port"),
+        ("/api/v1/bots", {"name": "", "kind": "sample", "target": "random"}, 422, "name"),
+        ("/api/v1/tournaments", {"name": "t", "bots": ["a", "b"]}, 400, "no bot named 'a'"),
+        (
+            "/api/v1/tournaments",
+            {
+                "name": "t",
+                "bots": ["random", "honest"],
+                "table_size": 2,
+                "rules": {"preset": "classic", "options": {"deck": 40}},
+            },
+            400,
+            "option deck",
+        ),
+        ("/api/v1/tournaments/none/start", None, 404, "no tournament named 'none'"),
+        ("/api/v1/bots/none/versions", {"kind": "sample", "target": "random"}, 404, "no bot"),
+    ],
+)
+def test_bad_input_gets_a_clear_4xx(app_and_token, url, body, code, message) -> None:
+    client, token, arena = app_and_token
+    add_samples(arena.db, ["random", "honest"])
+    response = client.post(url, json=body, headers=auth(token))
+    assert response.status_code == code, response.text
+    assert message in response.text
+
+
+def test_html_in_a_bot_name_is_shown_escaped(app_and_token) -> None:
+    client, token, arena = app_and_token
+    add_samples(arena.db, ["random"])
+    created = client.post(
+        "/api/v1/bots",
+        headers=auth(token),
+        json={"name": XSS, "kind": "sample", "target": "honest"},
+    )
+    assert created.status_code == 201, created.text
+    made = client.post(
+        "/api/v1/tournaments",
+        headers=auth(token),
+        json={"name": "escape", "bots": [XSS, "random"], "table_size": 2, "games": 1},
+    )
+    assert made.status_code == 201
+    client.post("/api/v1/tournaments/escape/start", headers=auth(token))
+    [match_id] = match_ids(arena.db)
+    plan = match_store.claim(arena.db, match_id, "test")
+    match_store.record(arena.db, plan, play(plan), 1.0)
+    for url in (
+        "/tournaments/escape",
+        f"/matches/{match_id}",
+        "/matches",
+        "/bots/%3Cimg%20src%3Dx%20onerror%3D%22alert('x')%22%3E",
+    ):
+        page = client.get(url)
+        assert page.status_code == 200, url
+        assert XSS not in page.text, url
+        assert "&lt;img src=x onerror=" in page.text, url
