@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: up test lint bench clean
+.PHONY: up test lint bench clean browser screenshots
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -16,7 +16,12 @@ $(STAMP): pyproject.toml
 up: $(STAMP)
 	$(BIN)/arena up
 
-test: $(STAMP)
+# The browser tests drive Debian's Chromium (Playwright never downloads a browser here).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: $(STAMP) browser
 	$(BIN)/ruff check arena worker dashboard sample_bots tests
 	$(BIN)/ruff format --check arena worker dashboard sample_bots tests
 	$(BIN)/pytest
@@ -26,3 +31,6 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache
+
+screenshots: $(STAMP) browser
+	$(BIN)/python -m dashboard.screenshots docs/screenshots

@@ -71,7 +71,7 @@ def matches_page(
     tournament: str | None = None,
     bot: str | None = None,
     status_: Annotated[str | None, Query(alias="status")] = None,
-    page: Annotated[int, Query(ge=1)] = 1,
+    page: Annotated[int, Query(ge=1, le=100_000)] = 1,
 ) -> HTMLResponse:
     try:
         found = queries.matches(session, tournament or None, bot or None, status_ or None, page)
@@ -86,7 +86,9 @@ def matches_page(
 
 
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
-def match_page(match_id: int, session: SessionDep) -> HTMLResponse:
+def match_page(
+    match_id: Annotated[int, Path(ge=1, le=2**63 - 1)], session: SessionDep
+) -> HTMLResponse:
     try:
         match = queries.match(session, match_id)
         log = queries.match_log(session, match_id) if match["status"] == "done" else None

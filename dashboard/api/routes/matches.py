@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query, status
+from fastapi import APIRouter, HTTPException, Path, Query, status
 from fastapi.responses import JSONResponse
 
 from arena.store.bots import StoreError
@@ -15,6 +15,7 @@ from dashboard.schemas import MatchPage, MatchPublic
 
 router = APIRouter(tags=["matches"])
 NOT_FOUND = {404: {"description": "No such match"}}
+MatchId = Annotated[int, Path(ge=1, le=2**63 - 1, description="A match id")]
 StatusFilter = Annotated[MatchStatus | None, Query(description="Only matches in this status")]
 
 
@@ -35,7 +36,7 @@ def list_matches(
 
 
 @router.get("/matches/{match_id}", response_model=MatchPublic, responses=NOT_FOUND)
-def get_match(match_id: int, session: SessionDep) -> dict:
+def get_match(match_id: MatchId, session: SessionDep) -> dict:
     try:
         return queries.match(session, match_id)
     except StoreError as error:
@@ -52,7 +53,7 @@ def get_match(match_id: int, session: SessionDep) -> dict:
         },
     },
 )
-def get_log(match_id: int, session: SessionDep) -> JSONResponse:
+def get_log(match_id: MatchId, session: SessionDep) -> JSONResponse:
     try:
         log = queries.match_log(session, match_id)
     except StoreError as error:

@@ -1,0 +1,93 @@
+"""Screenshots of the dashboard for the README: ``python -m dashboard.screenshots DIR``.
+
+Plays a small tournament of the sample bots into a temporary database, serves the
+dashboard, and photographs the leaderboard and a replay in headless Chromium.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import uvicorn
+
+from arena import aio
+from arena.engine import Ruleset
+from arena.redis_server import free_port
+from arena.referee import Referee, RefereeSettings
+from arena.settings import Settings
+from arena.store import bots, matches, tournaments
+from arena.store.models import BotKind, Match
+from dashboard.app import create_app
+from worker.seats import seats_for
+
+SAMPLES = ["counter", "honest", "random", "bluffer"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def main(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        app = create_app(Settings(Path(tmp), f"sqlite:///{tmp}/arena.db", None))
+        db = app.state.platform.db
+        db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in SAMPLES])
+        db.transaction(
+            lambda s: tournaments.create(
+                s, "demo", Ruleset.parse("classic"), SAMPLES, 4, 48, seed="demo"
+            )
+        )
+        db.transaction(lambda s: tournaments.start(s, "demo"))
+        with db.read() as s:
+            ids = [m.id for m in s.query(Match).order_by(Match.id)]
+        for match_id in ids:
+            plan = matches.claim(db, match_id, "screenshots")
+            ruleset = Ruleset.from_dict(plan.rules)
+            log = aio.run(
+                Referee(
+                    ruleset,
+                    seats_for(plan.seats, ruleset, plan.seed),
+                    plan.seed,
+                    RefereeSettings(**plan.settings),
+                ).run()
+            )
+            matches.record(db, plan, log, 0.0)
+        port = free_port()
+        server = uvicorn.Server(uvicorn.Config(app, port=port, log_level="warning"))
+        threading.Thread(target=server.run, daemon=True).start()
+        while not server.started:
+            time.sleep(0.05)
+        _shoot(f"http://127.0.0.1:{port}", ids[0], out)
+        server.should_exit = True
+
+
+def _shoot(base: str, match_id: int, out: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
+        )
+        page = browser.new_page(viewport={"width": 1280, "height": 560})
+        page.goto(f"{base}/tournaments/demo")
+        page.screenshot(path=str(out / "leaderboard.png"), full_page=True)
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.goto(f"{base}/matches/{match_id}")
+        for _ in range(7):
+            page.keyboard.press("ArrowRight")
+        page.screenshot(path=str(out / "replay.png"), full_page=True)
+        browser.close()
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots"))
