@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from arena.settings import Settings
@@ -95,7 +97,23 @@ class Dashboard:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
+        self._wait_ready()
         return self
+
+    def _wait_ready(self, timeout: float = 30.0) -> None:
+        """Return once the dashboard accepts connections (so its URL works when printed)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.process is not None
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the dashboard exited: see {self.log_dir / 'dashboard.log'}")
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5),
+            ):
+                return
+            time.sleep(0.1)
+        raise RuntimeError(f"the dashboard did not start on port {self.port}")
 
     def __exit__(self, *exc: object) -> None:
         if self.process is not None:

@@ -20,8 +20,9 @@ from tests.test_store import add_samples
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
     data: Path = tmp_path_factory.mktemp("schema")
-    application = create_app(Settings(data, f"sqlite:///{data / 'arena.db'}",
-                                      "redis://127.0.0.1:6379/13"))
+    application = create_app(
+        Settings(data, f"sqlite:///{data / 'arena.db'}", "redis://127.0.0.1:6379/13")
+    )
     add_samples(application.state.platform.db)
     _, token = application.state.platform.db.transaction(lambda s: add_owner(s, "fuzz"))
     application.state.token = token
@@ -40,10 +41,10 @@ def test_no_generated_request_gets_a_server_error(app) -> None:  # noqa: ANN001
     for operation in found:
 
         @given(case=operation.as_strategy())
-        @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck),
-                  database=None)
+        @settings(
+            max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None
+        )
         def check(case) -> None:  # noqa: ANN001
-            case.call_and_validate(headers=headers,
-                                   checks=[schemathesis.checks.not_a_server_error])
+            case.call_and_validate(headers=headers, checks=[schemathesis.checks.not_a_server_error])
 
         check()

@@ -21,16 +21,22 @@ from dashboard.app import create_app
 from tests.test_api import played_tournament
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data: Path = tmp_path_factory.mktemp("browser")
-    app = create_app(Settings(data, f"sqlite:///{data / 'arena.db'}",
-                              "redis://127.0.0.1:6379/13"))
+    app = create_app(Settings(data, f"sqlite:///{data / 'arena.db'}", "redis://127.0.0.1:6379/13"))
     _, token = app.state.platform.db.transaction(lambda s: add_owner(s, "e2e"))
     played_tournament(TestClient(app), token, app.state.platform, games=4)
     with socket.socket() as probe:

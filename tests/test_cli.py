@@ -77,3 +77,12 @@ def test_bench_grpc_json_has_the_documented_keys() -> None:
     assert figures["grpc_us_per_decision"] > figures["inprocess_us_per_decision"]
     added = figures["grpc_us_per_decision"] - figures["inprocess_us_per_decision"]
     assert figures["added_over_bare_rtt"] == round(round(added, 1) / figures["bare_rtt_us"], 2)
+
+
+def test_bench_dashboard_json_has_the_documented_keys() -> None:
+    result = arena("bench", "dashboard", "--json", "--matches", "2000", "--bots", "10")
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    for key in ("leaderboard_ms", "matches_ms", "match_ms"):
+        assert 0 < figures[key] < 5000, key
+    assert figures["matches"] == 2000 and figures["bots"] == 10

@@ -8,10 +8,12 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 from sqlalchemy import func, select
 
+from arena.redis_server import free_port
 from arena.settings import Settings
 from arena.store.db import Database
 from arena.store.models import Match, MatchStatus
@@ -102,8 +104,20 @@ def test_arena_up_runs_the_demo_to_the_end_with_a_private_redis(tmp_path: Path) 
 
 def test_ctrl_c_stops_arena_up_cleanly(tmp_path: Path) -> None:
     env = environment(Settings(tmp_path, f"sqlite:///{tmp_path / 'arena.db'}", None))
+    port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "up", "--games", "5000", "--workers", "2"],
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "up",
+            "--games",
+            "5000",
+            "--workers",
+            "2",
+            "--port",
+            str(port),
+        ],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -126,6 +140,8 @@ def test_ctrl_c_stops_arena_up_cleanly(tmp_path: Path) -> None:
                 continue
             if done:
                 break
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10).read().decode()
+        assert "demo" in page, "arena up serves the dashboard"
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
     finally:

@@ -119,3 +119,33 @@ def pipeline(
         f"  platform overhead: {figures['overhead_ms_per_match']:.2f} ms per match "
         f"(referee: {figures['referee_ms_per_match']:.2f} ms per match); target <= 10"
     )
+
+
+@app.command()
+def dashboard(
+    json_: options.JsonFlag = False,
+    matches: Annotated[
+        int, typer.Option("--matches", min=100, help="Matches in the database.")
+    ] = 100_000,
+    bots: Annotated[int, typer.Option("--bots", min=4, help="Bots in the database.")] = 100,
+) -> None:
+    """Leaderboard, match list and match page times with a big database."""
+    from arena.bench import dashboard as bench_dashboard
+
+    with console.stderr().status("benchmarking the dashboard...") as status:
+        figures = bench_dashboard.run(
+            bots, matches, progress=lambda what: status.update(f"dashboard: {what}")
+        )
+    if json_:
+        print(json.dumps(figures))
+        return
+    out.print(f"{bots} bots, {matches:,} matches (SQLite), median of {figures['repeats']} requests")
+    for key, label in (
+        ("leaderboard_ms", "leaderboard page"),
+        ("matches_ms", "match list page"),
+        ("match_ms", "match page (replay)"),
+        ("matches_by_bot_ms", "matches of one bot"),
+        ("leaderboard_api_ms", "leaderboard API"),
+    ):
+        out.print(f"  {label:22} {figures[key]:7.2f} ms")
+    out.print("  target: each of the first three under 50 ms")
