@@ -52,7 +52,9 @@ class Progress(BaseModel):
     running: int
     done: int
     failed: int
+    stale: int
     total: int
+    finished: int
 
 
 class TournamentPublic(BaseModel):

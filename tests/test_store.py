@@ -218,3 +218,23 @@ def test_ratings_equal_a_sequential_replay_in_completion_order(db: Database) -> 
         board = tournaments.leaderboard(s, tournament)
         scores = [row["score"] for row in board]
         assert scores == sorted(scores, reverse=True) and [r["rank"] for r in board] == [1, 2, 3, 4]
+
+
+def test_a_match_whose_bots_changed_is_discarded_and_not_rated(db: Database) -> None:
+    make_tournament(db, games=3)
+    first, second, third = match_ids(db)
+    playing = matches.claim(db, second, "w")
+    db.transaction(lambda s: bots.add_version(s, "honest", BotKind.SAMPLE, "counter"))
+    assert matches.claim(db, first, "w") is None, "a stale match is not even played"
+    assert matches.record(db, playing, play(playing), 1.0) is False, "replaced meanwhile"
+    with db.read() as s:
+        stale = [s.get(Match, m) for m in (first, second)]
+        assert all(m.status is MatchStatus.STALE for m in stale)
+        assert all("honest v1" in m.error for m in stale)
+        assert s.scalar(select(func.count()).select_from(RatingChange)) == 0
+        assert all(e.games == 0 for e in s.scalars(select(Entry)))
+        counts = tournaments.progress(s, tournaments.get(s, "t"))
+        assert counts["stale"] == 2 and counts["finished"] == 2 and counts["queued"] == 1
+    assert matches.claim(db, third, "w") is None
+    with db.read() as s:
+        assert tournaments.get(s, "t").status is TournamentStatus.DONE

@@ -159,7 +159,7 @@ def tournament_wait(
             counts = status["matches"]
             bar.update(
                 task,
-                completed=counts["done"] + counts["failed"],
+                completed=counts["finished"],
                 description=f"{name}: {counts['running']} running, {counts['failed']} failed",
             )
     print_status(status)

@@ -112,7 +112,7 @@ def _follow(arena: Platform, name: str) -> None:
             time.sleep(0.5)
             status = arena.tournament_status(name)
             counts = status["matches"]
-            bar.update(task, completed=counts["done"] + counts["failed"])
+            bar.update(task, completed=counts["finished"])
     out.print(f"Demo tournament {name} complete.")
     print_status(status)
 

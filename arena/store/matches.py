@@ -96,18 +96,46 @@ def claim(db: Database, match_id: int, worker: str, lease: timedelta = LEASE) ->
         ).one()
         seat_rows = session.execute(
             select(
-                Seat.bot_version_id, Bot.name, BotVersion.number, BotVersion.kind, BotVersion.target
+                Seat.bot_version_id,
+                Bot.name,
+                BotVersion.number,
+                BotVersion.kind,
+                BotVersion.target,
+                BotVersion.active,
             )
             .join(BotVersion, BotVersion.id == Seat.bot_version_id)
             .join(Bot, Bot.id == BotVersion.bot_id)
             .where(Seat.match_id == match_id)
             .order_by(Seat.seat)
         ).all()
+    retired = [f"{bot} v{number}" for _, bot, number, _, _, active in seat_rows if not active]
+    if retired:
+        db.transaction(lambda session: _mark_stale(session, match_id, token, retired))
+        return None
     seats = [
         SeatPlan(version, f"{bot} v{number}", kind.value, target)
-        for version, bot, number, kind, target in seat_rows
+        for version, bot, number, kind, target, _ in seat_rows
     ]
     return MatchPlan(match_id, row.id, token, row.rules, row.seed, row.settings, seats)
+
+
+def _mark_stale(session: Session, match_id: int, token: str, retired: list[str]) -> bool:
+    """Discard a match whose bots changed since it was scheduled (it is not rated)."""
+    changed = session.execute(
+        update(Match)
+        .where(Match.id == match_id, Match.claim == token, Match.status == MatchStatus.RUNNING)
+        .values(
+            status=MatchStatus.STALE,
+            claim=None,
+            lease_until=None,
+            finished_at=now(),
+            error=f"stale: replaced since scheduled: {', '.join(retired)}",
+        )
+    ).rowcount
+    if changed:
+        tournament_id = session.scalar(select(Match.tournament_id).where(Match.id == match_id))
+        _finish_if_complete(session, tournament_id)
+    return bool(changed)
 
 
 def renew(db: Database, match_id: int, token: str, lease: timedelta = LEASE) -> bool:
@@ -130,7 +158,8 @@ def renew(db: Database, match_id: int, token: str, lease: timedelta = LEASE) -> 
 
 
 def record(db: Database, plan: MatchPlan, log: dict[str, Any], referee_ms: float) -> bool:
-    """Store the result, the log and the new ratings, once. False: the claim was lost.
+    """Store the result, the log and the new ratings, once. False: not recorded (the claim
+    was lost, or a seated bot was replaced meanwhile and the match is now stale).
 
     Everything is prepared before the write lock is taken. The new ratings are computed
     from a snapshot outside the lock too; the write applies them only if no other result
@@ -251,6 +280,15 @@ class _Result:
     ) -> bool:
         """True: recorded. False: the claim was lost. Raises _Stale if ``seen`` is stale."""
         plan = self.plan
+        retired = session.scalars(
+            select(BotVersion.id).where(
+                BotVersion.id.in_([seat.bot_version_id for seat in plan.seats]),
+                BotVersion.active.is_(False),
+            )
+        ).all()
+        if retired:  # replaced while it was played: discard, do not rate
+            names = [seat.name for seat in plan.seats if seat.bot_version_id in set(retired)]
+            return _mark_stale(session, plan.match_id, plan.claim, names) and False
         mine = session.execute(
             update(Match)
             .where(

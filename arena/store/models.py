@@ -60,6 +60,7 @@ class MatchStatus(StrEnum):
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"  # infrastructure failures exhausted the attempts
+    STALE = "stale"  # a seated bot version was replaced: discarded, not rated
 
 
 class Owner(Base):

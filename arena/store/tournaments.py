@@ -125,6 +125,7 @@ def progress(session: Session, tournament: Tournament) -> dict[str, int]:
     )
     result = {status.value: counts.get(status, 0) for status in MatchStatus}
     result["total"] = sum(counts.values())
+    result["finished"] = result["done"] + result["failed"] + result["stale"]
     return result
 
 

@@ -8,7 +8,7 @@
         document.querySelectorAll('[data-tournament="' + CSS.escape(t.name) + '"]').forEach(function (row) {
           var m = t.matches;
           row.querySelector(".status").textContent = t.status;
-          row.querySelector(".progress").textContent = (m.done + m.failed) + " / " + m.total;
+          row.querySelector(".progress").textContent = m.finished + " / " + m.total;
           row.querySelector(".running").textContent = m.running;
           row.querySelector(".failed").textContent = m.failed;
         });
