@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import signal
 import sys
+import traceback
 from collections.abc import AsyncIterator, Callable
 
 import grpc
@@ -44,7 +45,12 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
                 yield pb.PlayResponse(hello=hello)
             elif kind == "decide" and bot is not None:
                 observation = protocol.observation_from_request(request.decide)
-                action = bot.act(observation)
+                try:
+                    action = bot.act(observation)
+                except BaseException:
+                    traceback.print_exc()  # the bot's own output: where its owner looks
+                    sys.stderr.flush()
+                    raise
                 decision = protocol.decision_from_action(action, request.decide.request_id)
                 yield pb.PlayResponse(decision=decision)
             elif kind == "end" and bot is not None:
