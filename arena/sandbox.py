@@ -50,16 +50,18 @@ class Sandbox:
 
     def __init__(
         self,
-        bot_file: Path,
+        bot: Path,
         hidden: Sequence[Path] = (),
         limits: Limits = Limits(),
         output: Path | None = None,
     ) -> None:
-        self.bot_file = bot_file
+        """``bot`` is a bot file, or a folder with ``bot.py``; it is copied into the sandbox's
+        own home first, so hiding the folder it came from (the data directory) is fine."""
         self.hidden = [Path(p) for p in hidden]
         self.limits = limits
         self.marker = uuid.uuid4().hex
         self._home = Path(tempfile.mkdtemp(prefix="arena-bot-"))
+        self.bot_file = _copy_bot(Path(bot), self._home / "bot")
         self.output = output or self._home / "output.log"
         self._processes = BotProcesses(start_timeout=limits.start_seconds)
         self.endpoint: str | None = None
@@ -94,6 +96,11 @@ class Sandbox:
         except OSError:
             return "(none)"
         return data[-size:].decode(errors="replace").strip() or "(none)"
+
+    @property
+    def returncode(self) -> int | None:
+        processes = self._processes.processes
+        return processes[0].poll() if processes else None
 
     def _command(self) -> list[str]:
         run = [sys.executable, "-m", "arena.sdk.run", str(self.bot_file), "--port", "0"]
@@ -131,6 +138,20 @@ class Sandbox:
             (resource.RLIMIT_CORE, 0),
         ):
             resource.setrlimit(which, (value, value))
+
+
+def _copy_bot(source: Path, target: Path) -> Path:
+    """Copy a bot file, or a folder with ``bot.py``, to ``target``; return the entry file."""
+    if source.is_dir():
+        if not (source / "bot.py").is_file():
+            raise SandboxError(f"{source} has no bot.py")
+        shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", ".*"))
+        return target / "bot.py"
+    if not source.is_file():
+        raise SandboxError(f"no bot file at {source}")
+    target.mkdir(parents=True)
+    shutil.copy2(source, target / source.name)
+    return target / source.name
 
 
 def kill_marked(marker: str) -> int:

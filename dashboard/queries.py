@@ -69,6 +69,8 @@ def _bot_summary(bot: Bot) -> dict[str, Any]:
                 "kind": v.kind.value,
                 "target": v.target,
                 "active": v.active,
+                "status": v.status.value,
+                "reason": v.reason,
                 "created_at": v.created_at.isoformat(),
             }
             for v in bot.versions

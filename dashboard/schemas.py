@@ -15,6 +15,8 @@ class VersionPublic(BaseModel):
     kind: str
     target: str
     active: bool
+    status: str
+    reason: str | None
     created_at: str
 
 
@@ -24,8 +26,19 @@ class BotPublic(BaseModel):
 
 
 class VersionCreate(BaseModel):
-    kind: Literal["endpoint", "sample"]
-    target: str = Field(min_length=1, max_length=500)
+    """A running bot (``endpoint``: HOST:PORT), a sample bot (``sample``: its name), or an
+    uploaded Python bot (``python``: the source of a file defining one Bot subclass)."""
+
+    kind: Literal["endpoint", "sample", "python"]
+    target: str = Field(default="", max_length=500)
+    source: str = Field(default="", max_length=256 * 1024)
+
+
+class SubmissionPublic(BaseModel):
+    bot: str
+    version: int
+    accepted: bool
+    reason: str
 
 
 class BotCreate(VersionCreate):

@@ -10,6 +10,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import uvicorn
@@ -56,7 +57,7 @@ def main(out: Path) -> None:
             log = aio.run(
                 Referee(
                     ruleset,
-                    seats_for(plan.seats, ruleset, plan.seed),
+                    seats_for(plan.seats, ruleset, plan.seed, ExitStack(), []),
                     plan.seed,
                     RefereeSettings(**plan.settings),
                 ).run()

@@ -83,16 +83,21 @@ def test_writes_need_a_valid_token(app_and_token) -> None:
     assert client.post("/api/v1/bots", json=body).status_code == 401
     assert client.post("/api/v1/bots", json=body, headers=auth("wrong")).status_code == 401
     created = client.post("/api/v1/bots", json=body, headers=auth(token))
-    assert created.status_code == 201 and created.json()["versions"][0]["active"] is True
+    assert created.status_code == 201, created.text
+    assert created.json()["accepted"] is True and created.json()["version"] == 1
+    assert "qualified" in created.json()["reason"]
+    again = client.post("/api/v1/bots", json=body, headers=auth(token))
+    assert again.status_code == 409
     assert client.post("/api/v1/tournaments/x/start").status_code == 401
     version = client.post(
         "/api/v1/bots/mine/versions",
         headers=auth(token),
         json={"kind": "sample", "target": "counter"},
     )
-    assert version.status_code == 201 and version.json()["number"] == 2
+    assert version.status_code == 201 and version.json()["version"] == 2
     versions = client.get("/api/v1/bots/mine").json()["versions"]
     assert [v["active"] for v in versions] == [False, True], "the old version is retired"
+    assert [v["status"] for v in versions] == ["ready", "ready"]
     other = client.app.state.platform.db.transaction(lambda s: add_owner(s, "bob"))[1]
     stolen = client.post(
         "/api/v1/bots/mine/versions",
@@ -106,6 +111,7 @@ def test_writes_need_a_valid_token(app_and_token) -> None:
     ("url", "body", "code", "message"),
     [
         ("/api/v1/bots", {"name": "x", "kind": "sample", "target": "nope"}, 400, "no sample bot"),
+        ("/api/v1/bots", {"name": "x", "kind": "python", "source": ""}, 400, "needs its source"),
         ("/api/v1/bots", {"name": "x", "kind": "endpoint", "target": "nowhere"}, 400, "host:port"),
         ("/api/v1/bots", {"name": "", "kind": "sample", "target": "random"}, 422, "name"),
         ("/api/v1/tournaments", {"name": "t", "bots": ["a", "b"]}, 400, "no bot named 'a'"),
@@ -161,3 +167,51 @@ def test_html_in_a_bot_name_is_shown_escaped(app_and_token) -> None:
         assert page.status_code == 200, url
         assert XSS not in page.text, url
         assert "&lt;img src=x onerror=" in page.text, url
+
+
+BROKEN = """
+from arena.sdk import Bot
+
+
+class Broken(Bot):
+    def act(self, observation):
+        raise ValueError("oops")
+"""
+
+TRUTHFUL = """
+from arena.sdk import BELIEVE, CHALLENGE, Bot, Play, Quartets
+from arena.sdk.helpers import best_lead_rank, truthful_play
+
+
+class Truthful(Bot):
+    name = "truthful"
+
+    def act(self, obs):
+        legal = obs.legal
+        if legal.phase == "quartets":
+            return Quartets(legal.quartets)
+        if legal.play:
+            spec = legal.play
+            rank = best_lead_rank(spec, obs.hand) if legal.phase == "lead" else spec.ranks[0]
+            return truthful_play(spec, obs.hand, rank) or Play(obs.hand[:1], rank, 1)
+        return BELIEVE if legal.believe else CHALLENGE
+"""
+
+
+def test_an_uploaded_bot_is_qualified_and_a_broken_version_is_rejected(app_and_token) -> None:
+    client, token, _ = app_and_token
+    good = client.post(
+        "/api/v1/bots",
+        headers=auth(token),
+        json={"name": "up", "kind": "python", "source": TRUTHFUL},
+    )
+    assert good.status_code == 201 and good.json()["accepted"] is True, good.text
+    bad = client.post(
+        "/api/v1/bots/up/versions", headers=auth(token), json={"kind": "python", "source": BROKEN}
+    )
+    assert bad.status_code == 201 and bad.json()["accepted"] is False
+    assert "forfeited its qualification match: crashed" in bad.json()["reason"]
+    versions = client.get("/api/v1/bots/up").json()["versions"]
+    assert [(v["status"], v["active"]) for v in versions] == [("ready", True), ("rejected", False)]
+    page = client.get("/bots/up").text
+    assert "rejected" in page and "forfeited its qualification match" in page

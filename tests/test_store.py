@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from contextlib import ExitStack
 from datetime import timedelta
 
 import pytest
@@ -56,7 +57,7 @@ def play(plan: matches.MatchPlan) -> dict:
     ruleset = Ruleset.from_dict(plan.rules)
     referee = Referee(
         ruleset,
-        seats_for(plan.seats, ruleset, plan.seed),
+        seats_for(plan.seats, ruleset, plan.seed, ExitStack(), []),
         plan.seed,
         RefereeSettings(**plan.settings),
     )

@@ -12,6 +12,7 @@ import os
 import socket
 import threading
 import time
+from contextlib import ExitStack
 from functools import lru_cache
 
 from arena import aio
@@ -46,9 +47,10 @@ def play_match(match_id: int) -> str:
     if plan is None:
         return "skipped: not queued (done, failed, or taken by another worker)"
     try:
-        with _Heartbeat(db, plan):
+        with _Heartbeat(db, plan), ExitStack() as stack:
             ruleset = Ruleset.from_dict(plan.rules)
-            seats = seats_for(plan.seats, ruleset, plan.seed)
+            hidden = [Settings.from_env().data_dir]
+            seats = seats_for(plan.seats, ruleset, plan.seed, stack, hidden)
             referee = Referee(
                 ruleset, seats, plan.seed, RefereeSettings(**plan.settings), match_id=str(match_id)
             )

@@ -1,22 +1,23 @@
 """Seats for a match from stored bot versions: samples in process, endpoints over gRPC,
-Python files as subprocesses the worker keeps for its lifetime."""
+uploaded Python bots each in a fresh sandbox for the match (see arena.sandbox)."""
 
 from __future__ import annotations
 
-import atexit
-import subprocess
+from contextlib import ExitStack
+from pathlib import Path
 
 from arena.engine import Ruleset
-from arena.launcher import BotProcesses, BotSpec, command_for
 from arena.referee import GrpcSeat, LocalSeat, Seat
+from arena.referee.seats import FailureKind, SeatFailure
+from arena.sandbox import Sandbox, SandboxError
 from arena.store.matches import SeatPlan
 from sample_bots import SAMPLES
 
-_processes: BotProcesses | None = None
-_started: dict[str, tuple[subprocess.Popen[str], str]] = {}  # path -> (process, endpoint)
 
-
-def seats_for(plans: list[SeatPlan], ruleset: Ruleset, seed: str) -> list[Seat]:
+def seats_for(
+    plans: list[SeatPlan], ruleset: Ruleset, seed: str, stack: ExitStack, hidden: list[Path]
+) -> list[Seat]:
+    """The seats of a match; sandboxes close (and their processes die) with ``stack``."""
     players = len(plans)
     seats: list[Seat] = []
     for index, plan in enumerate(plans):
@@ -26,18 +27,29 @@ def seats_for(plans: list[SeatPlan], ruleset: Ruleset, seed: str) -> list[Seat]:
         elif plan.kind == "endpoint":
             seats.append(GrpcSeat(plan.target, plan.name))
         else:
-            seats.append(GrpcSeat(_file_bot_endpoint(plan.target), plan.name))
+            try:
+                box = stack.enter_context(Sandbox(Path(plan.target), hidden=hidden))
+            except SandboxError as error:  # the bot's failure: it forfeits, the job goes on
+                seats.append(UnstartableSeat(plan.name, str(error)))
+                continue
+            seats.append(GrpcSeat(box.endpoint, plan.name))
     return seats
 
 
-def _file_bot_endpoint(path: str) -> str:
-    """The endpoint of the worker's process for a bot file, (re)started when needed."""
-    global _processes
-    if _processes is None:
-        _processes = BotProcesses()
-        atexit.register(_processes.stop_all)
-    started = _started.get(path)
-    if started is None or started[0].poll() is not None:
-        endpoint = _processes.start(command_for(BotSpec("file", path)), path)
-        started = _started[path] = (_processes.processes[-1], endpoint)
-    return started[1]
+class UnstartableSeat:
+    """A bot that could not be started: it forfeits before the first deal."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        self.name, self.reason = name, reason
+
+    async def start(self, start, timeout: float) -> None:  # noqa: ANN001
+        raise SeatFailure(FailureKind.UNREACHABLE, self.reason)
+
+    async def decide(self, observation, deal: int, allowed: float):  # noqa: ANN001, ANN201
+        raise SeatFailure(FailureKind.UNREACHABLE, self.reason)
+
+    async def end(self, end) -> None:  # noqa: ANN001
+        return None
+
+    async def close(self) -> None:
+        return None

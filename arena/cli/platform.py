@@ -64,14 +64,47 @@ def bot_add(
     )
 
 
+@bot_app.command("submit")
+def bot_submit(
+    name: Annotated[str, typer.Argument(help="The bot's name (new, or a new version).")],
+    endpoint: Annotated[str | None, typer.Option(help="A running bot at HOST:PORT.")] = None,
+    path: Annotated[
+        str | None, typer.Option(help="A Python bot file, or a folder with bot.py.")
+    ] = None,
+) -> None:
+    """Submit a new version; it is ranked only after it finishes a match against random."""
+    from arena.submission import submit
+
+    if (endpoint is None) == (path is None):
+        fail("give exactly one of --endpoint, --path")
+    kind, target = (BotKind.ENDPOINT, endpoint) if endpoint else (BotKind.PATH, path)
+    with err.status(f"qualifying {name}: one match against random..."):
+        try:
+            result = submit(platform(), name, kind, target)
+        except (StoreError, PermissionError) as error:
+            fail(str(error))
+    verdict = "accepted" if result.accepted else "REJECTED"
+    out.print(f"{name} v{result.version} {verdict}: {result.reason}", markup=False)
+    if not result.accepted:
+        raise typer.Exit(1)
+
+
 @bot_app.command("list")
 def bot_list() -> None:
     """List the registered bots and their active versions."""
     with platform().db.read() as session:
-        table = Table("bot", "version", "kind", "target")
+        table = Table("bot", "version", "status", "active", "kind", "target", "reason")
         for bot in bot_store.all_bots(session):
-            version = bot.versions[-1]
-            table.add_row(bot.name, str(version.number), version.kind.value, version.target)
+            for version in bot.versions:
+                table.add_row(
+                    bot.name,
+                    f"v{version.number}",
+                    version.status.value,
+                    "yes" if version.active else "",
+                    version.kind.value,
+                    version.target,
+                    version.reason or "",
+                )
     out.print(table)
 
 

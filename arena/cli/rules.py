@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena import scenarios
-from arena.cli import options
+from arena.cli import console, options
 from arena.engine import Game, RulesError, Ruleset
 from arena.engine.rules import parse_option_pairs
 from arena.selfplay import play_series
@@ -119,6 +119,6 @@ def ruleset_or_exit(preset: str, pairs: list[str], players: int) -> tuple[Rulese
         ruleset = Ruleset.parse(preset, parse_option_pairs(pairs))
         Game(ruleset, players)
     except RulesError as error:
-        Console(stderr=True).print(f"error: {error}", markup=False)
+        console.stderr().print(f"error: {error}", markup=False)
         raise typer.Exit(2) from None
     return ruleset, players

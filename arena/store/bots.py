@@ -17,14 +17,16 @@ class StoreError(ValueError):
 
 def parse_target(kind: BotKind, target: str) -> str:
     """Validate a version's target; return it canonical (a file path made absolute)."""
-    text = {BotKind.SAMPLE: f"sample:{target}", BotKind.PATH: target, BotKind.ENDPOINT: target}[
-        kind
-    ]
+    if kind is BotKind.PATH and Path(target).is_dir():
+        if not (Path(target) / "bot.py").is_file():
+            raise StoreError(f"the folder {target} has no bot.py")
+        return str(Path(target).resolve())
+    text = f"sample:{target}" if kind is BotKind.SAMPLE else target
     try:
         spec = parse_bot(text)
     except BotSpecError as error:
         raise StoreError(str(error)) from None
-    if spec.kind != kind.value.replace("path", "file"):
+    if spec.kind != {BotKind.PATH: "file"}.get(kind, kind.value):
         raise StoreError(f"{target!r} is not a valid {kind.value}")
     return str(Path(spec.value).resolve()) if kind is BotKind.PATH else spec.value
 

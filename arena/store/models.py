@@ -48,6 +48,12 @@ class BotKind(StrEnum):
     PATH = "path"  # a Python bot file, run by the worker as a subprocess
 
 
+class VersionStatus(StrEnum):
+    PENDING = "pending"  # being qualified
+    READY = "ready"  # qualified: may be scheduled
+    REJECTED = "rejected"  # failed its qualification match (see reason)
+
+
 class TournamentStatus(StrEnum):
     CREATED = "created"
     RUNNING = "running"
@@ -92,6 +98,9 @@ class BotVersion(Base):
     #: the endpoint, the sample bot's name, or the file's path
     target: Mapped[str] = mapped_column(String(500))
     active: Mapped[bool] = mapped_column(Boolean, default=True)
+    status: Mapped[VersionStatus] = mapped_column(_enum(VersionStatus), default=VersionStatus.READY)
+    #: why it was rejected, or how it qualified
+    reason: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     bot: Mapped[Bot] = relationship(back_populates="versions")
 

@@ -1,17 +1,26 @@
-"""Bots and their versions."""
+"""Bots and their versions; new versions are qualified before they are ranked."""
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 from fastapi import APIRouter, HTTPException, status
 
-from arena.store import bots as bot_store
+from arena.platform import Platform
 from arena.store.bots import StoreError
 from arena.store.models import BotKind
+from arena.submission import submit
 from dashboard import queries
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
-from dashboard.schemas import BotCreate, BotPublic, VersionCreate, VersionPublic
+from dashboard.schemas import BotCreate, BotPublic, SubmissionPublic, VersionCreate
 
 router = APIRouter(tags=["bots"])
+WRITE_ERRORS = {
+    400: {"description": "Invalid bot"},
+    401: {"description": "No token"},
+    403: {"description": "Another owner's bot"},
+}
 
 
 @router.get("/bots", response_model=list[BotPublic])
@@ -31,50 +40,58 @@ def get_bot(name: str, session: SessionDep) -> dict:
 
 @router.post(
     "/bots",
-    response_model=BotPublic,
+    response_model=SubmissionPublic,
     status_code=status.HTTP_201_CREATED,
-    responses={400: {"description": "Invalid bot"}, 401: {"description": "No token"}},
+    responses={**WRITE_ERRORS, 409: {"description": "The bot exists"}},
 )
-def create_bot(body: BotCreate, owner: OwnerDep, platform: PlatformDep) -> dict:
+def create_bot(
+    body: BotCreate, owner: OwnerDep, platform: PlatformDep, session: SessionDep
+) -> dict:
+    """Register a bot with its first version (qualified like every version)."""
     try:
-        platform.db.transaction(
-            lambda s: bot_store.add_bot(
-                s, body.name, BotKind(body.kind), body.target, owner_id=owner.id
-            )
-        )
-    except StoreError as error:
-        raise HTTPException(status.HTTP_400_BAD_REQUEST, str(error)) from None
-    with platform.db.read() as session:
-        return queries.bot(session, body.name)
+        queries.bot(session, body.name)
+    except StoreError:
+        return _submit(platform, body.name, body, owner.id)
+    raise HTTPException(status.HTTP_409_CONFLICT, f"a bot named {body.name!r} exists already")
 
 
 @router.post(
     "/bots/{name}/versions",
-    response_model=VersionPublic,
+    response_model=SubmissionPublic,
     status_code=status.HTTP_201_CREATED,
-    responses={
-        400: {"description": "Invalid version"},
-        401: {"description": "No token"},
-        403: {"description": "Another owner's bot"},
-        404: {"description": "No such bot"},
-    },
+    responses={**WRITE_ERRORS, 404: {"description": "No such bot"}},
 )
-def submit_version(name: str, body: VersionCreate, owner: OwnerDep, platform: PlatformDep) -> dict:
+def submit_version(
+    name: str, body: VersionCreate, owner: OwnerDep, platform: PlatformDep, session: SessionDep
+) -> dict:
+    """Submit a new version: it replaces the active one once it qualifies."""
     try:
-        version = platform.db.transaction(
-            lambda s: bot_store.add_version(
-                s, name, BotKind(body.kind), body.target, owner_id=owner.id
-            )
-        )
+        queries.bot(session, name)
+    except StoreError as error:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(error)) from None
+    return _submit(platform, name, body, owner.id)
+
+
+def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -> dict:
+    try:
+        if body.kind == "python":
+            if not body.source.strip():
+                raise StoreError("a python version needs its source")
+            with tempfile.TemporaryDirectory() as folder:
+                path = Path(folder) / "bot.py"
+                path.write_text(body.source)
+                result = submit(platform, name, BotKind.PATH, str(path), owner_id)
+        else:
+            if not body.target.strip():
+                raise StoreError(f"a {body.kind} version needs its target")
+            result = submit(platform, name, BotKind(body.kind), body.target, owner_id)
     except PermissionError as error:
         raise HTTPException(status.HTTP_403_FORBIDDEN, str(error)) from None
     except StoreError as error:
-        code = status.HTTP_404_NOT_FOUND if "no bot named" in str(error) else 400
-        raise HTTPException(code, str(error)) from None
+        raise HTTPException(status.HTTP_400_BAD_REQUEST, str(error)) from None
     return {
-        "number": version.number,
-        "kind": version.kind.value,
-        "target": version.target,
-        "active": version.active,
-        "created_at": version.created_at.isoformat(),
+        "bot": result.bot,
+        "version": result.version,
+        "accepted": result.accepted,
+        "reason": result.reason,
     }

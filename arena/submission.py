@@ -1,0 +1,141 @@
+"""Submitting a bot version: store it, qualify it, and only then let it be ranked.
+
+A new version must start, answer the handshake and finish one match against
+``sample:random`` without forfeiting and without a late answer. If it does, it
+becomes the bot's active version and the earlier ones stop being scheduled; if
+not, it is rejected with the reason and the earlier version stays active.
+Uploaded Python bots (a file, or a folder with ``bot.py``) are copied into the
+data directory, so a version never changes, and they play their qualification
+match in the same sandbox as in tournaments.
+"""
+
+from __future__ import annotations
+
+import shutil
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import select
+
+from arena import aio
+from arena.engine import Ruleset
+from arena.platform import Platform
+from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
+from arena.sandbox import Sandbox, SandboxError
+from arena.store import bots as bot_store
+from arena.store.bots import StoreError
+from arena.store.models import Bot, BotKind, BotVersion, VersionStatus
+from sample_bots import RandomBot
+
+QUALIFYING_RULES = Ruleset.parse("classic")
+QUALIFYING = RefereeSettings(deadline=1.0, time_bank=5.0, start_timeout=10.0)
+
+
+@dataclass(frozen=True)
+class Submission:
+    bot: str
+    version: int
+    accepted: bool
+    reason: str
+
+
+def submit(
+    platform: Platform, name: str, kind: BotKind, target: str, owner_id: int | None = None
+) -> Submission:
+    """Store, qualify and (if it qualifies) activate a new version of bot ``name``."""
+    if kind is BotKind.PATH:
+        target = str(_store_upload(platform, name, Path(target)))
+    version = platform.db.transaction(lambda s: _add_pending(s, name, kind, target, owner_id))
+    accepted, reason = qualify(kind, version.target, name, platform.settings.data_dir)
+    platform.db.transaction(lambda s: _settle(s, version.id, accepted, reason))
+    return Submission(name, version.number, accepted, reason)
+
+
+def qualify(kind: BotKind, target: str, name: str, data_dir: Path) -> tuple[bool, str]:
+    """One heads-up match against ``random``: (accepted, reason)."""
+    with ExitStack() as stack:
+        if kind is BotKind.PATH:
+            try:
+                box = stack.enter_context(Sandbox(Path(target), hidden=[data_dir]))
+            except SandboxError as error:
+                return False, f"did not start: {error}"
+            candidate = GrpcSeat(box.endpoint, name)
+        elif kind is BotKind.ENDPOINT:
+            candidate = GrpcSeat(target, name)
+        else:
+            from sample_bots import SAMPLES
+
+            candidate = LocalSeat(SAMPLES[target](ruleset=QUALIFYING_RULES, players=2), name)
+        seats = [candidate, LocalSeat(RandomBot(seed=0), "random")]
+        log = aio.run(Referee(QUALIFYING_RULES, seats, seed="qualify", settings=QUALIFYING).run())
+    seat = log["seats"][0]
+    forfeit = seat["forfeit"]
+    if forfeit is not None:
+        return False, f"forfeited its qualification match: {forfeit['kind']}: {forfeit['detail']}"
+    if seat["strikes"]:
+        return False, (
+            f"answered late {seat['strikes']} times in its qualification match "
+            f"(deadline {QUALIFYING.deadline:g} s)"
+        )
+    place = next(i for i, group in enumerate(log["result"]["ranking"], 1) if 0 in group)
+    return True, (
+        f"qualified: finished a match against random (place {place} of 2, "
+        f"{log['seats'][0]['illegal']} illegal actions)"
+    )
+
+
+def _store_upload(platform: Platform, name: str, source: Path) -> Path:
+    if not source.exists():
+        raise StoreError(f"no bot file or folder at {source}")
+    if source.is_dir() and not (source / "bot.py").is_file():
+        raise StoreError(f"the folder {source} has no bot.py")
+    if source.is_file() and source.suffix != ".py":
+        raise StoreError(f"{source} is not a Python file")
+    if "/" in name or not name.strip():
+        raise StoreError("a bot name has 1 to 100 printable characters and no '/'")
+    home = platform.settings.data_dir / "bots" / name
+    home.mkdir(parents=True, exist_ok=True)
+    number = len([p for p in home.iterdir() if p.name.startswith("upload-")]) + 1
+    target = home / f"upload-{number}"
+    if source.is_dir():
+        shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", ".*"))
+        return target
+    target.mkdir()
+    shutil.copy2(source, target / source.name)
+    return target / source.name
+
+
+def _add_pending(
+    session,
+    name: str,
+    kind: BotKind,
+    target: str,  # noqa: ANN001
+    owner_id: int | None,
+) -> BotVersion:
+    bot = session.scalar(select(Bot).where(Bot.name == name))
+    if bot is None:
+        version = bot_store.add_bot(session, name, kind, target, owner_id=owner_id)
+    else:
+        if bot.owner_id is not None and bot.owner_id != owner_id:
+            raise PermissionError(f"bot {name!r} belongs to another owner")
+        number = max((v.number for v in bot.versions), default=0) + 1
+        version = BotVersion(
+            bot=bot, number=number, kind=kind, target=bot_store.parse_target(kind, target)
+        )
+        session.add(version)
+    version.active = False
+    version.status = VersionStatus.PENDING
+    session.flush()
+    return version
+
+
+def _settle(session, version_id: int, accepted: bool, reason: str) -> None:  # noqa: ANN001
+    version = session.get(BotVersion, version_id)
+    version.reason = reason
+    if not accepted:
+        version.status = VersionStatus.REJECTED
+        return
+    for other in version.bot.versions:
+        other.active = False
+    version.status, version.active = VersionStatus.READY, True

@@ -1,0 +1,68 @@
+"""Submitting bots from the command line, and uploaded bots playing tournaments."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from arena.settings import Settings
+from tests.test_api import TRUTHFUL
+from tests.test_platform_cli import arena, environment
+
+BOTS = Path(__file__).parent / "sandbox_bots"
+
+
+def test_submit_qualify_and_play_an_uploaded_bot(settings: Settings, tmp_path: Path) -> None:
+    env = environment(settings)
+    folder = tmp_path / "truthful"
+    folder.mkdir()
+    (folder / "bot.py").write_text(TRUTHFUL)
+    accepted = arena("bot", "submit", "mine", "--path", str(folder), env=env)
+    assert accepted.returncode == 0, accepted.stderr
+    assert "mine v1 accepted: qualified: finished a match against random" in accepted.stdout
+    stored = list((settings.data_dir / "bots" / "mine").iterdir())
+    assert [p.name for p in stored] == ["upload-1"], "the upload is copied into the platform"
+
+    rejected = arena("bot", "submit", "mine", "--path", str(BOTS / "cpu_hog.py"), env=env)
+    assert rejected.returncode == 1
+    assert "mine v2 REJECTED: answered late" in rejected.stdout or (
+        "mine v2 REJECTED: forfeited its qualification match" in rejected.stdout
+    )
+    listing = arena("bot", "list", env=env).stdout
+    assert "rejected" in listing and "ready" in listing
+
+    for bot in ("random", "honest"):
+        assert arena("bot", "add", bot, "--sample", bot, env=env).returncode == 0
+    assert (
+        arena(
+            "tournament",
+            "create",
+            "cup",
+            "--bots",
+            "mine,random,honest",
+            "--table-size",
+            "3",
+            "--games",
+            "6",
+            env=env,
+        ).returncode
+        == 0
+    )
+    assert arena("tournament", "start", "cup", env=env).returncode == 0
+    worker = arena("worker", "--burst", env=env)
+    assert worker.returncode == 0, worker.stderr[-2000:]
+    status = json.loads(arena("tournament", "status", "cup", "--json", env=env).stdout)
+    assert status["matches"]["done"] == 6
+    mine = next(row for row in status["leaderboard"] if row["bot"] == "mine")
+    assert mine["games"] == 6 and mine["forfeits"] == 0 and mine["version"] == 1
+
+
+def test_submit_refuses_bad_input(settings: Settings, tmp_path: Path) -> None:
+    env = environment(settings)
+    both = arena("bot", "submit", "x", "--path", "a.py", "--endpoint", "h:1", env=env)
+    assert both.returncode == 2 and "exactly one of" in both.stderr
+    missing = arena("bot", "submit", "x", "--path", str(tmp_path / "none.py"), env=env)
+    assert missing.returncode == 2 and "no bot file or folder" in missing.stderr
+    (tmp_path / "empty").mkdir()
+    no_bot = arena("bot", "submit", "x", "--path", str(tmp_path / "empty"), env=env)
+    assert no_bot.returncode == 2 and "has no bot.py" in no_bot.stderr
