@@ -121,3 +121,17 @@ def _seat_cost(order: Sequence[int], seated: Counter[tuple[int, int]]) -> tuple[
 
 def _pair(a: int, b: int) -> tuple[int, int]:
     return (a, b) if a < b else (b, a)
+
+
+def duplicate(
+    bots: Sequence[int], table_size: int, games: int, seed: int | str
+) -> list[tuple[int, list[int]]]:
+    """Duplicate deals: ``(deal group, seats)`` pairs. Each group is one round-robin table
+    played once per seat rotation with the same deal, so every bot at the table holds
+    every hand of that deal once. ``games`` is rounded up to whole groups."""
+    groups = -(-games // table_size)
+    tables = []
+    for group, base in enumerate(round_robin(bots, table_size, groups, seed)):
+        for shift in range(table_size):
+            tables.append((group, base[shift:] + base[:shift]))
+    return tables

@@ -48,6 +48,10 @@ def tournament(session: Session, name: str) -> dict[str, Any]:
     found = tournament_store.get(session, name)
     summary = _tournament_summary(session, found)
     summary["leaderboard"] = tournament_store.leaderboard(session, found)
+    summary["duplicate"] = found.duplicate
+    summary["groups"] = (
+        tournament_store.group_scores(session, found, limit=20) if (found.duplicate) else []
+    )
     return summary
 
 

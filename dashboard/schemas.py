@@ -57,6 +57,7 @@ class TournamentCreate(BaseModel):
     table_size: int = Field(default=4, ge=2, le=12)
     games: int = Field(default=100, ge=1, le=100_000)
     deadline: float = Field(default=1.0, gt=0, le=60)
+    duplicate: bool = False
 
 
 class Progress(BaseModel):
@@ -139,3 +140,9 @@ class MatchPage(BaseModel):
 class Started(BaseModel):
     name: str
     queued: int
+
+
+class DealGroup(BaseModel):
+    group: int
+    #: each bot's summed places over the group's rotations (lower is better)
+    scores: dict[str, int]

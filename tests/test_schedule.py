@@ -77,3 +77,18 @@ def test_the_schedule_is_seeded() -> None:
 def test_bad_requests_are_refused(bots, size, message) -> None:
     with pytest.raises(ValueError, match=message):
         round_robin(bots, size, 4, 0)
+
+
+def test_duplicate_groups_rotate_one_table_so_each_bot_holds_each_seat() -> None:
+    from arena.schedule import duplicate
+
+    tables = duplicate(list(range(5)), 4, 38, seed=1)
+    assert len(tables) == 40, "rounded up to whole groups of 4"
+    by_group: dict[int, list[list[int]]] = {}
+    for group, seats in tables:
+        by_group.setdefault(group, []).append(seats)
+    assert sorted(by_group) == list(range(10))
+    for rotations in by_group.values():
+        assert len(rotations) == 4 and len({frozenset(r) for r in rotations}) == 1
+        for bot in rotations[0]:
+            assert sorted(r.index(bot) for r in rotations) == [0, 1, 2, 3]

@@ -239,3 +239,37 @@ def test_a_match_whose_bots_changed_is_discarded_and_not_rated(db: Database) -> 
     assert matches.claim(db, third, "w") is None
     with db.read() as s:
         assert tournaments.get(s, "t").status is TournamentStatus.DONE
+
+
+def test_duplicate_deals_share_a_deal_across_seat_rotations(db: Database) -> None:
+    add_samples(db)
+    db.transaction(
+        lambda s: tournaments.create(
+            s, "dup", Ruleset.parse("classic"), SAMPLES, 4, 6, seed="d", duplicate=True
+        )
+    )
+    db.transaction(lambda s: tournaments.start(s, "dup"))
+    with db.read() as s:
+        tournament = tournaments.get(s, "dup")
+        assert tournament.duplicate and tournament.games == 8, "rounded up to whole groups"
+        rows = list(s.scalars(select(Match).order_by(Match.index)))
+        groups: dict[int, list[Match]] = {}
+        for match in rows:
+            groups.setdefault(match.deal_group, []).append(match)
+        assert sorted(groups) == [0, 1]
+        for members in groups.values():
+            assert len({m.seed for m in members}) == 1, "one deal per group"
+            for bot in (seat.bot_version_id for seat in members[0].seats):
+                seats = sorted(
+                    seat.seat for m in members for seat in m.seats if seat.bot_version_id == bot
+                )
+                assert seats == [0, 1, 2, 3], "every bot holds every hand once"
+    for match_id in match_ids(db):
+        plan = matches.claim(db, match_id, "w")
+        assert matches.record(db, plan, play(plan), 1.0)
+    with db.read() as s:
+        scores = tournaments.group_scores(s, tournaments.get(s, "dup"))
+        assert [g["group"] for g in scores] == [1, 0]
+        for group in scores:
+            assert sorted(group["scores"]) == sorted(SAMPLES)
+            assert sum(group["scores"].values()) == 4 * (1 + 2 + 3 + 4)

@@ -149,3 +149,31 @@ def dashboard(
     ):
         out.print(f"  {label:22} {figures[key]:7.2f} ms")
     out.print("  target: each of the first three under 50 ms")
+
+
+@app.command()
+def ranking(
+    json_: options.JsonFlag = False,
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Independent trials.")] = 11,
+    horizon: Annotated[int, typer.Option("--horizon", min=8, help="Matches per trial.")] = 400,
+) -> None:
+    """Matches until the leaderboard finds a planted order: random seating vs duplicate."""
+    from arena.bench import ranking as bench_ranking
+
+    with console.stderr().status("benchmarking rankings...") as status:
+        figures = bench_ranking.run(
+            trials, horizon, progress=lambda what: status.update(f"ranking: {what}")
+        )
+    if json_:
+        print(json.dumps(figures))
+        return
+    out.print(f"planted field of 4 ({', '.join(figures['field'])}); median of {trials} trials")
+    out.print(f"  random seating:                  {figures['matches_random']:6} matches")
+    out.print(
+        f"  duplicate, rated per deal group: {figures['matches_duplicate']:6} matches "
+        f"({figures['ratio']:.2f} x random; target <= 0.5)"
+    )
+    out.print(
+        f"  duplicate, rated per match:      {figures['matches_duplicate_rated_per_match']:6}"
+        " matches"
+    )

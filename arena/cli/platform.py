@@ -118,6 +118,7 @@ def tournament_create(
     games: Annotated[int, typer.Option("--games", min=1, help="Matches to play.")] = 100,
     seed: Annotated[str | None, typer.Option(help="Seed of the schedule and deals.")] = None,
     deadline: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 1.0,
+    duplicate: Annotated[bool, typer.Option(help="Play each deal once per seat rotation.")] = False,
 ) -> None:
     """Create a round-robin tournament and schedule its matches."""
     ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
@@ -126,7 +127,15 @@ def tournament_create(
     try:
         tournament = platform().db.transaction(
             lambda session: tournament_store.create(
-                session, name, ruleset, names, table_size, games, seed, settings
+                session,
+                name,
+                ruleset,
+                names,
+                table_size,
+                games,
+                seed,
+                settings,
+                duplicate=duplicate,
             )
         )
     except StoreError as error:

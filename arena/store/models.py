@@ -117,6 +117,8 @@ class Tournament(Base):
     format: Mapped[str] = mapped_column(String(32), default="round_robin")
     table_size: Mapped[int] = mapped_column(Integer)
     games: Mapped[int] = mapped_column(Integer)
+    #: each deal is played once per seat rotation (deal groups)
+    duplicate: Mapped[bool] = mapped_column(Boolean, default=False)
     seed: Mapped[str] = mapped_column(String(100))
     settings: Mapped[dict] = mapped_column(JSON)  # referee settings
     status: Mapped[TournamentStatus] = mapped_column(
@@ -168,6 +170,8 @@ class Match(Base):
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
     index: Mapped[int] = mapped_column(Integer)
     seed: Mapped[str] = mapped_column(String(120))
+    #: duplicate tournaments: the matches of a group share a deal, seats rotated
+    deal_group: Mapped[int | None] = mapped_column(Integer)
     status: Mapped[MatchStatus] = mapped_column(
         _enum(MatchStatus), default=MatchStatus.PENDING, index=True
     )

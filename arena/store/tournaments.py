@@ -9,12 +9,12 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, joinedload
 
-from arena import ratings
+from arena import ratings, schedule
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
-from arena.schedule import round_robin
 from arena.store.bots import StoreError, active_version
 from arena.store.models import (
+    Bot,
     BotVersion,
     Entry,
     Match,
@@ -35,6 +35,7 @@ def create(
     games: int,
     seed: str | None = None,
     settings: RefereeSettings | None = None,
+    duplicate: bool = False,
 ) -> Tournament:
     """A round-robin tournament with its matches scheduled (not yet started)."""
     name = name.strip()
@@ -51,16 +52,30 @@ def create(
     except RulesError as error:
         raise StoreError(f"table size {table_size}: {error}") from None
     versions = [active_version(session, bot) for bot in bot_names]
+    tournament_seed = seed or uuid.uuid4().hex[:12]
+    ids = [v.id for v in versions]
     try:
-        tables = round_robin([v.id for v in versions], table_size, games, seed or name)
+        if duplicate:
+            plan = [
+                (group, table, f"{tournament_seed}/g{group}")
+                for group, table in schedule.duplicate(ids, table_size, games, name)
+            ]
+        else:
+            plan = [
+                (None, table, f"{tournament_seed}/{index}")
+                for index, table in enumerate(
+                    schedule.round_robin(ids, table_size, games, seed or name)
+                )
+            ]
     except ValueError as error:
         raise StoreError(str(error)) from None
     tournament = Tournament(
         name=name,
         rules=ruleset.to_dict(),
         table_size=table_size,
-        games=games,
-        seed=seed or uuid.uuid4().hex[:12],
+        games=len(plan),
+        seed=tournament_seed,
+        duplicate=duplicate,
         settings=asdict(settings or RefereeSettings()),
     )
     session.add(tournament)
@@ -70,8 +85,8 @@ def create(
         Entry(tournament_id=tournament.id, bot_version_id=v.id, mu=start.mu, sigma=start.sigma)
         for v in versions
     )
-    for index, table in enumerate(tables):
-        match = Match(tournament_id=tournament.id, index=index, seed=f"{tournament.seed}/{index}")
+    for index, (group, table, match_seed) in enumerate(plan):
+        match = Match(tournament_id=tournament.id, index=index, seed=match_seed, deal_group=group)
         match.seats = [
             Seat(seat=seat, bot_version_id=version) for seat, version in enumerate(table)
         ]
@@ -180,3 +195,31 @@ def status(session: Session, name: str) -> dict[str, Any]:
         "matches": progress(session, tournament),
         "leaderboard": leaderboard(session, tournament),
     }
+
+
+def group_scores(session: Session, tournament: Tournament, limit: int = 50) -> list[dict[str, Any]]:
+    """Duplicate tournaments: each bot's summed places per deal group (lower is better),
+    newest groups first; a group counts once all its rotations are played."""
+    rows = session.execute(
+        select(Match.deal_group, Bot.name, func.sum(Seat.place), func.count())
+        .join(Seat, Seat.match_id == Match.id)
+        .join(BotVersion, BotVersion.id == Seat.bot_version_id)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(
+            Match.tournament_id == tournament.id,
+            Match.status == MatchStatus.DONE,
+            Match.deal_group.is_not(None),
+        )
+        .group_by(Match.deal_group, Bot.name)
+    ).all()
+    groups: dict[int, dict[str, int]] = {}
+    for group, bot, places, played in rows:
+        if played == tournament.table_size:
+            groups.setdefault(group, {})[bot] = int(places)
+    complete = sorted(
+        (g for g, scores in groups.items() if len(scores) == tournament.table_size), reverse=True
+    )[:limit]
+    return [
+        {"group": g, "scores": dict(sorted(groups[g].items(), key=lambda kv: kv[1]))}
+        for g in complete
+    ]

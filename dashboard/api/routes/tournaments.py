@@ -12,6 +12,7 @@ from arena.store.bots import StoreError
 from dashboard import queries
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
 from dashboard.schemas import (
+    DealGroup,
     LeaderboardRow,
     Started,
     TournamentCreate,
@@ -61,6 +62,7 @@ def create_tournament(body: TournamentCreate, owner: OwnerDep, platform: Platfor
                 body.table_size,
                 body.games,
                 settings=RefereeSettings(deadline=body.deadline),
+                duplicate=body.duplicate,
             )
         )
     except (StoreError, RulesError) as error:
@@ -88,3 +90,12 @@ def start_tournament(name: str, owner: OwnerDep, platform: PlatformDep) -> dict:
     except PlatformError as error:
         raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, str(error)) from None
     return {"name": name, "queued": queued}
+
+
+@router.get("/tournaments/{name}/groups", response_model=list[DealGroup], responses=NOT_FOUND)
+def get_groups(name: str, session: SessionDep) -> list[dict]:
+    """Duplicate tournaments: each bot's score per deal group, newest first."""
+    try:
+        return tournament_store.group_scores(session, tournament_store.get(session, name))
+    except StoreError as error:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(error)) from None
