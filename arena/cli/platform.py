@@ -141,7 +141,7 @@ def tournament_create(
     except StoreError as error:
         fail(str(error))
     out.print(
-        f"created tournament {name}: {games} matches of {ruleset}, "
+        f"created tournament {name}: {tournament.games} matches of {ruleset}, "
         f"tables of {table_size} from {len(names)} bots (seed {tournament.seed})",
         markup=False,
     )
