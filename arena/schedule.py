@@ -85,7 +85,7 @@ def _greedy(bots: list[int], size: int, games: int, rng: random.Random) -> list[
             )
             candidates.remove(best)
             table.append(best)
-        seats = _assign_seats(table, seated, rng)
+        seats = assign_seats(table, seated, rng)
         for bot in table:
             played[bot] += 1
         for a, b in itertools.combinations(table, 2):
@@ -96,7 +96,7 @@ def _greedy(bots: list[int], size: int, games: int, rng: random.Random) -> list[
     return tables
 
 
-def _assign_seats(
+def assign_seats(
     table: list[int], seated: Counter[tuple[int, int]], rng: random.Random
 ) -> list[int]:
     """The seat order in which the bots' seat counts grow least: every permutation for

@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 from arena.redis_server import free_port
 from arena.settings import Settings
 from arena.store.db import Database
-from arena.store.models import Match, MatchStatus
+from arena.store.models import Match, MatchStatus, Tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -90,11 +90,25 @@ def test_arena_up_runs_the_demo_to_the_end_with_a_private_redis(tmp_path: Path) 
     assert "Arena stopped." in result.stdout
     db = Database(f"sqlite:///{tmp_path / 'arena.db'}")
     with db.read() as s:
+        demo = s.scalar(select(Tournament).where(Tournament.name == "demo"))
+        assert demo.duplicate and demo.status.value == "done"
         assert (
             s.scalar(
-                select(func.count()).select_from(Match).where(Match.status == MatchStatus.DONE)
+                select(func.count())
+                .select_from(Match)
+                .where(Match.tournament_id == demo.id, Match.status == MatchStatus.DONE)
             )
             == 24
+        )
+        ladder = s.scalar(select(Tournament).where(Tournament.name == "demo-ladder"))
+        assert ladder.format == "ladder" and ladder.status.value == "done", "stopped on exit"
+        assert (
+            s.scalar(
+                select(func.count())
+                .select_from(Match)
+                .where(Match.tournament_id == ladder.id, Match.status == MatchStatus.DONE)
+            )
+            > 0
         )
     leftovers = subprocess.run(["pgrep", "-f", str(tmp_path / "redis")], capture_output=True)
     assert leftovers.returncode == 1, "the private Redis was stopped"

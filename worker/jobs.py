@@ -19,7 +19,7 @@ from arena import aio
 from arena.engine import Ruleset
 from arena.referee import Referee, RefereeSettings
 from arena.settings import Settings
-from arena.store import matches
+from arena.store import ladder, matches
 from arena.store.db import Database
 from arena.store.schema import upgrade
 from worker import queue as work_queue
@@ -58,6 +58,9 @@ def play_match(match_id: int) -> str:
             match_log = aio.run(referee.run())
             referee_ms = (time.perf_counter() - began) * 1000
         recorded = matches.record(db, plan, match_log, referee_ms)
+        if plan.format == ladder.LADDER:
+            for next_match, job_id in ladder.refill(db, plan.tournament_id):
+                _requeue(next_match, job_id)
     except Exception as error:  # infrastructure: the bots' failures never reach here
         status, job_id = matches.give_back(db, plan, f"{type(error).__name__}: {error}")
         if job_id is not None:

@@ -17,9 +17,11 @@ import time
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import SimpleWorker
+from sqlalchemy import select
 
 from arena.settings import Settings
-from arena.store import matches
+from arena.store import ladder, matches
+from arena.store.models import Tournament, TournamentStatus
 from worker import jobs
 from worker import queue as work_queue
 
@@ -31,7 +33,7 @@ def reconcile_once(queue) -> matches.Repairs:  # noqa: ANN001 - an rq Queue
     repairs = matches.reconcile(
         jobs.database(), lambda job_id: work_queue.job_exists(queue, job_id)
     )
-    again = repairs.requeued + repairs.resent
+    again = repairs.requeued + repairs.resent + refill_ladders()
     if again:
         work_queue.enqueue_all(queue, again)
         log.info(
@@ -41,6 +43,21 @@ def reconcile_once(queue) -> matches.Repairs:  # noqa: ANN001 - an rq Queue
             len(repairs.failed),
         )
     return repairs
+
+
+def refill_ladders() -> list[tuple[int, str]]:
+    """Top up running ladders (a worker may have died between a record and its refill)."""
+    db = jobs.database()
+    with db.read() as session:
+        running = list(
+            session.scalars(
+                select(Tournament.id).where(
+                    Tournament.format == ladder.LADDER,
+                    Tournament.status == TournamentStatus.RUNNING,
+                )
+            )
+        )
+    return [job for tournament_id in running for job in ladder.refill(db, tournament_id)]
 
 
 class Reconciler(threading.Thread):

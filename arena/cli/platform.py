@@ -119,6 +119,12 @@ def tournament_create(
     seed: Annotated[str | None, typer.Option(help="Seed of the schedule and deals.")] = None,
     deadline: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 1.0,
     duplicate: Annotated[bool, typer.Option(help="Play each deal once per seat rotation.")] = False,
+    format_: Annotated[
+        str,
+        typer.Option(
+            "--format", help="round_robin, or ladder (plays until stopped; --games tables in play)."
+        ),
+    ] = "round_robin",
 ) -> None:
     """Create a round-robin tournament and schedule its matches."""
     ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
@@ -136,6 +142,7 @@ def tournament_create(
                 seed,
                 settings,
                 duplicate=duplicate,
+                format=format_,
             )
         )
     except StoreError as error:
@@ -155,6 +162,24 @@ def tournament_start(name: Annotated[str, typer.Argument(help="The tournament.")
     except (StoreError, PlatformError) as error:
         fail(str(error))
     out.print(f"started {name}: {sent} matches queued")
+
+
+@tournament_app.command("stop")
+def tournament_stop(name: Annotated[str, typer.Argument(help="The ladder.")]) -> None:
+    """Stop a ladder: no new tables; matches already playing are still recorded."""
+    from arena.store import ladder
+
+    def work(session) -> int:  # noqa: ANN001
+        tournament = tournament_store.get(session, name)
+        if tournament.format != ladder.LADDER:
+            raise StoreError(f"{name!r} is not a ladder (a round robin ends by itself)")
+        return ladder.stop(session, tournament)
+
+    try:
+        dropped = platform().db.transaction(work)
+    except StoreError as error:
+        fail(str(error))
+    out.print(f"stopped {name}: {dropped} queued matches dropped")
 
 
 @tournament_app.command("status")

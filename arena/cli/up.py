@@ -54,6 +54,7 @@ def up(
         stack.enter_context(Workers(settings, count, settings.data_dir / "logs"))
         board = stack.enter_context(Dashboard(settings, port, settings.data_dir / "logs"))
         arena.start_tournament(name)
+        arena.start_tournament(f"{name}-ladder")
         out.print(
             f"Arena is up: {count} workers, Redis at {settings.redis_url}, "
             f"database at {settings.database_url}",
@@ -66,16 +67,19 @@ def up(
             _follow(arena, name)
             _where_to_look(settings, name)
             if not exit_when_done:
-                out.print("Running; press Ctrl-C to stop.")
+                out.print(f"Running (the ladder {name}-ladder plays on); press Ctrl-C to stop.")
                 while True:
                     time.sleep(3600)
         except KeyboardInterrupt:
             err.print("stopping...")
+        finally:
+            _stop_ladder(arena, name)
     out.print("Arena stopped.")
 
 
 def _demo_tournament(arena: Platform, games: int) -> str:
-    """Register the sample bots once, and create a new demo tournament (demo, demo-2, ...)."""
+    """Register the sample bots once; create a demo round robin with duplicate deals
+    (demo, demo-2, ...) and a demo ladder beside it (NAME-ladder)."""
 
     def work(session) -> str:  # noqa: ANN001
         for sample in SAMPLES:
@@ -85,17 +89,28 @@ def _demo_tournament(arena: Platform, games: int) -> str:
                 bot_store.add_bot(session, sample, BotKind.SAMPLE, sample)
         taken = {t.name for t in session.query(Tournament).all()}
         name = next(n for n in ("demo", *(f"demo-{i}" for i in range(2, 10_000))) if n not in taken)
+        rules = Ruleset.parse("classic")
         tournament_store.create(
             session,
             name,
-            Ruleset.parse("classic"),
+            rules,
             list(SAMPLES),
             table_size=len(SAMPLES),
             games=games,
+            duplicate=True,
+        )
+        tournament_store.create(
+            session, f"{name}-ladder", rules, list(SAMPLES), table_size=2, games=1, format="ladder"
         )
         return name
 
     return arena.db.transaction(work)
+
+
+def _stop_ladder(arena: Platform, name: str) -> None:
+    from arena.store import ladder
+
+    arena.db.transaction(lambda s: ladder.stop(s, tournament_store.get(s, f"{name}-ladder")))
 
 
 def _follow(arena: Platform, name: str) -> None:

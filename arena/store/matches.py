@@ -63,6 +63,7 @@ class MatchPlan:
     seed: str
     settings: dict[str, Any]
     seats: list[SeatPlan]
+    format: str = "round_robin"
 
 
 def claim(db: Database, match_id: int, worker: str, lease: timedelta = LEASE) -> MatchPlan | None:
@@ -90,7 +91,9 @@ def claim(db: Database, match_id: int, worker: str, lease: timedelta = LEASE) ->
         return None
     with db.read() as session:
         row = session.execute(
-            select(Match.seed, Tournament.id, Tournament.rules, Tournament.settings)
+            select(
+                Match.seed, Tournament.id, Tournament.rules, Tournament.settings, Tournament.format
+            )
             .join(Tournament, Tournament.id == Match.tournament_id)
             .where(Match.id == match_id)
         ).one()
@@ -116,7 +119,7 @@ def claim(db: Database, match_id: int, worker: str, lease: timedelta = LEASE) ->
         SeatPlan(version, f"{bot} v{number}", kind.value, target)
         for version, bot, number, kind, target, _ in seat_rows
     ]
-    return MatchPlan(match_id, row.id, token, row.rules, row.seed, row.settings, seats)
+    return MatchPlan(match_id, row.id, token, row.rules, row.seed, row.settings, seats, row.format)
 
 
 def _mark_stale(session: Session, match_id: int, token: str, retired: list[str]) -> bool:
@@ -369,6 +372,7 @@ def _finish_if_complete(session: Session, tournament_id: int) -> None:
         update(Tournament)
         .where(
             Tournament.id == tournament_id,
+            Tournament.format != "ladder",  # a ladder ends when it is stopped
             Tournament.status == TournamentStatus.RUNNING,
             ~open_match.exists(),
         )

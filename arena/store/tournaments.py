@@ -36,8 +36,10 @@ def create(
     seed: str | None = None,
     settings: RefereeSettings | None = None,
     duplicate: bool = False,
+    format: str = "round_robin",  # noqa: A002 - the option's name
 ) -> Tournament:
-    """A round-robin tournament with its matches scheduled (not yet started)."""
+    """A tournament: round robin (matches scheduled now, not yet started), or a ladder
+    (tables scheduled as it plays, ``games`` of them in play at once)."""
     name = name.strip()
     if not name or len(name) > 100 or "/" in name or not name.isprintable():
         raise StoreError("a tournament name has 1 to 100 printable characters and no '/'")
@@ -55,7 +57,13 @@ def create(
     tournament_seed = seed or uuid.uuid4().hex[:12]
     ids = [v.id for v in versions]
     try:
-        if duplicate:
+        if format not in ("round_robin", "ladder"):
+            raise ValueError(f"unknown format {format!r}: expected round_robin or ladder")
+        if format == "ladder":
+            if len(ids) < table_size:
+                raise ValueError(f"a table of {table_size} needs at least {table_size} bots")
+            plan = []  # a ladder schedules as it goes (arena.store.ladder)
+        elif duplicate:
             plan = [
                 (group, table, f"{tournament_seed}/g{group}")
                 for group, table in schedule.duplicate(ids, table_size, games, name)
@@ -73,7 +81,8 @@ def create(
         name=name,
         rules=ruleset.to_dict(),
         table_size=table_size,
-        games=len(plan),
+        games=len(plan) if format != "ladder" else games,
+        format=format,
         seed=tournament_seed,
         duplicate=duplicate,
         settings=asdict(settings or RefereeSettings()),
@@ -113,6 +122,10 @@ def start(session: Session, name: str) -> list[tuple[int, str]]:
         raise StoreError(f"tournament {name!r} is over")
     tournament.status = TournamentStatus.RUNNING
     tournament.started_at = tournament.started_at or now()
+    if tournament.format == "ladder":
+        from arena.store.ladder import refill_in
+
+        return refill_in(session, tournament.id)
     jobs = []
     for match in session.scalars(
         select(Match)

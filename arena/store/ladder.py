@@ -1,0 +1,122 @@
+"""Ladders: tournaments that keep playing until stopped.
+
+A ladder keeps ``games`` tables in play. Whenever a match is recorded the worker
+refills it (and the reconciler does too, in case a worker died in between), under
+the tournament's lock so concurrent refills never overshoot. Each new table is
+seeded by the bot with the fewest games (ties: the highest sigma, the least known),
+so no bot is starved, and filled with the opponents nearest its mu; seats go where
+each bot has sat least. Opponents come from the bots within one game of the least
+played, nearest in mu first.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from arena.schedule import assign_seats
+from arena.store.db import Database
+from arena.store.models import Entry, Match, MatchStatus, Seat, Tournament, TournamentStatus, now
+from arena.store.tournaments import new_job_id
+
+LADDER = "ladder"
+OPEN = (MatchStatus.PENDING, MatchStatus.QUEUED, MatchStatus.RUNNING)
+
+
+def refill(db: Database, tournament_id: int) -> list[tuple[int, str]]:
+    """Queue tables until the ladder has its number in play; return (match, job) to enqueue."""
+    return db.transaction(lambda session: refill_in(session, tournament_id))
+
+
+def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
+    tournament = session.scalar(
+        select(Tournament).where(Tournament.id == tournament_id).with_for_update()
+    )
+    if tournament.format != LADDER or tournament.status is not TournamentStatus.RUNNING:
+        return []
+    in_play = (
+        session.scalar(
+            select(func.count())
+            .select_from(Match)
+            .where(Match.tournament_id == tournament_id, Match.status.in_(OPEN))
+        )
+        or 0
+    )
+    jobs = []
+    for _ in range(tournament.games - in_play):
+        match = _new_match(session, tournament)
+        jobs.append((match.id, match.job_id))
+    return jobs
+
+
+def _new_match(session: Session, tournament: Tournament) -> Match:
+    entries = list(session.scalars(select(Entry).where(Entry.tournament_id == tournament.id)))
+    busy = Counter(
+        session.scalars(
+            select(Seat.bot_version_id)
+            .join(Match, Match.id == Seat.match_id)
+            .where(Match.tournament_id == tournament.id, Match.status.in_(OPEN))
+        )
+    )
+    last = session.scalar(select(func.max(Match.index)).where(Match.tournament_id == tournament.id))
+    index = 0 if last is None else last + 1
+    rng = random.Random(f"{tournament.seed}/ladder/{index}")
+    # count matches scheduled, not only recorded, so tables in play are spread too
+    load = {e.bot_version_id: e.games + busy[e.bot_version_id] for e in entries}
+    seed = min(entries, key=lambda e: (load[e.bot_version_id], -e.sigma, rng.random()))
+    others = [e for e in entries if e is not seed]
+    lightest = min(load[e.bot_version_id] for e in others)
+    # opponents within one game of the least played, nearest in mu first: near the seed's
+    # level without letting anyone fall behind
+    others.sort(
+        key=lambda e: (
+            load[e.bot_version_id] > lightest + 1,
+            abs(e.mu - seed.mu),
+            load[e.bot_version_id],
+            rng.random(),
+        )
+    )
+    table = [seed.bot_version_id] + [e.bot_version_id for e in others[: tournament.table_size - 1]]
+    seated = Counter(
+        {
+            (version, seat): n
+            for version, seat, n in session.execute(
+                select(Seat.bot_version_id, Seat.seat, func.count())
+                .join(Match, Match.id == Seat.match_id)
+                .where(Match.tournament_id == tournament.id, Seat.bot_version_id.in_(table))
+                .group_by(Seat.bot_version_id, Seat.seat)
+            )
+        }
+    )
+    order = assign_seats(table, seated, rng)
+    match = Match(
+        tournament_id=tournament.id,
+        index=index,
+        seed=f"{tournament.seed}/{index}",
+        status=MatchStatus.QUEUED,
+        queued_at=now(),
+    )
+    match.seats = [Seat(seat=seat, bot_version_id=version) for seat, version in enumerate(order)]
+    session.add(match)
+    session.flush()
+    match.job_id = new_job_id(match.id)
+    return match
+
+
+def stop(session: Session, tournament: Tournament) -> int:
+    """End a ladder: matches not yet started are dropped; running ones are still recorded."""
+    tournament.status = TournamentStatus.DONE
+    tournament.finished_at = now()
+    return session.execute(
+        update(Match)
+        .where(
+            Match.tournament_id == tournament.id,
+            Match.status.in_([MatchStatus.PENDING, MatchStatus.QUEUED]),
+        )
+        .values(
+            status=MatchStatus.STALE, error="the ladder was stopped", job_id=None, finished_at=now()
+        )
+    ).rowcount
