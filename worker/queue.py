@@ -24,15 +24,7 @@ def match_queue(connection: Redis) -> Queue:
 
 
 def enqueue(queue: Queue, match_id: int, job_id: str) -> None:
-    queue.enqueue(
-        "worker.jobs.play_match",
-        match_id,
-        job_id=job_id,
-        job_timeout=JOB_TIMEOUT,
-        result_ttl=600,
-        failure_ttl=7 * 24 * 3600,
-        description=f"match {match_id}",
-    )
+    enqueue_all(queue, [(match_id, job_id)])
 
 
 def enqueue_all(queue: Queue, jobs: list[tuple[int, str]]) -> None:

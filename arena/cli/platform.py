@@ -204,12 +204,20 @@ def tournament_wait(
     timeout: Annotated[float, typer.Option(help="Give up after this many seconds.")] = 3600,
 ) -> None:
     """Show progress until the tournament is over (exit 1 on timeout)."""
-    arena = platform()
     try:
-        status = arena.tournament_status(name)
+        status = follow(platform(), name, timeout)
     except StoreError as error:
         fail(str(error))
-    deadline = time.monotonic() + timeout
+    except TimeoutError:
+        fail(f"{name} is not over after {timeout:.0f} s", 1)
+    print_status(status)
+
+
+def follow(arena: Platform, name: str, timeout: float | None = None) -> dict:
+    """A progress bar on stderr until the tournament is over; its final status.
+    Raises TimeoutError after ``timeout`` seconds."""
+    status = arena.tournament_status(name)
+    deadline = None if timeout is None else time.monotonic() + timeout
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -219,8 +227,8 @@ def tournament_wait(
     ) as bar:
         task = bar.add_task(name, total=status["matches"]["total"])
         while status["status"] != "done":
-            if time.monotonic() > deadline:
-                fail(f"{name} is not over after {timeout:.0f} s", 1)
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError(name)
             time.sleep(0.5)
             status = arena.tournament_status(name)
             counts = status["matches"]
@@ -229,7 +237,7 @@ def tournament_wait(
                 completed=counts["finished"],
                 description=f"{name}: {counts['running']} running, {counts['failed']} failed",
             )
-    print_status(status)
+    return status
 
 
 def print_status(status: dict) -> None:

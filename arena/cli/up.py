@@ -15,10 +15,9 @@ from dataclasses import replace
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from arena.cli import console
-from arena.cli.platform import print_status
+from arena.cli.platform import follow, print_status
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.redis_server import RedisServer
@@ -27,7 +26,7 @@ from arena.settings import Settings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
-from arena.store.models import BotKind, Tournament, TournamentStatus
+from arena.store.models import BotKind, Tournament
 from sample_bots import SAMPLES
 
 out = console.stdout()
@@ -114,20 +113,7 @@ def _stop_ladder(arena: Platform, name: str) -> None:
 
 
 def _follow(arena: Platform, name: str) -> None:
-    status = arena.tournament_status(name)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-    ) as bar:
-        task = bar.add_task(f"tournament {name}", total=status["matches"]["total"])
-        while status["status"] != TournamentStatus.DONE.value:
-            time.sleep(0.5)
-            status = arena.tournament_status(name)
-            counts = status["matches"]
-            bar.update(task, completed=counts["finished"])
+    status = follow(arena, name)
     out.print(f"Demo tournament {name} complete.")
     print_status(status)
 
