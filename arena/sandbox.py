@@ -14,6 +14,7 @@ Each bot process gets, for one match:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import resource
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.launcher import BotProcesses
+from arena.referee.seats import GrpcSeat, SeatFailure
 
 MARKER = "ARENA_SANDBOX"
 
@@ -154,6 +156,21 @@ def _copy_bot(source: Path, target: Path) -> Path:
     return target / source.name
 
 
+_SIGNALS = {
+    signal.SIGXCPU: "killed at its CPU time limit",
+    signal.SIGXFSZ: "killed at its output limit",
+    signal.SIGKILL: "killed (memory, CPU backstop, or stopped)",
+    signal.SIGSEGV: "crashed (segmentation fault; memory limit?)",
+}
+
+
+def limit_broken(returncode: int | None) -> str | None:
+    """What a sandboxed bot's exit status says about a limit it broke, if anything."""
+    if returncode is None or returncode >= 0:
+        return None
+    return _SIGNALS.get(-returncode, f"killed by signal {-returncode}")
+
+
 def kill_marked(marker: str) -> int:
     """SIGKILL every process whose environment carries ``marker``; return how many."""
     needle = f"{MARKER}={marker}".encode()
@@ -166,3 +183,33 @@ def kill_marked(marker: str) -> int:
                 os.kill(int(entry.name), signal.SIGKILL)
                 killed += 1
     return killed
+
+
+class SandboxedSeat(GrpcSeat):
+    """A sandboxed bot's seat: when the bot fails, the reason names the limit it broke."""
+
+    def __init__(self, box: Sandbox, name: str) -> None:
+        super().__init__(box.endpoint or "", name)
+        self.box = box
+
+    async def start(self, start, timeout: float) -> None:  # noqa: ANN001
+        try:
+            await super().start(start, timeout)
+        except SeatFailure as failure:
+            raise await self._explained(failure) from None
+
+    async def decide(self, observation, deal: int, allowed: float):  # noqa: ANN001, ANN201
+        try:
+            return await super().decide(observation, deal, allowed)
+        except SeatFailure as failure:
+            raise await self._explained(failure) from None
+
+    async def _explained(self, failure: SeatFailure) -> SeatFailure:
+        for _ in range(20):  # the process may take a moment to be reaped
+            if self.box.returncode is not None:
+                break
+            await asyncio.sleep(0.05)
+        limit = limit_broken(self.box.returncode)
+        if limit is None:
+            return failure
+        return SeatFailure(failure.kind, f"{limit} ({failure.detail})")

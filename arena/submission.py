@@ -22,7 +22,7 @@ from arena import aio
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
-from arena.sandbox import Sandbox, SandboxError
+from arena.sandbox import Sandbox, SandboxedSeat, SandboxError
 from arena.store import bots as bot_store
 from arena.store.bots import StoreError
 from arena.store.models import Bot, BotKind, BotVersion, VersionStatus
@@ -60,7 +60,7 @@ def qualify(kind: BotKind, target: str, name: str, data_dir: Path) -> tuple[bool
                 box = stack.enter_context(Sandbox(Path(target), hidden=[data_dir]))
             except SandboxError as error:
                 return False, f"did not start: {error}"
-            candidate = GrpcSeat(box.endpoint, name)
+            candidate = SandboxedSeat(box, name)
         elif kind is BotKind.ENDPOINT:
             candidate = GrpcSeat(target, name)
         else:

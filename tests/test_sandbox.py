@@ -11,7 +11,7 @@ import pytest
 from arena import aio
 from arena.engine import Ruleset
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
-from arena.sandbox import Limits, Sandbox, SandboxError
+from arena.sandbox import Limits, Sandbox, SandboxedSeat, SandboxError
 from sample_bots import HonestBot
 
 BOTS = Path(__file__).parent / "sandbox_bots"
@@ -124,3 +124,15 @@ def test_a_bot_cannot_read_the_platforms_files_or_settings(
     assert "environment: clean" in output
     assert log["seats"][0]["forfeit"] is None
     assert (data / "arena.db").read_text() == "tokens and results"
+
+
+def test_a_forfeit_names_the_limit_the_bot_broke() -> None:
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+        box = stack.enter_context(Sandbox(BOTS / "cpu_hog.py", limits=TIGHT))
+        seats = [SandboxedSeat(box, "hog"), LocalSeat(HonestBot(ruleset=RULES, players=2))]
+        slow = RefereeSettings(deadline=5, time_bank=0, start_timeout=5)
+        log = aio.run(Referee(RULES, seats, seed=3, settings=slow).run())
+    forfeit = forfeit_of(log)
+    assert forfeit["detail"].startswith("killed at its CPU time limit"), forfeit

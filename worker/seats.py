@@ -9,7 +9,7 @@ from pathlib import Path
 from arena.engine import Ruleset
 from arena.referee import GrpcSeat, LocalSeat, Seat
 from arena.referee.seats import FailureKind, SeatFailure
-from arena.sandbox import Sandbox, SandboxError
+from arena.sandbox import Sandbox, SandboxedSeat, SandboxError
 from arena.store.matches import SeatPlan
 from sample_bots import SAMPLES
 
@@ -32,7 +32,7 @@ def seats_for(
             except SandboxError as error:  # the bot's failure: it forfeits, the job goes on
                 seats.append(UnstartableSeat(plan.name, str(error)))
                 continue
-            seats.append(GrpcSeat(box.endpoint, plan.name))
+            seats.append(SandboxedSeat(box, plan.name))
     return seats
 
 

@@ -1,11 +1,13 @@
-import os
-import sys
+import subprocess
 
 from sample_bots.random import RandomBot
 
 
 class Forker(RandomBot):
-    """Leaves a daemon behind (a child in its own session) on its first decision."""
+    """Leaves a daemon behind, in a session of its own, on its first decision.
+
+    subprocess forks and execs in C, so nothing runs between fork and exec in this
+    threaded (gRPC) process."""
 
     name = "forker"
     spawned = False
@@ -13,13 +15,7 @@ class Forker(RandomBot):
     def act(self, observation):
         if not Forker.spawned:
             Forker.spawned = True
-            child = os.fork()
-            if child == 0:
-                os.setsid()
-                if os.fork() == 0:
-                    sys.stdout.write(f"daemon {os.getpid()}\n")
-                    sys.stdout.flush()
-                    os.execvp("sleep", ["sleep", "1000"])
-                os._exit(0)
-            os.waitpid(child, 0)
+            subprocess.Popen(
+                ["sh", "-c", "echo daemon $$; exec sleep 1000"], start_new_session=True
+            )
         return super().act(observation)
