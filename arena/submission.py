@@ -92,9 +92,7 @@ def _store_upload(platform: Platform, name: str, source: Path) -> Path:
         raise StoreError(f"the folder {source} has no bot.py")
     if source.is_file() and source.suffix != ".py":
         raise StoreError(f"{source} is not a Python file")
-    if "/" in name or not name.strip():
-        raise StoreError("a bot name has 1 to 100 printable characters and no '/'")
-    home = platform.settings.data_dir / "bots" / name
+    home = platform.settings.data_dir / "bots" / bot_store.check_name(name, "bot")
     home.mkdir(parents=True, exist_ok=True)
     number = len([p for p in home.iterdir() if p.name.startswith("upload-")]) + 1
     target = home / f"upload-{number}"

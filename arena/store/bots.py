@@ -15,6 +15,14 @@ class StoreError(ValueError):
     """A request the store refuses, with a message for the user."""
 
 
+def check_name(name: str, what: str) -> str:
+    """A name shown in pages and used in URL paths: 1 to 100 printable characters, no '/'."""
+    name = name.strip()
+    if not name or len(name) > 100 or "/" in name or not name.isprintable():
+        raise StoreError(f"a {what} name has 1 to 100 printable characters and no '/'")
+    return name
+
+
 def parse_target(kind: BotKind, target: str) -> str:
     """Validate a version's target; return it canonical (a file path made absolute)."""
     if kind is BotKind.PATH and Path(target).is_dir():
@@ -35,9 +43,7 @@ def add_bot(
     session: Session, name: str, kind: BotKind, target: str, owner_id: int | None = None
 ) -> BotVersion:
     """A new bot with its first version."""
-    name = name.strip()
-    if not name or len(name) > 100 or "/" in name or not name.isprintable():
-        raise StoreError("a bot name has 1 to 100 printable characters and no '/'")
+    name = check_name(name, "bot")
     if session.scalar(select(Bot).where(Bot.name == name)) is not None:
         raise StoreError(f"a bot named {name!r} exists already")
     bot = Bot(name=name, owner_id=owner_id)

@@ -69,6 +69,17 @@ class MatchStatus(StrEnum):
     STALE = "stale"  # a seated bot version was replaced: discarded, not rated
 
 
+class PlayStyle:
+    """Play-style counters (arena.style): per seat for a match, summed per entry."""
+
+    plays: Mapped[int] = mapped_column(Integer, default=0)
+    bluffs: Mapped[int] = mapped_column(Integer, default=0)
+    challenges: Mapped[int] = mapped_column(Integer, default=0)
+    challenges_right: Mapped[int] = mapped_column(Integer, default=0)
+    believes: Mapped[int] = mapped_column(Integer, default=0)
+    believes_right: Mapped[int] = mapped_column(Integer, default=0)
+
+
 class Owner(Base):
     __tablename__ = "owners"
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -132,7 +143,7 @@ class Tournament(Base):
     entries: Mapped[list[Entry]] = relationship(order_by="Entry.id")
 
 
-class Entry(Base):
+class Entry(PlayStyle, Base):
     """A bot version taking part in a tournament, with its current rating."""
 
     __tablename__ = "entries"
@@ -151,12 +162,6 @@ class Entry(Base):
     strikes: Mapped[int] = mapped_column(Integer, default=0)
     illegal: Mapped[int] = mapped_column(Integer, default=0)
     decisions: Mapped[int] = mapped_column(Integer, default=0)
-    plays: Mapped[int] = mapped_column(Integer, default=0)
-    bluffs: Mapped[int] = mapped_column(Integer, default=0)
-    challenges: Mapped[int] = mapped_column(Integer, default=0)
-    challenges_right: Mapped[int] = mapped_column(Integer, default=0)
-    believes: Mapped[int] = mapped_column(Integer, default=0)
-    believes_right: Mapped[int] = mapped_column(Integer, default=0)
     version: Mapped[BotVersion] = relationship()
 
 
@@ -192,7 +197,7 @@ class Match(Base):
     seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat")
 
 
-class Seat(Base):
+class Seat(PlayStyle, Base):
     """A seat of a match: who sat there and, once played, how it went."""
 
     __tablename__ = "seats"
@@ -210,13 +215,6 @@ class Seat(Base):
     decisions: Mapped[int] = mapped_column(Integer, default=0)
     latency_mean_ms: Mapped[float | None] = mapped_column(Float)
     latency_p99_ms: Mapped[float | None] = mapped_column(Float)
-    # play style in this match (arena.style)
-    plays: Mapped[int] = mapped_column(Integer, default=0)
-    bluffs: Mapped[int] = mapped_column(Integer, default=0)
-    challenges: Mapped[int] = mapped_column(Integer, default=0)
-    challenges_right: Mapped[int] = mapped_column(Integer, default=0)
-    believes: Mapped[int] = mapped_column(Integer, default=0)
-    believes_right: Mapped[int] = mapped_column(Integer, default=0)
     version: Mapped[BotVersion] = relationship()
 
 

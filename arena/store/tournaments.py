@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session, joinedload
 from arena import ratings, schedule
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
-from arena.store.bots import StoreError, active_version
+from arena.store.bots import StoreError, active_version, check_name
 from arena.store.models import (
     Bot,
     BotVersion,
@@ -40,9 +40,7 @@ def create(
 ) -> Tournament:
     """A tournament: round robin (matches scheduled now, not yet started), or a ladder
     (tables scheduled as it plays, ``games`` of them in play at once)."""
-    name = name.strip()
-    if not name or len(name) > 100 or "/" in name or not name.isprintable():
-        raise StoreError("a tournament name has 1 to 100 printable characters and no '/'")
+    name = check_name(name, "tournament")
     if session.scalar(select(Tournament).where(Tournament.name == name)) is not None:
         raise StoreError(f"a tournament named {name!r} exists already")
     if games < 1:
