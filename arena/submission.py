@@ -111,17 +111,11 @@ def _add_pending(
     target: str,  # noqa: ANN001
     owner_id: int | None,
 ) -> BotVersion:
-    bot = session.scalar(select(Bot).where(Bot.name == name))
-    if bot is None:
+    """The new version, inactive and pending until it qualifies."""
+    if session.scalar(select(Bot).where(Bot.name == name)) is None:
         version = bot_store.add_bot(session, name, kind, target, owner_id=owner_id)
     else:
-        if bot.owner_id is not None and bot.owner_id != owner_id:
-            raise PermissionError(f"bot {name!r} belongs to another owner")
-        number = max((v.number for v in bot.versions), default=0) + 1
-        version = BotVersion(
-            bot=bot, number=number, kind=kind, target=bot_store.parse_target(kind, target)
-        )
-        session.add(version)
+        version = bot_store.add_version(session, name, kind, target, owner_id, retire_others=False)
     version.active = False
     version.status = VersionStatus.PENDING
     session.flush()

@@ -25,14 +25,6 @@ class CardError(ValueError):
     """A card or rank id that does not exist."""
 
 
-def parse_card(text: str) -> str:
-    """Return the canonical id of ``text`` (case-insensitive, ``10`` for ``T``)."""
-    card = text.strip().upper().replace("10", "T")
-    if card not in RANK_OF:
-        raise CardError(f"unknown card {text!r}: expected rank+suit such as '7C' or 'TH', or 'JK'")
-    return card
-
-
 def parse_rank(text: str) -> str:
     """Return the canonical rank id of ``text`` (``"7"``, ``"T"``, ``"A"``...)."""
     rank = str(text).strip().upper().replace("10", "T")

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from arena.engine.cards import JOKER, RANK_OF, ascending_sequence, build_deck, deck_ranks
+from arena.engine.cards import ascending_sequence, build_deck, deck_ranks
 from arena.engine.rules import RulesError, Ruleset
 
 MIN_PLAYERS = 2
@@ -66,10 +66,6 @@ class Game:
     def options(self):  # noqa: ANN201 - the Options dataclass
         return self.ruleset.options
 
-    def is_four(self, rank: str) -> bool:
-        """May four cards of ``rank`` be discarded as a four of a kind?"""
-        return rank != JOKER and rank not in self.options.quartet_exempt
-
     def check_layout(self, cards: Sequence[str]) -> None:
         """Raise :class:`RulesError` when ``cards`` are not a sub-multiset of the deck."""
         for card, held in Counter(cards).items():
@@ -95,10 +91,6 @@ class Game:
         for index in range(dealt):
             hands[order[index % len(order)]].append(cards[index])
         return hands, cards[dealt:], hidden
-
-
-def rank_of(card: str) -> str:
-    return RANK_OF[card]
 
 
 def _resolve_deck(deck: str, players: int) -> int:

@@ -70,25 +70,28 @@ def all_bots(session: Session) -> list[Bot]:
 
 
 def add_version(
-    session: Session, name: str, kind: BotKind, target: str, owner_id: int | None = None
+    session: Session,
+    name: str,
+    kind: BotKind,
+    target: str,
+    owner_id: int | None = None,
+    *,
+    retire_others: bool = True,
 ) -> BotVersion:
-    """A new version of a bot; the earlier versions stop being scheduled."""
+    """A new version of a bot. With ``retire_others`` (the default) it becomes the active
+    one and the earlier versions stop being scheduled; otherwise it starts inactive."""
     bot = session.scalar(select(Bot).where(Bot.name == name))
     if bot is None:
         raise StoreError(f"no bot named {name!r}")
     if bot.owner_id is not None and bot.owner_id != owner_id:
         raise PermissionError(f"bot {name!r} belongs to another owner")
-    for version in bot.versions:
-        version.active = False
+    if retire_others:
+        for version in bot.versions:
+            version.active = False
     number = max((v.number for v in bot.versions), default=0) + 1
-    version = BotVersion(bot=bot, number=number, kind=kind, target=parse_target(kind, target))
+    version = BotVersion(
+        bot=bot, number=number, kind=kind, target=parse_target(kind, target), active=retire_others
+    )
     session.add(version)
     session.flush()
     return version
-
-
-def get_bot(session: Session, name: str) -> Bot:
-    bot = session.scalar(select(Bot).where(Bot.name == name))
-    if bot is None:
-        raise StoreError(f"no bot named {name!r}")
-    return bot

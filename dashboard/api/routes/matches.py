@@ -16,7 +16,6 @@ from dashboard.schemas import MatchPage, MatchPublic
 router = APIRouter(tags=["matches"])
 NOT_FOUND = {404: {"description": "No such match"}}
 MatchId = Annotated[int, Path(ge=1, le=2**63 - 1, description="A match id")]
-StatusFilter = Annotated[MatchStatus | None, Query(description="Only matches in this status")]
 
 
 @router.get("/matches", response_model=MatchPage)
