@@ -31,3 +31,9 @@ def rate(ratings: Sequence[Rating], ranking: Sequence[Sequence[int]]) -> list[Ra
 def conservative(rating: Rating) -> float:
     """The leaderboard key: mu - 3 sigma."""
     return rating.mu - 3 * rating.sigma
+
+
+def ranking_by_score(scores: Sequence[float]) -> list[list[int]]:
+    """Indices grouped by equal score, lowest (best) first: summed places of a deal group."""
+    levels = sorted(set(scores))
+    return [[index for index, score in enumerate(scores) if score == level] for level in levels]

@@ -273,3 +273,74 @@ def test_duplicate_deals_share_a_deal_across_seat_rotations(db: Database) -> Non
         for group in scores:
             assert sorted(group["scores"]) == sorted(SAMPLES)
             assert sum(group["scores"].values()) == 4 * (1 + 2 + 3 + 4)
+
+
+def _duplicate(db: Database, games: int = 8) -> list[list[int]]:
+    """A started duplicate tournament 'dup'; its match ids by deal group."""
+    add_samples(db)
+    db.transaction(
+        lambda s: tournaments.create(
+            s, "dup", Ruleset.parse("classic"), SAMPLES, 4, games, seed="g", duplicate=True
+        )
+    )
+    db.transaction(lambda s: tournaments.start(s, "dup"))
+    with db.read() as s:
+        groups: dict[int, list[int]] = {}
+        for match_id, group in s.execute(select(Match.id, Match.deal_group).order_by(Match.id)):
+            groups.setdefault(group, []).append(match_id)
+    return [groups[g] for g in sorted(groups)]
+
+
+def _ratings(db: Database) -> dict[int, tuple[float, float]]:
+    with db.read() as s:
+        return {e.bot_version_id: (e.mu, e.sigma) for e in s.scalars(select(Entry))}
+
+
+def test_duplicate_groups_are_rated_once_from_summed_places_in_closing_order(
+    db: Database,
+) -> None:
+    first, second = _duplicate(db)
+    start = _ratings(db)
+    # interleave the groups: the second group closes first
+    order = [first[0], second[0], second[1], first[1], second[2], second[3], first[2], first[3]]
+    plans = {m: matches.claim(db, m, "w") for m in order}
+    for index, match_id in enumerate(order):
+        assert matches.record(db, plans[match_id], play(plans[match_id]), 1.0)
+        if index == 2:
+            assert _ratings(db) == start, "no rating before a group is over"
+    with db.read() as s:
+        changes = list(s.scalars(select(RatingChange).order_by(RatingChange.id)))
+        assert [c.match_id for c in changes] == [second[3]] * 4 + [first[3]] * 4
+        expected = {e.bot_version_id: ratings.new_rating() for e in s.scalars(select(Entry))}
+        for group in (second, first):  # the order the groups closed in
+            summed: dict[int, int] = {}
+            for seat in s.scalars(select(Seat).where(Seat.match_id.in_(group))):
+                summed[seat.bot_version_id] = summed.get(seat.bot_version_id, 0) + seat.place
+            versions = sorted(summed)
+            levels = sorted(set(summed.values()))
+            ranking = [[i for i, v in enumerate(versions) if summed[v] == x] for x in levels]
+            rated = ratings.rate([expected[v] for v in versions], ranking)
+            expected.update(zip(versions, rated, strict=True))
+        for entry in s.scalars(select(Entry)):
+            assert entry.mu == pytest.approx(expected[entry.bot_version_id].mu, abs=1e-9)
+            assert entry.sigma == pytest.approx(expected[entry.bot_version_id].sigma, abs=1e-9)
+            assert entry.games == 8, "every rotation still counts as a game played"
+        assert tournaments.get(s, "dup").status is TournamentStatus.DONE
+
+
+def test_a_duplicate_group_closed_by_a_failed_rotation_is_rated_from_the_others(
+    db: Database,
+) -> None:
+    group, _ = _duplicate(db)
+    for match_id in group[:3]:
+        plan = matches.claim(db, match_id, "w")
+        assert matches.record(db, plan, play(plan), 1.0)
+    assert _ratings(db) == {v: (25.0, 25 / 3) for v in _ratings(db)}
+    for attempt in range(matches.MAX_ATTEMPTS):
+        plan = matches.claim(db, group[3], "w")
+        matches.give_back(db, plan, f"OSError: attempt {attempt}")
+    with db.read() as s:
+        changes = list(s.scalars(select(RatingChange)))
+        assert len(changes) == 4 and {c.match_id for c in changes} == {group[3]}
+        assert s.get(Match, group[3]).status is MatchStatus.FAILED
+    assert all(sigma < 25 / 3 for _, sigma in _ratings(db).values())

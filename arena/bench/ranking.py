@@ -57,10 +57,7 @@ def _play(game: Game, seed: str, seats: list[int], index: int) -> dict[int, int]
 
 
 def _rank(current: list[ratings.Rating], score: dict[int, int]) -> list[ratings.Rating]:
-    levels = sorted(set(score.values()))
-    return ratings.rate(
-        current, [[b for b in range(len(NOISE)) if score[b] == level] for level in levels]
-    )
+    return ratings.rate(current, ratings.ranking_by_score([score[b] for b in range(len(NOISE))]))
 
 
 def settle_time(mode: str, trial: int, horizon: int) -> int:

@@ -5,7 +5,9 @@ claim (a random token set when it claimed the match). A job that runs twice, or 
 worker that was presumed dead and comes back, finds its claim gone and its result is
 discarded. Results, the log, the ratings and the completion number are written in
 one transaction that first locks the tournament row, so concurrent workers apply
-ratings one at a time, in completion order.
+ratings one at a time, in completion order. In a duplicate tournament the rating
+update belongs to the deal group: it is applied once, when the group's last rotation
+is over, from the places each bot summed over the rotations.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from datetime import timedelta
 from functools import partial
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import Connection, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from arena import ratings
@@ -27,6 +29,7 @@ from arena.engine.match import places
 from arena.store.db import Database
 from arena.store.models import (
     Bot,
+    BotKind,
     BotVersion,
     Entry,
     Match,
@@ -64,6 +67,133 @@ class MatchPlan:
     settings: dict[str, Any]
     seats: list[SeatPlan]
     format: str = "round_robin"
+    #: duplicate tournaments: the deal group (rated once, when all its rotations are over)
+    deal_group: int | None = None
+
+
+# ------------------------------------------------------------------ statements built once
+# The hot path (claim, record) runs Core statements compiled once, with bound parameters:
+# building an ORM statement per call costs more than SQLite takes to run it.
+
+_matches, _seats, _tournaments = Match.__table__, Seat.__table__, Tournament.__table__
+_entries_table, _versions = Entry.__table__, BotVersion.__table__
+_OPEN = (MatchStatus.PENDING, MatchStatus.QUEUED, MatchStatus.RUNNING)
+
+_CLAIM = (
+    _matches.update()
+    .where(_matches.c.id == bindparam("match"), _matches.c.status == MatchStatus.QUEUED)
+    .values(
+        status=MatchStatus.RUNNING,
+        claim=bindparam("token"),
+        worker=bindparam("worker"),
+        attempts=_matches.c.attempts + 1,
+        lease_until=bindparam("lease_until"),
+        started_at=bindparam("started_at"),
+    )
+)
+_PLAN = (
+    select(
+        _matches.c.seed,
+        _tournaments.c.id,
+        _tournaments.c.rules,
+        _tournaments.c.settings,
+        _tournaments.c.format,
+        _matches.c.deal_group,
+    )
+    .join(_tournaments, _tournaments.c.id == _matches.c.tournament_id)
+    .where(_matches.c.id == bindparam("match"))
+)
+_PLAN_SEATS = (
+    select(
+        _seats.c.bot_version_id,
+        Bot.__table__.c.name,
+        _versions.c.number,
+        _versions.c.kind,
+        _versions.c.target,
+        _versions.c.active,
+    )
+    .join(_versions, _versions.c.id == _seats.c.bot_version_id)
+    .join(Bot.__table__, Bot.__table__.c.id == _versions.c.bot_id)
+    .where(_seats.c.match_id == bindparam("match"))
+    .order_by(_seats.c.seat)
+)
+_COMPLETED = select(_tournaments.c.completed).where(_tournaments.c.id == bindparam("tournament"))
+_ENTRIES = select(
+    _entries_table.c.id,
+    _entries_table.c.bot_version_id,
+    _entries_table.c.mu,
+    _entries_table.c.sigma,
+    _entries_table.c.games,
+).where(
+    _entries_table.c.tournament_id == bindparam("tournament"),
+    _entries_table.c.bot_version_id.in_(bindparam("versions", expanding=True)),
+)
+_RETIRED = select(_versions.c.id).where(
+    _versions.c.id.in_(bindparam("versions", expanding=True)), _versions.c.active.is_(False)
+)
+_DONE = (
+    _matches.update()
+    .where(
+        _matches.c.id == bindparam("match"),
+        _matches.c.claim == bindparam("token"),
+        _matches.c.status == MatchStatus.RUNNING,
+    )
+    .values(
+        status=MatchStatus.DONE,
+        claim=None,
+        lease_until=None,
+        finished_at=bindparam("finished_at"),
+        referee_ms=bindparam("referee_ms"),
+        error=None,
+        completion=bindparam("completion"),
+    )
+)
+_COUNT_ANY = (
+    _tournaments.update()
+    .where(_tournaments.c.id == bindparam("tournament"))
+    .values(completed=_tournaments.c.completed + 1)
+    .returning(_tournaments.c.completed)
+)
+_COUNT_AFTER = _COUNT_ANY.where(_tournaments.c.completed == bindparam("seen"))
+_COMPLETION = (
+    _matches.update()
+    .where(_matches.c.id == bindparam("match"))
+    .values(completion=bindparam("completion"))
+)
+_SEAT_RESULTS = _seats.update().where(
+    _seats.c.match_id == bindparam("match"), _seats.c.seat == bindparam("number")
+)
+_LOG = MatchLog.__table__.insert()
+_ENTRY_RATING = (
+    _entries_table.update()
+    .where(_entries_table.c.id == bindparam("entry"))
+    .values(mu=bindparam("new_mu"), sigma=bindparam("new_sigma"))
+)
+_IN_GROUP = (
+    _matches.c.tournament_id == bindparam("tournament"),
+    _matches.c.deal_group == bindparam("group"),
+)
+_GROUP_OPEN = select(_matches.c.id).where(*_IN_GROUP, _matches.c.status.in_(_OPEN)).limit(1)
+_GROUP_PLACES = (
+    select(_seats.c.bot_version_id, func.sum(_seats.c.place))
+    .join(_matches, _matches.c.id == _seats.c.match_id)
+    .where(*_IN_GROUP, _matches.c.status == MatchStatus.DONE)
+    .group_by(_seats.c.bot_version_id)
+    .order_by(_seats.c.bot_version_id)
+)
+_RATING_CHANGE = RatingChange.__table__.insert()
+_FINISH = (
+    _tournaments.update()
+    .where(
+        _tournaments.c.id == bindparam("tournament"),
+        _tournaments.c.format != "ladder",  # a ladder ends when it is stopped
+        _tournaments.c.status == TournamentStatus.RUNNING,
+        ~select(_matches.c.id)
+        .where(_matches.c.tournament_id == bindparam("tournament"), _matches.c.status.in_(_OPEN))
+        .exists(),
+    )
+    .values(status=TournamentStatus.DONE, finished_at=bindparam("finished_at"))
+)
 
 
 def claim(db: Database, match_id: int, worker: str, lease: timedelta = LEASE) -> MatchPlan | None:
@@ -71,55 +201,48 @@ def claim(db: Database, match_id: int, worker: str, lease: timedelta = LEASE) ->
 
     Only the conditional UPDATE holds the write lock; the plan is read afterwards."""
     token = secrets.token_hex(16)
+    moment = now()
     taken = db.transaction(
         lambda session: (
-            session.execute(
-                update(Match)
-                .where(Match.id == match_id, Match.status == MatchStatus.QUEUED)
-                .values(
-                    status=MatchStatus.RUNNING,
-                    claim=token,
-                    worker=worker,
-                    attempts=Match.attempts + 1,
-                    lease_until=now() + lease,
-                    started_at=now(),
-                )
-            ).rowcount
+            session.connection()
+            .execute(
+                _CLAIM,
+                {
+                    "match": match_id,
+                    "token": token,
+                    "worker": worker,
+                    "lease_until": moment + lease,
+                    "started_at": moment,
+                },
+            )
+            .rowcount
         )
     )
     if not taken:
         return None
     with db.read() as session:
-        row = session.execute(
-            select(
-                Match.seed, Tournament.id, Tournament.rules, Tournament.settings, Tournament.format
-            )
-            .join(Tournament, Tournament.id == Match.tournament_id)
-            .where(Match.id == match_id)
-        ).one()
-        seat_rows = session.execute(
-            select(
-                Seat.bot_version_id,
-                Bot.name,
-                BotVersion.number,
-                BotVersion.kind,
-                BotVersion.target,
-                BotVersion.active,
-            )
-            .join(BotVersion, BotVersion.id == Seat.bot_version_id)
-            .join(Bot, Bot.id == BotVersion.bot_id)
-            .where(Seat.match_id == match_id)
-            .order_by(Seat.seat)
-        ).all()
+        connection = session.connection()
+        row = connection.execute(_PLAN, {"match": match_id}).one()
+        seat_rows = connection.execute(_PLAN_SEATS, {"match": match_id}).all()
     retired = [f"{bot} v{number}" for _, bot, number, _, _, active in seat_rows if not active]
     if retired:
         db.transaction(lambda session: _mark_stale(session, match_id, token, retired))
         return None
     seats = [
-        SeatPlan(version, f"{bot} v{number}", kind.value, target)
+        SeatPlan(version, f"{bot} v{number}", BotKind(kind).value, target)
         for version, bot, number, kind, target, _ in seat_rows
     ]
-    return MatchPlan(match_id, row.id, token, row.rules, row.seed, row.settings, seats, row.format)
+    return MatchPlan(
+        match_id,
+        row.id,
+        token,
+        row.rules,
+        row.seed,
+        row.settings,
+        seats,
+        row.format,
+        row.deal_group,
+    )
 
 
 def _mark_stale(session: Session, match_id: int, token: str, retired: list[str]) -> bool:
@@ -136,7 +259,10 @@ def _mark_stale(session: Session, match_id: int, token: str, retired: list[str])
         )
     ).rowcount
     if changed:
-        tournament_id = session.scalar(select(Match.tournament_id).where(Match.id == match_id))
+        tournament_id, group = session.execute(
+            select(Match.tournament_id, Match.deal_group).where(Match.id == match_id)
+        ).one()
+        _rate_group_if_closed(session.connection(), tournament_id, group, match_id)
         _finish_if_complete(session, tournament_id)
     return bool(changed)
 
@@ -171,6 +297,8 @@ def record(db: Database, plan: MatchPlan, log: dict[str, Any], referee_ms: float
     """
     blob = zlib.compress(json.dumps(log, separators=(",", ":")).encode(), 1)
     result = _Result(plan, log, referee_ms, blob)
+    if plan.deal_group is not None:  # rated with its group, under the lock
+        return db.transaction(partial(result.write, seen=None, entries=None, rated=None))
     for _ in range(2):
         seen, entries = _snapshot(db, plan)
         rated = ratings.rate([ratings.Rating(e[1], e[2]) for e in entries], result.ranking)
@@ -211,21 +339,18 @@ class _Stale(Exception):
 
 def _snapshot(db: Database, plan: MatchPlan) -> tuple[int, list[tuple]]:
     with db.read() as session:
-        completed = session.scalar(
-            select(Tournament.completed).where(Tournament.id == plan.tournament_id)
-        )
-        return completed, _entries(session, plan)
+        connection = session.connection()
+        completed = connection.execute(_COMPLETED, {"tournament": plan.tournament_id}).scalar()
+        return completed, _entries(connection, plan)
 
 
-def _entries(session: Session, plan: MatchPlan) -> list[tuple]:
+def _entries(connection: Connection, plan: MatchPlan) -> list[tuple]:
     """(entry id, mu, sigma, games) of each seat's bot version, by seat."""
     versions = [seat.bot_version_id for seat in plan.seats]
     by_version = {
         row.bot_version_id: (row.id, row.mu, row.sigma, row.games)
-        for row in session.execute(
-            select(Entry.id, Entry.bot_version_id, Entry.mu, Entry.sigma, Entry.games).where(
-                Entry.tournament_id == plan.tournament_id, Entry.bot_version_id.in_(versions)
-            )
+        for row in connection.execute(
+            _ENTRIES, {"tournament": plan.tournament_id, "versions": versions}
         )
     }
     return [by_version[version] for version in versions]
@@ -283,101 +408,130 @@ class _Result:
     ) -> bool:
         """True: recorded. False: the claim was lost. Raises _Stale if ``seen`` is stale."""
         plan = self.plan
-        retired = session.scalars(
-            select(BotVersion.id).where(
-                BotVersion.id.in_([seat.bot_version_id for seat in plan.seats]),
-                BotVersion.active.is_(False),
-            )
-        ).all()
+        connection = session.connection()
+        versions = [seat.bot_version_id for seat in plan.seats]
+        retired = set(connection.execute(_RETIRED, {"versions": versions}).scalars())
         if retired:  # replaced while it was played: discard, do not rate
-            names = [seat.name for seat in plan.seats if seat.bot_version_id in set(retired)]
+            names = [seat.name for seat in plan.seats if seat.bot_version_id in retired]
             return _mark_stale(session, plan.match_id, plan.claim, names) and False
-        mine = session.execute(
-            update(Match)
-            .where(
-                Match.id == plan.match_id,
-                Match.claim == plan.claim,
-                Match.status == MatchStatus.RUNNING,
-            )
-            .values(
-                status=MatchStatus.DONE,
-                claim=None,
-                lease_until=None,
-                finished_at=now(),
-                referee_ms=self.referee_ms,
-                error=None,
-                completion=None if seen is None else seen + 1,
-            )
+        mine = connection.execute(
+            _DONE,
+            {
+                "match": plan.match_id,
+                "token": plan.claim,
+                "finished_at": now(),
+                "referee_ms": self.referee_ms,
+                "completion": None if seen is None else seen + 1,
+            },
         ).rowcount
         if not mine:
             return False
-        counter = update(Tournament).where(Tournament.id == plan.tournament_id)
-        if seen is not None:
-            counter = counter.where(Tournament.completed == seen)
-        completion = session.scalar(
-            counter.values(completed=Tournament.completed + 1).returning(Tournament.completed)
-        )
+        if seen is None:
+            completion = connection.execute(_COUNT_ANY, {"tournament": plan.tournament_id}).scalar()
+        else:
+            completion = connection.execute(
+                _COUNT_AFTER, {"tournament": plan.tournament_id, "seen": seen}
+            ).scalar()
         if completion is None:
             raise _Stale
         if rated is None:
-            entries = _entries(session, plan)
-            rated = ratings.rate([ratings.Rating(e[1], e[2]) for e in entries], self.ranking)
+            entries = _entries(connection, plan)
+            current = [ratings.Rating(e[1], e[2]) for e in entries]
+            grouped = plan.deal_group is not None  # its group is rated once, below
+            rated = current if grouped else ratings.rate(current, self.ranking)
         assert entries is not None
         if seen is None:  # known only now: the counter was read under the lock
-            session.execute(
-                update(Match).where(Match.id == plan.match_id).values(completion=completion)
-            )
-        seats = Seat.__table__
-        session.connection().execute(
-            seats.update().where(
-                seats.c.match_id == bindparam("match"), seats.c.seat == bindparam("number")
-            ),
-            self.seats,
+            connection.execute(_COMPLETION, {"match": plan.match_id, "completion": completion})
+        connection.execute(_SEAT_RESULTS, self.seats)
+        connection.execute(
+            _LOG, {"match_id": plan.match_id, "data": self.blob, "size": len(self.blob)}
         )
-        session.execute(
-            insert(MatchLog).values(match_id=plan.match_id, data=self.blob, size=len(self.blob))
-        )
-        session.connection().execute(
+        connection.execute(
             _ENTRY_UPDATE,
             [
                 {"entry": entry[0], "new_mu": r.mu, "new_sigma": r.sigma, **totals}
                 for entry, r, totals in zip(entries, rated, self.totals(), strict=True)
             ],
         )
-        session.execute(
-            insert(RatingChange),
-            [
-                {
-                    "tournament_id": plan.tournament_id,
-                    "bot_version_id": seat.bot_version_id,
-                    "match_id": plan.match_id,
-                    "completion": completion,
-                    "mu": r.mu,
-                    "sigma": r.sigma,
-                }
-                for seat, r in zip(plan.seats, rated, strict=True)
-            ],
-        )
+        if plan.deal_group is None:
+            connection.execute(
+                _RATING_CHANGE,
+                [
+                    {
+                        "tournament_id": plan.tournament_id,
+                        "bot_version_id": seat.bot_version_id,
+                        "match_id": plan.match_id,
+                        "completion": completion,
+                        "mu": r.mu,
+                        "sigma": r.sigma,
+                    }
+                    for seat, r in zip(plan.seats, rated, strict=True)
+                ],
+            )
+        else:
+            _rate_group_if_closed(
+                connection, plan.tournament_id, plan.deal_group, plan.match_id, completion
+            )
         _finish_if_complete(session, plan.tournament_id)
         return True
 
 
+def _rate_group_if_closed(
+    connection: Connection,
+    tournament_id: int,
+    group: int | None,
+    match_id: int,
+    completion: int | None = None,
+) -> None:
+    """Duplicate deals: once no match of ``group`` is open, rate the group once, ranking its
+    bots by their places summed over the rotations played (a deal's luck cancels out).
+
+    Rating every rotation as its own match would count one deal's outcomes as independent
+    evidence; ``arena bench ranking`` measures that as slower than random seating."""
+    if group is None or connection.execute(_GROUP_OPEN, _group(tournament_id, group)).first():
+        return
+    summed = connection.execute(_GROUP_PLACES, _group(tournament_id, group)).all()
+    if not summed:  # every rotation failed or went stale
+        return
+    if completion is None:
+        completion = connection.execute(_COMPLETED, {"tournament": tournament_id}).scalar()
+    versions = [version for version, _ in summed]
+    by_version = {
+        row.bot_version_id: row
+        for row in connection.execute(_ENTRIES, {"tournament": tournament_id, "versions": versions})
+    }
+    current = [ratings.Rating(by_version[v].mu, by_version[v].sigma) for v in versions]
+    rated = ratings.rate(current, ratings.ranking_by_score([place for _, place in summed]))
+    connection.execute(
+        _ENTRY_RATING,
+        [
+            {"entry": by_version[v].id, "new_mu": r.mu, "new_sigma": r.sigma}
+            for v, r in zip(versions, rated, strict=True)
+        ],
+    )
+    connection.execute(
+        _RATING_CHANGE,
+        [
+            {
+                "tournament_id": tournament_id,
+                "bot_version_id": v,
+                "match_id": match_id,
+                "completion": completion,
+                "mu": r.mu,
+                "sigma": r.sigma,
+            }
+            for v, r in zip(versions, rated, strict=True)
+        ],
+    )
+
+
+def _group(tournament_id: int, group: int) -> dict[str, int]:
+    return {"tournament": tournament_id, "group": group}
+
+
 def _finish_if_complete(session: Session, tournament_id: int) -> None:
     """Mark a running tournament done once none of its matches is still open."""
-    open_match = select(Match.id).where(
-        Match.tournament_id == tournament_id,
-        Match.status.in_([MatchStatus.PENDING, MatchStatus.QUEUED, MatchStatus.RUNNING]),
-    )
-    session.execute(
-        update(Tournament)
-        .where(
-            Tournament.id == tournament_id,
-            Tournament.format != "ladder",  # a ladder ends when it is stopped
-            Tournament.status == TournamentStatus.RUNNING,
-            ~open_match.exists(),
-        )
-        .values(status=TournamentStatus.DONE, finished_at=now())
-    )
+    session.connection().execute(_FINISH, {"tournament": tournament_id, "finished_at": now()})
 
 
 def give_back(db: Database, plan: MatchPlan, error: str) -> tuple[MatchStatus, str | None]:
@@ -400,6 +554,7 @@ def _retry_or_fail(session: Session, match: Match, error: str) -> tuple[MatchSta
         match.status = MatchStatus.FAILED
         match.finished_at = now()
         session.flush()
+        _rate_group_if_closed(session.connection(), match.tournament_id, match.deal_group, match.id)
         _finish_if_complete(session, match.tournament_id)
         return MatchStatus.FAILED, None
     match.status = MatchStatus.QUEUED
