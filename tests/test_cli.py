@@ -86,3 +86,19 @@ def test_bench_dashboard_json_has_the_documented_keys() -> None:
     for key in ("leaderboard_ms", "matches_ms", "match_ms"):
         assert 0 < figures[key] < 5000, key
     assert figures["matches"] == 2000 and figures["bots"] == 10
+
+
+def test_bench_ranking_reports_settle_times_within_the_horizon() -> None:
+    result = arena("bench", "ranking", "--json", "--trials", "3", "--horizon", "16")
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    assert figures["trials"] == 3 and figures["horizon"] == 16
+    for mode in ("random", "duplicate_group", "duplicate_match"):
+        settled = figures["per_trial"][mode]
+        assert len(settled) == 3 and all(1 <= n <= 16 for n in settled), mode
+        assert figures["mean"][mode] == round(sum(settled) / 3, 1)
+    assert figures["matches_duplicate"] == sorted(figures["per_trial"]["duplicate_group"])[1]
+    assert all(n % 4 == 0 for n in figures["per_trial"]["duplicate_group"]), "whole groups"
+    text = arena("bench", "ranking", "--trials", "1", "--horizon", "8")
+    assert text.returncode == 0, text.stderr
+    assert "duplicate (rated per deal group)" in text.stdout and "target <= 0.5" in text.stdout
