@@ -42,27 +42,36 @@ def test_a_match_whose_worker_is_killed_is_played_again_within_60_seconds(
     settings: Settings,
 ) -> None:
     arena = Platform(settings)
-    setup_tournament(arena, 6, deals=40)  # long matches, so one is surely mid-play
+    setup_tournament(arena, 16, deals=40)  # long matches, so one is surely mid-play
     with Workers(settings, 1, settings.data_dir / "logs") as workers:
-        arena.start_tournament("t")
+        arena.start_tournament("t")  # 16 matches for one worker: jobs of 4
         victim = running_match(arena)
         os.killpg(workers.processes[0].pid, signal.SIGKILL)
         killed_at = time.monotonic()
+        with arena.db.read() as s:
+            held = list(
+                s.scalars(
+                    select(Match.id).where(
+                        Match.status == MatchStatus.RUNNING, Match.worker == victim.worker
+                    )
+                )
+            )
         workers.add(1)
         deadline = killed_at + 60
         while True:
             with arena.db.read() as s:
-                match = s.get(Match, victim.id)
-            if match.status is MatchStatus.DONE:
+                states = [s.get(Match, match_id) for match_id in held]
+            if all(match.status is MatchStatus.DONE for match in states):
                 break
             assert time.monotonic() < deadline, "not played again within 60 s"
             time.sleep(0.2)
         recovered = time.monotonic() - killed_at
         wait_done(arena)
-    assert match.attempts == 2 and match.worker != victim.worker
+    assert len(held) == 4, "the killed worker held its whole job's matches"
+    assert all(m.attempts == 2 and m.worker != victim.worker for m in states)
     assert recovered < 60
-    print(f"killed match played again {recovered:.1f} s after the kill")
-    assert_recorded_exactly_once(arena, 6)
+    print(f"the killed worker's {len(held)} matches played again {recovered:.1f} s after the kill")
+    assert_recorded_exactly_once(arena, 16)
     assert_ratings_replay(arena)
 
 

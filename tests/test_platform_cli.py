@@ -191,6 +191,8 @@ def test_bench_pipeline_json_has_the_documented_keys() -> None:
             "2",
             "--matches",
             "20",
+            "--repeats",
+            "2",
         ],
         cwd=ROOT,
         capture_output=True,
@@ -201,3 +203,5 @@ def test_bench_pipeline_json_has_the_documented_keys() -> None:
     figures = json.loads(result.stdout)
     assert figures["matches_per_s"] > 0 and figures["overhead_ms_per_match"] > 0
     assert set(figures["scaling"]) == {"1", "2"} and figures["scaling"]["1"] == 1.0
+    assert figures["repeats"] == 2 and figures["cpu_scaling"]["1"] == 1.0
+    assert 0.5 < figures["cpu_scaling"]["2"] < 2.5, "two processes of a CPU-bound loop"

@@ -97,7 +97,27 @@ def test_a_tournament_schedules_every_match_with_its_seats(db: Database) -> None
         assert len(all_matches) == 24 and {m.status for m in all_matches} == {MatchStatus.QUEUED}
         orders = {tuple(seat.bot_version_id for seat in m.seats) for m in all_matches}
         assert len(orders) == 24, "24 games of 4 bots cover every seat order once"
-        assert len({m.job_id for m in all_matches}) == 24
+        by_job: dict[str, list[int]] = {}
+        for match in sorted(all_matches, key=lambda m: m.index):
+            by_job.setdefault(match.job_id, []).append(match.index)
+        size = tournaments.batch_size(24, workers=1)
+        assert size == 6 and sorted(map(len, by_job.values())) == [size] * 4
+        assert all(
+            indices == list(range(indices[0], indices[0] + size)) for indices in by_job.values()
+        )
+
+
+@pytest.mark.parametrize(
+    ("matches_", "workers", "size"),
+    [(0, 1, 1), (3, 1, 1), (24, 1, 6), (24, 2, 3), (24, 8, 1), (200, 2, 8), (10_000, 1, 8)],
+)
+def test_a_job_carries_a_few_matches_but_every_worker_gets_four_jobs(
+    matches_: int, workers: int, size: int
+) -> None:
+    assert tournaments.batch_size(matches_, workers) == size
+    if matches_:
+        jobs = -(-matches_ // size)
+        assert size == 1 or jobs >= 4 * workers
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import time
 import zlib
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from arena import ratings
 from arena.engine import Ruleset
@@ -22,8 +22,10 @@ from arena.store.models import (
     MatchLog,
     MatchStatus,
     RatingChange,
+    Tournament,
     TournamentStatus,
 )
+from worker import queue as work_queue
 
 SAMPLES = ["random", "honest", "counter", "bluffer"]
 
@@ -89,3 +91,49 @@ def test_four_workers_play_200_matches_once_with_ratings_in_completion_order(
     with arena.db.read() as s:
         workers = set(s.scalars(select(Match.worker)))
     assert len(workers) >= 2, "the matches were shared between workers"
+
+
+def test_a_job_of_several_matches_plays_the_others_when_one_fails(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from worker import jobs
+
+    arena = Platform(settings)
+    setup_tournament(arena, 2, name="good")
+    arena.db.transaction(
+        lambda s: tournaments.create(
+            s, "broken", Ruleset.parse("classic"), SAMPLES, 4, 1, seed="broken"
+        )
+    )
+    queued = {
+        name: arena.db.transaction(lambda s, n=name: tournaments.start(s, n))
+        for name in ("good", "broken")
+    }
+    # stored rules that no longer parse: an infrastructure failure, not a bot's
+    arena.db.transaction(
+        lambda s: s.execute(
+            update(Tournament).where(Tournament.name == "broken").values(rules={"preset": "nope"})
+        )
+    )
+    (good_1, _), (good_2, _) = queued["good"]
+    [(broken, _)] = queued["broken"]
+    for key, value in (
+        ("ARENA_DATA_DIR", str(settings.data_dir)),
+        ("ARENA_DATABASE_URL", settings.database_url),
+        ("REDIS_URL", settings.redis_url or ""),
+    ):
+        monkeypatch.setenv(key, value)
+    jobs.database.cache_clear()
+    try:
+        with pytest.raises(jobs.MatchesFailed, match=f"match {broken}: .*nope"):
+            jobs.play_matches([good_1, broken, good_2])
+        assert jobs.play_matches([good_1]).startswith("1 skipped")
+    finally:
+        jobs.database.cache_clear()
+    with arena.db.read() as s:
+        assert s.get(Match, good_1).status is MatchStatus.DONE
+        assert s.get(Match, good_2).status is MatchStatus.DONE
+        given_back = s.get(Match, broken)
+        assert given_back.status is MatchStatus.QUEUED and given_back.attempts == 1
+        assert "nope" in given_back.error
+    assert work_queue.job_exists(arena.queue, given_back.job_id), "sent again"

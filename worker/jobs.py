@@ -21,6 +21,7 @@ from arena.referee import Referee, RefereeSettings
 from arena.settings import Settings
 from arena.store import ladder, matches
 from arena.store.db import Database
+from arena.store.models import now
 from arena.store.schema import upgrade
 from worker import queue as work_queue
 from worker.seats import seats_for
@@ -40,32 +41,69 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def play_match(match_id: int) -> str:
-    """Play match ``match_id`` if it is still queued; record it once."""
+def play_matches(match_ids: list[int]) -> str:
+    """Play those of ``match_ids`` still queued, in turn; record each once.
+
+    A job may carry several matches (RQ's own cost per job is several milliseconds):
+    they are claimed together and their leases renewed together, so a worker that dies
+    leaves them all to the reconciler. An infrastructure failure gives its match back
+    and the others are still played; the job then fails with the reasons."""
     db = database()
-    plan = matches.claim(db, match_id, worker_name())
-    if plan is None:
-        return "skipped: not queued (done, failed, or taken by another worker)"
+    plans = matches.claim_all(db, match_ids, worker_name())
+    outcomes: dict[str, int] = {}
+    failures: list[str] = []
+    with _Heartbeat(db, plans) as heartbeat:
+        for plan in plans:
+            try:
+                outcome = _play(db, plan)
+                outcomes[outcome] = outcomes.get(outcome, 0) + 1
+            except Exception as error:  # infrastructure: the bots' failures never reach here
+                failures.append(f"match {plan.match_id}: {type(error).__name__}: {error}")
+            heartbeat.finished(plan.match_id)
+    skipped = len(match_ids) - len(plans)
+    if skipped:
+        outcomes["skipped: not queued (done, failed, stale, or taken)"] = skipped
+    if failures:
+        raise MatchesFailed("; ".join(failures))
+    return ", ".join(f"{count} {outcome}" for outcome, count in outcomes.items())
+
+
+def play_match(match_id: int) -> str:
+    """One match (jobs queued by earlier versions carry a single id)."""
+    return play_matches([match_id])
+
+
+class MatchesFailed(RuntimeError):
+    """Some matches of a job failed for infrastructure reasons (each was given back)."""
+
+
+def _play(db: Database, plan: matches.MatchPlan) -> str:
+    """Play one claimed match and record it; on failure give it back, then re-raise."""
     try:
-        with _Heartbeat(db, plan), ExitStack() as stack:
+        with ExitStack() as stack:
             ruleset = Ruleset.from_dict(plan.rules)
             hidden = [Settings.from_env().data_dir]
             seats = seats_for(plan.seats, ruleset, plan.seed, stack, hidden)
             referee = Referee(
-                ruleset, seats, plan.seed, RefereeSettings(**plan.settings), match_id=str(match_id)
+                ruleset,
+                seats,
+                plan.seed,
+                RefereeSettings(**plan.settings),
+                match_id=str(plan.match_id),
             )
+            started_at = now()
             began = time.perf_counter()
             match_log = aio.run(referee.run())
             referee_ms = (time.perf_counter() - began) * 1000
-        recorded = matches.record(db, plan, match_log, referee_ms)
+        recorded = matches.record(db, plan, match_log, referee_ms, started_at)
         if plan.format == ladder.LADDER:
             for next_match, job_id in ladder.refill(db, plan.tournament_id):
                 _requeue(next_match, job_id)
-    except Exception as error:  # infrastructure: the bots' failures never reach here
+    except Exception as error:
         status, job_id = matches.give_back(db, plan, f"{type(error).__name__}: {error}")
         if job_id is not None:
-            _requeue(match_id, job_id)
-        log.exception("match %s failed; it is now %s", match_id, status)
+            _requeue(plan.match_id, job_id)
+        log.exception("match %s failed; it is now %s", plan.match_id, status)
         raise
     return "recorded" if recorded else "discarded: the claim was lost"
 
@@ -77,26 +115,40 @@ def _requeue(match_id: int, job_id: str) -> None:
 
 
 class _Heartbeat:
-    """Renews the match's lease while it is played (a dead worker stops renewing)."""
+    """Renews the leases of a job's claimed matches until each is played (a dead worker
+    stops renewing, and the reconciler queues them again)."""
 
-    def __init__(self, db: Database, plan: matches.MatchPlan) -> None:
-        self.db, self.plan = db, plan
+    def __init__(self, db: Database, plans: list[matches.MatchPlan]) -> None:
+        self.db = db
+        self.token = plans[0].claim if plans else ""
+        self._open = {plan.match_id for plan in plans}
+        self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def __enter__(self) -> _Heartbeat:
-        self._thread.start()
+        if self._open:
+            self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
-        self._thread.join()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def finished(self, match_id: int) -> None:
+        with self._lock:
+            self._open.discard(match_id)
 
     def _run(self) -> None:
         while not self._stop.wait(HEARTBEAT_SECONDS):
+            with self._lock:
+                still = sorted(self._open)
+            if not still:
+                return
             try:
-                if not matches.renew(self.db, self.plan.match_id, self.plan.claim):
-                    log.warning("match %s: the claim was lost", self.plan.match_id)
-                    return
+                renewed = matches.renew(self.db, still, self.token)
+                if renewed < len(still):
+                    log.warning("matches %s: %d claims were lost", still, len(still) - renewed)
             except Exception:  # a failed renewal is retried at the next beat
-                log.exception("match %s: cannot renew the lease", self.plan.match_id)
+                log.exception("matches %s: cannot renew the leases", still)

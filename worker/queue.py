@@ -1,15 +1,17 @@
-"""The Redis side: one RQ queue of matches. Jobs carry only a match id; the database
-holds everything else."""
+"""The Redis side: one RQ queue of matches. A job carries only match ids (one, or a few
+when a tournament starts: see ``tournaments.batch_size``); the database holds
+everything else."""
 
 from __future__ import annotations
 
 from redis import Redis
-from rq import Queue
+from rq import Queue, Worker
 from rq.job import Job
 
 QUEUE_NAME = "arena-matches"
-#: RQ kills a job that runs longer than this (a match's own deadlines end it far sooner).
-#: Finished jobs are dropped at once (result_ttl=600): the database holds the results.
+#: RQ kills a job that runs longer than this per match (a match's own deadlines end it
+#: far sooner). Finished jobs are kept 10 minutes for ``rq info``; the database holds
+#: the results.
 JOB_TIMEOUT = 3600
 
 
@@ -28,19 +30,28 @@ def enqueue(queue: Queue, match_id: int, job_id: str) -> None:
 
 
 def enqueue_all(queue: Queue, jobs: list[tuple[int, str]]) -> None:
+    """Send ``(match id, job id)`` pairs; matches sharing a job id go in one job."""
+    batches: dict[str, list[int]] = {}
+    for match_id, job_id in jobs:
+        batches.setdefault(job_id, []).append(match_id)
     with queue.connection.pipeline() as pipe:
-        for match_id, job_id in jobs:
+        for job_id, match_ids in batches.items():
             queue.enqueue(
-                "worker.jobs.play_match",
-                match_id,
+                "worker.jobs.play_matches",
+                match_ids,
                 job_id=job_id,
-                job_timeout=JOB_TIMEOUT,
+                job_timeout=JOB_TIMEOUT * len(match_ids),
                 result_ttl=600,
                 failure_ttl=7 * 24 * 3600,
-                description=f"match {match_id}",
+                description=f"matches {', '.join(map(str, match_ids))}",
                 pipeline=pipe,
             )
         pipe.execute()
+
+
+def workers_listening(queue: Queue) -> int:
+    """How many workers are registered on the queue now."""
+    return Worker.count(queue=queue)
 
 
 def job_exists(queue: Queue, job_id: str) -> bool:

@@ -4,7 +4,10 @@ For each worker count from 1 to N, a fresh tournament of M matches between four
 ``random`` bots is queued to that many ``arena worker`` processes (already running
 and registered), and timed until the database says it is over. The platform's
 overhead per match is the wall time minus the time spent inside the referee, over
-the matches (measured with one worker, where nothing competes). With ``--bots
+the matches (measured with one worker, where nothing competes). Worker counts are
+interleaved over repeats and every figure is a median. ``cpu_scaling`` is the
+machine's own ceiling for the scaling: a CPU-bound loop in N processes at once
+against one (virtual cores may share a physical one, or a busy host). With ``--bots
 inprocess`` the bots run inside the workers, so the figure isolates the platform;
 with ``grpc`` they run as endpoints and compete with the workers for the CPU.
 """
@@ -14,7 +17,10 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 from rq import Worker
@@ -28,7 +34,7 @@ from arena.services import Workers
 from arena.settings import Settings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
-from arena.store.models import BotKind, Match, MatchStatus
+from arena.store.models import BotKind, Match, Tournament, TournamentStatus
 from worker import queue as work_queue
 
 BOTS = 4
@@ -38,6 +44,7 @@ def run(
     workers: int = 2,
     matches: int = 200,
     bots: str = "inprocess",
+    repeats: int = 3,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     if bots not in ("inprocess", "grpc"):
@@ -50,28 +57,52 @@ def run(
         settings = Settings(Path(tmp), f"sqlite:///{tmp}/arena.db", redis.url)
         arena = Platform(settings)
         names = _register_bots(arena, processes, bots)
-        per_count = {}
-        for count in range(1, workers + 1):
-            if progress is not None:
-                progress(f"{count} worker{'s' if count > 1 else ''}")
-            per_count[count] = _timed_tournament(arena, settings, names, count, matches)
-    one = per_count[1]
+        runs: dict[int, list[dict[str, float]]] = {n: [] for n in range(1, workers + 1)}
+        for repeat in range(repeats):  # interleaved, so a slow spell of the machine hits all
+            for count in runs:
+                if progress is not None:
+                    progress(f"run {repeat + 1}/{repeats}, {count} worker(s)")
+                name = f"bench-{repeat}-{count}"
+                runs[count].append(_timed_tournament(arena, settings, names, count, matches, name))
+    rate = {n: median(r["matches_per_s"] for r in results) for n, results in runs.items()}
+    if progress is not None:
+        progress("the machine's own scaling (a CPU-bound loop)")
     return {
-        "matches_per_s": round(per_count[workers]["matches_per_s"], 1),
-        "overhead_ms_per_match": round(one["overhead_ms_per_match"], 2),
-        "referee_ms_per_match": round(one["referee_ms_per_match"], 2),
-        "scaling": {
-            str(n): round(r["matches_per_s"] / one["matches_per_s"], 2)
-            for n, r in per_count.items()
-        },
-        "matches_per_s_by_workers": {
-            str(n): round(r["matches_per_s"], 1) for n, r in per_count.items()
-        },
+        "matches_per_s": round(rate[workers], 1),
+        "overhead_ms_per_match": round(median(r["overhead_ms_per_match"] for r in runs[1]), 2),
+        "referee_ms_per_match": round(median(r["referee_ms_per_match"] for r in runs[1]), 2),
+        "scaling": {str(n): round(rate[n] / rate[1], 2) for n in runs},
+        "matches_per_s_by_workers": {str(n): round(rate[n], 1) for n in runs},
+        "cpu_scaling": {str(n): round(median(cpu_scaling(n) for _ in range(3)), 2) for n in runs},
         "workers": workers,
         "matches": matches,
+        "repeats": repeats,
         "bots": bots,
         "database": "sqlite",
     }
+
+
+def cpu_scaling(processes: int, seconds: float = 1.0) -> float:
+    """The machine's ceiling: how much more a CPU-bound Python loop gets done in
+    ``processes`` processes at once than in one (2.0 for two idle, independent cores)."""
+    if processes == 1:
+        return 1.0
+    with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
+        list(pool.map(int, range(processes)))  # every process started before the clock runs
+        one = pool.submit(_loops_per_s, [seconds]).result()  # alone (the caller may be busy)
+        together = sum(pool.map(_loops_per_s, [[seconds]] * processes))
+    return together / one
+
+
+def _loops_per_s(args: list[float]) -> float:
+    seconds = args[0]
+    done, began = 0, time.perf_counter()
+    while time.perf_counter() - began < seconds:
+        total = 0
+        for i in range(10_000):
+            total += i
+        done += 1
+    return done / (time.perf_counter() - began)
 
 
 def _register_bots(arena: Platform, processes: BotProcesses, bots: str) -> list[str]:
@@ -90,9 +121,8 @@ def _register_bots(arena: Platform, processes: BotProcesses, bots: str) -> list[
 
 
 def _timed_tournament(
-    arena: Platform, settings: Settings, names: list[str], count: int, matches: int
+    arena: Platform, settings: Settings, names: list[str], count: int, matches: int, name: str
 ) -> dict[str, float]:
-    name = f"bench-{count}"
     arena.db.transaction(
         lambda session: tournament_store.create(
             session, name, Ruleset.parse("classic"), names, BOTS, matches, seed=name
@@ -103,8 +133,8 @@ def _timed_tournament(
         began = time.perf_counter()
         tournament_id = _tournament_id(arena, name)
         arena.start_tournament(name)
-        while _open_matches(arena, tournament_id):
-            time.sleep(0.05)
+        while not _finished(arena, tournament_id):
+            time.sleep(0.02)
         wall = time.perf_counter() - began
     with arena.db.read() as session:
         referee_ms = (
@@ -125,19 +155,11 @@ def _tournament_id(arena: Platform, name: str) -> int:
         return tournament_store.get(session, name).id
 
 
-def _open_matches(arena: Platform, tournament_id: int) -> int:
+def _finished(arena: Platform, tournament_id: int) -> bool:
+    """One row read (cheap enough to poll often without taking CPU from the workers)."""
     with arena.db.read() as session:
-        return (
-            session.scalar(
-                select(func.count())
-                .select_from(Match)
-                .where(
-                    Match.tournament_id == tournament_id,
-                    Match.status.not_in([MatchStatus.DONE, MatchStatus.FAILED]),
-                )
-            )
-            or 0
-        )
+        status = session.scalar(select(Tournament.status).where(Tournament.id == tournament_id))
+    return status is TournamentStatus.DONE
 
 
 def _wait_registered(arena: Platform, count: int, timeout: float = 60.0) -> None:

@@ -95,6 +95,7 @@ def pipeline(
     workers: Annotated[int, typer.Option("--workers", min=1, help="Up to this many workers.")] = 2,
     matches: Annotated[int, typer.Option("--matches", min=1, help="Matches per run.")] = 200,
     bots: Annotated[str, typer.Option("--bots", help="inprocess or grpc.")] = "inprocess",
+    repeats: Annotated[int, typer.Option("--repeats", min=1, help="Runs per worker count.")] = 3,
 ) -> None:
     """Matches through Redis, workers and the database: rate, overhead, scaling."""
     from arena.bench import pipeline as bench_pipeline
@@ -104,16 +105,24 @@ def pipeline(
         raise typer.Exit(2)
     with console.stderr().status("benchmarking the pipeline...") as status:
         figures = bench_pipeline.run(
-            workers, matches, bots, progress=lambda what: status.update(f"pipeline: {what}")
+            workers,
+            matches,
+            bots,
+            repeats,
+            progress=lambda what: status.update(f"pipeline: {what}"),
         )
     if json_:
         print(json.dumps(figures))
         return
-    out.print(f"{matches} matches of 4 random bots ({bots}) per run, SQLite, private Redis")
+    out.print(
+        f"{matches} matches of 4 random bots ({bots}) per run, SQLite, private Redis; "
+        f"medians of {repeats} runs"
+    )
     for count, rate in figures["matches_per_s_by_workers"].items():
         out.print(
             f"  {count} worker(s): {rate:7.1f} matches/s   speed-up "
-            f"{figures['scaling'][count]:.2f} x"
+            f"{figures['scaling'][count]:.2f} x (this machine's CPU ceiling: "
+            f"{figures['cpu_scaling'][count]:.2f} x)"
         )
     out.print(
         f"  platform overhead: {figures['overhead_ms_per_match']:.2f} ms per match "

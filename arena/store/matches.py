@@ -17,7 +17,7 @@ import secrets
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
@@ -81,7 +81,10 @@ _OPEN = (MatchStatus.PENDING, MatchStatus.QUEUED, MatchStatus.RUNNING)
 
 _CLAIM = (
     _matches.update()
-    .where(_matches.c.id == bindparam("match"), _matches.c.status == MatchStatus.QUEUED)
+    .where(
+        _matches.c.id.in_(bindparam("matches", expanding=True)),
+        _matches.c.status == MatchStatus.QUEUED,
+    )
     .values(
         status=MatchStatus.RUNNING,
         claim=bindparam("token"),
@@ -90,6 +93,7 @@ _CLAIM = (
         lease_until=bindparam("lease_until"),
         started_at=bindparam("started_at"),
     )
+    .returning(_matches.c.id)
 )
 _PLAN = (
     select(
@@ -116,6 +120,15 @@ _PLAN_SEATS = (
     .join(Bot.__table__, Bot.__table__.c.id == _versions.c.bot_id)
     .where(_seats.c.match_id == bindparam("match"))
     .order_by(_seats.c.seat)
+)
+_RENEW = (
+    _matches.update()
+    .where(
+        _matches.c.id.in_(bindparam("matches", expanding=True)),
+        _matches.c.claim == bindparam("token"),
+        _matches.c.status == MatchStatus.RUNNING,
+    )
+    .values(lease_until=bindparam("lease_until"))
 )
 _COMPLETED = select(_tournaments.c.completed).where(_tournaments.c.id == bindparam("tournament"))
 _ENTRIES = select(
@@ -146,19 +159,17 @@ _DONE = (
         referee_ms=bindparam("referee_ms"),
         error=None,
         completion=bindparam("completion"),
+        # a claimed match may wait for others of its job: keep when it really started
+        started_at=func.coalesce(
+            bindparam("started_at", type_=_matches.c.started_at.type), _matches.c.started_at
+        ),
     )
 )
-_COUNT_ANY = (
+_COUNT = (
     _tournaments.update()
     .where(_tournaments.c.id == bindparam("tournament"))
     .values(completed=_tournaments.c.completed + 1)
     .returning(_tournaments.c.completed)
-)
-_COUNT_AFTER = _COUNT_ANY.where(_tournaments.c.completed == bindparam("seen"))
-_COMPLETION = (
-    _matches.update()
-    .where(_matches.c.id == bindparam("match"))
-    .values(completion=bindparam("completion"))
 )
 _SEAT_RESULTS = _seats.update().where(
     _seats.c.match_id == bindparam("match"), _seats.c.seat == bindparam("number")
@@ -197,29 +208,48 @@ _FINISH = (
 
 
 def claim(db: Database, match_id: int, worker: str, lease: timedelta = LEASE) -> MatchPlan | None:
-    """Take a queued match; ``None`` if it is not queued (done, failed, or someone has it).
+    """Take a queued match; ``None`` if it is not queued (done, failed, or someone has it)."""
+    plans = claim_all(db, [match_id], worker, lease)
+    return plans[0] if plans else None
 
-    Only the conditional UPDATE holds the write lock; the plan is read afterwards."""
+
+def claim_all(
+    db: Database, match_ids: list[int], worker: str, lease: timedelta = LEASE
+) -> list[MatchPlan]:
+    """Take those of ``match_ids`` that are still queued, under one claim token, in order.
+
+    One conditional UPDATE holds the write lock; the plans are read afterwards. A match
+    whose bots changed since it was scheduled is marked stale instead of returned."""
     token = secrets.token_hex(16)
     moment = now()
-    taken = db.transaction(
-        lambda session: (
-            session.connection()
-            .execute(
-                _CLAIM,
-                {
-                    "match": match_id,
-                    "token": token,
-                    "worker": worker,
-                    "lease_until": moment + lease,
-                    "started_at": moment,
-                },
+    taken = set(
+        db.transaction(
+            lambda session: (
+                session.connection()
+                .execute(
+                    _CLAIM,
+                    {
+                        "matches": match_ids,
+                        "token": token,
+                        "worker": worker,
+                        "lease_until": moment + lease,
+                        "started_at": moment,
+                    },
+                )
+                .scalars()
+                .all()
             )
-            .rowcount
         )
     )
-    if not taken:
-        return None
+    plans = []
+    for match_id in (m for m in match_ids if m in taken):
+        plan = _plan(db, match_id, token)
+        if plan is not None:
+            plans.append(plan)
+    return plans
+
+
+def _plan(db: Database, match_id: int, token: str) -> MatchPlan | None:
     with db.read() as session:
         connection = session.connection()
         row = connection.execute(_PLAN, {"match": match_id}).one()
@@ -267,46 +297,48 @@ def _mark_stale(session: Session, match_id: int, token: str, retired: list[str])
     return bool(changed)
 
 
-def renew(db: Database, match_id: int, token: str, lease: timedelta = LEASE) -> bool:
-    """Extend the lease; False when the claim was lost."""
-    return bool(
-        db.transaction(
-            lambda session: (
-                session.execute(
-                    update(Match)
-                    .where(
-                        Match.id == match_id,
-                        Match.claim == token,
-                        Match.status == MatchStatus.RUNNING,
-                    )
-                    .values(lease_until=now() + lease)
-                ).rowcount
-            )
+def renew(db: Database, match_ids: list[int], token: str, lease: timedelta = LEASE) -> int:
+    """Extend the leases of the claimed matches still running; how many were extended."""
+    return db.transaction(
+        lambda session: (
+            session.connection()
+            .execute(_RENEW, {"matches": match_ids, "token": token, "lease_until": now() + lease})
+            .rowcount
         )
     )
 
 
-def record(db: Database, plan: MatchPlan, log: dict[str, Any], referee_ms: float) -> bool:
+def record(
+    db: Database,
+    plan: MatchPlan,
+    log: dict[str, Any],
+    referee_ms: float,
+    started_at: datetime | None = None,
+) -> bool:
     """Store the result, the log and the new ratings, once. False: not recorded (the claim
     was lost, or a seated bot was replaced meanwhile and the match is now stale).
 
     Everything is prepared before the write lock is taken. The new ratings are computed
     from a snapshot outside the lock too; the write applies them only if no other result
-    was recorded since (the tournament's completion counter), and otherwise the ratings
-    are computed under the lock. Either way they are applied in completion order, once.
+    was recorded since (the tournament's completion counter), and otherwise computes them
+    again under the lock (never a second transaction). Either way they are applied in
+    completion order, once.
     """
     blob = zlib.compress(json.dumps(log, separators=(",", ":")).encode(), 1)
-    result = _Result(plan, log, referee_ms, blob)
-    if plan.deal_group is not None:  # rated with its group, under the lock
-        return db.transaction(partial(result.write, seen=None, entries=None, rated=None))
-    for _ in range(2):
+    result = _Result(plan, log, referee_ms, blob, started_at)
+    if plan.deal_group is None:
         seen, entries = _snapshot(db, plan)
         rated = ratings.rate([ratings.Rating(e[1], e[2]) for e in entries], result.ranking)
-        try:
-            return db.transaction(partial(result.write, seen=seen, entries=entries, rated=rated))
-        except _Stale:
-            continue
-    return db.transaction(partial(result.write, seen=None, entries=None, rated=None))
+    else:  # rated with its group, under the lock
+        seen, entries, rated = None, None, None
+    try:
+        return db.transaction(partial(result.write, seen=seen, entries=entries, rated=rated))
+    except _ClaimLost:
+        return False
+
+
+class _ClaimLost(Exception):
+    """The match is no longer ours to record: roll the transaction back."""
 
 
 def _entry_update():  # noqa: ANN202 - a Core UPDATE with increments, built once
@@ -333,10 +365,6 @@ def _entry_update():  # noqa: ANN202 - a Core UPDATE with increments, built once
 _ENTRY_UPDATE = _entry_update()
 
 
-class _Stale(Exception):
-    """Another result was recorded after the snapshot: roll back and rate again."""
-
-
 def _snapshot(db: Database, plan: MatchPlan) -> tuple[int, list[tuple]]:
     with db.read() as session:
         connection = session.connection()
@@ -359,8 +387,16 @@ def _entries(connection: Connection, plan: MatchPlan) -> list[tuple]:
 class _Result:
     """A played match, ready to be written in one short transaction."""
 
-    def __init__(self, plan: MatchPlan, log: dict[str, Any], referee_ms: float, blob: bytes):
+    def __init__(
+        self,
+        plan: MatchPlan,
+        log: dict[str, Any],
+        referee_ms: float,
+        blob: bytes,
+        started_at: datetime | None = None,
+    ) -> None:
         self.plan, self.referee_ms, self.blob = plan, referee_ms, blob
+        self.started_at = started_at
         self.ranking = [tuple(group) for group in log["result"]["ranking"]]
         place_of = {seat: place for place, group in places(tuple(self.ranking)) for seat in group}
         styles = style_counts(log)
@@ -406,7 +442,7 @@ class _Result:
         entries: list[tuple] | None,
         rated: list[ratings.Rating] | None,
     ) -> bool:
-        """True: recorded. False: the claim was lost. Raises _Stale if ``seen`` is stale."""
+        """True: recorded. False: the claim was lost (or the match went stale)."""
         plan = self.plan
         connection = session.connection()
         versions = [seat.bot_version_id for seat in plan.seats]
@@ -414,6 +450,9 @@ class _Result:
         if retired:  # replaced while it was played: discard, do not rate
             names = [seat.name for seat in plan.seats if seat.bot_version_id in retired]
             return _mark_stale(session, plan.match_id, plan.claim, names) and False
+        # the counter first: on PostgreSQL this locks the tournament row, so concurrent
+        # results take their completion numbers (and apply their ratings) one at a time
+        completion = connection.execute(_COUNT, {"tournament": plan.tournament_id}).scalar()
         mine = connection.execute(
             _DONE,
             {
@@ -421,27 +460,18 @@ class _Result:
                 "token": plan.claim,
                 "finished_at": now(),
                 "referee_ms": self.referee_ms,
-                "completion": None if seen is None else seen + 1,
+                "completion": completion,
+                "started_at": self.started_at,
             },
         ).rowcount
         if not mine:
-            return False
-        if seen is None:
-            completion = connection.execute(_COUNT_ANY, {"tournament": plan.tournament_id}).scalar()
-        else:
-            completion = connection.execute(
-                _COUNT_AFTER, {"tournament": plan.tournament_id, "seen": seen}
-            ).scalar()
-        if completion is None:
-            raise _Stale
-        if rated is None:
+            raise _ClaimLost  # rolls the counter back
+        if rated is None or seen is None or completion != seen + 1:  # not the latest
             entries = _entries(connection, plan)
             current = [ratings.Rating(e[1], e[2]) for e in entries]
             grouped = plan.deal_group is not None  # its group is rated once, below
             rated = current if grouped else ratings.rate(current, self.ranking)
         assert entries is not None
-        if seen is None:  # known only now: the counter was read under the lock
-            connection.execute(_COMPLETION, {"match": plan.match_id, "completion": completion})
         connection.execute(_SEAT_RESULTS, self.seats)
         connection.execute(
             _LOG, {"match_id": plan.match_id, "data": self.blob, "size": len(self.blob)}

@@ -109,8 +109,19 @@ def get(session: Session, name: str) -> Tournament:
     return tournament
 
 
-def start(session: Session, name: str) -> list[tuple[int, str]]:
-    """Mark the tournament running and its pending matches queued.
+#: the most matches one queue job carries
+MAX_BATCH = 8
+
+
+def batch_size(matches: int, workers: int) -> int:
+    """Matches per queue job: up to ``MAX_BATCH`` (RQ costs milliseconds per job), while
+    leaving every worker at least four jobs so the work stays balanced."""
+    return max(1, min(MAX_BATCH, matches // (4 * max(1, workers))))
+
+
+def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]]:
+    """Mark the tournament running and its pending matches queued, in batches sized for
+    ``workers`` workers (matches of a batch share a job id).
 
     Returns ``(match id, job id)`` pairs to enqueue once this transaction commits (a
     failed enqueue is repaired by the reconciler, which re-sends queued matches whose
@@ -124,16 +135,22 @@ def start(session: Session, name: str) -> list[tuple[int, str]]:
         from arena.store.ladder import refill_in
 
         return refill_in(session, tournament.id)
+    pending = list(
+        session.scalars(
+            select(Match)
+            .where(Match.tournament_id == tournament.id, Match.status == MatchStatus.PENDING)
+            .order_by(Match.index)
+        )
+    )
+    size = batch_size(len(pending), workers)
     jobs = []
-    for match in session.scalars(
-        select(Match)
-        .where(Match.tournament_id == tournament.id, Match.status == MatchStatus.PENDING)
-        .order_by(Match.index)
-    ):
+    for index, match in enumerate(pending):
+        if index % size == 0:
+            job_id = new_job_id(match.id)
         match.status = MatchStatus.QUEUED
-        match.job_id = new_job_id(match.id)
+        match.job_id = job_id
         match.queued_at = now()
-        jobs.append((match.id, match.job_id))
+        jobs.append((match.id, job_id))
     return jobs
 
 
