@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -106,6 +106,13 @@ class Database:
     def read(self) -> Iterator[Session]:
         with self._read() as session, session.begin():
             yield session
+
+    @contextmanager
+    def read_core(self) -> Iterator[Connection]:
+        """A read transaction on a plain connection: Core statements on the hot path, without
+        a Session's cost."""
+        with self.engine.connect() as connection, connection.begin():
+            yield connection
 
     def transaction(self, work: Callable[[Session], T], attempts: int = ATTEMPTS) -> T:
         """Run ``work`` in one write transaction, retrying transient failures."""

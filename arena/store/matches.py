@@ -250,8 +250,7 @@ def claim_all(
 
 
 def _plan(db: Database, match_id: int, token: str) -> MatchPlan | None:
-    with db.read() as session:
-        connection = session.connection()
+    with db.read_core() as connection:
         row = connection.execute(_PLAN, {"match": match_id}).one()
         seat_rows = connection.execute(_PLAN_SEATS, {"match": match_id}).all()
     retired = [f"{bot} v{number}" for _, bot, number, _, _, active in seat_rows if not active]
@@ -366,8 +365,7 @@ _ENTRY_UPDATE = _entry_update()
 
 
 def _snapshot(db: Database, plan: MatchPlan) -> tuple[int, list[tuple]]:
-    with db.read() as session:
-        connection = session.connection()
+    with db.read_core() as connection:
         completed = connection.execute(_COMPLETED, {"tournament": plan.tournament_id}).scalar()
         return completed, _entries(connection, plan)
 
