@@ -165,7 +165,7 @@ def test_a_lost_claim_cannot_record(db: Database) -> None:
     db.transaction(
         lambda s: s.execute(update(Match).values(lease_until=now() - timedelta(seconds=1)))
     )
-    repairs = matches.reconcile(db, job_exists=lambda job: True)
+    repairs = matches.reconcile(db, job_pending=lambda job: True)
     assert [m for m, _ in repairs.requeued] == [match_id]
     second = matches.claim(db, match_id, "w2")
     assert second is not None and second.claim != first.claim
@@ -199,7 +199,7 @@ def test_reconcile_resends_queued_matches_whose_job_is_gone(db: Database) -> Non
         lambda s: s.execute(update(Match).values(queued_at=now() - timedelta(minutes=1)))
     )
     before = {m: j for m, j in _jobs(db)}
-    repairs = matches.reconcile(db, job_exists=lambda job: job == before[1])
+    repairs = matches.reconcile(db, job_pending=lambda job: job == before[1])
     assert sorted(m for m, _ in repairs.resent) == [2, 3]
     after = dict(_jobs(db))
     assert after[1] == before[1] and after[2] != before[2]

@@ -7,6 +7,7 @@ import time
 import zlib
 
 import pytest
+from rq.job import JobStatus
 from sqlalchemy import func, select, update
 
 from arena import ratings
@@ -136,4 +137,18 @@ def test_a_job_of_several_matches_plays_the_others_when_one_fails(
         given_back = s.get(Match, broken)
         assert given_back.status is MatchStatus.QUEUED and given_back.attempts == 1
         assert "nope" in given_back.error
-    assert work_queue.job_exists(arena.queue, given_back.job_id), "sent again"
+    assert work_queue.job_pending(arena.queue, given_back.job_id), "sent again"
+
+
+def test_a_queued_match_whose_job_ended_without_it_counts_as_lost(settings: Settings) -> None:
+    """A job RQ failed (its worker died before claiming) will never play its matches:
+    the reconciler must send them again, not wait for it."""
+    arena = Platform(settings)
+    queue = arena.queue
+    work_queue.enqueue_all(queue, [(1, "arena-match-1-test"), (2, "arena-match-1-test")])
+    assert work_queue.job_pending(queue, "arena-match-1-test")
+    job = queue.fetch_job("arena-match-1-test")
+    assert job is not None and job.args == ([1, 2],), "one job for both matches"
+    job.set_status(JobStatus.FAILED)
+    assert not work_queue.job_pending(queue, "arena-match-1-test")
+    assert not work_queue.job_pending(queue, "arena-match-404-none")

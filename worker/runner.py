@@ -31,7 +31,7 @@ RECONCILE_SECONDS = 5.0
 
 def reconcile_once(queue) -> matches.Repairs:  # noqa: ANN001 - an rq Queue
     repairs = matches.reconcile(
-        jobs.database(), lambda job_id: work_queue.job_exists(queue, job_id)
+        jobs.database(), lambda job_id: work_queue.job_pending(queue, job_id)
     )
     again = repairs.requeued + repairs.resent + refill_ladders()
     if again:

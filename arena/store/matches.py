@@ -599,13 +599,13 @@ class Repairs:
 
 
 def reconcile(
-    db: Database, job_exists: Callable[[str], bool], lost_after: timedelta = timedelta(seconds=10)
+    db: Database, job_pending: Callable[[str], bool], lost_after: timedelta = timedelta(seconds=10)
 ) -> Repairs:
     """Repair what a lost worker or a lost queue left behind (the database is the truth):
 
     - a running match whose lease expired (its worker died): queued again, or failed
       once its attempts are spent;
-    - a queued match whose job is gone from Redis (Redis lost it): sent again.
+    - a queued match whose job will not play it (gone from Redis, or ended): sent again.
     Returns what to enqueue; enqueue it after this commits.
     """
     repairs = Repairs([], [], [])
@@ -629,7 +629,7 @@ def reconcile(
             .where(Match.status == MatchStatus.QUEUED, Match.queued_at < moment - lost_after)
             .with_for_update(skip_locked=True)
         ):
-            if match.job_id is None or not job_exists(match.job_id):
+            if match.job_id is None or not job_pending(match.job_id):
                 match.job_id = new_job_id(match.id)
                 match.queued_at = moment
                 repairs.resent.append((match.id, match.job_id))
