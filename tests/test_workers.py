@@ -124,12 +124,14 @@ def test_a_job_of_several_matches_plays_the_others_when_one_fails(
         ("REDIS_URL", settings.redis_url or ""),
     ):
         monkeypatch.setenv(key, value)
+    jobs.settings.cache_clear()
     jobs.database.cache_clear()
     try:
         with pytest.raises(jobs.MatchesFailed, match=f"match {broken}: .*nope"):
             jobs.play_matches([good_1, broken, good_2])
         assert jobs.play_matches([good_1]).startswith("1 skipped")
     finally:
+        jobs.settings.cache_clear()
         jobs.database.cache_clear()
     with arena.db.read() as s:
         assert s.get(Match, good_1).status is MatchStatus.DONE

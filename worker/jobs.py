@@ -31,8 +31,14 @@ HEARTBEAT_SECONDS = 5
 
 
 @lru_cache(maxsize=1)
+def settings() -> Settings:
+    """The worker's settings, read from its environment once."""
+    return Settings.from_env()
+
+
+@lru_cache(maxsize=1)
 def database() -> Database:
-    db = Database(Settings.from_env().database_url)
+    db = Database(settings().database_url)
     upgrade(db)
     return db
 
@@ -82,7 +88,7 @@ def _play(db: Database, plan: matches.MatchPlan) -> str:
     try:
         with ExitStack() as stack:
             ruleset = Ruleset.from_dict(plan.rules)
-            hidden = [Settings.from_env().data_dir]
+            hidden = [settings().data_dir]
             seats = seats_for(plan.seats, ruleset, plan.seed, stack, hidden)
             referee = Referee(
                 ruleset,
@@ -109,7 +115,7 @@ def _play(db: Database, plan: matches.MatchPlan) -> str:
 
 
 def _requeue(match_id: int, job_id: str) -> None:
-    url = Settings.from_env().redis_url
+    url = settings().redis_url
     if url:
         work_queue.enqueue(work_queue.match_queue(work_queue.connect(url)), match_id, job_id)
 

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, select, update
+from sqlalchemy import Connection, Row, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from arena import ratings
@@ -97,6 +97,7 @@ _CLAIM = (
 )
 _PLAN = (
     select(
+        _matches.c.id.label("match_id"),
         _matches.c.seed,
         _tournaments.c.id,
         _tournaments.c.rules,
@@ -105,10 +106,11 @@ _PLAN = (
         _matches.c.deal_group,
     )
     .join(_tournaments, _tournaments.c.id == _matches.c.tournament_id)
-    .where(_matches.c.id == bindparam("match"))
+    .where(_matches.c.id.in_(bindparam("matches", expanding=True)))
 )
 _PLAN_SEATS = (
     select(
+        _seats.c.match_id,
         _seats.c.bot_version_id,
         Bot.__table__.c.name,
         _versions.c.number,
@@ -118,8 +120,8 @@ _PLAN_SEATS = (
     )
     .join(_versions, _versions.c.id == _seats.c.bot_version_id)
     .join(Bot.__table__, Bot.__table__.c.id == _versions.c.bot_id)
-    .where(_seats.c.match_id == bindparam("match"))
-    .order_by(_seats.c.seat)
+    .where(_seats.c.match_id.in_(bindparam("matches", expanding=True)))
+    .order_by(_seats.c.match_id, _seats.c.seat)
 )
 _RENEW = (
     _matches.update()
@@ -141,6 +143,7 @@ _ENTRIES = select(
     _entries_table.c.tournament_id == bindparam("tournament"),
     _entries_table.c.bot_version_id.in_(bindparam("versions", expanding=True)),
 )
+_SNAPSHOT = _ENTRIES.add_columns(_COMPLETED.scalar_subquery().label("completed"))
 _RETIRED = select(_versions.c.id).where(
     _versions.c.id.in_(bindparam("versions", expanding=True)), _versions.c.active.is_(False)
 )
@@ -150,6 +153,7 @@ _DONE = (
         _matches.c.id == bindparam("match"),
         _matches.c.claim == bindparam("token"),
         _matches.c.status == MatchStatus.RUNNING,
+        ~_RETIRED.exists(),
     )
     .values(
         status=MatchStatus.DONE,
@@ -241,28 +245,34 @@ def claim_all(
             )
         )
     )
+    ordered = [m for m in match_ids if m in taken]
+    if not ordered:
+        return []
+    with db.read_core() as connection:
+        rows = {row.match_id: row for row in connection.execute(_PLAN, {"matches": ordered})}
+        seat_rows: dict[int, list] = {}
+        for row in connection.execute(_PLAN_SEATS, {"matches": ordered}):
+            seat_rows.setdefault(row.match_id, []).append(row)
     plans = []
-    for match_id in (m for m in match_ids if m in taken):
-        plan = _plan(db, match_id, token)
+    for match_id in ordered:
+        plan = _plan(db, rows[match_id], seat_rows[match_id], token)
         if plan is not None:
             plans.append(plan)
     return plans
 
 
-def _plan(db: Database, match_id: int, token: str) -> MatchPlan | None:
-    with db.read_core() as connection:
-        row = connection.execute(_PLAN, {"match": match_id}).one()
-        seat_rows = connection.execute(_PLAN_SEATS, {"match": match_id}).all()
-    retired = [f"{bot} v{number}" for _, bot, number, _, _, active in seat_rows if not active]
+def _plan(db: Database, row: Row, seat_rows: list[Row], token: str) -> MatchPlan | None:
+    """The match's plan, or None after marking it stale (a seated bot was replaced)."""
+    retired = [f"{r.name} v{r.number}" for r in seat_rows if not r.active]
     if retired:
-        db.transaction(lambda session: _mark_stale(session, match_id, token, retired))
+        db.transaction(lambda session: _mark_stale(session, row.match_id, token, retired))
         return None
     seats = [
-        SeatPlan(version, f"{bot} v{number}", BotKind(kind).value, target)
-        for version, bot, number, kind, target, _ in seat_rows
+        SeatPlan(r.bot_version_id, f"{r.name} v{r.number}", BotKind(r.kind).value, r.target)
+        for r in seat_rows
     ]
     return MatchPlan(
-        match_id,
+        row.match_id,
         row.id,
         token,
         row.rules,
@@ -333,7 +343,16 @@ def record(
     try:
         return db.transaction(partial(result.write, seen=seen, entries=entries, rated=rated))
     except _ClaimLost:
-        return False
+        return db.transaction(partial(_discard_if_replaced, plan=plan)) and False
+
+
+def _discard_if_replaced(session: Session, plan: MatchPlan) -> bool:
+    """A result that could not be recorded: if a seated bot was replaced while the match
+    was played, the match is stale (discarded, not rated)."""
+    versions = [seat.bot_version_id for seat in plan.seats]
+    retired = set(session.connection().execute(_RETIRED, {"versions": versions}).scalars())
+    names = [seat.name for seat in plan.seats if seat.bot_version_id in retired]
+    return bool(names) and _mark_stale(session, plan.match_id, plan.claim, names)
 
 
 class _ClaimLost(Exception):
@@ -365,9 +384,13 @@ _ENTRY_UPDATE = _entry_update()
 
 
 def _snapshot(db: Database, plan: MatchPlan) -> tuple[int, list[tuple]]:
+    versions = [seat.bot_version_id for seat in plan.seats]
     with db.read_core() as connection:
-        completed = connection.execute(_COMPLETED, {"tournament": plan.tournament_id}).scalar()
-        return completed, _entries(connection, plan)
+        rows = connection.execute(
+            _SNAPSHOT, {"tournament": plan.tournament_id, "versions": versions}
+        ).all()
+    by_version = {row.bot_version_id: (row.id, row.mu, row.sigma, row.games) for row in rows}
+    return rows[0].completed, [by_version[version] for version in versions]
 
 
 def _entries(connection: Connection, plan: MatchPlan) -> list[tuple]:
@@ -443,11 +466,6 @@ class _Result:
         """True: recorded. False: the claim was lost (or the match went stale)."""
         plan = self.plan
         connection = session.connection()
-        versions = [seat.bot_version_id for seat in plan.seats]
-        retired = set(connection.execute(_RETIRED, {"versions": versions}).scalars())
-        if retired:  # replaced while it was played: discard, do not rate
-            names = [seat.name for seat in plan.seats if seat.bot_version_id in retired]
-            return _mark_stale(session, plan.match_id, plan.claim, names) and False
         # the counter first: on PostgreSQL this locks the tournament row, so concurrent
         # results take their completion numbers (and apply their ratings) one at a time
         completion = connection.execute(_COUNT, {"tournament": plan.tournament_id}).scalar()
@@ -460,9 +478,10 @@ class _Result:
                 "referee_ms": self.referee_ms,
                 "completion": completion,
                 "started_at": self.started_at,
+                "versions": [seat.bot_version_id for seat in plan.seats],
             },
         ).rowcount
-        if not mine:
+        if not mine:  # the claim was lost, or a seated bot was replaced meanwhile
             raise _ClaimLost  # rolls the counter back
         if rated is None or seen is None or completion != seen + 1:  # not the latest
             entries = _entries(connection, plan)
