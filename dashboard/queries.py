@@ -34,12 +34,7 @@ def tournaments(session: Session) -> list[dict[str, Any]]:
 
 def _tournament_summary(session: Session, tournament: Tournament) -> dict[str, Any]:
     return {
-        "name": tournament.name,
-        "status": tournament.status.value,
-        "rules": tournament.rules,
-        "table_size": tournament.table_size,
-        "games": tournament.games,
-        "matches": tournament_store.progress(session, tournament),
+        **tournament_store.summary(session, tournament),
         "created_at": tournament.created_at.isoformat(),
     }
 
@@ -50,7 +45,7 @@ def tournament(session: Session, name: str) -> dict[str, Any]:
     summary["leaderboard"] = tournament_store.leaderboard(session, found)
     summary["duplicate"] = found.duplicate
     summary["groups"] = (
-        tournament_store.group_scores(session, found, limit=20) if (found.duplicate) else []
+        tournament_store.group_scores(session, found, limit=20) if found.duplicate else []
     )
     return summary
 

@@ -212,8 +212,8 @@ def _share(part: int, whole: int) -> float | None:
     return round(part / whole, 3) if whole else None
 
 
-def status(session: Session, name: str) -> dict[str, Any]:
-    tournament = get(session, name)
+def summary(session: Session, tournament: Tournament) -> dict[str, Any]:
+    """What a tournament is and how far it got (plain data)."""
     return {
         "name": tournament.name,
         "status": tournament.status.value,
@@ -221,8 +221,12 @@ def status(session: Session, name: str) -> dict[str, Any]:
         "table_size": tournament.table_size,
         "games": tournament.games,
         "matches": progress(session, tournament),
-        "leaderboard": leaderboard(session, tournament),
     }
+
+
+def status(session: Session, name: str) -> dict[str, Any]:
+    tournament = get(session, name)
+    return {**summary(session, tournament), "leaderboard": leaderboard(session, tournament)}
 
 
 def group_scores(session: Session, tournament: Tournament, limit: int = 50) -> list[dict[str, Any]]:
