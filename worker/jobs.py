@@ -74,11 +74,6 @@ def play_matches(match_ids: list[int]) -> str:
     return ", ".join(f"{count} {outcome}" for outcome, count in outcomes.items())
 
 
-def play_match(match_id: int) -> str:
-    """One match (jobs queued by earlier versions carry a single id)."""
-    return play_matches([match_id])
-
-
 class MatchesFailed(RuntimeError):
     """Some matches of a job failed for infrastructure reasons (each was given back)."""
 
