@@ -364,3 +364,32 @@ def test_a_duplicate_group_closed_by_a_failed_rotation_is_rated_from_the_others(
         assert len(changes) == 4 and {c.match_id for c in changes} == {group[3]}
         assert s.get(Match, group[3]).status is MatchStatus.FAILED
     assert all(sigma < 25 / 3 for _, sigma in _ratings(db).values())
+
+
+def test_reconcile_asks_redis_once_per_job_and_outside_the_write(db: Database) -> None:
+    add_samples(db)
+    db.transaction(
+        lambda s: tournaments.create(s, "t", Ruleset.parse("classic"), SAMPLES, 4, 8, seed="s")
+    )
+    db.transaction(lambda s: tournaments.start(s, "t", workers=1))  # 4 jobs of 2 matches
+    db.transaction(
+        lambda s: s.execute(update(Match).values(queued_at=now() - timedelta(minutes=1)))
+    )
+    before = dict(_jobs(db))
+    first_job = before[1]
+    asked: list[str] = []
+
+    def job_pending(job_id: str) -> bool:
+        asked.append(job_id)
+        if job_id == first_job:  # meanwhile another worker's reconciler re-sent match 1
+            db.transaction(
+                lambda s: s.execute(update(Match).where(Match.id == 1).values(job_id="other"))
+            )
+        return False
+
+    repairs = matches.reconcile(db, job_pending=job_pending)
+    assert sorted(asked) == sorted(set(before.values())) and len(asked) == 4
+    assert sorted(m for m, _ in repairs.resent) == [2, 3, 4, 5, 6, 7, 8]
+    after = dict(_jobs(db))
+    assert after[1] == "other", "not re-sent a second time"
+    assert all(after[m] == job for m, job in repairs.resent)

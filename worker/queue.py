@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from redis import Redis
 from rq import Queue, Worker
-from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
 QUEUE_NAME = "arena-matches"
@@ -56,15 +55,15 @@ def workers_listening(queue: Queue) -> int:
 
 
 #: a job in one of these states will still run (or is running) its matches
-_PENDING = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED}
+_PENDING = {
+    status.value
+    for status in (JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED)
+}
 
 
 def job_pending(queue: Queue, job_id: str) -> bool:
     """Whether the job will still play its matches. A job that is gone, or ended (failed
     or finished: for example RQ gave up on it after its worker died between taking it and
     claiming its matches), will not."""
-    try:
-        job = Job.fetch(job_id, connection=queue.connection)
-    except NoSuchJobError:
-        return False
-    return job.get_status(refresh=False) in _PENDING
+    status = queue.connection.hget(Job.key_for(job_id), "status")
+    return status is not None and status.decode() in _PENDING

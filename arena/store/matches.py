@@ -18,7 +18,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 from sqlalchemy import Connection, Row, bindparam, func, select, update
@@ -131,6 +131,9 @@ _RENEW = (
         _matches.c.status == MatchStatus.RUNNING,
     )
     .values(lease_until=bindparam("lease_until"))
+)
+_WAITING = select(_matches.c.id, _matches.c.job_id).where(
+    _matches.c.status == MatchStatus.QUEUED, _matches.c.queued_at < bindparam("before")
 )
 _COMPLETED = select(_tournaments.c.completed).where(_tournaments.c.id == bindparam("tournament"))
 _ENTRIES = select(
@@ -384,25 +387,24 @@ _ENTRY_UPDATE = _entry_update()
 
 
 def _snapshot(db: Database, plan: MatchPlan) -> tuple[int, list[tuple]]:
-    versions = [seat.bot_version_id for seat in plan.seats]
+    """The tournament's completion counter and the seats' entries, read together."""
     with db.read_core() as connection:
-        rows = connection.execute(
-            _SNAPSHOT, {"tournament": plan.tournament_id, "versions": versions}
-        ).all()
-    by_version = {row.bot_version_id: (row.id, row.mu, row.sigma, row.games) for row in rows}
-    return rows[0].completed, [by_version[version] for version in versions]
+        rows = connection.execute(_SNAPSHOT, _seat_versions(plan)).all()
+    return rows[0].completed, _by_seat(rows, plan)
 
 
 def _entries(connection: Connection, plan: MatchPlan) -> list[tuple]:
+    return _by_seat(connection.execute(_ENTRIES, _seat_versions(plan)).all(), plan)
+
+
+def _seat_versions(plan: MatchPlan) -> dict[str, Any]:
+    return {"tournament": plan.tournament_id, "versions": [s.bot_version_id for s in plan.seats]}
+
+
+def _by_seat(rows: list[Row], plan: MatchPlan) -> list[tuple]:
     """(entry id, mu, sigma, games) of each seat's bot version, by seat."""
-    versions = [seat.bot_version_id for seat in plan.seats]
-    by_version = {
-        row.bot_version_id: (row.id, row.mu, row.sigma, row.games)
-        for row in connection.execute(
-            _ENTRIES, {"tournament": plan.tournament_id, "versions": versions}
-        )
-    }
-    return [by_version[version] for version in versions]
+    by_version = {row.bot_version_id: (row.id, row.mu, row.sigma, row.games) for row in rows}
+    return [by_version[seat.bot_version_id] for seat in plan.seats]
 
 
 class _Result:
@@ -625,11 +627,17 @@ def reconcile(
     - a running match whose lease expired (its worker died): queued again, or failed
       once its attempts are spent;
     - a queued match whose job will not play it (gone from Redis, or ended): sent again.
+    Redis is asked before the write lock is taken (once per job: a job carries several
+    matches); the write re-sends only matches still queued under the job it asked about.
     Returns what to enqueue; enqueue it after this commits.
     """
-    repairs = Repairs([], [], [])
+    with db.read_core() as connection:
+        waiting = connection.execute(_WAITING, {"before": now() - lost_after}).all()
+    pending = cache(job_pending)
+    lost = {match_id: job for match_id, job in waiting if job is None or not pending(job)}
 
     def work(session: Session) -> Repairs:
+        repairs = Repairs([], [], [])
         moment = now()
         for match in session.scalars(
             select(Match)
@@ -645,10 +653,10 @@ def reconcile(
                 repairs.failed.append(match.id)
         for match in session.scalars(
             select(Match)
-            .where(Match.status == MatchStatus.QUEUED, Match.queued_at < moment - lost_after)
+            .where(Match.id.in_(list(lost)), Match.status == MatchStatus.QUEUED)
             .with_for_update(skip_locked=True)
         ):
-            if match.job_id is None or not job_pending(match.job_id):
+            if match.job_id == lost[match.id]:  # else re-sent meanwhile
                 match.job_id = new_job_id(match.id)
                 match.queued_at = moment
                 repairs.resent.append((match.id, match.job_id))
