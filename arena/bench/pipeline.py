@@ -89,13 +89,12 @@ def cpu_scaling(processes: int, seconds: float = 1.0) -> float:
         return 1.0
     with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
         list(pool.map(int, range(processes)))  # every process started before the clock runs
-        one = pool.submit(_loops_per_s, [seconds]).result()  # alone (the caller may be busy)
-        together = sum(pool.map(_loops_per_s, [[seconds]] * processes))
+        one = pool.submit(_loops_per_s, seconds).result()  # alone (the caller may be busy)
+        together = sum(pool.map(_loops_per_s, [seconds] * processes))
     return together / one
 
 
-def _loops_per_s(args: list[float]) -> float:
-    seconds = args[0]
+def _loops_per_s(seconds: float) -> float:
     done, began = 0, time.perf_counter()
     while time.perf_counter() - began < seconds:
         total = 0
