@@ -89,9 +89,10 @@ def cpu_scaling(processes: int, seconds: float = 1.0) -> float:
         return 1.0
     with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
         list(pool.map(int, range(processes)))  # every process started before the clock runs
-        one = pool.submit(_loops_per_s, seconds).result()  # alone (the caller may be busy)
+        alone = [pool.submit(_loops_per_s, seconds).result()]  # not in the caller: it is busy
         together = sum(pool.map(_loops_per_s, [seconds] * processes))
-    return together / one
+        alone.append(pool.submit(_loops_per_s, seconds).result())
+    return together / max(alone)  # one alone before and after: a slow spell does not inflate it
 
 
 def _loops_per_s(seconds: float) -> float:
