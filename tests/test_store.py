@@ -100,24 +100,28 @@ def test_a_tournament_schedules_every_match_with_its_seats(db: Database) -> None
         by_job: dict[str, list[int]] = {}
         for match in sorted(all_matches, key=lambda m: m.index):
             by_job.setdefault(match.job_id, []).append(match.index)
-        size = tournaments.batch_size(24, workers=1)
-        assert size == 6 and sorted(map(len, by_job.values())) == [size] * 4
+        sizes = tournaments.job_sizes(24, workers=1)
+        assert sorted(map(len, by_job.values()), reverse=True) == sizes == [8, 8, 4, 2, 1, 1]
         assert all(
-            indices == list(range(indices[0], indices[0] + size)) for indices in by_job.values()
-        )
+            indices == list(range(indices[0], indices[0] + len(indices)))
+            for indices in by_job.values()
+        ), "a job carries consecutive matches"
 
 
-@pytest.mark.parametrize(
-    ("matches_", "workers", "size"),
-    [(0, 1, 1), (3, 1, 1), (24, 1, 6), (24, 2, 3), (24, 8, 1), (200, 2, 8), (10_000, 1, 8)],
-)
-def test_a_job_carries_a_few_matches_but_every_worker_gets_four_jobs(
-    matches_: int, workers: int, size: int
+@pytest.mark.parametrize("workers", [1, 2, 3, 8])
+@pytest.mark.parametrize("matches_", [0, 1, 3, 24, 200, 10_000])
+def test_jobs_carry_a_few_matches_and_shrink_towards_the_end_of_the_queue(
+    matches_: int, workers: int
 ) -> None:
-    assert tournaments.batch_size(matches_, workers) == size
-    if matches_:
-        jobs = -(-matches_ // size)
-        assert size == 1 or jobs >= 4 * workers
+    sizes = tournaments.job_sizes(matches_, workers)
+    assert sum(sizes) == matches_
+    assert all(1 <= size <= tournaments.MAX_BATCH for size in sizes)
+    assert sizes == sorted(sizes, reverse=True)
+    # what is left after any job is enough to keep every worker busy for that long
+    for index, size in enumerate(sizes):
+        assert size == 1 or sum(sizes[index + 1 :]) >= 2 * workers * size - size
+    if matches_ >= 16 * workers * tournaments.MAX_BATCH:
+        assert sizes[0] == tournaments.MAX_BATCH and sizes[-workers:] == [1] * workers
 
 
 @pytest.mark.parametrize(
@@ -210,16 +214,13 @@ def _jobs(db: Database) -> list[tuple[int, str]]:
         return list(s.execute(select(Match.id, Match.job_id).order_by(Match.id)).all())
 
 
-def test_ratings_equal_a_sequential_replay_in_completion_order(db: Database) -> None:
-    make_tournament(db, games=6)
-    ids = match_ids(db)
-    plans = [matches.claim(db, m, "w") for m in ids]
-    for plan in reversed(plans):  # completion order differs from the schedule
-        assert matches.record(db, plan, play(plan), 1.0)
+def _assert_ratings_replay(db: Database) -> None:
+    """Tournament "t"'s ratings equal a sequential replay of its results in completion order."""
     with db.read() as s:
         tournament = tournaments.get(s, "t")
         expected = {e.bot_version_id: ratings.new_rating() for e in tournament.entries}
-        for match in s.scalars(select(Match).order_by(Match.completion)):
+        recorded = select(Match).where(Match.completion.is_not(None)).order_by(Match.completion)
+        for match in s.scalars(recorded):
             log = json.loads(zlib.decompress(s.get(MatchLog, match.id).data))
             versions = [seat.bot_version_id for seat in match.seats]
             rated = ratings.rate([expected[v] for v in versions], log["result"]["ranking"])
@@ -227,7 +228,18 @@ def test_ratings_equal_a_sequential_replay_in_completion_order(db: Database) -> 
         for entry in s.scalars(select(Entry)):
             assert entry.mu == pytest.approx(expected[entry.bot_version_id].mu, abs=1e-9)
             assert entry.sigma == pytest.approx(expected[entry.bot_version_id].sigma, abs=1e-9)
-            assert entry.games == 6
+
+
+def test_ratings_equal_a_sequential_replay_in_completion_order(db: Database) -> None:
+    make_tournament(db, games=6)
+    ids = match_ids(db)
+    plans = [matches.claim(db, m, "w") for m in ids]
+    for plan in reversed(plans):  # completion order differs from the schedule
+        assert matches.record(db, plan, play(plan), 1.0)
+    _assert_ratings_replay(db)
+    with db.read() as s:
+        tournament = tournaments.get(s, "t")
+        assert all(entry.games == 6 for entry in s.scalars(select(Entry)))
         seats = list(s.scalars(select(Seat)))
         for entry in s.scalars(select(Entry)):
             mine = [seat for seat in seats if seat.bot_version_id == entry.bot_version_id]
@@ -239,6 +251,90 @@ def test_ratings_equal_a_sequential_replay_in_completion_order(db: Database) -> 
         board = tournaments.leaderboard(s, tournament)
         scores = [row["score"] for row in board]
         assert scores == sorted(scores, reverse=True) and [r["rank"] for r in board] == [1, 2, 3, 4]
+
+
+def _recorded(db: Database, name: str) -> dict[str, list]:
+    """What recording left of tournament ``name``, without its ids."""
+    with db.read() as s:
+        tournament = tournaments.get(s, name)
+        in_it = Match.tournament_id == tournament.id
+        entries = select(Entry).where(Entry.tournament_id == tournament.id)
+        return {
+            "status": [tournament.status, tournament.completed],
+            "matches": [
+                (m.index, m.status, m.completion, [(x.place, x.decisions) for x in m.seats])
+                for m in s.scalars(select(Match).where(in_it).order_by(Match.index))
+            ],
+            "entries": sorted(
+                (e.bot_version_id, e.mu, e.sigma, e.games, e.place_sum, e.wins, e.decisions)
+                for e in s.scalars(entries)
+            ),
+            "history": [
+                (c.completion, c.bot_version_id, c.mu, c.sigma)
+                for c in s.scalars(
+                    select(RatingChange)
+                    .where(RatingChange.tournament_id == tournament.id)
+                    .order_by(RatingChange.completion, RatingChange.bot_version_id)
+                )
+            ],
+        }
+
+
+def _tournament_matches(db: Database, name: str) -> list[int]:
+    with db.read() as s:
+        tournament = tournaments.get(s, name)
+        query = select(Match.id).where(Match.tournament_id == tournament.id).order_by(Match.index)
+        return list(s.scalars(query))
+
+
+def test_matches_recorded_together_are_recorded_as_one_by_one(db: Database) -> None:
+    make_tournament(db, games=6, name="one")  # two tournaments with the same schedule
+    db.transaction(
+        lambda s: tournaments.create(s, "together", Ruleset.parse("classic"), SAMPLES, 4, 6, "s")
+    )
+    db.transaction(lambda s: tournaments.start(s, "together"))
+    one = matches.claim_all(db, _tournament_matches(db, "one"), "w")
+    together = matches.claim_all(db, _tournament_matches(db, "together"), "w")
+    assert [[x.bot_version_id for x in p.seats] for p in one] == [
+        [x.bot_version_id for x in p.seats] for p in together
+    ]
+    logs = [play(plan) for plan in one]
+    order = [4, 0, 5, 1, 2, 3]  # completion order differs from the schedule
+    for index in order:
+        assert matches.record(db, one[index], logs[index], 1.0)
+    first, rest = order[:2], order[2:]
+    for indices in (first, rest):
+        batch = [matches.Played(together[i], logs[i], 1.0) for i in indices]
+        assert matches.record_all(db, batch) == [True] * len(indices)
+    assert _recorded(db, "together") == _recorded(db, "one")
+    assert _recorded(db, "one")["status"] == [TournamentStatus.DONE, 6]
+
+
+def test_a_batch_records_the_matches_still_ours_and_discards_the_others(db: Database) -> None:
+    make_tournament(db, games=3)
+    ids = match_ids(db)
+    mine = matches.claim_all(db, ids, "w1")
+    db.transaction(  # the second match's lease expires and another worker takes it
+        lambda s: s.execute(
+            update(Match).where(Match.id == ids[1]).values(lease_until=now() - LEASE_GONE)
+        )
+    )
+    matches.reconcile(db, job_pending=lambda job: True)
+    [taken] = matches.claim_all(db, [ids[1]], "w2")
+    batch = [matches.Played(plan, play(plan), 1.0) for plan in mine]
+    assert matches.record_all(db, batch) == [True, False, True]
+    with db.read() as s:
+        assert [s.get(Match, m).completion for m in ids] == [1, None, 2]
+        assert s.get(Match, ids[1]).status is MatchStatus.RUNNING
+    assert matches.record(db, taken, play(taken), 1.0)
+    with db.read() as s:
+        assert [s.get(Match, m).completion for m in ids] == [1, 3, 2]
+        assert s.scalar(select(func.count()).select_from(MatchLog)) == 3
+        assert tournaments.get(s, "t").status is TournamentStatus.DONE
+    _assert_ratings_replay(db)
+
+
+LEASE_GONE = timedelta(seconds=1)
 
 
 def test_a_match_whose_bots_changed_is_discarded_and_not_rated(db: Database) -> None:
@@ -316,17 +412,20 @@ def _ratings(db: Database) -> dict[int, tuple[float, float]]:
         return {e.bot_version_id: (e.mu, e.sigma) for e in s.scalars(select(Entry))}
 
 
+@pytest.mark.parametrize("together", [1, 3, 8], ids=lambda n: f"{n}-at-a-time")
 def test_duplicate_groups_are_rated_once_from_summed_places_in_closing_order(
-    db: Database,
+    db: Database, together: int
 ) -> None:
     first, second = _duplicate(db)
     start = _ratings(db)
     # interleave the groups: the second group closes first
     order = [first[0], second[0], second[1], first[1], second[2], second[3], first[2], first[3]]
     plans = {m: matches.claim(db, m, "w") for m in order}
-    for index, match_id in enumerate(order):
-        assert matches.record(db, plans[match_id], play(plans[match_id]), 1.0)
-        if index == 2:
+    for index in range(0, len(order), together):
+        chunk = [plans[m] for m in order[index : index + together]]
+        played = [matches.Played(plan, play(plan), 1.0) for plan in chunk]
+        assert matches.record_all(db, played) == [True] * len(chunk)
+        if index + together <= 3:
             assert _ratings(db) == start, "no rating before a group is over"
     with db.read() as s:
         changes = list(s.scalars(select(RatingChange).order_by(RatingChange.id)))

@@ -1,4 +1,4 @@
-"""The job a worker runs: play one match and record it once.
+"""The job a worker runs: play a few matches and record each once.
 
 Channels to bots are created inside the job (in the referee's event loop), never
 inherited from a parent process: a gRPC channel does not survive fork. Workers run
@@ -47,66 +47,113 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+#: played results wait at most this long to be recorded with the job's next ones
+FLUSH_SECONDS = 1.0
+
+
 def play_matches(match_ids: list[int]) -> str:
     """Play those of ``match_ids`` still queued, in turn; record each once.
 
     A job may carry several matches (RQ's own cost per job is several milliseconds):
-    they are claimed together and their leases renewed together, so a worker that dies
-    leaves them all to the reconciler. An infrastructure failure gives its match back
-    and the others are still played; the job then fails with the reasons."""
+    they are claimed together, their leases renewed together (a worker that dies
+    leaves them all to the reconciler), and their results recorded together, in one
+    transaction per ``FLUSH_SECONDS`` of play. An infrastructure failure gives its
+    match back and the others are still played; the job then fails with the reasons."""
     db = database()
     plans = matches.claim_all(db, match_ids, worker_name())
-    outcomes: dict[str, int] = {}
-    failures: list[str] = []
     with _Heartbeat(db, plans) as heartbeat:
+        job = _Job(db, heartbeat)
         for plan in plans:
-            try:
-                outcome = _play(db, plan)
-                outcomes[outcome] = outcomes.get(outcome, 0) + 1
-            except Exception as error:  # infrastructure: the bots' failures never reach here
-                failures.append(f"match {plan.match_id}: {type(error).__name__}: {error}")
-            heartbeat.finished(plan.match_id)
+            job.play(plan)
+        job.flush()
     skipped = len(match_ids) - len(plans)
     if skipped:
-        outcomes["skipped: not queued (done, failed, stale, or taken)"] = skipped
-    if failures:
-        raise MatchesFailed("; ".join(failures))
-    return ", ".join(f"{count} {outcome}" for outcome, count in outcomes.items())
+        job.outcomes["skipped: not queued (done, failed, stale, or taken)"] = skipped
+    if job.failures:
+        raise MatchesFailed("; ".join(job.failures))
+    return ", ".join(f"{count} {outcome}" for outcome, count in job.outcomes.items())
 
 
 class MatchesFailed(RuntimeError):
     """Some matches of a job failed for infrastructure reasons (each was given back)."""
 
 
-def _play(db: Database, plan: matches.MatchPlan) -> str:
-    """Play one claimed match and record it; on failure give it back, then re-raise."""
-    try:
-        with ExitStack() as stack:
-            ruleset = Ruleset.from_dict(plan.rules)
-            hidden = [settings().data_dir]
-            seats = seats_for(plan.seats, ruleset, plan.seed, stack, hidden)
-            referee = Referee(
-                ruleset,
-                seats,
-                plan.seed,
-                RefereeSettings(**plan.settings),
-                match_id=str(plan.match_id),
-            )
-            started_at = now()
-            began = time.perf_counter()
-            match_log = aio.run(referee.run())
-            referee_ms = (time.perf_counter() - began) * 1000
-        recorded = matches.record(db, plan, match_log, referee_ms, started_at)
-        if plan.format == ladder.LADDER:
-            for next_match, job_id in ladder.refill(db, plan.tournament_id):
-                _requeue(next_match, job_id)
-    except Exception as error:
-        status, job_id = matches.give_back(db, plan, f"{type(error).__name__}: {error}")
-        if job_id is not None:
-            _requeue(plan.match_id, job_id)
-        log.exception("match %s failed; it is now %s", plan.match_id, status)
-        raise
-    return "recorded" if recorded else "discarded: the claim was lost"
+class _Job:
+    """A job's played matches waiting to be recorded, and what became of each."""
+
+    def __init__(self, db: Database, heartbeat: _Heartbeat) -> None:
+        self.db, self.heartbeat = db, heartbeat
+        self.pending: list[matches.Played] = []
+        self.oldest = 0.0  # when the first pending result was played (monotonic)
+        self.outcomes: dict[str, int] = {}
+        self.failures: list[str] = []
+
+    def play(self, plan: matches.MatchPlan) -> None:
+        """Play one claimed match and keep its result for the next flush (due once the
+        oldest kept result is ``FLUSH_SECONDS`` old); on failure give it back."""
+        try:
+            with ExitStack() as stack:
+                ruleset = Ruleset.from_dict(plan.rules)
+                hidden = [settings().data_dir]
+                seats = seats_for(plan.seats, ruleset, plan.seed, stack, hidden)
+                referee = Referee(
+                    ruleset,
+                    seats,
+                    plan.seed,
+                    RefereeSettings(**plan.settings),
+                    match_id=str(plan.match_id),
+                )
+                started_at = now()
+                began = time.perf_counter()
+                match_log = aio.run(referee.run())
+                referee_ms = (time.perf_counter() - began) * 1000
+        except Exception as error:  # infrastructure: the bots' failures never reach here
+            self._give_back([plan], error)
+            return
+        if not self.pending:
+            self.oldest = time.monotonic()
+        self.pending.append(matches.Played(plan, match_log, referee_ms, started_at))
+        if time.monotonic() - self.oldest >= FLUSH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Record the pending results in one transaction, then refill their ladders."""
+        pending, self.pending = self.pending, []
+        if not pending:
+            return
+        try:
+            recorded = matches.record_all(self.db, pending)
+            for tournament_id in {
+                p.plan.tournament_id for p in pending if p.plan.format == ladder.LADDER
+            }:
+                for next_match, job_id in ladder.refill(self.db, tournament_id):
+                    _requeue(next_match, job_id)
+        except Exception as error:
+            self._give_back([p.plan for p in pending], error)
+            return
+        for played, done in zip(pending, recorded, strict=True):
+            self._count("recorded" if done else "discarded: the claim was lost")
+            self._finished(played.plan)
+
+    def _give_back(self, plans: list[matches.MatchPlan], error: Exception) -> None:
+        reason = f"{type(error).__name__}: {error}"
+        for plan in plans:
+            self.failures.append(f"match {plan.match_id}: {reason}")
+            log.error("match %s failed: %s", plan.match_id, reason, exc_info=error)
+            try:
+                status, job_id = matches.give_back(self.db, plan, reason)
+                if job_id is not None:
+                    _requeue(plan.match_id, job_id)
+                log.info("match %s is now %s", plan.match_id, status)
+            except Exception:  # the reconciler gives it back once its lease expires
+                log.exception("match %s: cannot give it back", plan.match_id)
+            self._finished(plan)
+
+    def _count(self, outcome: str) -> None:
+        self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
+
+    def _finished(self, plan: matches.MatchPlan) -> None:
+        self.heartbeat.finished(plan.match_id)
 
 
 def _requeue(match_id: int, job_id: str) -> None:

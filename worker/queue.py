@@ -1,5 +1,5 @@
 """The Redis side: one RQ queue of matches. A job carries only match ids (one, or a few
-when a tournament starts: see ``tournaments.batch_size``); the database holds
+when a tournament starts: see ``tournaments.job_sizes``); the database holds
 everything else."""
 
 from __future__ import annotations

@@ -3,11 +3,12 @@
 Exactly once: a worker may record a match only while it holds the match's current
 claim (a random token set when it claimed the match). A job that runs twice, or a
 worker that was presumed dead and comes back, finds its claim gone and its result is
-discarded. Results, the log, the ratings and the completion number are written in
-one transaction that first locks the tournament row, so concurrent workers apply
-ratings one at a time, in completion order. In a duplicate tournament the rating
-update belongs to the deal group: it is applied once, when the group's last rotation
-is over, from the places each bot summed over the rotations.
+discarded. Results, logs, ratings and completion numbers are written in one
+transaction per batch of played matches (a worker records a job's matches together),
+which locks the matches and then the tournament row, so concurrent workers apply
+ratings one batch at a time, in completion order. In a duplicate tournament the
+rating update belongs to the deal group: it is applied once, when the group's last
+rotation is over, from the places each bot summed over the rotations.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ from arena.style import STYLE_FIELDS, style_counts
 
 #: attempts before a match is failed: the first run and 3 retries
 MAX_ATTEMPTS = 4
+#: times a batch is rated again from a newer snapshot before it is written (TrueSkill
+#: takes about a millisecond per match: better outside the write lock than under it)
+RATE_AGAIN = 3
 LEASE = timedelta(seconds=15)
 
 
@@ -137,11 +141,7 @@ _WAITING = select(_matches.c.id, _matches.c.job_id).where(
 )
 _COMPLETED = select(_tournaments.c.completed).where(_tournaments.c.id == bindparam("tournament"))
 _ENTRIES = select(
-    _entries_table.c.id,
-    _entries_table.c.bot_version_id,
-    _entries_table.c.mu,
-    _entries_table.c.sigma,
-    _entries_table.c.games,
+    _entries_table.c.bot_version_id, _entries_table.c.mu, _entries_table.c.sigma
 ).where(
     _entries_table.c.tournament_id == bindparam("tournament"),
     _entries_table.c.bot_version_id.in_(bindparam("versions", expanding=True)),
@@ -150,14 +150,25 @@ _SNAPSHOT = _ENTRIES.add_columns(_COMPLETED.scalar_subquery().label("completed")
 _RETIRED = select(_versions.c.id).where(
     _versions.c.id.in_(bindparam("versions", expanding=True)), _versions.c.active.is_(False)
 )
+_SEATS_RETIRED = (
+    select(_seats.c.match_id)
+    .join(_versions, _versions.c.id == _seats.c.bot_version_id)
+    .where(_seats.c.match_id == _matches.c.id, _versions.c.active.is_(False))
+)
+#: the played matches still ours to record: running, under our claim (compared by the
+#: caller), no seated bot replaced meanwhile; locked on PostgreSQL
+_RECORDABLE = (
+    select(_matches.c.id, _matches.c.claim)
+    .where(
+        _matches.c.id.in_(bindparam("matches", expanding=True)),
+        _matches.c.status == MatchStatus.RUNNING,
+        ~_SEATS_RETIRED.exists(),
+    )
+    .with_for_update(of=_matches)
+)
 _DONE = (
     _matches.update()
-    .where(
-        _matches.c.id == bindparam("match"),
-        _matches.c.claim == bindparam("token"),
-        _matches.c.status == MatchStatus.RUNNING,
-        ~_RETIRED.exists(),
-    )
+    .where(_matches.c.id == bindparam("match"))
     .values(
         status=MatchStatus.DONE,
         claim=None,
@@ -175,16 +186,20 @@ _DONE = (
 _COUNT = (
     _tournaments.update()
     .where(_tournaments.c.id == bindparam("tournament"))
-    .values(completed=_tournaments.c.completed + 1)
+    .values(completed=_tournaments.c.completed + bindparam("recorded"))
     .returning(_tournaments.c.completed)
 )
 _SEAT_RESULTS = _seats.update().where(
     _seats.c.match_id == bindparam("match"), _seats.c.seat == bindparam("number")
 )
 _LOG = MatchLog.__table__.insert()
+_ENTRY = (
+    _entries_table.c.tournament_id == bindparam("tournament"),
+    _entries_table.c.bot_version_id == bindparam("version"),
+)
 _ENTRY_RATING = (
     _entries_table.update()
-    .where(_entries_table.c.id == bindparam("entry"))
+    .where(*_ENTRY)
     .values(mu=bindparam("new_mu"), sigma=bindparam("new_sigma"))
 )
 _IN_GROUP = (
@@ -305,7 +320,7 @@ def _mark_stale(session: Session, match_id: int, token: str, retired: list[str])
             select(Match.tournament_id, Match.deal_group).where(Match.id == match_id)
         ).one()
         _rate_group_if_closed(session.connection(), tournament_id, group, match_id)
-        _finish_if_complete(session, tournament_id)
+        _finish_if_complete(session.connection(), tournament_id)
     return bool(changed)
 
 
@@ -320,6 +335,16 @@ def renew(db: Database, match_ids: list[int], token: str, lease: timedelta = LEA
     )
 
 
+@dataclass(frozen=True)
+class Played:
+    """A match played under its claim, waiting to be recorded."""
+
+    plan: MatchPlan
+    log: dict[str, Any]
+    referee_ms: float
+    started_at: datetime | None = None
+
+
 def record(
     db: Database,
     plan: MatchPlan,
@@ -327,26 +352,41 @@ def record(
     referee_ms: float,
     started_at: datetime | None = None,
 ) -> bool:
-    """Store the result, the log and the new ratings, once. False: not recorded (the claim
-    was lost, or a seated bot was replaced meanwhile and the match is now stale).
+    """Store one played match once: see ``record_all``."""
+    return record_all(db, [Played(plan, log, referee_ms, started_at)])[0]
 
-    Everything is prepared before the write lock is taken. The new ratings are computed
-    from a snapshot outside the lock too; the write applies them only if no other result
-    was recorded since (the tournament's completion counter), and otherwise computes them
-    again under the lock (never a second transaction). Either way they are applied in
-    completion order, once.
+
+def record_all(db: Database, played: list[Played]) -> list[bool]:
+    """Store the results, logs and new ratings of played matches, each once, in one
+    transaction; for each, whether it was recorded (False: its claim was lost, or a
+    seated bot was replaced meanwhile and the match is now stale).
+
+    A worker records a job's matches together: the write lock, the transaction and a
+    tournament's bookkeeping are paid once, not per match. Everything is prepared
+    before the lock is taken, ratings included (from a snapshot); the write applies them
+    only if no other result was recorded since (the tournament's completion counter),
+    and otherwise rates again under the lock. Either way in completion order, once.
     """
-    blob = zlib.compress(json.dumps(log, separators=(",", ":")).encode(), 1)
-    result = _Result(plan, log, referee_ms, blob, started_at)
-    if plan.deal_group is None:
-        seen, entries = _snapshot(db, plan)
-        rated = ratings.rate([ratings.Rating(e[1], e[2]) for e in entries], result.ranking)
-    else:  # rated with its group, under the lock
-        seen, entries, rated = None, None, None
-    try:
-        return db.transaction(partial(result.write, seen=seen, entries=entries, rated=rated))
-    except _ClaimLost:
-        return db.transaction(partial(_discard_if_replaced, plan=plan)) and False
+    results = [_Result(match) for match in played]
+    by_tournament: dict[int, list[_Result]] = {}
+    for result in results:
+        by_tournament.setdefault(result.plan.tournament_id, []).append(result)
+    batches = [_Batch(db, group) for group in by_tournament.values()]
+    for _ in range(RATE_AGAIN):  # rate again outside the lock while another result landed
+        stale = [batch for batch in batches if not batch.up_to_date(db)]
+        if not stale:
+            break
+        for batch in stale:
+            batch.prepare(db)
+    recorded = db.transaction(
+        lambda session: {
+            match_id for batch in batches for match_id in batch.write(session.connection())
+        }
+    )
+    for result in results:
+        if result.plan.match_id not in recorded:
+            db.transaction(partial(_discard_if_replaced, plan=result.plan))
+    return [result.plan.match_id in recorded for result in results]
 
 
 def _discard_if_replaced(session: Session, plan: MatchPlan) -> bool:
@@ -358,11 +398,7 @@ def _discard_if_replaced(session: Session, plan: MatchPlan) -> bool:
     return bool(names) and _mark_stale(session, plan.match_id, plan.claim, names)
 
 
-class _ClaimLost(Exception):
-    """The match is no longer ours to record: roll the transaction back."""
-
-
-def _entry_update():  # noqa: ANN202 - a Core UPDATE with increments, built once
+def _entry_totals():  # noqa: ANN202 - a Core UPDATE with increments, built once
     entries = Entry.__table__
     increments = {
         name: entries.c[name] + bindparam(f"d_{name}")
@@ -370,10 +406,8 @@ def _entry_update():  # noqa: ANN202 - a Core UPDATE with increments, built once
     }
     return (
         entries.update()
-        .where(entries.c.id == bindparam("entry"))
+        .where(*_ENTRY)
         .values(
-            mu=bindparam("new_mu"),
-            sigma=bindparam("new_sigma"),
             games=entries.c.games + 1,
             place_sum=entries.c.place_sum + bindparam("d_place"),
             wins=entries.c.wins + bindparam("d_win"),
@@ -383,52 +417,31 @@ def _entry_update():  # noqa: ANN202 - a Core UPDATE with increments, built once
     )
 
 
-_ENTRY_UPDATE = _entry_update()
-
-
-def _snapshot(db: Database, plan: MatchPlan) -> tuple[int, list[tuple]]:
-    """The tournament's completion counter and the seats' entries, read together."""
-    with db.read_core() as connection:
-        rows = connection.execute(_SNAPSHOT, _seat_versions(plan)).all()
-    return rows[0].completed, _by_seat(rows, plan)
-
-
-def _entries(connection: Connection, plan: MatchPlan) -> list[tuple]:
-    return _by_seat(connection.execute(_ENTRIES, _seat_versions(plan)).all(), plan)
-
-
-def _seat_versions(plan: MatchPlan) -> dict[str, Any]:
-    return {"tournament": plan.tournament_id, "versions": [s.bot_version_id for s in plan.seats]}
-
-
-def _by_seat(rows: list[Row], plan: MatchPlan) -> list[tuple]:
-    """(entry id, mu, sigma, games) of each seat's bot version, by seat."""
-    by_version = {row.bot_version_id: (row.id, row.mu, row.sigma, row.games) for row in rows}
-    return [by_version[seat.bot_version_id] for seat in plan.seats]
+_ENTRY_TOTALS = _entry_totals()
 
 
 class _Result:
-    """A played match, ready to be written in one short transaction."""
+    """A played match, ready to be written: its seats' rows and what they add to the
+    running totals."""
 
-    def __init__(
-        self,
-        plan: MatchPlan,
-        log: dict[str, Any],
-        referee_ms: float,
-        blob: bytes,
-        started_at: datetime | None = None,
-    ) -> None:
-        self.plan, self.referee_ms, self.blob = plan, referee_ms, blob
-        self.started_at = started_at
+    def __init__(self, played: Played) -> None:
+        self.plan, self.referee_ms, self.started_at = (
+            played.plan,
+            played.referee_ms,
+            played.started_at,
+        )
+        log = played.log
+        self.blob = zlib.compress(json.dumps(log, separators=(",", ":")).encode(), 1)
         self.ranking = [tuple(group) for group in log["result"]["ranking"]]
         place_of = {seat: place for place, group in places(tuple(self.ranking)) for seat in group}
         styles = style_counts(log)
+        self.versions = [seat.bot_version_id for seat in self.plan.seats]
         self.seats = []
         for index, entry in enumerate(log["seats"]):
             forfeit = entry["forfeit"]
             self.seats.append(
                 {
-                    "match": plan.match_id,
+                    "match": self.plan.match_id,
                     "number": index,
                     "place": place_of[index],
                     "forfeit": forfeit is not None,
@@ -447,6 +460,8 @@ class _Result:
         """What each seat adds to its entry's running totals."""
         return [
             {
+                "tournament": self.plan.tournament_id,
+                "version": version,
                 "d_place": row["place"],
                 "d_win": int(row["place"] == 1),
                 "d_forfeit": int(row["forfeit"]),
@@ -455,74 +470,146 @@ class _Result:
                 "d_decisions": row["decisions"],
                 **{f"d_{name}": row[name] for name in STYLE_FIELDS},
             }
-            for row in self.seats
+            for version, row in zip(self.versions, self.seats, strict=True)
         ]
 
-    def write(
-        self,
-        session: Session,
-        seen: int | None,
-        entries: list[tuple] | None,
-        rated: list[ratings.Rating] | None,
-    ) -> bool:
-        """True: recorded. False: the claim was lost (or the match went stale)."""
-        plan = self.plan
-        connection = session.connection()
-        # the counter first: on PostgreSQL this locks the tournament row, so concurrent
-        # results take their completion numbers (and apply their ratings) one at a time
-        completion = connection.execute(_COUNT, {"tournament": plan.tournament_id}).scalar()
-        mine = connection.execute(
+
+Ratings = dict[int, ratings.Rating]  # by bot version
+
+
+def _rate_in_turn(current: Ratings, results: list[_Result]) -> list[list[ratings.Rating]]:
+    """Each result's new ratings (by seat), applied one result after another."""
+    current, steps = dict(current), []
+    for result in results:
+        rated = ratings.rate([current[v] for v in result.versions], result.ranking)
+        current.update(zip(result.versions, rated, strict=True))
+        steps.append(rated)
+    return steps
+
+
+class _Batch:
+    """One tournament's played matches, recorded together in completion order."""
+
+    def __init__(self, db: Database, results: list[_Result]) -> None:
+        self.results = results
+        self.tournament_id = results[0].plan.tournament_id
+        self.versions = sorted({v for result in results for v in result.versions})
+        #: duplicate deals are rated by group, under the lock
+        self.grouped = results[0].plan.deal_group is not None
+        self.seen: int | None = None
+        self.steps: list[list[ratings.Rating]] | None = None
+        if not self.grouped:
+            self.prepare(db)
+
+    def prepare(self, db: Database) -> None:
+        """Rate the results from a snapshot of the entries (outside the write lock)."""
+        with db.read_core() as connection:
+            rows = connection.execute(_SNAPSHOT, self._entries_of()).all()
+        self.seen = rows[0].completed
+        self.steps = _rate_in_turn(_ratings(rows), self.results)
+
+    def up_to_date(self, db: Database) -> bool:
+        """Whether no result was recorded since the snapshot (one row read)."""
+        if self.grouped:
+            return True
+        with db.read_core() as connection:
+            completed = connection.execute(_COMPLETED, {"tournament": self.tournament_id})
+            return completed.scalar() == self.seen
+
+    def _entries_of(self) -> dict[str, Any]:
+        return {"tournament": self.tournament_id, "versions": self.versions}
+
+    def write(self, connection: Connection) -> list[int]:
+        """Record the results still ours; their match ids."""
+        ids = [result.plan.match_id for result in self.results]
+        claims = dict(connection.execute(_RECORDABLE, {"matches": ids}).all())
+        mine = [r for r in self.results if claims.get(r.plan.match_id) == r.plan.claim]
+        if not mine:
+            return []
+        # on PostgreSQL this locks the tournament row: concurrent results take their
+        # completion numbers, and apply their ratings, one batch at a time
+        last = connection.execute(
+            _COUNT, {"tournament": self.tournament_id, "recorded": len(mine)}
+        ).scalar()
+        first = last - len(mine) + 1
+        moment = now()
+        connection.execute(
             _DONE,
-            {
-                "match": plan.match_id,
-                "token": plan.claim,
-                "finished_at": now(),
-                "referee_ms": self.referee_ms,
-                "completion": completion,
-                "started_at": self.started_at,
-                "versions": [seat.bot_version_id for seat in plan.seats],
-            },
-        ).rowcount
-        if not mine:  # the claim was lost, or a seated bot was replaced meanwhile
-            raise _ClaimLost  # rolls the counter back
-        if rated is None or seen is None or completion != seen + 1:  # not the latest
-            entries = _entries(connection, plan)
-            current = [ratings.Rating(e[1], e[2]) for e in entries]
-            grouped = plan.deal_group is not None  # its group is rated once, below
-            rated = current if grouped else ratings.rate(current, self.ranking)
-        assert entries is not None
-        connection.execute(_SEAT_RESULTS, self.seats)
-        connection.execute(
-            _LOG, {"match_id": plan.match_id, "data": self.blob, "size": len(self.blob)}
-        )
-        connection.execute(
-            _ENTRY_UPDATE,
             [
-                {"entry": entry[0], "new_mu": r.mu, "new_sigma": r.sigma, **totals}
-                for entry, r, totals in zip(entries, rated, self.totals(), strict=True)
+                {
+                    "match": result.plan.match_id,
+                    "finished_at": moment,
+                    "referee_ms": result.referee_ms,
+                    "completion": first + index,
+                    "started_at": result.started_at,
+                }
+                for index, result in enumerate(mine)
             ],
         )
-        if plan.deal_group is None:
-            connection.execute(
-                _RATING_CHANGE,
-                [
-                    {
-                        "tournament_id": plan.tournament_id,
-                        "bot_version_id": seat.bot_version_id,
-                        "match_id": plan.match_id,
-                        "completion": completion,
-                        "mu": r.mu,
-                        "sigma": r.sigma,
-                    }
-                    for seat, r in zip(plan.seats, rated, strict=True)
-                ],
-            )
+        connection.execute(_SEAT_RESULTS, [row for result in mine for row in result.seats])
+        connection.execute(
+            _LOG,
+            [{"match_id": r.plan.match_id, "data": r.blob, "size": len(r.blob)} for r in mine],
+        )
+        connection.execute(_ENTRY_TOTALS, [row for result in mine for row in result.totals()])
+        if self.grouped:
+            self._rate_closed_groups(connection, mine, first)
         else:
-            _rate_group_if_closed(
-                connection, plan.tournament_id, plan.deal_group, plan.match_id, completion
-            )
-        _finish_if_complete(session, plan.tournament_id)
-        return True
+            self._rate(connection, mine, first)
+        _finish_if_complete(connection, self.tournament_id)
+        return [result.plan.match_id for result in mine]
+
+    def _rate(self, connection: Connection, mine: list[_Result], first: int) -> None:
+        steps = self.steps
+        if steps is None or self.seen != first - 1 or len(mine) < len(self.results):
+            # another result was recorded since the snapshot (or one of ours was lost)
+            current = _ratings(connection.execute(_ENTRIES, self._entries_of()))
+            steps = _rate_in_turn(current, mine)
+        final: Ratings = {}
+        for result, rated in zip(mine, steps, strict=True):
+            final.update(zip(result.versions, rated, strict=True))
+        connection.execute(
+            _ENTRY_RATING,
+            [
+                {
+                    "tournament": self.tournament_id,
+                    "version": v,
+                    "new_mu": r.mu,
+                    "new_sigma": r.sigma,
+                }
+                for v, r in final.items()
+            ],
+        )
+        connection.execute(
+            _RATING_CHANGE,
+            [
+                {
+                    "tournament_id": self.tournament_id,
+                    "bot_version_id": version,
+                    "match_id": result.plan.match_id,
+                    "completion": first + index,
+                    "mu": r.mu,
+                    "sigma": r.sigma,
+                }
+                for index, (result, rated) in enumerate(zip(mine, steps, strict=True))
+                for version, r in zip(result.versions, rated, strict=True)
+            ],
+        )
+
+    def _rate_closed_groups(self, connection: Connection, mine: list[_Result], first: int) -> None:
+        """Rate each deal group these results closed, once, in the order they closed it."""
+        closing: dict[int, tuple[int, int]] = {}  # group: its last match here, completion
+        for index, result in enumerate(mine):
+            group = result.plan.deal_group
+            assert group is not None
+            closing.pop(group, None)  # re-inserted: the dict keeps the closing order
+            closing[group] = (result.plan.match_id, first + index)
+        for group, (match_id, completion) in closing.items():
+            _rate_group_if_closed(connection, self.tournament_id, group, match_id, completion)
+
+
+def _ratings(rows: Any) -> Ratings:  # noqa: ANN401 - rows of _ENTRIES
+    return {row.bot_version_id: ratings.Rating(row.mu, row.sigma) for row in rows}
 
 
 def _rate_group_if_closed(
@@ -545,16 +632,14 @@ def _rate_group_if_closed(
     if completion is None:
         completion = connection.execute(_COMPLETED, {"tournament": tournament_id}).scalar()
     versions = [version for version, _ in summed]
-    by_version = {
-        row.bot_version_id: row
-        for row in connection.execute(_ENTRIES, {"tournament": tournament_id, "versions": versions})
-    }
-    current = [ratings.Rating(by_version[v].mu, by_version[v].sigma) for v in versions]
+    entries = {"tournament": tournament_id, "versions": versions}
+    by_version = _ratings(connection.execute(_ENTRIES, entries))
+    current = [by_version[v] for v in versions]
     rated = ratings.rate(current, ratings.ranking_by_score([place for _, place in summed]))
     connection.execute(
         _ENTRY_RATING,
         [
-            {"entry": by_version[v].id, "new_mu": r.mu, "new_sigma": r.sigma}
+            {"tournament": tournament_id, "version": v, "new_mu": r.mu, "new_sigma": r.sigma}
             for v, r in zip(versions, rated, strict=True)
         ],
     )
@@ -578,9 +663,9 @@ def _group(tournament_id: int, group: int) -> dict[str, int]:
     return {"tournament": tournament_id, "group": group}
 
 
-def _finish_if_complete(session: Session, tournament_id: int) -> None:
+def _finish_if_complete(connection: Connection, tournament_id: int) -> None:
     """Mark a running tournament done once none of its matches is still open."""
-    session.connection().execute(_FINISH, {"tournament": tournament_id, "finished_at": now()})
+    connection.execute(_FINISH, {"tournament": tournament_id, "finished_at": now()})
 
 
 def give_back(db: Database, plan: MatchPlan, error: str) -> tuple[MatchStatus, str | None]:
@@ -604,7 +689,7 @@ def _retry_or_fail(session: Session, match: Match, error: str) -> tuple[MatchSta
         match.finished_at = now()
         session.flush()
         _rate_group_if_closed(session.connection(), match.tournament_id, match.deal_group, match.id)
-        _finish_if_complete(session, match.tournament_id)
+        _finish_if_complete(session.connection(), match.tournament_id)
         return MatchStatus.FAILED, None
     match.status = MatchStatus.QUEUED
     match.job_id = new_job_id(match.id)

@@ -113,15 +113,24 @@ def get(session: Session, name: str) -> Tournament:
 MAX_BATCH = 8
 
 
-def batch_size(matches: int, workers: int) -> int:
-    """Matches per queue job: up to ``MAX_BATCH`` (RQ costs milliseconds per job), while
-    leaving every worker at least four jobs so the work stays balanced."""
-    return max(1, min(MAX_BATCH, matches // (4 * max(1, workers))))
+def job_sizes(matches: int, workers: int) -> list[int]:
+    """How many matches each queue job carries, in queue order ("guided" scheduling).
+
+    A job carries up to ``MAX_BATCH`` matches (RQ costs milliseconds per job), and a
+    job never holds more than a ``2 * workers``-th of what is left: the jobs shrink
+    towards the end of the queue, down to single matches, so no worker is still
+    playing a long job while the others have nothing left."""
+    share = 2 * max(1, workers)
+    sizes, remaining = [], matches
+    while remaining:
+        sizes.append(max(1, min(MAX_BATCH, remaining // share)))
+        remaining -= sizes[-1]
+    return sizes
 
 
 def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]]:
-    """Mark the tournament running and its pending matches queued, in batches sized for
-    ``workers`` workers (matches of a batch share a job id).
+    """Mark the tournament running and its pending matches queued, in jobs sized for
+    ``workers`` workers (``job_sizes``: the matches of a job share its id).
 
     Returns ``(match id, job id)`` pairs to enqueue once this transaction commits (a
     failed enqueue is repaired by the reconciler, which re-sends queued matches whose
@@ -142,15 +151,13 @@ def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]
             .order_by(Match.index)
         )
     )
-    size = batch_size(len(pending), workers)
-    jobs = []
-    for index, match in enumerate(pending):
-        if index % size == 0:
-            job_id = new_job_id(match.id)
-        match.status = MatchStatus.QUEUED
-        match.job_id = job_id
-        match.queued_at = now()
-        jobs.append((match.id, job_id))
+    jobs, moment, matches = [], now(), iter(pending)
+    for size in job_sizes(len(pending), workers):
+        batch = [next(matches) for _ in range(size)]
+        job_id = new_job_id(batch[0].id)
+        for match in batch:
+            match.status, match.job_id, match.queued_at = MatchStatus.QUEUED, job_id, moment
+            jobs.append((match.id, job_id))
     return jobs
 
 
