@@ -6,7 +6,7 @@ import uuid
 from dataclasses import asdict
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, joinedload
 
 from arena import ratings, schedule
@@ -146,18 +146,25 @@ def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]
         return refill_in(session, tournament.id)
     pending = list(
         session.scalars(
-            select(Match)
+            select(Match.id)
             .where(Match.tournament_id == tournament.id, Match.status == MatchStatus.PENDING)
             .order_by(Match.index)
         )
     )
-    jobs, moment, matches = [], now(), iter(pending)
+    jobs, matches = [], iter(pending)
     for size in job_sizes(len(pending), workers):
         batch = [next(matches) for _ in range(size)]
-        job_id = new_job_id(batch[0].id)
-        for match in batch:
-            match.status, match.job_id, match.queued_at = MatchStatus.QUEUED, job_id, moment
-            jobs.append((match.id, job_id))
+        job_id = new_job_id(batch[0])
+        jobs.extend((match_id, job_id) for match_id in batch)
+    if jobs:  # one executemany (an ORM bulk update by primary key)
+        moment = now()
+        session.execute(
+            update(Match).execution_options(synchronize_session=False),
+            [
+                {"id": match_id, "status": MatchStatus.QUEUED, "job_id": job, "queued_at": moment}
+                for match_id, job in jobs
+            ],
+        )
     return jobs
 
 
