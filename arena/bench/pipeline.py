@@ -5,9 +5,9 @@ For each worker count from 1 to N, a fresh tournament of M matches between four
 and registered), and timed until the database says it is over. The platform's
 overhead per match is the wall time minus the time spent inside the referee, over
 the matches (measured with one worker, where nothing competes). Worker counts are
-interleaved over repeats and every figure is a median. ``cpu_scaling`` is the
-machine's own ceiling for the scaling: a CPU-bound loop in N processes at once
-against one (virtual cores may share a physical one, or a busy host). With ``--bots
+interleaved over repeats and every figure is a median (the scaling: of each repeat's
+ratio). ``cpu_scaling`` is the machine's own ceiling for the scaling: a CPU-bound loop
+in N processes at once against one (virtual cores may share a physical one, or a busy host). With ``--bots
 inprocess`` the bots run inside the workers, so the figure isolates the platform;
 with ``grpc`` they run as endpoints and compete with the workers for the CPU.
 """
@@ -71,7 +71,7 @@ def run(
         "matches_per_s": round(rate[workers], 1),
         "overhead_ms_per_match": round(median(r["overhead_ms_per_match"] for r in runs[1]), 2),
         "referee_ms_per_match": round(median(r["referee_ms_per_match"] for r in runs[1]), 2),
-        "scaling": {str(n): round(rate[n] / rate[1], 2) for n in runs},
+        "scaling": {str(n): round(_paired_speed_up(runs[n], runs[1]), 2) for n in runs},
         "matches_per_s_by_workers": {str(n): round(rate[n], 1) for n in runs},
         "cpu_scaling": {str(n): round(median(cpu_scaling(n) for _ in range(3)), 2) for n in runs},
         "workers": workers,
@@ -80,6 +80,14 @@ def run(
         "bots": bots,
         "database": "sqlite",
     }
+
+
+def _paired_speed_up(runs: list[dict[str, float]], alone: list[dict[str, float]]) -> float:
+    """The median of each repeat's speed-up over the one-worker run next to it (a slow
+    spell of the machine then slows both sides of a ratio, not one of its medians)."""
+    return median(
+        n["matches_per_s"] / one["matches_per_s"] for n, one in zip(runs, alone, strict=True)
+    )
 
 
 def cpu_scaling(processes: int, seconds: float = 1.0) -> float:
