@@ -7,6 +7,7 @@ so events convert generically by field name.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any
 
 from arena.engine import (
@@ -104,6 +105,13 @@ def event_to_proto(event: Event) -> pb.Event:
     return message
 
 
+@lru_cache(maxsize=4096, typed=True)  # typed: events of different kinds may be equal tuples
+def _shared_event_message(event: Event) -> pb.Event:
+    """An event's message, built once: a public event goes to every seat (``extend``
+    copies it, so the cached message is never changed)."""
+    return event_to_proto(event)
+
+
 def event_from_proto(message: pb.Event) -> Event:
     kind = message.WhichOneof("kind")
     if kind is None:
@@ -164,7 +172,7 @@ def request_from_observation(
         setattr(target, "pass", legal.can_pass)
         target.quartets_phase = legal.phase == "quartets"
         target.quartets.extend(legal.quartets)
-    message.events.extend(event_to_proto(event) for event in observation.events)
+    message.events.extend(_shared_event_message(event) for event in observation.events)
     return message
 
 

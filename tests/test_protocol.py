@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 
 from arena import protocol
-from arena.engine import Deal, Ruleset
+from arena.engine import Deal, Game, Ruleset
 from arena.engine.events import DealOver, Discarded
 from arena.policies import RandomLegal
 from arena.v1 import player_pb2 as pb
@@ -43,6 +43,26 @@ def test_events_with_optional_and_nested_fields() -> None:
         DealOver(((0,), (1, 2), (3,)), "max_turns"),
     ):
         assert protocol.event_from_proto(protocol.event_to_proto(event)) == event
+
+
+def test_every_seat_gets_the_same_events_however_often_they_are_built() -> None:
+    """Requests share each public event's message (built once): sending it to one seat,
+    or changing one request, never changes what another seat receives."""
+    game = Game(Ruleset.parse("classic"), 4)
+    hands, stock, hidden = game.shuffled_layout(3, 0)
+    deal = Deal(game, hands, dealer=0, stock=stock, hidden=hidden, seed=3)
+    policy = RandomLegal(0)
+    while len(deal.events) < 6 and not deal.over:
+        deal.apply(deal.to_act, policy.act(deal.observation(deal.to_act, 0)))
+    observations = [deal.observation(seat, 0) for seat in range(game.players)]
+    first = [protocol.request_from_observation(o, 1, 0, 1.0) for o in observations]
+    first[0].events[0].Clear()
+    again = [protocol.request_from_observation(o, 1, 0, 1.0) for o in observations]
+    for observation, message in zip(observations, again, strict=True):
+        events = tuple(protocol.event_from_proto(e) for e in message.events)
+        assert events == observation.events
+    kinds = {type(event) for event in deal.events}
+    assert len(kinds) > 1, "events of several kinds (equal tuples of different kinds stay apart)"
 
 
 @given(actions)
