@@ -74,6 +74,7 @@ def test_bench_grpc_json_has_the_documented_keys() -> None:
     figures = json.loads(result.stdout)
     for key in ("inprocess_us_per_decision", "grpc_us_per_decision", "bare_rtt_us"):
         assert figures[key] > 0, key
+    assert figures["bot_round_trip_us"] > 0, "the bot side alone, without the referee"
     assert figures["grpc_us_per_decision"] > figures["inprocess_us_per_decision"]
     added = figures["grpc_us_per_decision"] - figures["inprocess_us_per_decision"]
     assert figures["added_over_bare_rtt"] == round(round(added, 1) / figures["bare_rtt_us"], 2)

@@ -13,6 +13,10 @@ bare round trip in the same topology:
   against one echo server process;
 - ``*_4_processes``: each bot in its own process, against four echo server
   processes taken in turn (what ``arena play`` does with local bots).
+
+``bot_round_trip_us`` splits the figure: a match's recorded requests sent straight to
+the bot server on one stream, with no referee (the bot's SDK and the real messages
+against the bare round trip; the rest of ``grpc_us_per_decision`` is the referee's).
 """
 
 from __future__ import annotations
@@ -26,12 +30,13 @@ from typing import Any
 
 import grpc
 
-from arena import aio
-from arena.engine import Ruleset
+from arena import aio, protocol
+from arena.engine import Action, Observation, Ruleset
 from arena.launcher import BotProcesses, BotSpec, command_for
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
-from arena.referee.seats import SessionPool
-from arena.v1 import bench_pb2, bench_pb2_grpc
+from arena.referee.seats import SessionPool, open_channel
+from arena.v1 import bench_pb2, bench_pb2_grpc, player_pb2_grpc
+from arena.v1 import player_pb2 as pb
 from sample_bots import RandomBot
 
 PLAYERS = 4
@@ -75,6 +80,59 @@ async def _bare_rtt_us(endpoints: list[str], round_trips: int) -> float:
     return elapsed / round_trips * 1e6
 
 
+class _Recorder(LocalSeat):
+    """A local seat that keeps the DecisionRequest a remote seat would have been sent."""
+
+    def __init__(self, policy: RandomBot, name: str, requests: list[pb.PlayRequest]) -> None:
+        super().__init__(policy, name)
+        self.requests = requests
+
+    async def decide(self, observation: Observation, deal: int, allowed: float) -> Action:
+        request = protocol.request_from_observation(observation, len(self.requests), deal, allowed)
+        self.requests.append(pb.PlayRequest(decide=request))
+        return await super().decide(observation, deal, allowed)
+
+
+def _recorded_requests(rules: Ruleset, matches: int = 2) -> list[pb.PlayRequest]:
+    requests: list[pb.PlayRequest] = []
+    for match in range(matches):
+        seats = [_Recorder(RandomBot(seed=f"{match}/{s}"), f"r{s}", requests) for s in range(4)]
+        aio.run(Referee(rules, seats, seed=match, settings=RefereeSettings()).run())
+    return requests
+
+
+async def _bot_round_trip_us(
+    endpoint: str, rules: Ruleset, requests: list[pb.PlayRequest], round_trips: int
+) -> float:
+    """A match's recorded requests sent straight to a bot on one stream, no referee: the
+    floor the bot side (its SDK, the messages) sets."""
+    channel = open_channel(endpoint)
+    call = player_pb2_grpc.PlayerServiceStub(channel).Play()
+    start = pb.MatchStart(
+        protocol_version=protocol.PROTOCOL_VERSION,
+        match_id="bench",
+        players=[f"r{s}" for s in range(PLAYERS)],
+        rules=protocol.ruleset_to_proto(rules),
+        deadline_seconds=1.0,
+        deals=rules.options.deals,
+    )
+    try:
+        await call.write(pb.PlayRequest(start=start))
+        await call.read()
+        for index in range(100):  # warm up
+            await call.write(requests[index % len(requests)])
+            await call.read()
+        began = time.perf_counter()
+        for index in range(round_trips):
+            await call.write(requests[index % len(requests)])
+            await call.read()
+        elapsed = time.perf_counter() - began
+        await call.done_writing()
+    finally:
+        await channel.close()
+    return elapsed / round_trips * 1e6
+
+
 def run(
     matches: int = 20,
     repeats: int = 5,
@@ -98,8 +156,9 @@ def run(
                 for seat, endpoint in enumerate(endpoints)
             ]
 
+        requests = _recorded_requests(rules)
         samples: dict[str, list[float]] = {
-            key: [] for key in ("inprocess", "grpc", "grpc_4", "bare", "bare_4")
+            key: [] for key in ("inprocess", "grpc", "grpc_4", "bare", "bare_4", "bot")
         }
         for repeat in range(repeats):
             samples["inprocess"].append(aio.run(_us_per_decision(local, matches, rules)))
@@ -107,6 +166,7 @@ def run(
                 aio.run(_us_per_decision(remote([shared] * PLAYERS), matches, rules))
             )
             samples["bare"].append(aio.run(_bare_rtt_us(echoes[:1], round_trips)))
+            samples["bot"].append(aio.run(_bot_round_trip_us(shared, rules, requests, round_trips)))
             samples["grpc_4"].append(aio.run(_us_per_decision(remote(separate), matches, rules)))
             samples["bare_4"].append(aio.run(_bare_rtt_us(echoes, round_trips)))
             if progress is not None:
@@ -120,6 +180,7 @@ def run(
         "bare_rtt_us": median["bare"],
         "protocol_added_us": round(added, 1),
         "added_over_bare_rtt": round(added / median["bare"], 2),
+        "bot_round_trip_us": median["bot"],
         "grpc_us_per_decision_4_processes": median["grpc_4"],
         "bare_rtt_us_4_processes": median["bare_4"],
         "added_over_bare_rtt_4_processes": round(added_4 / median["bare_4"], 2),
