@@ -14,6 +14,7 @@ rotation is over, from the places each bot summed over the rotations.
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import zlib
 from collections.abc import Callable
@@ -44,6 +45,8 @@ from arena.store.models import (
 )
 from arena.store.tournaments import new_job_id
 from arena.style import STYLE_FIELDS, style_counts
+
+logger = logging.getLogger(__name__)
 
 #: attempts before a match is failed: the first run and 3 retries
 MAX_ATTEMPTS = 4
@@ -385,8 +388,17 @@ def record_all(db: Database, played: list[Played]) -> list[bool]:
     )
     for result in results:
         if result.plan.match_id not in recorded:
-            db.transaction(partial(_discard_if_replaced, plan=result.plan))
+            _discard_if_replaced_or_log(db, result.plan)
     return [result.plan.match_id in recorded for result in results]
+
+
+def _discard_if_replaced_or_log(db: Database, plan: MatchPlan) -> None:
+    """Best effort: if this fails, the match's lease runs out, the reconciler queues it
+    again, and the next claim finds the replaced bot and discards it then."""
+    try:
+        db.transaction(partial(_discard_if_replaced, plan=plan))
+    except Exception:
+        logger.exception("match %s: cannot check whether it went stale", plan.match_id)
 
 
 def _discard_if_replaced(session: Session, plan: MatchPlan) -> bool:
