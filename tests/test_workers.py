@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import time
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from rq.job import JobStatus
@@ -94,11 +96,49 @@ def test_four_workers_play_200_matches_once_with_ratings_in_completion_order(
     assert len(workers) >= 2, "the matches were shared between workers"
 
 
+@contextmanager
+def worker_in_this_process(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator:
+    """``worker.jobs`` configured for ``settings``, to run jobs in the test's process."""
+    from worker import jobs
+
+    for key, value in (
+        ("ARENA_DATA_DIR", str(settings.data_dir)),
+        ("ARENA_DATABASE_URL", settings.database_url),
+        ("REDIS_URL", settings.redis_url or ""),
+    ):
+        monkeypatch.setenv(key, value)
+    jobs.settings.cache_clear()
+    jobs.database.cache_clear()
+    try:
+        yield jobs
+    finally:
+        jobs.settings.cache_clear()
+        jobs.database.cache_clear()
+
+
+@pytest.mark.parametrize(("flush_seconds", "transactions"), [(60.0, 1), (0.0, 3)])
+def test_a_job_records_its_matches_together_within_the_flush_interval(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, flush_seconds: float, transactions: int
+) -> None:
+    """Fast matches share one transaction; a match that ends after the interval is
+    recorded as soon as it ends (the interval 0 makes every match such a match)."""
+    arena = Platform(settings)
+    setup_tournament(arena, 3)
+    queued = arena.db.transaction(lambda s: tournaments.start(s, "t"))
+    with worker_in_this_process(settings, monkeypatch) as jobs:
+        monkeypatch.setattr(jobs, "FLUSH_SECONDS", flush_seconds)
+        assert jobs.play_matches([match for match, _ in queued]) == "3 recorded"
+    with arena.db.read() as s:
+        rows = s.execute(select(Match.completion, Match.finished_at).order_by(Match.id)).all()
+    assert [completion for completion, _ in rows] == [1, 2, 3]
+    assert len({finished for _, finished in rows}) == transactions, "one time per write"
+    assert_recorded_exactly_once(arena, 3)
+    assert_ratings_replay(arena)
+
+
 def test_a_job_of_several_matches_plays_the_others_when_one_fails(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from worker import jobs
-
     arena = Platform(settings)
     setup_tournament(arena, 2, name="good")
     arena.db.transaction(
@@ -118,21 +158,10 @@ def test_a_job_of_several_matches_plays_the_others_when_one_fails(
     )
     (good_1, _), (good_2, _) = queued["good"]
     [(broken, _)] = queued["broken"]
-    for key, value in (
-        ("ARENA_DATA_DIR", str(settings.data_dir)),
-        ("ARENA_DATABASE_URL", settings.database_url),
-        ("REDIS_URL", settings.redis_url or ""),
-    ):
-        monkeypatch.setenv(key, value)
-    jobs.settings.cache_clear()
-    jobs.database.cache_clear()
-    try:
+    with worker_in_this_process(settings, monkeypatch) as jobs:
         with pytest.raises(jobs.MatchesFailed, match=f"match {broken}: .*nope"):
             jobs.play_matches([good_1, broken, good_2])
         assert jobs.play_matches([good_1]).startswith("1 skipped")
-    finally:
-        jobs.settings.cache_clear()
-        jobs.database.cache_clear()
     with arena.db.read() as s:
         assert s.get(Match, good_1).status is MatchStatus.DONE
         assert s.get(Match, good_2).status is MatchStatus.DONE
