@@ -7,9 +7,10 @@ overhead per match is the wall time minus the time spent inside the referee, ove
 the matches (measured with one worker, where nothing competes). Worker counts are
 interleaved over repeats and every figure is a median (the scaling: of each repeat's
 ratio). ``cpu_scaling`` is the machine's own ceiling for the scaling: a CPU-bound loop
-in N processes at once against one (virtual cores may share a physical one, or a busy host). With ``--bots
-inprocess`` the bots run inside the workers, so the figure isolates the platform;
-with ``grpc`` they run as endpoints and compete with the workers for the CPU.
+in N processes at once against one (virtual cores may share a physical one, or a busy
+host). With ``--bots inprocess`` the bots run inside the workers, so the figure
+isolates the platform; with ``grpc`` they run as endpoints and compete with the
+workers for the CPU.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def run(
     workers: int = 2,
     matches: int = 200,
     bots: str = "inprocess",
-    repeats: int = 3,
+    repeats: int = 5,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     if bots not in ("inprocess", "grpc"):

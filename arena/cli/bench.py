@@ -95,7 +95,7 @@ def pipeline(
     workers: Annotated[int, typer.Option("--workers", min=1, help="Up to this many workers.")] = 2,
     matches: Annotated[int, typer.Option("--matches", min=1, help="Matches per run.")] = 200,
     bots: Annotated[str, typer.Option("--bots", help="inprocess or grpc.")] = "inprocess",
-    repeats: Annotated[int, typer.Option("--repeats", min=1, help="Runs per worker count.")] = 3,
+    repeats: Annotated[int, typer.Option("--repeats", min=1, help="Runs per worker count.")] = 5,
 ) -> None:
     """Matches through Redis, workers and the database: rate, overhead, scaling."""
     from arena.bench import pipeline as bench_pipeline
