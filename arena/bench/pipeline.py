@@ -2,9 +2,10 @@
 
 For each worker count from 1 to N, a fresh tournament of M matches between four
 ``random`` bots is queued to that many ``arena worker`` processes (already running
-and registered), and timed until the database says it is over. The platform's
-overhead per match is the wall time minus the time spent inside the referee, over
-the matches (measured with one worker, where nothing competes). Worker counts are
+and registered), and timed from the start to the write that marks it over (its
+``finished_at``). The platform's overhead per match is the wall time minus the time
+spent inside the referee, over the matches (measured with one worker, where nothing
+competes). Worker counts are
 interleaved over repeats and every figure is a median (the scaling: of each repeat's
 ratio). ``cpu_scaling`` is the machine's own ceiling for the scaling: a CPU-bound loop
 in N processes at once against one (virtual cores may share a physical one, or a busy
@@ -19,13 +20,14 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, datetime
 from multiprocessing import get_context
 from pathlib import Path
 from statistics import median
 from typing import Any
 
 from rq import Worker
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 
 from arena.engine import Ruleset
 from arena.launcher import BotProcesses, BotSpec, command_for
@@ -35,7 +37,7 @@ from arena.services import Workers
 from arena.settings import Settings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
-from arena.store.models import BotKind, Match, Tournament, TournamentStatus
+from arena.store.models import BotKind, Match, Tournament, TournamentStatus, now
 from worker import queue as work_queue
 
 BOTS = 4
@@ -139,12 +141,12 @@ def _timed_tournament(
     )
     with Workers(settings, count, settings.data_dir / "logs"):
         _wait_registered(arena, count)
-        began = time.perf_counter()
         tournament_id = _tournament_id(arena, name)
+        began = now()
         arena.start_tournament(name)
-        while not _finished(arena, tournament_id):
-            time.sleep(0.02)
-        wall = time.perf_counter() - began
+        while (finished := _finished_at(arena, tournament_id)) is None:
+            time.sleep(0.05)
+        wall = (finished - began).total_seconds()
     with arena.db.read() as session:
         referee_ms = (
             session.scalar(
@@ -164,11 +166,20 @@ def _tournament_id(arena: Platform, name: str) -> int:
         return tournament_store.get(session, name).id
 
 
-def _finished(arena: Platform, tournament_id: int) -> bool:
-    """One row read (cheap enough to poll often without taking CPU from the workers)."""
-    with arena.db.read() as session:
-        status = session.scalar(select(Tournament.status).where(Tournament.id == tournament_id))
-    return status is TournamentStatus.DONE
+_FINISHED_AT = select(Tournament.finished_at).where(
+    Tournament.id == bindparam("tournament"), Tournament.status == TournamentStatus.DONE
+)
+
+
+def _finished_at(arena: Platform, tournament_id: int) -> datetime | None:
+    """When the last result's write marked the tournament done (so the poll's own period
+    does not count), or None. One row read on a plain connection: the poll must not take
+    CPU from the workers, which have every core when there are as many of them."""
+    with arena.db.read_core() as connection:
+        finished = connection.execute(_FINISHED_AT, {"tournament": tournament_id}).scalar()
+    if finished is None:
+        return None
+    return finished.replace(tzinfo=UTC) if finished.tzinfo is None else finished  # SQLite
 
 
 def _wait_registered(arena: Platform, count: int, timeout: float = 60.0) -> None:
