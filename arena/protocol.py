@@ -7,7 +7,9 @@ so events convert generically by field name.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
 from arena.engine import (
@@ -112,23 +114,44 @@ def _shared_event_message(event: Event) -> pb.Event:
     return event_to_proto(event)
 
 
+def _event_reader(cls: type, readers: tuple[tuple[str, int], ...]) -> Callable[[Any], Event]:
+    """A function that reads one kind of event message: its fields fetched in one C call,
+    then only the repeated, optional and nested ones fixed up (bots parse every event)."""
+    fetch = _fields_getter([name for name, _ in readers])
+    fixes = [(index, name, how) for index, (name, how) in enumerate(readers) if how != _SCALAR]
+    if not fixes:
+        return lambda body: cls._make(fetch(body))
+
+    def read(body: Any) -> Event:  # noqa: ANN401 - a generated proto message
+        values = list(fetch(body))
+        for index, name, how in fixes:
+            if how == _REPEATED:
+                values[index] = tuple(values[index])
+            elif how == _OPTIONAL:
+                values[index] = values[index] if body.HasField(name) else None
+            else:
+                values[index] = ranking_from_proto(values[index])
+        return cls._make(values)
+
+    return read
+
+
+def _fields_getter(names: list[str]) -> Callable[[Any], tuple]:
+    """The named fields of a message, as a tuple (attrgetter of one name gives no tuple)."""
+    getter = attrgetter(*names)
+    if len(names) > 1:
+        return getter
+    return lambda body: (getter(body),)
+
+
+_EVENT_PARSERS = {kind: _event_reader(*reader) for kind, reader in _EVENT_READERS.items()}
+
+
 def event_from_proto(message: pb.Event) -> Event:
     kind = message.WhichOneof("kind")
     if kind is None:
         raise ProtocolError("an event with no kind")
-    body = getattr(message, kind)
-    cls, readers = _EVENT_READERS[kind]
-    values = []
-    for name, how in readers:
-        if how == _SCALAR:
-            values.append(getattr(body, name))
-        elif how == _REPEATED:
-            values.append(tuple(getattr(body, name)))
-        elif how == _OPTIONAL:
-            values.append(getattr(body, name) if body.HasField(name) else None)
-        else:
-            values.append(ranking_from_proto(body.ranking))
-    return cls(*values)
+    return _EVENT_PARSERS[kind](getattr(message, kind))
 
 
 # ------------------------------------------------------------------ observations
