@@ -82,13 +82,6 @@ class LocalSeat:
         return None
 
 
-class _Closed:
-    """Put in the inbox when the response stream ends."""
-
-    def __init__(self, failure: SeatFailure) -> None:
-        self.failure = failure
-
-
 def open_channel(endpoint: str, max_message: int = protocol.MAX_MESSAGE_BYTES) -> grpc.aio.Channel:
     """A channel to a bot: answers over ``max_message`` bytes are refused, no retries."""
     options = [
@@ -100,10 +93,14 @@ def open_channel(endpoint: str, max_message: int = protocol.MAX_MESSAGE_BYTES) -
 
 
 class Session:
-    """One Play stream to a bot, read by a background task into an inbox.
+    """One Play stream to a bot.
 
     A stream may carry several matches in sequence (MatchStart ... MatchEnd, again);
     request ids grow across them, so a late answer from an earlier match is ignored.
+    A read is started once a request is written and is never cancelled on a deadline
+    (cancelling a read cancels the whole stream): a late answer is picked up, and
+    skipped, by the next read. Keeping a read in flight while writing instead (a
+    background reader) cost ~90 us per decision here.
     """
 
     def __init__(self, endpoint: str, channel: grpc.aio.Channel) -> None:
@@ -112,8 +109,8 @@ class Session:
         self.failed = False
         self.request_id = 0
         self._call: grpc.aio.StreamStreamCall | None = None
-        self._inbox: asyncio.Queue[pb.PlayResponse | _Closed] = asyncio.Queue()
-        self._reader: asyncio.Task[None] | None = None
+        self._reading: asyncio.Task[pb.PlayResponse | None] | None = None
+        self._closed: SeatFailure | None = None  # why the stream ended, once it has
 
     @property
     def opened(self) -> bool:
@@ -129,7 +126,6 @@ class Session:
         except TimeoutError:
             raise self.fail(FailureKind.UNREACHABLE, f"cannot connect to {self.endpoint}") from None
         self._call = player_pb2_grpc.PlayerServiceStub(self.channel).Play()
-        self._reader = asyncio.create_task(self._read())
 
     def fail(self, kind: FailureKind, detail: str) -> SeatFailure:
         self.failed = True
@@ -145,17 +141,12 @@ class Session:
 
     async def receive(self, allowed: float, expected: str) -> pb.PlayResponse | None:
         """The next answer of kind ``expected`` to the current request; None when time is up."""
-        deadline = asyncio.get_running_loop().time() + allowed
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + allowed
         while True:
-            try:
-                async with asyncio.timeout_at(deadline):
-                    item = await self._inbox.get()
-            except TimeoutError:
+            item = await self._next(deadline - loop.time())
+            if item is None:
                 return None
-            if isinstance(item, _Closed):
-                self.failed = True
-                self._inbox.put_nowait(item)  # every later call fails the same way
-                raise item.failure
             kind = item.WhichOneof("kind")
             if kind == "decision" and item.decision.request_id != self.request_id:
                 continue  # a late answer to an earlier request
@@ -165,43 +156,64 @@ class Session:
                 )
             return item
 
+    async def _next(self, seconds: float) -> pb.PlayResponse | None:
+        """The bot's next message, or None after ``seconds``; raises once the stream ended."""
+        if self._closed is None and self._reading is None:
+            self._reading = asyncio.ensure_future(self._read())
+        if self._reading is not None and not self._reading.done():
+            await asyncio.wait((self._reading,), timeout=max(0.0, seconds))
+            if not self._reading.done():
+                return None
+        reading, self._reading = self._reading, None
+        response = reading.result() if reading is not None else None
+        if response is None:
+            assert self._closed is not None
+            self.failed = True
+            raise self._closed  # every later call fails the same way
+        return response
+
+    async def _read(self) -> pb.PlayResponse | None:
+        """One message; None once the stream ended (its reason in ``_closed``)."""
+        assert self._call is not None
+        try:
+            response = await self._call.read()
+        except grpc.aio.AioRpcError as error:
+            self._closed = _classify(error)
+            return None
+        except asyncio.CancelledError:
+            self._closed = SeatFailure(FailureKind.CRASHED, "the stream was cancelled")
+            return None
+        if response is grpc.aio.EOF:
+            self._closed = SeatFailure(FailureKind.PROTOCOL, "the bot closed its stream")
+            return None
+        return response
+
+    async def _read_until_closed(self, seconds: float) -> None:
+        """Skip the bot's messages until its stream ends, for up to ``seconds``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        with contextlib.suppress(SeatFailure):
+            while await self._next(deadline - loop.time()) is not None:
+                pass
+
     async def finish(self) -> None:
         """Close our side and give the bot a moment to close its own."""
-        if self._call is not None and not self._call.done():
+        call = self._call
+        if call is None:
+            return
+        if not call.done():
             with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):
-                await self._call.done_writing()
-        if self._reader is not None:
-            try:
-                await asyncio.wait_for(asyncio.shield(self._reader), 1.0)
-            except (TimeoutError, asyncio.CancelledError):
-                self._reader.cancel()
-        if self._call is not None and not self._call.done():
-            self._call.cancel()
+                await call.done_writing()
+        await self._read_until_closed(1.0)
+        if self._reading is not None:
+            self._reading.cancel()
+        if not call.done():
+            call.cancel()
 
     async def _failure_after_write(self, error: Exception) -> SeatFailure:
         """Prefer the stream's own reason (it ended first) to the write's error."""
-        try:
-            item = await asyncio.wait_for(self._inbox.get(), 0.5)
-        except TimeoutError:
-            return SeatFailure(FailureKind.CRASHED, f"cannot send to the bot: {error}")
-        if isinstance(item, _Closed):
-            return item.failure
-        return SeatFailure(FailureKind.CRASHED, f"cannot send to the bot: {error}")
-
-    async def _read(self) -> None:
-        assert self._call is not None
-        try:
-            while True:
-                response = await self._call.read()
-                if response is grpc.aio.EOF:
-                    failure = SeatFailure(FailureKind.PROTOCOL, "the bot closed its stream")
-                    break
-                self._inbox.put_nowait(response)
-        except grpc.aio.AioRpcError as error:
-            failure = _classify(error)
-        except asyncio.CancelledError:
-            failure = SeatFailure(FailureKind.CRASHED, "the stream was cancelled")
-        self._inbox.put_nowait(_Closed(failure))
+        await self._read_until_closed(0.5)
+        return self._closed or SeatFailure(FailureKind.CRASHED, f"cannot send to the bot: {error}")
 
 
 class SessionPool:
