@@ -118,7 +118,12 @@ class Session:
 
     @property
     def alive(self) -> bool:
-        return not self.failed and self._call is not None and not self._call.done()
+        return (
+            not self.failed
+            and self._closed is None
+            and self._call is not None
+            and not self._call.done()
+        )
 
     async def open(self, timeout: float) -> None:
         try:
