@@ -117,23 +117,31 @@ class _Job:
             self.flush()
 
     def flush(self) -> None:
-        """Record the pending results in one transaction, then refill their ladders."""
+        """Record the pending results in one transaction, then top up their ladders."""
         pending, self.pending = self.pending, []
         if not pending:
             return
         try:
             recorded = matches.record_all(self.db, pending)
-            for tournament_id in {
-                p.plan.tournament_id for p in pending if p.plan.format == ladder.LADDER
-            }:
-                for next_match, job_id in ladder.refill(self.db, tournament_id):
-                    _requeue(next_match, job_id)
         except Exception as error:
             self._give_back([p.plan for p in pending], error)
             return
         for played, done in zip(pending, recorded, strict=True):
             self._count("recorded" if done else "discarded: the claim was lost")
             self._finished(played.plan)
+        self._refill_ladders(
+            {p.plan.tournament_id for p in pending if p.plan.format == ladder.LADDER}
+        )
+
+    def _refill_ladders(self, tournament_ids: set[int]) -> None:
+        """Queue the next matches of these ladders (recorded results are never given back
+        for a failed refill: the reconciler tops running ladders up too)."""
+        for tournament_id in tournament_ids:
+            try:
+                for next_match, job_id in ladder.refill(self.db, tournament_id):
+                    _requeue(next_match, job_id)
+            except Exception:
+                log.exception("ladder %s: cannot queue its next matches", tournament_id)
 
     def _give_back(self, plans: list[matches.MatchPlan], error: Exception) -> None:
         reason = f"{type(error).__name__}: {error}"
