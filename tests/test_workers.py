@@ -136,6 +136,27 @@ def test_a_job_records_its_matches_together_within_the_flush_interval(
     assert_ratings_replay(arena)
 
 
+def test_a_job_tops_its_ladder_up_after_recording(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    arena = Platform(settings)
+    arena.db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in SAMPLES])
+    arena.db.transaction(
+        lambda s: tournaments.create(
+            s, "ladder", Ruleset.parse("classic"), SAMPLES, 2, 2, seed="l", format="ladder"
+        )
+    )
+    first = [match for match, _ in arena.db.transaction(lambda s: tournaments.start(s, "ladder"))]
+    with worker_in_this_process(settings, monkeypatch) as jobs:
+        assert jobs.play_matches(first) == "2 recorded"
+    with arena.db.read() as s:
+        rows = s.execute(select(Match.id, Match.status, Match.job_id).order_by(Match.id)).all()
+    assert [status for _, status, _ in rows[:2]] == [MatchStatus.DONE] * 2
+    refilled = [(match, job) for match, status, job in rows[2:] if status is MatchStatus.QUEUED]
+    assert len(refilled) == 2, "both tables are in play again"
+    assert all(work_queue.job_pending(arena.queue, job) for _, job in refilled), "and sent"
+
+
 def test_a_job_of_several_matches_plays_the_others_when_one_fails(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
