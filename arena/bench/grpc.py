@@ -61,23 +61,32 @@ async def _bare_rtt_us(endpoints: list[str], round_trips: int) -> float:
     """Empty-message round trips on one stream per endpoint, taking the endpoints in turn."""
     channels = [grpc.aio.insecure_channel(endpoint) for endpoint in endpoints]
     calls = [bench_pb2_grpc.EchoServiceStub(channel).Echo() for channel in channels]
-    request = bench_pb2.EchoRequest()
     try:
-        for call in calls:  # warm up
-            for _ in range(100):
-                await call.write(request)
-                await call.read()
-        began = time.perf_counter()
-        for index in range(round_trips):
-            call = calls[index % len(calls)]
-            await call.write(request)
-            await call.read()
-        elapsed = time.perf_counter() - began
+        us = await _round_trip_us(calls, [bench_pb2.EchoRequest()], round_trips)
         for call in calls:
             await call.done_writing()
     finally:
         await asyncio.gather(*(channel.close() for channel in channels))
-    return elapsed / round_trips * 1e6
+    return us
+
+
+async def _round_trip_us(
+    calls: list, messages: list, round_trips: int, warm_up: int = 100
+) -> float:
+    """Microseconds per write-and-read on ``calls`` (streams), taking the streams and the
+    messages in turn, after ``warm_up`` round trips per stream."""
+
+    async def exchange(index: int) -> None:
+        call = calls[index % len(calls)]
+        await call.write(messages[index % len(messages)])
+        await call.read()
+
+    for index in range(warm_up * len(calls)):
+        await exchange(index)
+    began = time.perf_counter()
+    for index in range(round_trips):
+        await exchange(index)
+    return (time.perf_counter() - began) / round_trips * 1e6
 
 
 class _Recorder(LocalSeat):
@@ -96,7 +105,9 @@ class _Recorder(LocalSeat):
 def _recorded_requests(rules: Ruleset, matches: int = 2) -> list[pb.PlayRequest]:
     requests: list[pb.PlayRequest] = []
     for match in range(matches):
-        seats = [_Recorder(RandomBot(seed=f"{match}/{s}"), f"r{s}", requests) for s in range(4)]
+        seats = [
+            _Recorder(RandomBot(seed=f"{match}/{s}"), f"r{s}", requests) for s in range(PLAYERS)
+        ]
         aio.run(Referee(rules, seats, seed=match, settings=RefereeSettings()).run())
     return requests
 
@@ -119,18 +130,11 @@ async def _bot_round_trip_us(
     try:
         await call.write(pb.PlayRequest(start=start))
         await call.read()
-        for index in range(100):  # warm up
-            await call.write(requests[index % len(requests)])
-            await call.read()
-        began = time.perf_counter()
-        for index in range(round_trips):
-            await call.write(requests[index % len(requests)])
-            await call.read()
-        elapsed = time.perf_counter() - began
+        us = await _round_trip_us([call], requests, round_trips)
         await call.done_writing()
     finally:
         await channel.close()
-    return elapsed / round_trips * 1e6
+    return us
 
 
 def run(
