@@ -5,13 +5,12 @@ For each worker count from 1 to N, a fresh tournament of M matches between four
 and registered), and timed from the start to the write that marks it over (its
 ``finished_at``). The platform's overhead per match is the wall time minus the time
 spent inside the referee, over the matches (measured with one worker, where nothing
-competes). Worker counts are
-interleaved over repeats and every figure is a median (the scaling: of each repeat's
-ratio). ``cpu_scaling`` is the machine's own ceiling for the scaling: a CPU-bound loop
-in N processes at once against one (virtual cores may share a physical one, or a busy
-host). With ``--bots inprocess`` the bots run inside the workers, so the figure
-isolates the platform; with ``grpc`` they run as endpoints and compete with the
-workers for the CPU.
+competes). Worker counts are interleaved over repeats and every figure is a median
+(the scaling: of each repeat's ratio). ``cpu_scaling`` is the machine's own ceiling
+for the scaling: a CPU-bound loop in N processes at once against one (virtual cores
+may share a physical one, or a busy host). With ``--bots inprocess`` the bots run
+inside the workers, so the figure isolates the platform; with ``grpc`` they run as
+endpoints and compete with the workers for the CPU.
 """
 
 from __future__ import annotations
