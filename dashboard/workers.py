@@ -8,6 +8,7 @@ from rq import Worker
 from rq.registry import FailedJobRegistry, StartedJobRegistry
 
 from arena.platform import Platform, PlatformError
+from arena.store.tournaments import MAX_BATCH
 
 
 def info(platform: Platform, failed_limit: int = 50) -> dict[str, Any]:
@@ -30,6 +31,7 @@ def info(platform: Platform, failed_limit: int = 50) -> dict[str, Any]:
                 )
         return {
             "available": True,
+            "max_batch": MAX_BATCH,
             "queued": queue.count,
             "running": StartedJobRegistry(queue=queue).count,
             "failed": failed.count,
