@@ -107,13 +107,11 @@ def worker_in_this_process(settings: Settings, monkeypatch: pytest.MonkeyPatch) 
         ("REDIS_URL", settings.redis_url or ""),
     ):
         monkeypatch.setenv(key, value)
-    jobs.settings.cache_clear()
-    jobs.database.cache_clear()
+    jobs.reset()
     try:
         yield jobs
     finally:
-        jobs.settings.cache_clear()
-        jobs.database.cache_clear()
+        jobs.reset()
 
 
 @pytest.mark.parametrize(("flush_seconds", "transactions"), [(60.0, 1), (0.0, 3)])

@@ -15,6 +15,8 @@ import time
 from contextlib import ExitStack
 from functools import lru_cache
 
+from rq import Queue
+
 from arena import aio
 from arena.engine import Ruleset
 from arena.referee import Referee, RefereeSettings
@@ -41,6 +43,13 @@ def database() -> Database:
     db = Database(settings().database_url)
     upgrade(db)
     return db
+
+
+def reset() -> None:
+    """Forget the settings, the database and the queue: read them again from the
+    environment on next use (a process that changes its environment, such as a test)."""
+    for cached in (settings, database, _queue):
+        cached.cache_clear()
 
 
 def worker_name() -> str:
@@ -164,10 +173,17 @@ class _Job:
         self.heartbeat.finished(plan.match_id)
 
 
-def _requeue(match_id: int, job_id: str) -> None:
+@lru_cache(maxsize=1)
+def _queue() -> Queue | None:
+    """The match queue, connected once (its connection pool reconnects after a restart)."""
     url = settings().redis_url
-    if url:
-        work_queue.enqueue(work_queue.match_queue(work_queue.connect(url)), match_id, job_id)
+    return work_queue.match_queue(work_queue.connect(url)) if url else None
+
+
+def _requeue(match_id: int, job_id: str) -> None:
+    queue = _queue()
+    if queue is not None:
+        work_queue.enqueue(queue, match_id, job_id)
 
 
 class _Heartbeat:
