@@ -304,7 +304,7 @@ def test_matches_recorded_together_are_recorded_as_one_by_one(db: Database) -> N
         assert matches.record(db, one[index], logs[index], 1.0)
     first, rest = order[:2], order[2:]
     for indices in (first, rest):
-        batch = [matches.Played(together[i], logs[i], 1.0) for i in indices]
+        batch = [matches.PlayedMatch(together[i], logs[i], 1.0) for i in indices]
         assert matches.record_all(db, batch) == [True] * len(indices)
     assert _recorded(db, "together") == _recorded(db, "one")
     assert _recorded(db, "one")["status"] == [TournamentStatus.DONE, 6]
@@ -321,7 +321,7 @@ def test_a_batch_records_the_matches_still_ours_and_discards_the_others(db: Data
     )
     matches.reconcile(db, job_pending=lambda job: True)
     [taken] = matches.claim_all(db, [ids[1]], "w2")
-    batch = [matches.Played(plan, play(plan), 1.0) for plan in mine]
+    batch = [matches.PlayedMatch(plan, play(plan), 1.0) for plan in mine]
     assert matches.record_all(db, batch) == [True, False, True]
     with db.read() as s:
         assert [s.get(Match, m).completion for m in ids] == [1, None, 2]
@@ -423,7 +423,7 @@ def test_duplicate_groups_are_rated_once_from_summed_places_in_closing_order(
     plans = {m: matches.claim(db, m, "w") for m in order}
     for index in range(0, len(order), together):
         chunk = [plans[m] for m in order[index : index + together]]
-        played = [matches.Played(plan, play(plan), 1.0) for plan in chunk]
+        played = [matches.PlayedMatch(plan, play(plan), 1.0) for plan in chunk]
         assert matches.record_all(db, played) == [True] * len(chunk)
         if index + together <= 3:
             assert _ratings(db) == start, "no rating before a group is over"

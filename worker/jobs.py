@@ -92,7 +92,7 @@ class _Job:
 
     def __init__(self, db: Database, heartbeat: _Heartbeat) -> None:
         self.db, self.heartbeat = db, heartbeat
-        self.pending: list[matches.Played] = []
+        self.pending: list[matches.PlayedMatch] = []
         self.oldest = 0.0  # when the first pending result was played (monotonic)
         self.outcomes: dict[str, int] = {}
         self.failures: list[str] = []
@@ -121,7 +121,7 @@ class _Job:
             return
         if not self.pending:
             self.oldest = time.monotonic()
-        self.pending.append(matches.Played(plan, match_log, referee_ms, started_at))
+        self.pending.append(matches.PlayedMatch(plan, match_log, referee_ms, started_at))
         if time.monotonic() - self.oldest >= FLUSH_SECONDS:
             self.flush()
 

@@ -339,7 +339,7 @@ def renew(db: Database, match_ids: list[int], token: str, lease: timedelta = LEA
 
 
 @dataclass(frozen=True)
-class Played:
+class PlayedMatch:
     """A match played under its claim, waiting to be recorded."""
 
     plan: MatchPlan
@@ -356,10 +356,10 @@ def record(
     started_at: datetime | None = None,
 ) -> bool:
     """Store one played match once: see ``record_all``."""
-    return record_all(db, [Played(plan, log, referee_ms, started_at)])[0]
+    return record_all(db, [PlayedMatch(plan, log, referee_ms, started_at)])[0]
 
 
-def record_all(db: Database, played: list[Played]) -> list[bool]:
+def record_all(db: Database, played: list[PlayedMatch]) -> list[bool]:
     """Store the results, logs and new ratings of played matches, each once, in one
     transaction; for each, whether it was recorded (False: its claim was lost, or a
     seated bot was replaced meanwhile and the match is now stale).
@@ -436,7 +436,7 @@ class _Result:
     """A played match, ready to be written: its seats' rows and what they add to the
     running totals."""
 
-    def __init__(self, played: Played) -> None:
+    def __init__(self, played: PlayedMatch) -> None:
         self.plan, self.referee_ms, self.started_at = (
             played.plan,
             played.referee_ms,
