@@ -1,4 +1,5 @@
-"""Serve a bot from a Python file: ``python -m arena.sdk.run FILE [--port P] [--host H]``.
+"""Serve a bot from a Python file:
+``python -m arena.sdk.run FILE [--port P] [--host H | --socket PATH]``.
 
 The file defines one :class:`~arena.sdk.Bot` subclass (or a ``bot`` factory).
 """
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import os
 import sys
 from pathlib import Path
 
@@ -37,10 +39,18 @@ def load_bot(path: Path) -> BotFactory:
     return classes[0]
 
 
-def main() -> None:
-    if len(sys.argv) < 2:
-        sys.exit("usage: python -m arena.sdk.run FILE [--port P] [--host H]")
-    serve(load_bot(Path(sys.argv[1])), sys.argv[2:])
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if not args:
+        sys.exit("usage: python -m arena.sdk.run FILE [--port P] [--host H | --socket PATH]")
+    path, rest = Path(args[0]), args[1:]
+    if "--ready-fd" in rest:  # the platform's sandbox: tell it the bot's own code runs next
+        at = rest.index("--ready-fd")
+        ready = int(rest[at + 1])
+        del rest[at : at + 2]
+        os.write(ready, b"R")
+        os.close(ready)
+    serve(load_bot(path), rest)
 
 
 if __name__ == "__main__":

@@ -93,18 +93,23 @@ def serve(bot: type[Bot] | BotFactory, argv: list[str] | None = None) -> None:
     """Serve ``bot`` (a Bot subclass or a factory) until interrupted.
 
     Command line: ``--port P`` (default 50051; 0 picks a free port) and ``--host H``
-    (default 127.0.0.1). Prints ``listening on HOST:PORT`` once ready.
+    (default 127.0.0.1), or ``--socket PATH`` to listen on a Unix domain socket (how the
+    platform runs uploaded bots). Prints ``listening on HOST:PORT`` (or
+    ``listening on unix:PATH``) once ready.
     """
     parser = argparse.ArgumentParser(description=f"Serve the {getattr(bot, 'name', 'bot')} bot.")
     parser.add_argument("--port", type=int, default=50051)
     parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--socket", help="listen on this Unix socket instead of a TCP port")
     args = parser.parse_args(argv)
-    aio.run(_serve_forever(bot, f"{args.host}:{args.port}", args.host))
+    address = f"unix:{args.socket}" if args.socket else f"{args.host}:{args.port}"
+    aio.run(_serve_forever(bot, address))
 
 
-async def _serve_forever(factory: BotFactory, address: str, host: str) -> None:
+async def _serve_forever(factory: BotFactory, address: str) -> None:
     server, port = await create_server(factory, address)
-    print(f"listening on {host}:{port}", flush=True)
+    where = address if address.startswith("unix:") else f"{address.rsplit(':', 1)[0]}:{port}"
+    print(f"listening on {where}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):

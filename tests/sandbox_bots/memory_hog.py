@@ -5,5 +5,5 @@ class MemoryHog(Bot):
     name = "memory-hog"
 
     def act(self, observation):
-        hoard = bytearray(4 * 1024 * 1024 * 1024)  # 4 GiB: over the address-space limit
+        hoard = b"x" * (4 * 1024 * 1024 * 1024)  # 4 GiB written: over the memory limit
         return hoard

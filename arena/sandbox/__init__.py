@@ -1,0 +1,26 @@
+"""Running uploaded bots contained (bubblewrap, control groups, rlimits).
+
+Each sandboxed bot gets its own namespaces, an unprivileged uid with no capabilities,
+no network, a read-only view of the system and the Python runtime, a private scratch
+folder, and limits that hold for the bot and all its children together; it talks to
+the referee over a Unix socket the platform chose. See ``box`` for the life of one
+sandbox, ``bwrap`` for what the bot sees, ``cgroup`` for the limits.
+"""
+
+from arena.sandbox.box import UNSANDBOXED_ENV, Sandbox, scrub, unsandboxed
+from arena.sandbox.errors import SandboxError, SandboxUnavailable
+from arena.sandbox.limits import Limits
+from arena.sandbox.probe import availability
+from arena.sandbox.seat import SandboxedSeat
+
+__all__ = [
+    "UNSANDBOXED_ENV",
+    "Limits",
+    "Sandbox",
+    "SandboxError",
+    "SandboxUnavailable",
+    "SandboxedSeat",
+    "availability",
+    "scrub",
+    "unsandboxed",
+]

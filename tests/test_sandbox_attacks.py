@@ -1,0 +1,256 @@
+"""The hostile-bot suite: one uploaded bot per attack, each attack proved to fail from
+outside the sandbox, each match finished.
+
+Tests send traffic only to the loopback: a sandbox with no network is proved by
+listeners the test runs on 127.0.0.1 and ::1 (and the machine's own Redis and
+PostgreSQL) that never see a connection."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+import redis
+
+from arena import aio
+from arena.engine import Ruleset
+from arena.referee import LocalSeat, Referee, RefereeSettings
+from arena.sandbox import Limits, Sandbox, SandboxedSeat, SandboxError, availability
+from sample_bots import HonestBot
+from tests.conftest import POSTGRES_ADMIN, REDIS_TEST_URL
+
+pytestmark = pytest.mark.sandbox
+
+ATTACKS = Path(__file__).parent / "sandbox_bots" / "attacks"
+RULES = Ruleset.parse("classic")
+SETTINGS = RefereeSettings(deadline=1.0, time_bank=2.0, start_timeout=5)
+LIMITS = Limits(
+    cpu_seconds=10, memory_bytes=384 * 2**20, processes=48, open_files=64, start_seconds=8
+)
+
+
+def test_this_machine_builds_real_sandboxes() -> None:
+    """CI runs as root with user namespaces: every attack below meets a real sandbox."""
+    found = availability()
+    assert found.mode == "sandboxed", found.describe()
+    assert found.cgroups, found.describe()
+
+
+def attack_bot(tmp_path: Path, name: str, **values: object) -> Path:
+    """The attack ``name`` as an uploaded folder (``bot.py`` and the plain player)."""
+    folder = tmp_path / name
+    folder.mkdir()
+    shutil.copy(ATTACKS / f"{name}.py", folder / "bot.py")
+    shutil.copy(ATTACKS / "player.py", folder / "player.py")
+    (folder / "values.json").write_text(json.dumps(values))
+    return folder
+
+
+def play(box: Sandbox) -> dict:
+    """A heads-up match of the sandboxed bot against an honest bot in process."""
+    seats = [SandboxedSeat(box, "attacker"), LocalSeat(HonestBot(ruleset=RULES, players=2))]
+    log = aio.run(Referee(RULES, seats, seed=5, settings=SETTINGS).run())
+    assert sorted(i for group in log["result"]["ranking"] for i in group) == [0, 1]
+    return log
+
+
+class Listener:
+    """A TCP or Unix listener on this machine that counts the connections it accepts."""
+
+    def __init__(self, family: int, address: object) -> None:
+        self.sock = socket.socket(family, socket.SOCK_STREAM)
+        self.sock.bind(address)
+        self.sock.listen(16)
+        self.sock.settimeout(0.1)
+        self.accepted = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    @property
+    def address(self) -> object:
+        return self.sock.getsockname()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except (TimeoutError, OSError):
+                continue
+            self.accepted += 1
+            conn.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.sock.close()
+
+
+@contextlib.contextmanager
+def listeners(*specs: tuple[int, object]) -> Iterator[list[Listener]]:
+    opened = [Listener(family, address) for family, address in specs]
+    try:
+        yield opened
+    finally:
+        for listener in opened:
+            listener.close()
+
+
+def test_no_network_reaches_the_hosts_services(tmp_path: Path) -> None:
+    client = redis.Redis.from_url(REDIS_TEST_URL)
+    client.delete("rq:queue:arena-matches", "arena-attack")
+    with listeners((socket.AF_INET, ("127.0.0.1", 0)), (socket.AF_INET6, ("::1", 0))) as found:
+        targets = [
+            (int(socket.AF_INET), "127.0.0.1", found[0].address[1]),
+            (int(socket.AF_INET6), "::1", found[1].address[1]),
+            (int(socket.AF_INET), "127.0.0.1", 6379),
+            (int(socket.AF_INET), "127.0.0.1", 5432),
+        ]
+        db = REDIS_TEST_URL.rsplit("/", 1)[1]
+        bot = attack_bot(tmp_path, "network", TARGETS=targets, REDIS_DB=int(db))
+        with Sandbox(bot, limits=LIMITS) as box:
+            play(box)
+            output = box.output_tail(4000)
+        assert [listener.accepted for listener in found] == [0, 0]
+    assert "connected" not in output and "enqueued" not in output, output
+    assert output.count("refused") == 4, output
+    assert client.llen("rq:queue:arena-matches") == 0 and client.get("arena-attack") is None
+    with psycopg.connect(POSTGRES_ADMIN) as conn:
+        table = conn.execute("SELECT to_regclass('arena_attack')").fetchone()
+    assert table == (None,), "the bot reached PostgreSQL"
+
+
+def test_another_seats_socket_and_the_hosts_abstract_sockets_are_out_of_reach(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "other-seat"
+    folder.mkdir()
+    path = str(folder / "bot.sock")
+    abstract = f"arena-test-{secrets.token_hex(4)}"
+    with listeners((socket.AF_UNIX, path), (socket.AF_UNIX, f"\0{abstract}")) as found:
+        bot = attack_bot(tmp_path, "unix_socket", SOCKET=path, ABSTRACT=abstract)
+        with Sandbox(bot, limits=LIMITS) as box:
+            play(box)
+            output = box.output_tail(4000)
+        assert [listener.accepted for listener in found] == [0, 0], output
+    assert output.count("refused") == 2, output
+
+
+def test_the_data_directory_other_bots_and_the_workers_secrets_stay_hidden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = secrets.token_hex(16)
+    data = tmp_path / "data"
+    data.mkdir()
+    secret = data / "arena.db"
+    secret.write_text(f"tokens and results {token}")
+    monkeypatch.setenv("REDIS_URL", f"redis://:{token}@127.0.0.1:6379/0")
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    shutil.copy(ATTACKS / "player.py", victim / "bot.py")
+    with open(victim / "bot.py", "a") as source:
+        source.write(f"\nSECRET = {token!r}\n")
+    bot = attack_bot(tmp_path, "files", SECRET_PATH=str(secret))
+    with Sandbox(victim, hidden=[data], limits=LIMITS), Sandbox(bot, hidden=[data]) as box:
+        play(box)
+        output = box.output_tail(10**6)
+    assert "ATTACK files: read" in output, output[-2000:]
+    assert "unmounted" not in output, output[:2000]
+    assert token not in output, "the attacker read a secret"
+    assert secret.read_text() == f"tokens and results {token}"
+
+
+def tracer_of(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(status.split("TracerPid:")[1].split()[0])
+
+
+def test_ptrace_reaches_no_other_process(tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    shutil.copy(ATTACKS / "player.py", victim / "bot.py")
+    with Sandbox(victim, limits=LIMITS) as other:
+        assert other.process is not None
+        bot = attack_bot(tmp_path, "ptrace", PID=other.process.pid, WORKER_PID=os.getpid())
+        with Sandbox(bot, limits=LIMITS) as box:
+            play(box)
+            assert tracer_of(other.process.pid) == 0
+            assert tracer_of(os.getpid()) == 0
+            output = box.output_tail(4000)
+    assert "attached" not in output and output.count("refused") == 2, output
+
+
+def host_processes_with(mark: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if mark.encode() in (entry / "cmdline").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+    return found
+
+
+def test_a_daemon_that_escapes_its_session_and_environment_dies_with_the_match(
+    tmp_path: Path,
+) -> None:
+    mark = f"1000.{secrets.randbelow(10**6)}"
+    bot = attack_bot(tmp_path, "daemon", MARK=mark)
+    with Sandbox(bot, limits=LIMITS) as box:
+        log = play(box)
+        assert host_processes_with(mark), "the daemon runs during the match"
+    assert log["seats"][0]["forfeit"] is None
+    deadline = time.monotonic() + 5
+    while host_processes_with(mark):
+        assert time.monotonic() < deadline, "the daemon outlived the match"
+        time.sleep(0.05)
+
+
+def test_memory_is_limited_for_the_bot_and_its_children_together(tmp_path: Path) -> None:
+    chunk = 160 * 2**20  # four children of 160 MiB: each under the limit, not all four
+    bot = attack_bot(tmp_path, "memory", CHUNK=chunk)
+    with Sandbox(bot, limits=LIMITS) as box:
+        play(box)
+        assert box.cgroup is not None
+        deadline = time.monotonic() + 10
+        while not box.cgroup.memory_killed():
+            assert time.monotonic() < deadline, "no process was stopped at the memory limit"
+            time.sleep(0.05)
+        peak = int((box.cgroup.paths["memory"] / "memory.max_usage_in_bytes").read_text())
+    assert peak <= LIMITS.memory_bytes
+
+
+def test_a_fork_bomb_stops_at_the_process_limit(tmp_path: Path) -> None:
+    bot = attack_bot(tmp_path, "fork_bomb")
+    began = time.monotonic()
+    with Sandbox(bot, limits=LIMITS) as box:
+        play(box)
+        assert box.cgroup is not None
+        pids = box.cgroup.paths["pids"]
+        deadline = time.monotonic() + 10
+        while int((pids / "pids.events").read_text().split()[1]) == 0:
+            assert time.monotonic() < deadline, "the bomb never reached the limit"
+            time.sleep(0.05)
+        assert int((pids / "pids.current").read_text()) <= LIMITS.processes
+    assert time.monotonic() - began < 60
+    assert box.cgroup is not None and not box.cgroup.pids()
+
+
+def test_a_fake_endpoint_is_never_contacted(tmp_path: Path) -> None:
+    with listeners((socket.AF_INET, ("127.0.0.1", 0))) as found:
+        endpoint = f"127.0.0.1:{found[0].address[1]}"
+        bot = attack_bot(tmp_path, "fake_endpoint", ENDPOINT=endpoint)
+        limits = Limits(start_seconds=2)
+        with pytest.raises(SandboxError, match="did not start in time") as refused:
+            Sandbox(bot, limits=limits).__enter__()
+        assert found[0].accepted == 0
+    assert "/dev/shm" not in str(refused.value) and "bwrap" not in str(refused.value)
