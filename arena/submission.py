@@ -20,9 +20,9 @@ from sqlalchemy import select
 
 from arena import aio
 from arena.engine import Ruleset
-from arena.platform import Platform
+from arena.platform import Platform, PlatformError
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
-from arena.sandbox import Sandbox, SandboxedSeat, SandboxError
+from arena.sandbox import Sandbox, SandboxedSeat, SandboxError, SandboxUnavailable, availability
 from arena.store import bots as bot_store
 from arena.store.bots import StoreError
 from arena.store.models import Bot, BotKind, BotVersion, VersionStatus
@@ -43,11 +43,23 @@ class Submission:
 def submit(
     platform: Platform, name: str, kind: BotKind, target: str, owner_id: int | None = None
 ) -> Submission:
-    """Store, qualify and (if it qualifies) activate a new version of bot ``name``."""
+    """Store, qualify and (if it qualifies) activate a new version of bot ``name``.
+
+    Raises :class:`PlatformError` when uploaded bots cannot be sandboxed here (before
+    anything is stored), or when the sandbox fails for a platform reason during
+    qualification (the version then stays pending: the bot is not to blame)."""
     if kind is BotKind.PATH:
+        where = availability()
+        if not where.runs_uploaded_bots:
+            raise PlatformError(where.describe())
         target = str(_store_upload(platform, name, Path(target)))
     version = platform.db.transaction(lambda s: _add_pending(s, name, kind, target, owner_id))
-    accepted, reason = qualify(kind, version.target, name, platform.settings.data_dir)
+    try:
+        accepted, reason = qualify(kind, version.target, name, platform.settings.data_dir)
+    except SandboxUnavailable as error:
+        note = f"not qualified yet: the platform could not start a sandbox ({error})"
+        platform.db.transaction(lambda s: _note(s, version.id, note))
+        raise PlatformError(f"{note}; try again later") from None
     platform.db.transaction(lambda s: _settle(s, version.id, accepted, reason))
     return Submission(name, version.number, accepted, reason)
 
@@ -120,6 +132,10 @@ def _add_pending(
     version.status = VersionStatus.PENDING
     session.flush()
     return version
+
+
+def _note(session, version_id: int, reason: str) -> None:  # noqa: ANN001
+    session.get(BotVersion, version_id).reason = reason
 
 
 def _settle(session, version_id: int, accepted: bool, reason: str) -> None:  # noqa: ANN001

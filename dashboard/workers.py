@@ -9,6 +9,7 @@ from rq.registry import FailedJobRegistry, StartedJobRegistry
 
 from arena.platform import Platform, PlatformError
 from arena.store.tournaments import MAX_BATCH
+from worker.queue import sandbox_of
 
 
 def info(platform: Platform, failed_limit: int = 50) -> dict[str, Any]:
@@ -18,7 +19,9 @@ def info(platform: Platform, failed_limit: int = 50) -> dict[str, Any]:
         failed = FailedJobRegistry(queue=queue)
         failed_jobs = []
         for job in queue.job_class.fetch_many(
-            failed.get_job_ids(0, failed_limit - 1), connection=queue.connection
+            failed.get_job_ids(0, failed_limit - 1),
+            connection=queue.connection,
+            serializer=queue.serializer,
         ):
             if job is not None:
                 reason = (job.latest_result().exc_string if job.latest_result() else "") or ""
@@ -43,6 +46,7 @@ def info(platform: Platform, failed_limit: int = 50) -> dict[str, Any]:
                     "pid": w.pid,
                     "done": w.successful_job_count,
                     "failed": w.failed_job_count,
+                    "sandbox": sandbox_of(w),
                 }
                 for w in workers
             ],

@@ -198,7 +198,7 @@ def test_a_queued_match_whose_job_ended_without_it_counts_as_lost(settings: Sett
     work_queue.enqueue_all(queue, [(1, "arena-match-1-test"), (2, "arena-match-1-test")])
     assert work_queue.job_pending(queue, "arena-match-1-test")
     job = queue.fetch_job("arena-match-1-test")
-    assert job is not None and job.args == ([1, 2],), "one job for both matches"
+    assert job is not None and list(job.args) == [[1, 2]], "one job for both matches"
     job.set_status(JobStatus.FAILED)
     assert not work_queue.job_pending(queue, "arena-match-1-test")
     assert not work_queue.job_pending(queue, "arena-match-404-none")

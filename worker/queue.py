@@ -1,28 +1,163 @@
-"""The Redis side: one RQ queue of matches. A job carries only match ids (one, or a few
-when a tournament starts: see ``tournaments.job_sizes``); the database holds
-everything else."""
+"""The Redis side: one RQ queue of matches, locked to the platform's own job.
+
+A job carries only match ids (one, or a few when a tournament starts: see
+``tournaments.job_sizes``); the database holds everything else. Jobs are JSON, never
+pickles, and a worker runs nothing but :data:`JOB_FUNCTION`: any other job found on
+the queue (another function, callbacks, webhooks, dependencies, arguments that are not
+match ids, data that is not JSON) is refused and logged, never imported or called.
+"""
 
 from __future__ import annotations
 
+import logging
+from typing import Any
+
 from redis import Redis
-from rq import Queue, Worker
+from rq import Queue, SimpleWorker, Worker
 from rq.job import Job, JobStatus
+from rq.serializers import JSONSerializer
+
+log = logging.getLogger(__name__)
 
 QUEUE_NAME = "arena-matches"
+JOB_FUNCTION = "worker.jobs.play_matches"
 #: RQ kills a job that runs longer than this per match (a match's own deadlines end it
 #: far sooner). Finished jobs are kept 10 minutes for ``rq info``; the database holds
 #: the results.
 JOB_TIMEOUT = 3600
+#: the most match ids one job may carry (a larger job is refused as foreign)
+MAX_JOB_MATCHES = 64
+
+
+class ForeignJob(RuntimeError):
+    """A job the platform did not make: refused, never run."""
+
+
+class MatchJob(Job):
+    """A job that can only ever call :data:`JOB_FUNCTION`: a foreign job's function,
+    callbacks and webhooks are never imported nor called, whatever path of RQ asks."""
+
+    @property
+    def func(self) -> Any:
+        reason = refusal(self)
+        if reason is not None:
+            raise ForeignJob(reason)
+        from worker.jobs import play_matches
+
+        return play_matches
+
+    @property
+    def success_callback(self) -> None:
+        return None
+
+    @property
+    def failure_callback(self) -> None:
+        return None
+
+    @property
+    def stopped_callback(self) -> None:
+        return None
+
+    def send_webhooks(self, *args: object, **kwargs: object) -> None:
+        return None
+
+
+def refusal(job: Job) -> str | None:
+    """Why ``job`` is not one of the platform's match jobs, or None when it is."""
+    try:
+        func_name, instance, args, kwargs = job.func_name, job.instance, job.args, job.kwargs
+    except Exception as error:  # not JSON, or not the shape of a job
+        return f"its data cannot be read as a JSON job ({type(error).__name__})"
+    if func_name != JOB_FUNCTION or instance is not None:
+        return f"it calls {func_name!r}, not {JOB_FUNCTION}"
+    extras = [
+        name
+        for name, value in (
+            ("a success callback", job._success_callback_name),
+            ("a failure callback", job._failure_callback_name),
+            ("a stopped callback", job._stopped_callback_name),
+            ("webhooks", job.webhooks),
+            ("dependencies", job._dependency_ids),
+        )
+        if value
+    ]
+    if extras:
+        return f"it carries {', '.join(extras)}"
+    if kwargs or len(args) != 1 or not _match_ids(args[0]):
+        return "its arguments are not one list of match ids"
+    return None
+
+
+def _match_ids(value: object) -> bool:
+    return (
+        isinstance(value, list)
+        and 0 < len(value) <= MAX_JOB_MATCHES
+        and all(type(item) is int and item > 0 for item in value)
+    )
 
 
 def connect(url: str) -> Redis:
+    """A client for ``url`` (``redis://``, or ``rediss://`` for TLS; a password goes in
+    the URL: ``redis://:PASSWORD@host:port/0``)."""
     return Redis.from_url(
         url, socket_connect_timeout=5, socket_timeout=30, health_check_interval=30
     )
 
 
 def match_queue(connection: Redis) -> Queue:
-    return Queue(QUEUE_NAME, connection=connection)
+    return Queue(QUEUE_NAME, connection=connection, serializer=JSONSerializer, job_class=MatchJob)
+
+
+class MatchWorker(SimpleWorker):
+    """An RQ worker that runs match jobs in its own process and refuses anything else.
+
+    ``sandbox`` (how this worker runs uploaded bots) is written beside the worker's
+    registration for the workers page."""
+
+    def __init__(self, *args: Any, sandbox: str = "", **kwargs: Any) -> None:
+        kwargs.setdefault("serializer", JSONSerializer)
+        kwargs.setdefault("job_class", MatchJob)
+        super().__init__(*args, **kwargs)
+        self.sandbox = sandbox
+
+    def register_birth(self) -> None:
+        super().register_birth()
+        self.connection.hset(self.key, "arena_sandbox", self.sandbox)
+
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        reason = refusal(job)
+        if reason is not None:
+            self._refuse(job.id, queue, reason)
+            return
+        super().execute_job(job, queue)
+
+    def dequeue_job_and_maintain_ttl(
+        self, timeout: int | None, max_idle_time: int | None = None
+    ) -> tuple[Job, Queue] | None:
+        """As RQ's, but a job that cannot even be loaded is refused, not fatal."""
+        while True:
+            try:
+                return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+            except Exception as error:
+                job_id, queue = getattr(error, "job_id", None), getattr(error, "queue", None)
+                if job_id is None or queue is None:
+                    raise
+                self._refuse(job_id, queue, f"it cannot be loaded ({type(error).__name__})")
+
+    def _refuse(self, job_id: str, queue: Queue, reason: str) -> None:
+        log.error(
+            "refused job %s on %s: %s; it was deleted, nothing ran", job_id, queue.name, reason
+        )
+        with self.connection.pipeline() as pipe:
+            pipe.lrem(queue.intermediate_queue_key, 0, job_id)
+            pipe.delete(Job.key_for(job_id))
+            pipe.execute()
+
+
+def sandbox_of(worker: Worker) -> str:
+    """How a registered worker runs uploaded bots (as it wrote at birth)."""
+    value = worker.connection.hget(worker.key, "arena_sandbox")
+    return value.decode() if value else "unknown"
 
 
 def enqueue(queue: Queue, match_id: int, job_id: str) -> None:
@@ -37,7 +172,7 @@ def enqueue_all(queue: Queue, jobs: list[tuple[int, str]]) -> None:
     with queue.connection.pipeline() as pipe:
         for job_id, match_ids in batches.items():
             queue.enqueue(
-                "worker.jobs.play_matches",
+                JOB_FUNCTION,
                 match_ids,
                 job_id=job_id,
                 job_timeout=JOB_TIMEOUT * len(match_ids),

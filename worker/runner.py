@@ -16,9 +16,10 @@ import time
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from rq import SimpleWorker
 from sqlalchemy import select
 
+from arena.sandbox import availability
+from arena.sandbox.cgroup import sweep
 from arena.settings import Settings
 from arena.store import ladder, matches
 from arena.store.models import Tournament, TournamentStatus
@@ -80,6 +81,11 @@ def run(burst: bool = False, reconcile: bool = True) -> None:
     if not settings.redis_url:
         raise SystemExit("set REDIS_URL to the Redis that carries the matches")
     jobs.database()  # connect and migrate before taking work
+    sandbox = availability()
+    (log.info if sandbox.mode == "sandboxed" and sandbox.cgroups else log.warning)(
+        "%s", sandbox.describe()
+    )
+    sweep()  # control groups that a killed worker's sandboxes left
     reconciler = Reconciler(settings.redis_url) if reconcile else None
     if reconciler is not None:
         reconciler.start()
@@ -88,10 +94,11 @@ def run(burst: bool = False, reconcile: bool = True) -> None:
         while True:
             try:
                 connection = work_queue.connect(settings.redis_url)
-                worker = SimpleWorker(
+                worker = work_queue.MatchWorker(
                     [work_queue.match_queue(connection)],
                     connection=connection,
                     name=f"arena-{jobs.worker_name()}-{time.monotonic_ns()}",
+                    sandbox=sandbox.describe(),
                 )
                 worker.work(burst=burst, logging_level=os.environ.get("ARENA_LOG_LEVEL", "INFO"))
                 return

@@ -1,5 +1,8 @@
 """Seats for a match from stored bot versions: samples in process, endpoints over gRPC,
-uploaded Python bots each in a fresh sandbox for the match (see arena.sandbox)."""
+uploaded Python bots each in a fresh sandbox for the match (see arena.sandbox).
+
+A sandbox the platform cannot build raises :class:`SandboxUnavailable` out of here: the
+job gives the match back (an infrastructure failure, played again), never a forfeit."""
 
 from __future__ import annotations
 
@@ -9,7 +12,13 @@ from pathlib import Path
 from arena.engine import Ruleset
 from arena.referee import GrpcSeat, LocalSeat, Seat
 from arena.referee.seats import FailureKind, SeatFailure
-from arena.sandbox import Sandbox, SandboxedSeat, SandboxError
+from arena.sandbox import (
+    Sandbox,
+    SandboxedSeat,
+    SandboxError,
+    SandboxUnavailable,
+    availability,
+)
 from arena.store.matches import SeatPlan
 from sample_bots import SAMPLES
 
@@ -27,6 +36,9 @@ def seats_for(
         elif plan.kind == "endpoint":
             seats.append(GrpcSeat(plan.target, plan.name))
         else:
+            where = availability()
+            if not where.runs_uploaded_bots:  # the platform's failure: the match goes back
+                raise SandboxUnavailable(where.describe())
             try:
                 box = stack.enter_context(Sandbox(Path(plan.target), hidden=hidden))
             except SandboxError as error:  # the bot's failure: it forfeits, the job goes on

@@ -81,7 +81,7 @@ def bot_submit(
     with err.status(f"qualifying {name}: one match against random..."):
         try:
             result = submit(platform(), name, kind, target)
-        except (StoreError, PermissionError) as error:
+        except (StoreError, PermissionError, PlatformError) as error:
             fail(str(error))
     verdict = "accepted" if result.accepted else "REJECTED"
     out.print(f"{name} v{result.version} {verdict}: {result.reason}", markup=False)

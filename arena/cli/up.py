@@ -20,7 +20,7 @@ from arena.cli import console
 from arena.cli.platform import follow, print_status
 from arena.engine import Ruleset
 from arena.platform import Platform
-from arena.redis_server import RedisServer
+from arena.redis_server import RedisServer, masked
 from arena.services import Dashboard, Workers
 from arena.settings import Settings
 from arena.store import bots as bot_store
@@ -55,7 +55,7 @@ def up(
         arena.start_tournament(name)
         arena.start_tournament(f"{name}-ladder")
         out.print(
-            f"Arena is up: {count} workers, Redis at {settings.redis_url}, "
+            f"Arena is up: {count} workers, Redis at {masked(settings.redis_url)}, "
             f"database at {settings.database_url}",
             markup=False,
         )

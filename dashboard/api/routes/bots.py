@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fastapi import APIRouter, HTTPException, status
 
-from arena.platform import Platform
+from arena.platform import Platform, PlatformError
 from arena.store.bots import StoreError
 from arena.store.models import BotKind
 from arena.submission import submit
@@ -89,6 +89,8 @@ def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -
         raise HTTPException(status.HTTP_403_FORBIDDEN, str(error)) from None
     except StoreError as error:
         raise HTTPException(status.HTTP_400_BAD_REQUEST, str(error)) from None
+    except PlatformError as error:
+        raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, str(error)) from None
     return {
         "bot": result.bot,
         "version": result.version,
