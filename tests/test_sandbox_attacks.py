@@ -7,15 +7,11 @@ PostgreSQL) that never see a connection."""
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import secrets
 import shutil
 import socket
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -28,10 +24,10 @@ from arena.referee import LocalSeat, Referee, RefereeSettings
 from arena.sandbox import Limits, Sandbox, SandboxedSeat, SandboxError, availability
 from sample_bots import HonestBot
 from tests.conftest import POSTGRES_ADMIN, REDIS_TEST_URL
+from tests.sandboxing import ATTACKS, attack_bot, host_processes_with, listeners
 
 pytestmark = pytest.mark.sandbox
 
-ATTACKS = Path(__file__).parent / "sandbox_bots" / "attacks"
 RULES = Ruleset.parse("classic")
 SETTINGS = RefereeSettings(deadline=1.0, time_bank=2.0, start_timeout=5)
 LIMITS = Limits(
@@ -46,64 +42,12 @@ def test_this_machine_builds_real_sandboxes() -> None:
     assert found.cgroups, found.describe()
 
 
-def attack_bot(tmp_path: Path, name: str, **values: object) -> Path:
-    """The attack ``name`` as an uploaded folder (``bot.py`` and the plain player)."""
-    folder = tmp_path / name
-    folder.mkdir()
-    shutil.copy(ATTACKS / f"{name}.py", folder / "bot.py")
-    shutil.copy(ATTACKS / "player.py", folder / "player.py")
-    (folder / "values.json").write_text(json.dumps(values))
-    return folder
-
-
 def play(box: Sandbox) -> dict:
     """A heads-up match of the sandboxed bot against an honest bot in process."""
     seats = [SandboxedSeat(box, "attacker"), LocalSeat(HonestBot(ruleset=RULES, players=2))]
     log = aio.run(Referee(RULES, seats, seed=5, settings=SETTINGS).run())
     assert sorted(i for group in log["result"]["ranking"] for i in group) == [0, 1]
     return log
-
-
-class Listener:
-    """A TCP or Unix listener on this machine that counts the connections it accepts."""
-
-    def __init__(self, family: int, address: object) -> None:
-        self.sock = socket.socket(family, socket.SOCK_STREAM)
-        self.sock.bind(address)
-        self.sock.listen(16)
-        self.sock.settimeout(0.1)
-        self.accepted = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    @property
-    def address(self) -> object:
-        return self.sock.getsockname()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except (TimeoutError, OSError):
-                continue
-            self.accepted += 1
-            conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
-        self.sock.close()
-
-
-@contextlib.contextmanager
-def listeners(*specs: tuple[int, object]) -> Iterator[list[Listener]]:
-    opened = [Listener(family, address) for family, address in specs]
-    try:
-        yield opened
-    finally:
-        for listener in opened:
-            listener.close()
 
 
 def test_no_network_reaches_the_hosts_services(tmp_path: Path) -> None:
@@ -188,16 +132,6 @@ def test_ptrace_reaches_no_other_process(tmp_path: Path) -> None:
             assert tracer_of(os.getpid()) == 0
             output = box.output_tail(4000)
     assert "attached" not in output and output.count("refused") == 2, output
-
-
-def host_processes_with(mark: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if mark.encode() in (entry / "cmdline").read_bytes().split(b"\0"):
-                    found.append(int(entry.name))
-    return found
 
 
 def test_a_daemon_that_escapes_its_session_and_environment_dies_with_the_match(

@@ -1,0 +1,100 @@
+"""Uploaded bots played by real workers: hostile ones leave the worker healthy, and a
+thousand sandbox starts under two busy workers charge no bot for the platform."""
+
+from __future__ import annotations
+
+import secrets
+import socket
+import time
+from pathlib import Path
+
+import pytest
+import redis
+
+from arena.engine import Ruleset
+from arena.platform import Platform
+from arena.services import Workers
+from arena.settings import Settings
+from arena.store import bots, tournaments
+from arena.store.models import BotKind
+from tests.sandboxing import ATTACKS, attack_bot, host_processes_with, listeners
+from tests.test_workers import assert_recorded_exactly_once, wait_done
+
+pytestmark = [
+    pytest.mark.sandbox,
+    pytest.mark.parametrize("database_url", ["sqlite"], indirect=True),
+]
+
+
+def uploaded_tournament(arena: Platform, folders: dict[str, Path], games: int) -> None:
+    arena.db.transaction(
+        lambda s: [bots.add_bot(s, name, BotKind.PATH, str(path)) for name, path in folders.items()]
+    )
+    arena.db.transaction(
+        lambda s: tournaments.create(
+            s, "t", Ruleset.parse("classic"), list(folders), 4, games, seed="t"
+        )
+    )
+
+
+def plain_bot(tmp_path: Path, name: str) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "bot.py").write_text((ATTACKS / "player.py").read_text())
+    return folder
+
+
+def forfeits(status: dict) -> int:
+    return sum(row["forfeits"] for row in status["leaderboard"])
+
+
+def test_hostile_uploaded_bots_leave_the_worker_healthy(settings: Settings, tmp_path: Path) -> None:
+    client = redis.Redis.from_url(settings.redis_url or "")
+    mark = f"1000.{secrets.randbelow(10**6)}"
+    with listeners((socket.AF_INET, ("127.0.0.1", 0))) as found:
+        port = found[0].address[1]
+        targets = [
+            (int(socket.AF_INET), "127.0.0.1", port),
+            (int(socket.AF_INET), "127.0.0.1", 6379),
+        ]
+        folders = {
+            "network": attack_bot(
+                tmp_path,
+                "network",
+                TARGETS=targets,
+                REDIS_DB=client.connection_pool.connection_kwargs["db"],
+            ),
+            "daemon": attack_bot(tmp_path, "daemon", MARK=mark),
+            "bomb": attack_bot(tmp_path, "fork_bomb"),
+            "plain": plain_bot(tmp_path, "plain"),
+        }
+        arena = Platform(settings)
+        uploaded_tournament(arena, folders, 6)
+        with Workers(settings, 1, settings.data_dir / "logs"):
+            arena.start_tournament("t")
+            status = wait_done(arena, timeout=300)
+        assert found[0].accepted == 0
+    assert status["matches"]["done"] == 6 and status["matches"]["failed"] == 0
+    assert_recorded_exactly_once(arena, 6)
+    assert client.get("arena-attack") is None
+    assert not host_processes_with(mark), "the daemon outlived its matches"
+
+
+@pytest.mark.slow
+def test_a_thousand_sandbox_starts_under_two_workers_charge_no_bot(
+    settings: Settings, tmp_path: Path
+) -> None:
+    folders = {f"plain{i}": plain_bot(tmp_path, f"plain{i}") for i in range(4)}
+    arena = Platform(settings)
+    uploaded_tournament(arena, folders, 250)  # 4 seats each: 1,000 sandbox starts
+    began = time.monotonic()
+    with Workers(settings, 2, settings.data_dir / "logs"):
+        arena.start_tournament("t")
+        status = wait_done(arena, timeout=900)
+    elapsed = time.monotonic() - began
+    assert status["matches"]["done"] == 250, status["matches"]
+    assert status["matches"]["failed"] == 0
+    assert forfeits(status) == 0, status["leaderboard"]
+    logs = "".join(p.read_text() for p in (settings.data_dir / "logs").glob("*.log"))
+    assert "skipping fork() handlers" not in logs
+    print(f"1000 sandbox starts: 250 matches in {elapsed:.1f} s ({250 / elapsed:.2f} matches/s)")
