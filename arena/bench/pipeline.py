@@ -10,7 +10,8 @@ competes). Worker counts are interleaved over repeats and every figure is a medi
 for the scaling: a CPU-bound loop in N processes at once against one (virtual cores
 may share a physical one, or a busy host). With ``--bots inprocess`` the bots run
 inside the workers, so the figure isolates the platform; with ``grpc`` they run as
-endpoints and compete with the workers for the CPU.
+endpoints and compete with the workers for the CPU; with ``uploaded`` they are the
+README's bot uploaded four times, each seat in a sandbox of its own.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ from arena.store.models import BotKind, Match, Tournament, TournamentStatus, now
 from worker import queue as work_queue
 
 BOTS = 4
+BOT_KINDS = ("inprocess", "grpc", "uploaded")
+UPLOADED_BOT = Path(__file__).with_name("uploaded_bot.py")
 
 
 def run(
@@ -49,8 +52,8 @@ def run(
     repeats: int = 5,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    if bots not in ("inprocess", "grpc"):
-        raise ValueError("bots is inprocess or grpc")
+    if bots not in BOT_KINDS:
+        raise ValueError(f"bots is one of {', '.join(BOT_KINDS)}")
     with (
         tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp,
         RedisServer(Path(tmp) / "redis") as redis,
@@ -122,6 +125,8 @@ def _register_bots(arena: Platform, processes: BotProcesses, bots: str) -> list[
         for name in names:
             if bots == "inprocess":
                 bot_store.add_bot(session, name, BotKind.SAMPLE, "random")
+            elif bots == "uploaded":
+                bot_store.add_bot(session, name, BotKind.PATH, str(UPLOADED_BOT))
             else:
                 endpoint = processes.start(command_for(BotSpec("sample", "random")), name)
                 bot_store.add_bot(session, name, BotKind.ENDPOINT, endpoint)

@@ -94,14 +94,16 @@ def pipeline(
     json_: options.JsonFlag = False,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Up to this many workers.")] = 2,
     matches: Annotated[int, typer.Option("--matches", min=1, help="Matches per run.")] = 200,
-    bots: Annotated[str, typer.Option("--bots", help="inprocess or grpc.")] = "inprocess",
+    bots: Annotated[
+        str, typer.Option("--bots", help="inprocess, grpc or uploaded (sandboxed).")
+    ] = "inprocess",
     repeats: Annotated[int, typer.Option("--repeats", min=1, help="Runs per worker count.")] = 5,
 ) -> None:
     """Matches through Redis, workers and the database: rate, overhead, scaling."""
     from arena.bench import pipeline as bench_pipeline
 
-    if bots not in ("inprocess", "grpc"):
-        console.stderr().print("error: --bots is inprocess or grpc")
+    if bots not in bench_pipeline.BOT_KINDS:
+        console.stderr().print(f"error: --bots is one of {', '.join(bench_pipeline.BOT_KINDS)}")
         raise typer.Exit(2)
     with console.stderr().status("benchmarking the pipeline...") as status:
         figures = bench_pipeline.run(
@@ -115,7 +117,7 @@ def pipeline(
         print(json.dumps(figures))
         return
     out.print(
-        f"{matches} matches of 4 random bots ({bots}) per run, SQLite, private Redis; "
+        f"{matches} matches of 4 bots ({bots}) per run, SQLite, private Redis; "
         f"medians of {repeats} runs"
     )
     for count, rate in figures["matches_per_s_by_workers"].items():

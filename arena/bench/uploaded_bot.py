@@ -1,0 +1,25 @@
+"""The README's ``Truthful`` bot, as the pipeline bench uploads it (``--bots uploaded``):
+a file that imports only the SDK, run in a sandbox like any competitor's upload."""
+
+from arena.sdk import BELIEVE, CHALLENGE, Bot, Play, Quartets, serve
+from arena.sdk.helpers import best_lead_rank, truthful_play
+
+
+class Truthful(Bot):
+    name = "truthful"
+
+    def act(self, obs):  # noqa: ANN001, ANN201
+        legal = obs.legal
+        if legal.phase == "quartets":
+            return Quartets(legal.quartets)
+        if legal.challenge and obs.live.count > 2:
+            return CHALLENGE
+        if legal.play:
+            spec = legal.play
+            rank = best_lead_rank(spec, obs.hand) if legal.phase == "lead" else spec.ranks[0]
+            return truthful_play(spec, obs.hand, rank) or Play(obs.hand[:1], rank, 1)
+        return BELIEVE if legal.believe else CHALLENGE
+
+
+if __name__ == "__main__":
+    serve(Truthful)
