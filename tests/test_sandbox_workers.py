@@ -98,3 +98,33 @@ def test_a_thousand_sandbox_starts_under_two_workers_charge_no_bot(
     logs = "".join(p.read_text() for p in (settings.data_dir / "logs").glob("*.log"))
     assert "skipping fork() handlers" not in logs
     print(f"1000 sandbox starts: 250 matches in {elapsed:.1f} s ({250 / elapsed:.2f} matches/s)")
+
+
+def test_a_sandbox_the_platform_cannot_build_gives_the_match_back_without_a_forfeit(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bubblewrap broken on the host (here: a program that exits at once) is the
+    platform's failure: the match goes back to the queue, no bot is charged."""
+    from arena.sandbox import Sandbox, SandboxUnavailable, bwrap
+    from arena.store.models import Match, MatchStatus
+    from tests.test_workers import worker_in_this_process
+
+    monkeypatch.setattr(bwrap, "executable", lambda: "/bin/false")
+    with pytest.raises(SandboxUnavailable, match="before the bot's code ran"):
+        Sandbox(plain_bot(tmp_path, "alone")).__enter__()
+
+    folders = {f"plain{i}": plain_bot(tmp_path, f"plain{i}") for i in range(4)}
+    arena = Platform(settings)
+    uploaded_tournament(arena, folders, 1)
+    [(match_id, _)] = arena.db.transaction(lambda s: tournaments.start(s, "t"))
+    with (
+        worker_in_this_process(settings, monkeypatch) as jobs,
+        pytest.raises(jobs.MatchesFailed, match="SandboxUnavailable"),
+    ):
+        jobs.play_matches([match_id])
+    with arena.db.read() as s:
+        match = s.get(Match, match_id)
+        assert match.status is MatchStatus.QUEUED and match.attempts == 1
+        assert "sandbox" in (match.error or "")
+    status = arena.tournament_status("t")
+    assert forfeits(status) == 0
