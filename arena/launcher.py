@@ -16,7 +16,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -93,44 +92,28 @@ class BotProcesses:
         *,
         env: dict[str, str] | None = None,
         cwd: Path | None = None,
-        clean_env: bool = False,
-        preexec: Callable[[], None] | None = None,
-        output: Path | None = None,
-        output_cap: int = 1024 * 1024,
     ) -> str:
         """Run ``command`` (a bot that prints ``listening on HOST:PORT``); return its endpoint.
 
-        ``clean_env`` starts from ``env`` alone; ``preexec`` runs in the child before exec;
-        ``output`` collects the child's stderr and, up to ``output_cap`` bytes, its stdout.
-        """
-        base = {} if clean_env else {**os.environ, "PYTHONUNBUFFERED": "1"}
-        stderr: IO[str] | int = self._stderr(name)
-        sink = None
-        if output is not None:
-            sink = open(output, "a")  # noqa: SIM115 - closed when the drain ends
-            stderr = sink
+        Only for the user's own bots on their machine: uploaded bots run in
+        :mod:`arena.sandbox`, where nothing the bot prints is trusted."""
         process = subprocess.Popen(
             command,
             stdout=subprocess.PIPE,
-            stderr=stderr,
+            stderr=self._stderr(name),
             text=True,
             cwd=cwd,
             start_new_session=True,
-            env={**base, **(env or {})},
-            preexec_fn=preexec,
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
         )
         self.processes.append(process)
-        endpoint = _wait_listening(process, self.start_timeout, sink)
+        endpoint = _wait_listening(process, self.start_timeout)
         if endpoint is None:
             code = process.poll()
             self.stop(process)
-            if sink is not None:
-                sink.close()
             state = f"exited with code {code}" if code is not None else "did not start in time"
             raise RuntimeError(f"bot {name} {state} (command: {' '.join(command)})")
-        threading.Thread(
-            target=_drain, args=(process.stdout, sink, output_cap), daemon=True
-        ).start()
+        threading.Thread(target=_drain, args=(process.stdout,), daemon=True).start()
         return endpoint
 
     def _stderr(self, name: str) -> IO[str] | int:
@@ -162,11 +145,8 @@ def _signal_group(process: subprocess.Popen[str], signum: int) -> None:
         os.killpg(process.pid, signum)
 
 
-def _wait_listening(
-    process: subprocess.Popen[str], timeout: float, sink: IO[str] | None = None
-) -> str | None:
-    """Read the process's first lines until it says where it listens (copying them to
-    ``sink``, so what a bot prints while it starts is kept)."""
+def _wait_listening(process: subprocess.Popen[str], timeout: float) -> str | None:
+    """Read the process's first lines until it says where it listens."""
     assert process.stdout is not None
     selector = selectors.DefaultSelector()
     selector.register(process.stdout, selectors.EVENT_READ)
@@ -181,25 +161,13 @@ def _wait_listening(
             match = _LISTENING.search(line)
             if match:
                 return match.group(1)
-            if sink is not None:
-                sink.write(line)
-                sink.flush()
         return None
     finally:
         selector.close()
 
 
-def _drain(stream: IO[str] | None, sink: IO[str] | None = None, cap: int = 0) -> None:
-    """Read the child's stdout to the end, keeping at most ``cap`` bytes in ``sink``."""
-    if stream is None:
-        return
-    kept = 0
-    try:
-        for line in stream:
-            if sink is not None and kept < cap:
-                sink.write(line[: cap - kept])
-                sink.flush()
-                kept += len(line)
-    finally:
-        if sink is not None:
-            sink.close()
+def _drain(stream: IO[str] | None) -> None:
+    """Read the child's stdout to the end (a full pipe would block it)."""
+    if stream is not None:
+        for _ in stream:
+            pass

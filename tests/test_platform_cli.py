@@ -84,7 +84,7 @@ def test_arena_up_runs_the_demo_to_the_end_with_a_private_redis(tmp_path: Path) 
     env = environment(Settings(tmp_path, f"sqlite:///{tmp_path / 'arena.db'}", None))
     result = arena("up", "--games", "24", "--workers", "2", "--exit-when-done", env=env)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "Arena is up: 2 workers, Redis at redis://127.0.0.1:" in result.stdout
+    assert "Arena is up: 2 workers, Redis at redis://:***@127.0.0.1:" in result.stdout
     assert "Demo tournament demo complete." in result.stdout
     assert "demo: done, 24/24 matches done" in result.stdout
     assert "Arena stopped." in result.stdout

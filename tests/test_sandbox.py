@@ -11,7 +11,14 @@ import pytest
 from arena import aio
 from arena.engine import Ruleset
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
-from arena.sandbox import Limits, Sandbox, SandboxedSeat, SandboxError
+from arena.sandbox import (
+    UNSANDBOXED_ENV,
+    Limits,
+    Sandbox,
+    SandboxedSeat,
+    SandboxError,
+    availability,
+)
 from sample_bots import HonestBot
 
 BOTS = Path(__file__).parent / "sandbox_bots"
@@ -91,3 +98,19 @@ def test_a_forfeit_names_the_limit_the_bot_broke() -> None:
         log = aio.run(Referee(RULES, seats, seed=3, settings=slow).run())
     forfeit = forfeit_of(log)
     assert forfeit["detail"].startswith("killed at its CPU time limit"), forfeit
+
+
+def test_the_trusted_unsandboxed_setting_runs_bots_with_limits_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(UNSANDBOXED_ENV, "1")
+    availability.cache_clear()
+    try:
+        found = availability()
+        assert found.mode == "unsandboxed" and "UNSANDBOXED" in found.describe()
+        with Sandbox(BOTS / "attacks" / "player.py", limits=TIGHT) as box:
+            assert not box.isolated and box.cgroup is None
+            log = referee(box)
+        assert log["seats"][0]["forfeit"] is None
+    finally:
+        availability.cache_clear()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from arena.settings import Settings
 from tests.test_api import TRUTHFUL
 from tests.test_platform_cli import arena, environment
@@ -66,3 +68,24 @@ def test_submit_refuses_bad_input(settings: Settings, tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     no_bot = arena("bot", "submit", "x", "--path", str(tmp_path / "empty"), env=env)
     assert no_bot.returncode == 2 and "has no bot.py" in no_bot.stderr
+
+
+def test_uploads_are_refused_where_no_sandbox_can_be_built(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena import submission
+    from arena.platform import Platform, PlatformError
+    from arena.sandbox.probe import Availability
+    from arena.store import bots
+    from arena.store.models import BotKind
+
+    unavailable = Availability("unavailable", "no user namespaces", cgroups=False)
+    monkeypatch.setattr(submission, "availability", lambda: unavailable)
+    folder = tmp_path / "truthful"
+    folder.mkdir()
+    (folder / "bot.py").write_text(TRUTHFUL)
+    platform = Platform(settings)
+    with pytest.raises(PlatformError, match="uploaded bots cannot run here: no user namespaces"):
+        submission.submit(platform, "mine", BotKind.PATH, str(folder))
+    with platform.db.read() as session:
+        assert [bot.name for bot in bots.all_bots(session)] == [], "nothing was stored"
