@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: up test lint bench clean browser screenshots
+.PHONY: up test test-fast lint bench clean browser screenshots
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ test: $(STAMP) browser
 	$(BIN)/ruff check arena worker dashboard sample_bots tests
 	$(BIN)/ruff format --check arena worker dashboard sample_bots tests
 	$(BIN)/pytest
+
+# While working: everything but the long runs (marked slow).
+test-fast: $(STAMP)
+	$(BIN)/pytest -m "not slow" -q
 
 bench: $(STAMP)
 	$(BIN)/arena bench engine
