@@ -2,7 +2,8 @@
 
 sleeper: answers after the deadline; raiser: raises in act; cheater: plays cards it does
 not hold; oversized: sends a message over the size limit; exiter: exits mid-match;
-silent: never answers; empty: sends a decision with no action; old: speaks protocol 0.
+silent: never answers; empty: sends a decision with no action; old: speaks protocol 0;
+malformed: answers its first decision with bytes that are no protocol message.
 """
 
 from __future__ import annotations
@@ -101,14 +102,34 @@ BOTS = {
     "exiter": Exiter,
     "silent": Silent,
 }
-RAW = ("empty", "old")
+RAW = ("empty", "old", "malformed")
+MALFORMED = b"\x12\x05\x08"  # a decision field whose length runs past the message
+
+
+async def _malformed(request_iterator, context):  # noqa: ANN001, ANN201
+    """Play's answers as raw bytes: a valid Hello, then bytes that parse as nothing."""
+    async for request in request_iterator:
+        if request.WhichOneof("kind") == "start":
+            yield pb.PlayResponse(hello=pb.Hello(protocol_version=1)).SerializeToString()
+        elif request.WhichOneof("kind") == "decide":
+            yield MALFORMED
 
 
 async def _serve_raw(kind: str, port: int) -> None:
     import grpc
 
     server = grpc.aio.server()
-    player_pb2_grpc.add_PlayerServiceServicer_to_server(RawServicer(kind), server)
+    if kind == "malformed":
+        handler = grpc.stream_stream_rpc_method_handler(
+            _malformed,
+            request_deserializer=pb.PlayRequest.FromString,
+            response_serializer=lambda raw: raw,
+        )
+        server.add_generic_rpc_handlers(
+            [grpc.method_handlers_generic_handler("arena.v1.PlayerService", {"Play": handler})]
+        )
+    else:
+        player_pb2_grpc.add_PlayerServiceServicer_to_server(RawServicer(kind), server)
     bound = server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
     print(f"listening on 127.0.0.1:{bound}", flush=True)

@@ -130,6 +130,12 @@ def test_a_decision_without_an_action_is_a_protocol_violation(hostile) -> None:
     assert_forfeited_last(log, "protocol", "a decision with no action")
 
 
+def test_bytes_that_are_no_message_forfeit_the_sender_and_the_match_finishes(hostile) -> None:
+    log, _ = play(hostile("malformed"))
+    assert seat0_steps(log) == ["forfeit"]
+    assert_forfeited_last(log, "protocol", "malformed message")
+
+
 def test_a_wrong_protocol_version_forfeits_before_the_deal(hostile) -> None:
     log, _ = play(hostile("old"))
     assert log["forfeits"] == [

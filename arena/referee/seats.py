@@ -191,6 +191,11 @@ class Session:
         if response is grpc.aio.EOF:
             self._closed = SeatFailure(FailureKind.PROTOCOL, "the bot closed its stream")
             return None
+        if response is None:  # gRPC could not parse the bytes the bot sent
+            self._closed = SeatFailure(
+                FailureKind.PROTOCOL, "malformed message: not a PlayResponse"
+            )
+            return None
         return response
 
     async def _read_until_closed(self, seconds: float) -> None:
