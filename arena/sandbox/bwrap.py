@@ -96,6 +96,9 @@ def command(
         "--die-with-parent",
         "--new-session",
         "--hostname", "sandbox",
+        # first, so that what is bound below stays visible when it lies under /tmp
+        # (a checkout or a virtual environment there)
+        "--size", str(tmp_bytes), "--tmpfs", str(HOME),
         "--ro-bind", "/usr", "/usr",
     ]  # fmt: skip
     for name in _SYSTEM_DIRS:
@@ -118,7 +121,6 @@ def command(
     args += [
         "--proc", "/proc",
         "--dev", "/dev",
-        "--size", str(tmp_bytes), "--tmpfs", str(HOME),
         "--ro-bind", str(code), str(target),
         "--bind", str(socket_dir), str(SOCKET_DIR),
         "--chdir", str(HOME),
