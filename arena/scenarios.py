@@ -1,4 +1,4 @@
-"""Rule scenarios: the conformance format of ``shared/SCENARIOS.md``.
+"""Rule scenarios: the conformance format of ``docs/scenarios.md``.
 
 A scenario is a ruleset, an explicit deal, actions, and expectations. Loading is
 strict: an unknown key anywhere, a card the deck does not hold (or holds fewer

@@ -1,5 +1,5 @@
 """Hostile bots, each a real gRPC server in its own process: a bot's failure never crashes
-or hangs the referee; each ends in the exact outcome RULES.md "Forfeit" gives."""
+or hangs the referee; each ends in the exact outcome docs/rules.md "Forfeit" gives."""
 
 from __future__ import annotations
 

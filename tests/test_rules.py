@@ -1,4 +1,4 @@
-"""Rulesets: presets as RULES.md tabulates them, overrides, and clear errors for bad input."""
+"""Rulesets: presets as docs/rules.md tabulates them, overrides, and clear errors for bad input."""
 
 from __future__ import annotations
 

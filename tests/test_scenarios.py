@@ -12,13 +12,13 @@ import pytest
 from arena import scenarios
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "scenarios"
 OURS = ROOT / "tests" / "scenarios"
-ALL = sorted(SHARED.glob("*.json")) + sorted(OURS.glob("*.json"))
+PUBLIC = OURS / "public"
+ALL = sorted(OURS.rglob("*.json"))  # ours and, in public/, the public cases
 
 
 def test_the_public_scenarios_are_present() -> None:
-    assert len(list(SHARED.glob("*.json"))) >= 25, f"expected the public scenarios in {SHARED}"
+    assert len(list(PUBLIC.glob("*.json"))) >= 25, f"expected the public scenarios in {PUBLIC}"
     assert len(list(OURS.glob("*.json"))) >= 40
 
 
@@ -35,7 +35,7 @@ def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
 
 
 def test_cli_check_passes_every_scenario_folder() -> None:
-    result = arena("rules", "check", str(SHARED), str(OURS))
+    result = arena("rules", "check", str(OURS))  # folders are read recursively
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert sum(line.startswith("PASS ") for line in lines) == len(ALL)

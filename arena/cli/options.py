@@ -9,7 +9,7 @@ import typer
 Rules = Annotated[str, typer.Option("--rules", help="Preset: classic, pagat or russian.")]
 Overrides = Annotated[
     list[str] | None,
-    typer.Option("--option", help="Rule override key=value, as in RULES.md (repeatable)."),
+    typer.Option("--option", help="Rule override key=value, as in docs/rules.md (repeatable)."),
 ]
 Seed = Annotated[int, typer.Option("--seed", help="Seed of the whole series.")]
 Games = Annotated[int, typer.Option("--games", min=1, help="Games (matches) to play.")]

@@ -1,4 +1,4 @@
-"""The state of one deal and its transitions: the rules of RULES.md, pure and deterministic.
+"""The state of one deal and its transitions: the rules of docs/rules.md, pure and deterministic.
 
 Entry points:
 
@@ -383,7 +383,7 @@ class Deal:
         return None
 
     def _penalise(self, seat: int, reason: str) -> None:
-        """RULES.md "Illegal actions": the offender takes the pile as a caught bluffer."""
+        """docs/rules.md "Illegal actions": the offender takes the pile as a caught bluffer."""
         self.events.append(Illegal(seat, reason))
         if self.phase is QUARTETS:
             self._resume_after_quartets()  # an illegal answer means "discard nothing"

@@ -76,7 +76,7 @@ class Game:
                 raise RulesError(f"card {card!r} is dealt {held} times; the deck holds {copies}")
 
     def shuffled_layout(self, seed: int | str, dealer: int, seats: Sequence[int] | None = None):
-        """Shuffle the deck with ``seed`` and deal it as RULES.md says.
+        """Shuffle the deck with ``seed`` and deal it as docs/rules.md says.
 
         Returns ``(hands, stock, hidden)``; ``seats`` (default: all) are the seats
         dealt to, one card at a time clockwise starting left of the dealer.

@@ -1,6 +1,6 @@
 """A match: ``deals`` deals from one seed, with dealer rotation, losses and the final ranking.
 
-RULES.md "End and ranking": each deal's loser takes one loss; the match ranks by
+docs/rules.md "End and ranking": each deal's loser takes one loss; the match ranks by
 fewer losses, then by the sum of places; equal players share a place. A seat
 that forfeits stays out for the rest of the match and ranks below every other
 (an earlier forfeit lower).

@@ -1,7 +1,7 @@
 """What one seat may know, built by :meth:`arena.engine.deal.Deal.observation`.
 
 The fields are declared once here: an observation holds the seat's own hand and
-public facts only (RULES.md "What a player may know"). It never holds another
+public facts only (docs/rules.md "What a player may know"). It never holds another
 hand, the stock's order, the hidden card, the seed, or an unrevealed card.
 """
 

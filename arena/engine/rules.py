@@ -1,4 +1,4 @@
-"""Rulesets: a preset plus option overrides, validated, as in ``RULES.md``.
+"""Rulesets: a preset plus option overrides, validated, as in ``docs/rules.md``.
 
 Every option is declared once in :data:`OPTIONS` with its parser; presets are
 plain data. A :class:`Ruleset` is immutable and round-trips through
@@ -103,7 +103,7 @@ def _ranks(value: Any) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """Every rule option, by its ``RULES.md`` name (``pass`` is :attr:`allow_pass`)."""
+    """Every rule option, by its ``docs/rules.md`` name (``pass`` is :attr:`allow_pass`)."""
 
     deck: str
     decks: int | str
@@ -130,7 +130,7 @@ class Options:
     max_turns: int
 
 
-#: option name (as in RULES.md) -> (attribute of :class:`Options`, parser)
+#: option name (as in docs/rules.md) -> (attribute of :class:`Options`, parser)
 OPTIONS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "deck": ("deck", _deck),
     "decks": ("decks", _decks),
@@ -228,7 +228,7 @@ class Ruleset:
         return cls.parse(data.get("preset", "classic"), options)
 
     def overrides(self) -> dict[str, Any]:
-        """The options that differ from the preset, by RULES.md name (JSON-ready)."""
+        """The options that differ from the preset, by docs/rules.md name (JSON-ready)."""
         base = PRESETS[self.preset]
         result: dict[str, Any] = {}
         for field in fields(Options):

@@ -2,7 +2,7 @@
 
 A bot's failure is match data, never the referee's crash: a late answer is an
 illegal action and a strike; 3 strikes, the illegal-action limit, a crash, an
-unreachable bot or a protocol violation forfeits the seat (RULES.md "Forfeit").
+unreachable bot or a protocol violation forfeits the seat (docs/rules.md "Forfeit").
 """
 
 from __future__ import annotations
