@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ATTACKS = Path(__file__).parent / "sandbox_bots" / "attacks"
+#: a plain legal player that imports only the SDK: what the attacks are built on
+PLAIN_BOT = ATTACKS / "player.py"
 
 
 def attack_bot(tmp_path: Path, name: str, **values: object) -> Path:

@@ -10,6 +10,7 @@ from arena.settings import Settings
 from arena.store import matches as match_store
 from arena.store.owners import add_owner
 from dashboard.app import create_app
+from tests.sandboxing import PLAIN_BOT
 from tests.test_store import add_samples, match_ids, play
 
 SAMPLES = ["random", "honest", "counter", "bluffer"]
@@ -178,24 +179,8 @@ class Broken(Bot):
         raise ValueError("oops")
 """
 
-TRUTHFUL = """
-from arena.sdk import BELIEVE, CHALLENGE, Bot, Play, Quartets
-from arena.sdk.helpers import best_lead_rank, truthful_play
-
-
-class Truthful(Bot):
-    name = "truthful"
-
-    def act(self, obs):
-        legal = obs.legal
-        if legal.phase == "quartets":
-            return Quartets(legal.quartets)
-        if legal.play:
-            spec = legal.play
-            rank = best_lead_rank(spec, obs.hand) if legal.phase == "lead" else spec.ranks[0]
-            return truthful_play(spec, obs.hand, rank) or Play(obs.hand[:1], rank, 1)
-        return BELIEVE if legal.believe else CHALLENGE
-"""
+#: a plain, truthful legal player (the one the sandbox attacks are built on)
+TRUTHFUL = PLAIN_BOT.read_text()
 
 
 def test_an_uploaded_bot_is_qualified_and_a_broken_version_is_rejected(app_and_token) -> None:

@@ -17,7 +17,7 @@ from arena.services import Workers
 from arena.settings import Settings
 from arena.store import bots, tournaments
 from arena.store.models import BotKind
-from tests.sandboxing import ATTACKS, attack_bot, host_processes_with, listeners
+from tests.sandboxing import PLAIN_BOT, attack_bot, host_processes_with, listeners
 from tests.test_workers import assert_recorded_exactly_once, wait_done
 
 pytestmark = [
@@ -40,7 +40,7 @@ def uploaded_tournament(arena: Platform, folders: dict[str, Path], games: int) -
 def plain_bot(tmp_path: Path, name: str) -> Path:
     folder = tmp_path / name
     folder.mkdir()
-    (folder / "bot.py").write_text((ATTACKS / "player.py").read_text())
+    (folder / "bot.py").write_text(PLAIN_BOT.read_text())
     return folder
 
 
