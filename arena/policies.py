@@ -47,10 +47,6 @@ class RandomLegal:
         ranks = spec.ranks
         rank = ranks[int(rng.random() * len(ranks))] if len(ranks) > 1 else ranks[0]
         count = placed
-        if (
-            not spec.honest
-            and rng.random() < 0.2
-            and (spec.max_count is None or placed < spec.max_count)
-        ):
+        if not spec.honest and rng.random() < 0.2 and placed < spec.max_count:
             count = placed + 1
         return Play(tuple(cards), rank, count)

@@ -189,7 +189,7 @@ def request_from_observation(
             target.ranks.extend(spec.ranks)
             target.max_cards = spec.max_cards
             target.honest = spec.honest
-            target.max_count = spec.max_count or 0
+            target.max_count = spec.max_count
         target.challenge = legal.challenge
         target.believe = legal.believe
         setattr(target, "pass", legal.can_pass)
@@ -213,9 +213,7 @@ def observation_from_request(message: pb.DecisionRequest) -> Observation:
         source = message.legal
         play = None
         if source.play:
-            play = PlaySpec(
-                tuple(source.ranks), source.max_cards, source.honest, source.max_count or None
-            )
+            play = PlaySpec(tuple(source.ranks), source.max_cards, source.honest, source.max_count)
         legal = LegalActions(
             message.seat,
             phase,
@@ -269,7 +267,7 @@ def action_from_decision(message: pb.Decision) -> Action:
         raise ProtocolError("a decision with no action")
     if kind == "play":
         play = message.play
-        return Play.of(tuple(play.cards), play.rank, play.count or None)
+        return Play.of(tuple(play.cards), play.rank, play.count if play.HasField("count") else None)
     if kind == "quartets":
         return Quartets(tuple(message.quartets.ranks))
     return {"challenge": CHALLENGE, "believe": BELIEVE, "pass": PASS}[kind]

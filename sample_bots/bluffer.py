@@ -30,7 +30,7 @@ class BlufferBot(Bot):
         cards = tuple(self.rng.sample(observation.hand, placed))
         rank = self.rng.choice(spec.ranks)
         count = placed
-        if not spec.honest and (spec.max_count is None or placed < spec.max_count):
+        if not spec.honest and placed < spec.max_count:
             count = placed + self.rng.randint(0, 1)
         return Play(cards, rank, count)
 

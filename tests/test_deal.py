@@ -101,3 +101,33 @@ def test_a_late_answer_is_penalised_as_an_illegal_action() -> None:
     deal.time_out(1)
     assert deal.hands[1] == ["8S", "6H", "9D"] and deal.to_act == 2 and deal.turns == 2
     assert deal.events[-2].kind == "illegal" and deal.events[-2].reason == "late answer"
+
+
+def test_a_claimed_count_may_not_exceed_the_cards_in_play() -> None:
+    deal = Deal(game(), [["7C", "9D"], ["8S", "6H"], ["QS", "6C"]], dealer=2)
+    assert deal.cards_in_play() == 6 and deal.legal().play.max_count == 6
+    deal.apply(0, Play.of(["9D"], "7", 7))
+    assert deal.events[-1].kind == "illegal"
+    assert deal.events[-1].reason == "a claimed count above the cards in play"
+    deal.apply(1, Play.of(["8S"], "7", 6))
+    assert deal.events[-1].kind == "played" and deal.events[-1].count == 6
+
+
+def test_a_rules_cap_on_plays_also_caps_the_claimed_count() -> None:
+    deal = Deal(game("pagat"), [["7C", "9D", "8C", "8D"], ["8S", "6H"], ["QS"]], dealer=2)
+    assert deal.legal().play.max_count == 3
+
+
+def test_the_deal_keeps_the_hands_as_dealt_before_fours_are_discarded() -> None:
+    hands = [["7C", "7D", "7H", "7S", "9D"], ["8S", "6H"], ["QS", "6C"]]
+    deal = Deal(game(quartets="always"), hands, dealer=2)
+    assert deal.hands[0] == ["9D"], "the opening four sevens are discarded"
+    assert deal.dealt == tuple(map(tuple, hands))
+
+
+def test_no_round_rank_once_the_deal_is_over() -> None:
+    deal = Deal(game(players=2), [["7C"], ["8S", "6H"]], dealer=1)
+    deal.apply(0, Play.of(["7C"], "7"))
+    deal.apply(1, Play.of(["8S"], "7"))
+    assert deal.over and deal.round_rank is None
+    assert deal.observation(0).round_rank is None

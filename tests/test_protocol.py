@@ -81,3 +81,13 @@ def test_an_empty_decision_is_a_protocol_error() -> None:
 def test_rulesets_round_trip() -> None:
     ruleset = Ruleset.parse("pagat", {"pass": True, "banned_ranks": ["A"]})
     assert protocol.ruleset_from_proto(protocol.ruleset_to_proto(ruleset)) == ruleset
+
+
+def test_an_unset_count_claims_the_cards_placed_and_an_explicit_zero_claims_zero() -> None:
+    unset = pb.Decision(request_id=1, play=pb.PlayCards(cards=["7C", "8D"], rank="7"))
+    zero = pb.Decision(request_id=1, play=pb.PlayCards(cards=["7C", "8D"], rank="7", count=0))
+    assert protocol.action_from_decision(unset).count == 2
+    assert protocol.action_from_decision(zero).count == 0
+    deal = Deal(Game(Ruleset.parse("classic"), 2), [["7C", "8D"], ["9S"]], dealer=1)
+    deal.apply(0, protocol.action_from_decision(zero))
+    assert deal.events[-1].kind == "illegal" and deal.events[-1].reason == "a claimed count of zero"

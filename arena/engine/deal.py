@@ -91,6 +91,8 @@ class Deal:
         self.options = options = game.options
         self.players = game.players
         self.dealer = dealer
+        #: the hands as dealt, before any automatic discard of fours
+        self.dealt = tuple(tuple(hand) for hand in hands)
         self.hands = [list(hand) for hand in hands]
         self._stock = list(reversed(stock or []))  # top of the stock is the last element
         self.hidden = hidden
@@ -123,6 +125,11 @@ class Deal:
     @property
     def over(self) -> bool:
         return self.phase is OVER
+
+    def cards_in_play(self) -> int:
+        """The cards not out of play: in the hands, on the table and in the stock (a claimed
+        count above this is illegal)."""
+        return sum(map(len, self.hands)) + self.pile_count + len(self._stock)
 
     @property
     def stock(self) -> list[str]:
@@ -168,7 +175,9 @@ class Deal:
         hand_size = len(self.hands[seat])
         max_cards = hand_size if cap is None or cap > hand_size else cap
         ranks = self._lead_ranks if phase is LEAD else (self._required_rank(),)
-        play = PlaySpec(ranks, max_cards, self._honest, cap) if max_cards else None
+        in_play = self.cards_in_play()
+        max_count = in_play if cap is None or cap > in_play else cap
+        play = PlaySpec(ranks, max_cards, self._honest, max_count) if max_cards else None
         if phase is RESPOND:
             can_call = self._call_allowed(seat)
             return LegalActions(
@@ -302,6 +311,8 @@ class Deal:
         cap = self.game.max_play
         if cap is not None and (placed > cap or count > cap):
             return f"more than {cap} cards"
+        if count > self.cards_in_play():
+            return "a claimed count above the cards in play"
         if self.phase is LEAD:
             if rank not in self.game.declarable:
                 return f"rank {rank!r} may not be declared"
@@ -605,6 +616,7 @@ class Deal:
     def _finish(self, reason: str) -> None:
         self.phase = OVER
         self.to_act = None
+        self.round_rank = None
         self.end_reason = reason
         self.ranking = self._rank(by_cards=reason == "max_turns" or self.options.end == "first_out")
         self.events.append(DealOver(self.ranking, reason))

@@ -13,13 +13,14 @@ class PlaySpec(NamedTuple):
     """A legal play: 1..``max_cards`` cards from the hand, claiming one of ``ranks``.
 
     With ``honest`` the claimed count must equal the cards placed; otherwise it
-    may be any number from 1 to ``max_count`` (``None``: no upper limit).
+    may be any number from 1 to ``max_count`` (``max_play`` when the rules cap plays,
+    else the cards in play).
     """
 
     ranks: tuple[str, ...]
     max_cards: int
     honest: bool
-    max_count: int | None
+    max_count: int
 
 
 class LegalActions(NamedTuple):
