@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena import ratings
+from arena import ratings, seeds
 from arena.engine import Ruleset
 from arena.engine.match import places
 from arena.referee import GrpcSeat, Referee, RefereeSettings, Seat
@@ -74,19 +74,22 @@ async def run_series(
     seat_factory: SeatFactory,
     ruleset: Ruleset,
     games: int,
-    seed: int | str,
+    key: str,
     settings: RefereeSettings,
     logs: Path | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> list[BotFigures]:
+    """Play ``games`` matches, seats rotating; each match dealt from a seed keyed by ``key``
+    (arena.seeds: no match's deals can be told from another's log without the key)."""
     count = len(names)
     figures = [BotFigures(name) for name in names]
     if logs is not None:
         logs.mkdir(parents=True, exist_ok=True)
-    tables = round_robin(list(range(count)), count, games, seed)
+    tables = round_robin(list(range(count)), count, games, key)
     for game, order in enumerate(tables):  # order: seat -> bot index
         seats = [seat_factory(bot, names[bot]) for bot in order]
-        log = await Referee(ruleset, seats, f"{seed}/{game}", settings).run()
+        seed = seeds.match_seed(key, seeds.game_place(game))
+        log = await Referee(ruleset, seats, seed, settings).run()
         if logs is not None:
             (logs / f"game-{game:05d}.json").write_text(json.dumps(log))
         _record(figures, order, log)
@@ -134,7 +137,7 @@ async def run_grpc_series(
     endpoints: Sequence[str],
     ruleset: Ruleset,
     games: int,
-    seed: int | str,
+    key: str,
     settings: RefereeSettings,
     logs: Path | None = None,
     progress: Callable[[int], None] | None = None,
@@ -143,7 +146,7 @@ async def run_grpc_series(
     pool = SessionPool()
     try:
         return await run_series(
-            names, grpc_seats(endpoints, pool), ruleset, games, seed, settings, logs, progress
+            names, grpc_seats(endpoints, pool), ruleset, games, key, settings, logs, progress
         )
     finally:
         await pool.close()

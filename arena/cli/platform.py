@@ -116,7 +116,13 @@ def tournament_create(
     option: options.Overrides = None,
     table_size: Annotated[int, typer.Option("--table-size", min=2, help="Seats per table.")] = 4,
     games: Annotated[int, typer.Option("--games", min=1, help="Matches to play.")] = 100,
-    seed: Annotated[str | None, typer.Option(help="Seed of the schedule and deals.")] = None,
+    seed: Annotated[
+        str | None,
+        typer.Option(
+            help="Text the secret key of the deals is derived from, to replay the tournament"
+            " (keep it secret: who knows it knows every deal); default: a random key."
+        ),
+    ] = None,
     deadline: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 1.0,
     duplicate: Annotated[bool, typer.Option(help="Play each deal once per seat rotation.")] = False,
     format_: Annotated[
@@ -125,8 +131,16 @@ def tournament_create(
             "--format", help="round_robin, or ladder (plays until stopped; --games tables in play)."
         ),
     ] = "round_robin",
+    reveal_after: Annotated[
+        int,
+        typer.Option(
+            "--reveal-after",
+            min=0,
+            help="Ladders: seconds after a match before its seed and hands are public.",
+        ),
+    ] = 3600,
 ) -> None:
-    """Create a round-robin tournament and schedule its matches."""
+    """Create a tournament and schedule its matches."""
     ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
     names = [bot.strip() for bot in bots.split(",") if bot.strip()]
     settings = RefereeSettings(deadline=deadline)
@@ -143,13 +157,15 @@ def tournament_create(
                 settings,
                 duplicate=duplicate,
                 format=format_,
+                reveal_delay=reveal_after,
             )
         )
     except StoreError as error:
         fail(str(error))
     out.print(
         f"created tournament {name}: {tournament.games} matches of {ruleset}, "
-        f"tables of {table_size} from {len(names)} bots (seed {tournament.seed})",
+        f"tables of {table_size} from {len(names)} bots, dealt from "
+        + ("the key of --seed" if seed is not None else "a random secret key"),
         markup=False,
     )
 

@@ -10,7 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena import aio
+from arena import aio, seeds
 from arena.cli import console, options
 from arena.cli.rules import ruleset_or_exit
 from arena.launcher import BotProcesses, BotSpecError, parse_bot
@@ -28,7 +28,13 @@ def play(
     rules: options.Rules = "classic",
     option: options.Overrides = None,
     games: options.Games = 10,
-    seed: options.Seed = 0,
+    seed: Annotated[
+        str | None,
+        typer.Option(
+            "--seed",
+            help="Text the series' secret key is derived from, to replay it; default: a random key.",
+        ),
+    ] = None,
     deadline: Annotated[
         float, typer.Option("--deadline", min=0.001, help="Seconds per decision.")
     ] = 1.0,
@@ -71,7 +77,7 @@ def play(
                     endpoints,
                     ruleset,
                     games,
-                    seed,
+                    seeds.key_for(seed),
                     settings,
                     logs,
                     progress=lambda done: bar.update(task, completed=done),

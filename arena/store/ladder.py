@@ -17,6 +17,7 @@ from collections import Counter
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from arena import seeds
 from arena.schedule import assign_seats
 from arena.store.db import Database
 from arena.store.models import Entry, Match, MatchStatus, Seat, Tournament, TournamentStatus, now
@@ -63,7 +64,8 @@ def _new_match(session: Session, tournament: Tournament) -> Match:
     )
     last = session.scalar(select(func.max(Match.index)).where(Match.tournament_id == tournament.id))
     index = 0 if last is None else last + 1
-    rng = random.Random(f"{tournament.seed}/ladder/{index}")
+    place = seeds.ladder_place(index)
+    rng = random.Random(seeds.match_seed(tournament.secret_key, f"table/{place}"))
     # count matches scheduled, not only recorded, so tables in play are spread too
     load = {e.bot_version_id: e.games + busy[e.bot_version_id] for e in entries}
     seed = min(entries, key=lambda e: (load[e.bot_version_id], -e.sigma, rng.random()))
@@ -95,7 +97,7 @@ def _new_match(session: Session, tournament: Tournament) -> Match:
     match = Match(
         tournament_id=tournament.id,
         index=index,
-        seed=f"{tournament.seed}/{index}",
+        seed=seeds.match_seed(tournament.secret_key, place),
         status=MatchStatus.QUEUED,
         queued_at=now(),
     )

@@ -130,7 +130,10 @@ class Tournament(Base):
     games: Mapped[int] = mapped_column(Integer)
     #: each deal is played once per seat rotation (deal groups)
     duplicate: Mapped[bool] = mapped_column(Boolean, default=False)
-    seed: Mapped[str] = mapped_column(String(100))
+    #: the secret its match seeds are derived from (arena.seeds); never shown
+    secret_key: Mapped[str] = mapped_column(String(64))
+    #: ladders: seconds after a match before its full log (seed, hands) is public
+    reveal_delay: Mapped[int] = mapped_column(Integer, default=3600)
     settings: Mapped[dict] = mapped_column(JSON)  # referee settings
     status: Mapped[TournamentStatus] = mapped_column(
         _enum(TournamentStatus), default=TournamentStatus.CREATED

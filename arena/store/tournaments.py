@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, joinedload
 
-from arena import ratings, schedule
+from arena import ratings, schedule, seeds
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
 from arena.store.bots import StoreError, active_version, check_name
@@ -37,9 +37,14 @@ def create(
     settings: RefereeSettings | None = None,
     duplicate: bool = False,
     format: str = "round_robin",  # noqa: A002 - the option's name
+    reveal_delay: int = 3600,
 ) -> Tournament:
     """A tournament: round robin (matches scheduled now, not yet started), or a ladder
-    (tables scheduled as it plays, ``games`` of them in play at once)."""
+    (tables scheduled as it plays, ``games`` of them in play at once).
+
+    Its match seeds are keyed hashes of a secret key (arena.seeds): random, or derived
+    from ``seed`` to replay a tournament. A ladder's full match logs become public
+    ``reveal_delay`` seconds after their match."""
     name = check_name(name, "tournament")
     if session.scalar(select(Tournament).where(Tournament.name == name)) is not None:
         raise StoreError(f"a tournament named {name!r} exists already")
@@ -51,8 +56,10 @@ def create(
         Game(ruleset, table_size)
     except RulesError as error:
         raise StoreError(f"table size {table_size}: {error}") from None
+    if reveal_delay < 0:
+        raise StoreError("the reveal delay is a number of seconds, 0 or more")
     versions = [active_version(session, bot) for bot in bot_names]
-    tournament_seed = seed or uuid.uuid4().hex[:12]
+    key = seeds.key_for(seed)
     ids = [v.id for v in versions]
     try:
         if format not in ("round_robin", "ladder"):
@@ -63,15 +70,13 @@ def create(
             plan = []  # a ladder schedules as it goes (arena.store.ladder)
         elif duplicate:
             plan = [
-                (group, table, f"{tournament_seed}/g{group}")
-                for group, table in schedule.duplicate(ids, table_size, games, name)
+                (group, table, seeds.match_seed(key, seeds.group_place(group)))
+                for group, table in schedule.duplicate(ids, table_size, games, key)
             ]
         else:
             plan = [
-                (None, table, f"{tournament_seed}/{index}")
-                for index, table in enumerate(
-                    schedule.round_robin(ids, table_size, games, seed or name)
-                )
+                (None, table, seeds.match_seed(key, seeds.round_robin_place(index)))
+                for index, table in enumerate(schedule.round_robin(ids, table_size, games, key))
             ]
     except ValueError as error:
         raise StoreError(str(error)) from None
@@ -81,7 +86,8 @@ def create(
         table_size=table_size,
         games=len(plan) if format != "ladder" else games,
         format=format,
-        seed=tournament_seed,
+        secret_key=key,
+        reveal_delay=reveal_delay,
         duplicate=duplicate,
         settings=asdict(settings or RefereeSettings()),
     )
