@@ -32,7 +32,8 @@ def play(
         str | None,
         typer.Option(
             "--seed",
-            help="Text the series' secret key is derived from, to replay it; default: a random key.",
+            help="Text the series' secret key is derived from, to replay it;"
+            " default: a random key.",
         ),
     ] = None,
     deadline: Annotated[
