@@ -113,7 +113,7 @@ def test_a_bot_that_plays_cards_it_does_not_hold_reaches_the_illegal_limit(hosti
 def test_an_oversized_message_is_a_protocol_violation(hostile) -> None:
     log, elapsed = play(hostile("oversized"))
     assert seat0_steps(log) == ["forfeit"]
-    assert_forfeited_last(log, "protocol", "oversized message")
+    assert_forfeited_last(log, "protocol", "a message over 65536 bytes")
     assert elapsed < 10
 
 

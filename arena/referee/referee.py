@@ -21,6 +21,7 @@ from arena.engine import Deal, Game, Ruleset
 from arena.engine.events import Illegal, event_to_dict
 from arena.engine.match import Match
 from arena.referee.seats import FailureKind, Seat, SeatFailure, SeatTimeout
+from arena.referee.views import seat_view
 from arena.v1 import player_pb2 as pb
 
 LOG_FORMAT = "arena.match-log/1"
@@ -42,9 +43,10 @@ class RefereeSettings:
 
 @dataclass
 class SeatStats:
+    #: the platform's name for the seat (a registered bot and version)
     name: str
-    version: str = ""
-    endpoint: str = ""
+    #: what the bot said of itself in its Hello (name, version): detail only
+    hello: dict[str, str] | None = None
     strikes: int = 0
     illegal: int = 0
     latencies_ms: list[float] = field(default_factory=list)
@@ -105,9 +107,7 @@ class Referee:
             stats = self.stats[index]
             hello = getattr(seat, "hello", None)
             if hello is not None:
-                stats.version = hello.version
-                stats.name = hello.name or stats.name
-            stats.endpoint = getattr(seat, "endpoint", "")
+                stats.hello = {"name": hello.name[:100], "version": hello.version[:100]}
             if isinstance(result, SeatFailure):
                 self._forfeit(index, result.kind, result.detail, deal=None)
             elif isinstance(result, BaseException):
@@ -130,7 +130,7 @@ class Referee:
             "index": len(self.match.results),
             "seed": self.match.deal_seed(len(self.match.results)),
             "dealer": deal.dealer,
-            "hands": [list(hand) for hand in deal.hands],
+            "hands": [list(hand) for hand in deal.dealt],
             "stock": deal.stock,
             "hidden": deal.hidden,
             "opening_events": [event_to_dict(e) for e in deal.events],
@@ -264,23 +264,20 @@ class Referee:
             self.match.forfeit(seat)
 
     async def _end_seats(self, log: dict[str, Any]) -> None:
-        """Tell every seat the result; the full log goes to the bots that asked for it."""
+        """Tell every seat the result; the bots that asked get their own view of the match
+        (never the seed or another seat's hidden cards: arena.referee.views)."""
         ranking = protocol.ranking_to_proto(
             tuple(tuple(group) for group in log["result"]["ranking"])
         )
-        text = ""
         ends = []
         for index, seat in enumerate(self.seats):
             forfeit = self.stats[index].forfeit
             reason = f"{forfeit['kind']}: {forfeit['detail']}" if forfeit else ""
             hello = getattr(seat, "hello", None)
-            if hello is not None and hello.want_log and not text:
-                text = json.dumps(log)
-            wants = hello is not None and hello.want_log
-            end = pb.MatchEnd(
-                ranking=ranking, forfeit_reason=reason, log_json=text if wants else ""
+            view = json.dumps(seat_view(log, index)) if hello is not None and hello.want_log else ""
+            ends.append(
+                seat.end(pb.MatchEnd(ranking=ranking, forfeit_reason=reason, log_json=view))
             )
-            ends.append(seat.end(end))
         await asyncio.gather(*ends, return_exceptions=True)
 
     # ------------------------------------------------------------------ the log
@@ -317,8 +314,7 @@ class Referee:
         return {
             "seat": index,
             "name": stats.name,
-            "version": stats.version,
-            "endpoint": stats.endpoint,
+            "hello": stats.hello,
             "decisions": len(latencies),
             "strikes": stats.strikes,
             "illegal": stats.illegal,

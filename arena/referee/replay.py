@@ -14,6 +14,7 @@ from arena.engine import Game, Ruleset, action_from_dict
 from arena.engine.events import event_to_dict
 from arena.engine.match import Match
 from arena.referee.referee import LOG_FORMAT
+from arena.referee.views import is_view
 
 
 @dataclass
@@ -31,6 +32,8 @@ class ReplayReport:
 def replay(log: dict[str, Any]) -> ReplayReport:
     if log.get("format") != LOG_FORMAT:
         raise ValueError(f"not an Arena match log (format {log.get('format')!r})")
+    if is_view(log):
+        raise ValueError(f"a {log['view']} view of a match keeps its cards secret: no replay")
     game = Game(Ruleset.from_dict(log["ruleset"]), log["players"])
     match = Match(game, log["seed"], log["dealer"])
     report = ReplayReport()
@@ -45,7 +48,7 @@ def replay(log: dict[str, Any]) -> ReplayReport:
         deal = match.next_deal()
         report.deals += 1
         layout = {
-            "hands": [list(h) for h in deal.hands],
+            "hands": [list(h) for h in deal.dealt],
             "stock": deal.stock,
             "hidden": deal.hidden,
         }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import time
 from enum import StrEnum
 from typing import Protocol
@@ -92,11 +93,18 @@ def open_channel(endpoint: str, max_message: int = protocol.MAX_MESSAGE_BYTES) -
     return grpc.aio.insecure_channel(endpoint, options=options)
 
 
+#: messages that answer no open request a bot may send in one match before it forfeits
+MAX_STRAY = 100
+
+
 class Session:
     """One Play stream to a bot.
 
-    A stream may carry several matches in sequence (MatchStart ... MatchEnd, again);
-    request ids grow across them, so a late answer from an earlier match is ignored.
+    A stream may carry several matches in sequence (MatchStart ... MatchEnd, again).
+    Only the answer to the open request is taken: a Hello after a MatchStart, or the
+    Decision naming the open request's id, which is random (an answer cannot be sent
+    before its request). Everything else a bot sends that parses (late answers, second
+    answers, answers to nothing) is skipped, up to ``MAX_STRAY`` a match.
     A read is started once a request is written and is never cancelled on a deadline
     (cancelling a read cancels the whole stream): a late answer is picked up, and
     skipped, by the next read. Keeping a read in flight while writing instead (a
@@ -107,7 +115,9 @@ class Session:
         self.endpoint = endpoint
         self.channel = channel
         self.failed = False
+        #: the open decision request's id; 0 when none is open
         self.request_id = 0
+        self.stray = 0
         self._call: grpc.aio.StreamStreamCall | None = None
         self._reading: asyncio.Task[pb.PlayResponse | None] | None = None
         self._closed: SeatFailure | None = None  # why the stream ended, once it has
@@ -144,22 +154,34 @@ class Session:
             self.failed = True
             raise await self._failure_after_write(error) from None
 
+    def open_request(self) -> int:
+        """A new decision request's id: random, never 0 (an unset id)."""
+        self.request_id = secrets.randbits(64) or 1
+        return self.request_id
+
     async def receive(self, allowed: float, expected: str) -> pb.PlayResponse | None:
-        """The next answer of kind ``expected`` to the current request; None when time is up."""
+        """The answer of kind ``expected`` to the open request; None when time is up.
+
+        Either way the request is closed: a later answer to it is skipped."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + allowed
-        while True:
-            item = await self._next(deadline - loop.time())
-            if item is None:
-                return None
-            kind = item.WhichOneof("kind")
-            if kind == "decision" and item.decision.request_id != self.request_id:
-                continue  # a late answer to an earlier request
-            if kind != expected:
-                raise self.fail(
-                    FailureKind.PROTOCOL, f"sent {kind or 'an empty message'}, expected {expected}"
-                )
-            return item
+        try:
+            while True:
+                item = await self._next(deadline - loop.time())
+                if item is None or self._answers(item, expected):
+                    return item
+                self.stray += 1
+                if self.stray > MAX_STRAY:
+                    detail = f"more than {MAX_STRAY} messages that answer no open request"
+                    raise self.fail(FailureKind.PROTOCOL, detail)
+        finally:
+            self.request_id = 0
+
+    def _answers(self, item: pb.PlayResponse, expected: str) -> bool:
+        kind = item.WhichOneof("kind")
+        if kind != expected:
+            return False
+        return kind != "decision" or item.decision.request_id == self.request_id
 
     async def _next(self, seconds: float) -> pb.PlayResponse | None:
         """The bot's next message, or None after ``seconds``; raises once the stream ended."""
@@ -189,7 +211,7 @@ class Session:
             self._closed = SeatFailure(FailureKind.CRASHED, "the stream was cancelled")
             return None
         if response is grpc.aio.EOF:
-            self._closed = SeatFailure(FailureKind.PROTOCOL, "the bot closed its stream")
+            self._closed = SeatFailure(FailureKind.CRASHED, "the bot closed its stream")
             return None
         if response is None:  # gRPC could not parse the bytes the bot sent
             self._closed = SeatFailure(
@@ -287,6 +309,7 @@ class GrpcSeat:
         session = self._session
         if not session.opened:
             await session.open(timeout)
+        session.stray = 0
         await session.send(pb.PlayRequest(start=start))
         hello = await session.receive(timeout, "hello")
         if hello is None:
@@ -300,8 +323,8 @@ class GrpcSeat:
     async def decide(self, observation: Observation, deal: int, allowed: float) -> Action:
         session = self._session
         assert session is not None
-        session.request_id += 1
-        request = protocol.request_from_observation(observation, session.request_id, deal, allowed)
+        request_id = session.open_request()
+        request = protocol.request_from_observation(observation, request_id, deal, allowed)
         await session.send(pb.PlayRequest(decide=request))
         response = await session.receive(allowed, "decision")
         if response is None:
@@ -331,13 +354,28 @@ class GrpcSeat:
         await session.channel.close(grace=None)
 
 
+#: how gRPC's client words a message over its receive limit (its own status, not the bot's)
+_OVERSIZED = "CLIENT: Received message larger than max"
+
+
 def _classify(error: grpc.aio.AioRpcError) -> SeatFailure:
+    """Why a stream ended, in the platform's words: the bot's own status text is only
+    quoted as detail, never taken for the reason."""
     code = error.code()
-    details = error.details()
-    if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
-        return SeatFailure(FailureKind.PROTOCOL, f"oversized message: {details}")
+    details = error.details() or ""
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED and details.startswith(
+        f"Stream removed ({_OVERSIZED}"
+    ):
+        limit = protocol.MAX_MESSAGE_BYTES
+        return SeatFailure(FailureKind.PROTOCOL, f"a message over {limit} bytes")
     if code == grpc.StatusCode.UNAVAILABLE:
-        return SeatFailure(FailureKind.CRASHED, f"the bot went away: {details}")
-    if code == grpc.StatusCode.INTERNAL:
-        return SeatFailure(FailureKind.PROTOCOL, f"malformed message: {details}")
-    return SeatFailure(FailureKind.CRASHED, f"the bot's stream failed: {code.name}: {details}")
+        return SeatFailure(FailureKind.CRASHED, f"the bot went away ({quoted(details)})")
+    return SeatFailure(
+        FailureKind.CRASHED, f"the bot ended its stream with status {code.name} ({quoted(details)})"
+    )
+
+
+def quoted(text: str, limit: int = 200) -> str:
+    """A bot's text as a quoted, escaped, bounded string for a reason the platform writes."""
+    shown = repr(text[:limit])
+    return shown + (f" and {len(text) - limit} more characters" if len(text) > limit else "")
