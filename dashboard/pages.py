@@ -91,11 +91,14 @@ def match_page(
 ) -> HTMLResponse:
     try:
         match = queries.match(session, match_id)
-        log = queries.match_log(session, match_id) if match["status"] == "done" else None
+        log, shown = (
+            queries.match_log(session, match_id) if match["status"] == "done" else (None, None)
+        )
     except StoreError as error:
         raise _not_found(error) from None
     names = [f"{s['bot']} v{s['version']}" for s in match["seats"]]
-    return render("match.html", match=match, names=names, frames=frames(log) if log else [])
+    replay = frames(log, reveal=shown.public) if log and shown else []
+    return render("match.html", match=match, names=names, frames=replay, disclosure=shown)
 
 
 @router.get("/workers", response_class=HTMLResponse)

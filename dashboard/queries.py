@@ -9,8 +9,10 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
+from arena.referee.views import public_view
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
+from arena.store.disclosure import Disclosure, disclosure
 from arena.store.models import (
     Bot,
     BotVersion,
@@ -230,11 +232,23 @@ def match(session: Session, match_id: int) -> dict[str, Any]:
     return _match_row(found, name)
 
 
-def match_log(session: Session, match_id: int) -> dict[str, Any]:
+def match_log(session: Session, match_id: int) -> tuple[dict[str, Any], Disclosure]:
+    """The full log, for the server's own use, and whether it may be shown whole."""
+    found = session.get(Match, match_id)
     blob = session.scalar(select(MatchLog.data).where(MatchLog.match_id == match_id))
-    if blob is None:
+    if found is None or blob is None:
         raise StoreError(f"match {match_id} has no log (not played yet?)")
-    return json.loads(zlib.decompress(blob))
+    tournament = session.get(Tournament, found.tournament_id)
+    assert tournament is not None
+    return json.loads(zlib.decompress(blob)), disclosure(session, found, tournament)
+
+
+def public_log(session: Session, match_id: int) -> dict[str, Any]:
+    """What anyone may read of a match's log now: the full log once its seed and hands
+    are public (arena.store.disclosure), else its public view (arena.referee.views)."""
+    log, shown = match_log(session, match_id)
+    readable = log if shown.public else public_view(log)
+    return {**readable, "disclosure": shown.reason}
 
 
 def counts(session: Session) -> dict[str, int]:

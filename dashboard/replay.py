@@ -1,5 +1,8 @@
 """Replay frames for the match page: the engine re-applies the log's steps and each
-frame is the table after one step (every hand, the pile, the claim, what happened)."""
+frame is the table after one step (every hand, the pile, the claim, what happened).
+
+Until the log is public (arena.store.disclosure) the frames keep every card face down
+that the table did not see: hands show only their sizes, plays only their claims."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from arena.engine.events import event_from_dict
 from arena.engine.match import Match
 
 
-def frames(log: dict[str, Any]) -> list[dict[str, Any]]:
+def frames(log: dict[str, Any], reveal: bool = True) -> list[dict[str, Any]]:
     game = Game(Ruleset.from_dict(log["ruleset"]), log["players"])
     names = [f"{seat['name']}" for seat in log["seats"]]
     match = Match(game, log["seed"], log["dealer"])
@@ -35,7 +38,7 @@ def frames(log: dict[str, Any]) -> list[dict[str, Any]]:
             if step["kind"] == "act":
                 action = action_from_dict(step["action"])
                 deal.apply(seat, action)
-                title = f"{names[seat]}: {action}"
+                title = f"{names[seat]}: {action if reveal else public_title(action)}"
             elif step["kind"] == "timeout":
                 deal.time_out(seat)
                 title = f"{names[seat]}: no answer in time"
@@ -53,7 +56,17 @@ def frames(log: dict[str, Any]) -> list[dict[str, Any]]:
                 )
             )
         match.record(deal)
+    if not reveal:
+        for frame in result:
+            frame["hands"] = [[None] * len(hand) for hand in frame["hands"]]
     return result
+
+
+def public_title(action: Any) -> str:
+    """An action as the table saw it: a play's cards face down."""
+    if action.kind != "play":
+        return str(action)
+    return f"places {len(action.cards)} claiming {action.count} x {action.rank}"
 
 
 def _frame(

@@ -26,7 +26,7 @@
       row.className = "hand" + (seat === f.to_act ? " to-act" : "") + (f.active[seat] ? "" : " out");
       row.dataset.seat = seat;
       row.appendChild(text("span", names[seat] + " (" + hand.length + ")", "who"));
-      hand.forEach(function (card) { row.appendChild(text("span", card, "card")); });
+      hand.forEach(function (card) { row.appendChild(text("span", card || "?", card ? "card" : "card back")); });
       return row;
     }));
   }

@@ -47,14 +47,15 @@ def get_match(match_id: MatchId, session: SessionDep) -> dict:
     responses={
         **NOT_FOUND,
         200: {
-            "description": "The match log (docs/match-log.md)",
+            "description": "The match log (docs/match-log.md): the full log once its seed"
+            " and hands are public, its public view until then",
             "content": {"application/json": {"schema": {"type": "object"}}},
         },
     },
 )
 def get_log(match_id: MatchId, session: SessionDep) -> JSONResponse:
     try:
-        log = queries.match_log(session, match_id)
+        log = queries.public_log(session, match_id)
     except StoreError as error:
         raise HTTPException(status.HTTP_404_NOT_FOUND, str(error)) from None
     return JSONResponse(

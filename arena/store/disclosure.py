@@ -1,0 +1,65 @@
+"""When a match's full log (its seed and every hand) becomes public.
+
+Until then readers get a view without them (arena.referee.views); the rules are
+in docs/match-log.md "When a log becomes public":
+
+- every match's once its tournament is over;
+- a duplicate match's once every rotation of its deal group is finished (the
+  rotations share the deal, so an earlier one's hands would give the later ones away);
+- a ladder match's ``reveal_delay`` seconds after it finished;
+- otherwise (round robin) at the end of the tournament.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from arena.store.models import Match, MatchStatus, Tournament, TournamentStatus, now
+
+#: a match in one of these is played (or never will be): its deal is no longer in play
+FINISHED = (MatchStatus.DONE, MatchStatus.FAILED, MatchStatus.STALE)
+
+
+@dataclass(frozen=True)
+class Disclosure:
+    public: bool
+    #: why the full log is public, or when it will be
+    reason: str
+
+
+def disclosure(
+    session: Session, match: Match, tournament: Tournament, moment: datetime | None = None
+) -> Disclosure:
+    if match.status is not MatchStatus.DONE:
+        return Disclosure(False, "the match is not played")
+    if tournament.status is TournamentStatus.DONE:
+        return Disclosure(True, "the tournament is over")
+    if tournament.format == "ladder":
+        due = _aware(match.finished_at) + timedelta(seconds=tournament.reveal_delay)
+        if (moment or now()) >= due:
+            return Disclosure(True, f"it finished over {tournament.reveal_delay} s ago")
+        return Disclosure(False, f"public from {due.isoformat(timespec='seconds')}")
+    if match.deal_group is not None:
+        unfinished = session.scalar(
+            select(func.count())
+            .select_from(Match)
+            .where(
+                Match.tournament_id == match.tournament_id,
+                Match.deal_group == match.deal_group,
+                Match.status.not_in(FINISHED),
+            )
+        )
+        if not unfinished:
+            return Disclosure(True, "every rotation of its deal group is played")
+        return Disclosure(False, "public once every rotation of its deal group is played")
+    return Disclosure(False, "public when the tournament is over")
+
+
+def _aware(moment: datetime | None) -> datetime:
+    """SQLite gives back naive datetimes; they were written in UTC."""
+    assert moment is not None, "a played match has its finishing time"
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
