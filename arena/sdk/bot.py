@@ -27,22 +27,24 @@ class MatchResult:
     ranking: tuple[tuple[int, ...], ...]
     #: why this seat forfeited, or "" when it did not
     forfeit_reason: str
-    #: the full match log as JSON text: only for a bot with ``wants_log``
+    #: this seat's view of the match as JSON text (docs/match-log.md "Views"): only for a
+    #: bot with ``wants_log``
     log_json: str = ""
 
     @cached_property
     def log(self) -> dict[str, Any]:
-        """The full match log (every hand included), parsed on first use."""
+        """This seat's view of the match: its own hands and actions, the public events,
+        the cards shown to all; never the seed or another seat's hidden cards."""
         return json.loads(self.log_json) if self.log_json else {}
 
 
 class Bot:
     """Subclass and implement :meth:`act`. A new instance plays each match."""
 
-    #: shown on the leaderboard
+    #: sent in Hello and kept in the log as detail (pages show the registered name)
     name: str = "bot"
     version: str = "1"
-    #: ask for the full match log at the end of each match (see MatchResult.log)
+    #: ask for this seat's view of the match at the end of each match (MatchResult.log)
     wants_log: bool = False
 
     def on_match_start(self, match: MatchInfo) -> None:  # noqa: B027 - optional hook

@@ -17,7 +17,7 @@ from arena.v1 import player_pb2 as pb
 from arena.v1 import player_pb2_grpc
 
 BotFactory = Callable[[], Bot]
-#: The referee's MatchEnd carries the full log; accept it whole.
+#: The referee's MatchEnd carries the seat's view of the match; accept it whole.
 MAX_RECEIVE_BYTES = 64 * 1024 * 1024
 
 
