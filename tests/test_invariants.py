@@ -21,6 +21,10 @@ from tests.support import Recorder, random_game, replay, table_cards
 def check_state(deal: Deal, dealt: Counter[str]) -> None:
     assert table_cards(deal) == dealt, "cards are conserved"
     assert deal.pile_count == len(deal.pile_cards())
+    in_hands = sum(map(len, deal.hands))
+    assert deal.cards_in_play() == in_hands + deal.pile_count + len(deal.stock)
+    if deal.over:
+        assert deal.round_rank is None
     assert all(not deal.active[s] for s in deal.exits + deal.forfeits)
     if deal.over:
         assert deal.to_act is None and deal.phase is Phase.OVER

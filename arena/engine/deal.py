@@ -95,6 +95,8 @@ class Deal:
         self.dealt = tuple(tuple(hand) for hand in hands)
         self.hands = [list(hand) for hand in hands]
         self._stock = list(reversed(stock or []))  # top of the stock is the last element
+        #: every card leaves play through the discard
+        self._in_play_at_deal = sum(map(len, hands)) + len(self._stock)
         self.hidden = hidden
         self.pile: list[Group] = []
         self.pile_count = 0
@@ -129,7 +131,7 @@ class Deal:
     def cards_in_play(self) -> int:
         """The cards not out of play: in the hands, on the table and in the stock (a claimed
         count above this is illegal)."""
-        return sum(map(len, self.hands)) + self.pile_count + len(self._stock)
+        return self._in_play_at_deal - len(self.discard)
 
     @property
     def stock(self) -> list[str]:
