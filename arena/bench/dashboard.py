@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy import insert, select
 
-from arena import ratings
+from arena import ratings, seeds
 from arena.engine import Ruleset
 from arena.referee import LocalSeat, play_match
 from arena.settings import Settings
@@ -123,7 +123,7 @@ def _seed(db, bots: int, matches: int, logs: int) -> list[int]:  # noqa: ANN001
                 format="round_robin",
                 table_size=4,
                 games=matches,
-                seed="bench",
+                secret_key=seeds.key_from_seed("bench"),
                 settings={},
                 status=TournamentStatus.DONE,
                 completed=matches,
