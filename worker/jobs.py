@@ -1,32 +1,31 @@
 """The job a worker runs: play a few matches and record each once.
 
-Channels to bots are created inside the job (in the referee's event loop), never
-inherited from a parent process: a gRPC channel does not survive fork. Workers run
-jobs in their own process (rq's SimpleWorker), which also saves the fork per job.
+The matches are played on the worker's runtime (``worker.runtime``: an event loop in
+a thread of the worker's own process, which keeps streams to bots and warm sandboxes
+across jobs and plays several matches at once); recording stays on the job's thread.
+Channels to bots are created in that loop, never inherited from a parent process (a
+gRPC channel does not survive fork): workers run jobs in their own process (rq's
+SimpleWorker), which also saves the fork per job.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import os
 import socket
 import threading
 import time
-from contextlib import ExitStack
 from functools import lru_cache
 
 from rq import Queue
 
-from arena import aio
-from arena.engine import Ruleset
-from arena.referee import Referee, RefereeSettings
 from arena.settings import Settings
 from arena.store import ladder, matches
 from arena.store.db import Database
-from arena.store.models import now
 from arena.store.schema import upgrade
 from worker import queue as work_queue
-from worker.seats import seats_for
+from worker.runtime import Runtime, concurrency_from_env
 
 log = logging.getLogger(__name__)
 HEARTBEAT_SECONDS = 5
@@ -45,10 +44,19 @@ def database() -> Database:
     return db
 
 
+@lru_cache(maxsize=1)
+def runtime() -> Runtime:
+    """The worker's runtime, started on first use."""
+    return Runtime(hidden=[settings().data_dir], concurrency=concurrency_from_env())
+
+
 def reset() -> None:
-    """Forget the settings, the database and the queue: read them again from the
-    environment on next use (a process that changes its environment, such as a test)."""
-    for cached in (settings, database, _queue):
+    """Stop the runtime and forget the settings, the database and the queue: read them
+    again from the environment on next use (a process that changes its environment,
+    such as a test)."""
+    if runtime.cache_info().currsize:
+        runtime().close()
+    for cached in (settings, database, _queue, runtime):
         cached.cache_clear()
 
 
@@ -72,9 +80,9 @@ def play_matches(match_ids: list[int]) -> str:
     plans = matches.claim_all(db, match_ids, worker_name())
     with _Heartbeat(db, plans) as heartbeat:
         job = _Job(db, heartbeat)
-        for plan in plans:
-            job.play(plan)
+        job.play_all(plans)
         job.flush()
+    runtime().submit(runtime().tidy())
     skipped = len(match_ids) - len(plans)
     if skipped:
         job.outcomes["skipped: not queued (done, failed, stale, or taken)"] = skipped
@@ -97,33 +105,26 @@ class _Job:
         self.outcomes: dict[str, int] = {}
         self.failures: list[str] = []
 
-    def play(self, plan: matches.MatchPlan) -> None:
-        """Play one claimed match and keep its result for the next flush (due once the
-        oldest kept result is ``FLUSH_SECONDS`` old); on failure give it back."""
-        try:
-            with ExitStack() as stack:
-                ruleset = Ruleset.from_dict(plan.rules)
-                hidden = [settings().data_dir]
-                seats = seats_for(plan.seats, ruleset, plan.seed, stack, hidden)
-                referee = Referee(
-                    ruleset,
-                    seats,
-                    plan.seed,
-                    RefereeSettings(**plan.settings),
-                    match_id=str(plan.match_id),
-                )
-                started_at = now()
-                began = time.perf_counter()
-                match_log = aio.run(referee.run())
-                referee_ms = (time.perf_counter() - began) * 1000
-        except Exception as error:  # infrastructure: the bots' failures never reach here
-            self._give_back([plan], error)
-            return
-        if not self.pending:
-            self.oldest = time.monotonic()
-        self.pending.append(matches.PlayedMatch(plan, match_log, referee_ms, started_at))
-        if time.monotonic() - self.oldest >= FLUSH_SECONDS:
-            self.flush()
+    def play_all(self, plans: list[matches.MatchPlan]) -> None:
+        """Play the claimed matches on the runtime (several at once) and keep each result
+        for the next flush (due once the oldest kept result is ``FLUSH_SECONDS`` old);
+        give back a match whose play failed."""
+        arena = runtime()
+        playing = {arena.submit(arena.play(plan)): plan for plan in plans}
+        for future in concurrent.futures.as_completed(playing):
+            plan = playing[future]
+            try:
+                played = future.result()
+            except Exception as error:  # infrastructure: the bots' failures never reach here
+                self._give_back([plan], error)
+                continue
+            if not self.pending:
+                self.oldest = time.monotonic()
+            self.pending.append(
+                matches.PlayedMatch(plan, played.log, played.referee_ms, played.started_at)
+            )
+            if time.monotonic() - self.oldest >= FLUSH_SECONDS:
+                self.flush()
 
     def flush(self) -> None:
         """Record the pending results in one transaction, then top up their ladders."""

@@ -109,3 +109,4 @@ def run(burst: bool = False, reconcile: bool = True) -> None:
     finally:
         if reconciler is not None:
             reconciler.stopped.set()
+        jobs.reset()  # stops the warm sandboxes and closes the streams to bots

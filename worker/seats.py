@@ -11,7 +11,7 @@ from pathlib import Path
 
 from arena.engine import Ruleset
 from arena.referee import GrpcSeat, LocalSeat, Seat
-from arena.referee.seats import FailureKind, SeatFailure
+from arena.referee.seats import FailureKind, SeatFailure, SessionPool
 from arena.sandbox import (
     Sandbox,
     SandboxedSeat,
@@ -21,6 +21,7 @@ from arena.sandbox import (
 )
 from arena.store.matches import SeatPlan
 from sample_bots import SAMPLES
+from worker.warm import Warm, WarmSandboxes
 
 
 def seats_for(
@@ -46,6 +47,44 @@ def seats_for(
                 continue
             seats.append(SandboxedSeat(box, plan.name))
     return seats
+
+
+async def warm_seats(
+    plans: list[SeatPlan],
+    ruleset: Ruleset,
+    seed: str,
+    pool: SessionPool,
+    sandboxes: WarmSandboxes,
+) -> tuple[list[Seat], dict[int, Warm]]:
+    """The seats of a match in a worker's runtime: streams to endpoints come from ``pool``
+    and outlive the match; uploaded bots run in warm sandboxes (``leases``, by seat, go
+    back to ``sandboxes`` after the match)."""
+    players = len(plans)
+    seats: list[Seat] = []
+    leases: dict[int, Warm] = {}
+    try:
+        for index, plan in enumerate(plans):
+            if plan.kind == "sample":
+                bot = SAMPLES[plan.target](ruleset=ruleset, players=players, seed=f"{seed}/{index}")
+                seats.append(LocalSeat(bot, plan.name))
+            elif plan.kind == "endpoint":
+                seats.append(GrpcSeat(plan.target, plan.name, pool=pool))
+            else:
+                where = availability()
+                if not where.runs_uploaded_bots:  # the platform's failure: the match goes back
+                    raise SandboxUnavailable(where.describe())
+                try:
+                    warm = await sandboxes.lease(f"v{plan.bot_version_id}", Path(plan.target))
+                except SandboxError as error:  # the bot's failure: it forfeits
+                    seats.append(UnstartableSeat(plan.name, str(error)))
+                    continue
+                leases[index] = warm
+                seats.append(SandboxedSeat(warm.box, plan.name, pool=pool))
+    except BaseException:
+        for warm in leases.values():
+            await sandboxes.release(warm, failed=True)
+        raise
+    return seats, leases
 
 
 class UnstartableSeat:

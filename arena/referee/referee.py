@@ -158,9 +158,10 @@ class Referee:
         deadline = self.settings.deadline
         allowed = deadline + stats.bank
         deal_index = record["index"]
+        player = self.seats[seat]
         began = time.perf_counter()
         try:
-            action = await self.seats[seat].decide(observation, deal_index, allowed)
+            action = await player.decide(observation, deal_index, allowed)
         except SeatTimeout:
             stats.bank = 0.0
             stats.strikes += 1
@@ -180,7 +181,7 @@ class Referee:
         except SeatFailure as failure:
             self._forfeit(seat, failure.kind, failure.detail, deal=deal_index, record=record)
             return
-        latency = time.perf_counter() - began
+        latency = time.perf_counter() - (getattr(player, "sent_at", None) or began)
         stats.latencies_ms.append(latency * 1000)
         stats.bank = max(0.0, stats.bank - max(0.0, latency - deadline))
         self._step(

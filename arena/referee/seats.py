@@ -278,6 +278,14 @@ class SessionPool:
             await channel.close(grace=None)
             self._idle.pop(session.endpoint, None)
 
+    async def forget(self, endpoint: str) -> None:
+        """Close the idle streams and the channel to ``endpoint`` (a bot that is gone)."""
+        idle = self._idle.pop(endpoint, [])
+        await asyncio.gather(*(session.finish() for session in idle))
+        channel = self._channels.pop(endpoint, None)
+        if channel is not None:
+            await channel.close(grace=None)
+
     async def close(self) -> None:
         sessions = [session for idle in self._idle.values() for session in idle]
         await asyncio.gather(*(session.finish() for session in sessions))
@@ -299,6 +307,9 @@ class GrpcSeat:
         self.name = name or endpoint
         self.pool = pool
         self.hello: pb.Hello | None = None
+        #: when the latest decision request was sent (perf_counter): a decision's time
+        #: runs from there, so a busy referee loop is never charged to the bot
+        self.sent_at: float | None = None
         self._session: Session | None = None
 
     async def start(self, start: pb.MatchStart, timeout: float) -> None:
@@ -326,6 +337,7 @@ class GrpcSeat:
         request_id = session.open_request()
         request = protocol.request_from_observation(observation, request_id, deal, allowed)
         await session.send(pb.PlayRequest(decide=request))
+        self.sent_at = time.perf_counter()
         response = await session.receive(allowed, "decision")
         if response is None:
             raise SeatTimeout

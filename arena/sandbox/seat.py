@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import asyncio
 
-from arena.referee.seats import GrpcSeat, SeatFailure
+from arena.referee.seats import GrpcSeat, SeatFailure, SessionPool
 from arena.sandbox.box import Sandbox
 
 
 class SandboxedSeat(GrpcSeat):
-    def __init__(self, box: Sandbox, name: str) -> None:
-        super().__init__(box.endpoint or "", name)
+    def __init__(self, box: Sandbox, name: str, *, pool: SessionPool | None = None) -> None:
+        super().__init__(box.endpoint or "", name, pool=pool)
         self.box = box
 
     async def start(self, start, timeout: float) -> None:  # noqa: ANN001

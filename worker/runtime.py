@@ -1,0 +1,130 @@
+"""The worker's runtime: one event loop that outlives the jobs, and what it keeps warm.
+
+RQ runs a job (a batch of matches) on the worker's main thread; the matches are
+played on this runtime's event loop, in a thread of its own, up to ``concurrency`` at a
+time: a bot that waits (a remote model, a network) leaves the loop free for the other
+matches. Across jobs the loop keeps the streams to endpoint and sandboxed bots open
+(a :class:`SessionPool`: ending a match never waits on the bot) and the uploaded bots'
+sandboxes warm (:class:`WarmSandboxes`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import threading
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from arena.engine import Ruleset
+from arena.referee import Referee, RefereeSettings
+from arena.referee.seats import SessionPool
+from arena.store.matches import MatchPlan
+from arena.store.models import now
+from worker.seats import warm_seats
+from worker.warm import WarmSandboxes
+
+T = TypeVar("T")
+
+#: ``ARENA_WORKER_CONCURRENCY``: matches a worker plays at once (default 4)
+CONCURRENCY_ENV = "ARENA_WORKER_CONCURRENCY"
+DEFAULT_CONCURRENCY = 4
+
+
+def concurrency_from_env() -> int:
+    text = os.environ.get(CONCURRENCY_ENV, "")
+    try:
+        value = int(text) if text else DEFAULT_CONCURRENCY
+    except ValueError:
+        raise SystemExit(f"{CONCURRENCY_ENV}={text!r} is not a whole number") from None
+    if value < 1:
+        raise SystemExit(f"{CONCURRENCY_ENV} must be at least 1")
+    return value
+
+
+@dataclass(frozen=True)
+class Played:
+    log: dict[str, Any]
+    referee_ms: float
+    started_at: datetime
+
+
+class Runtime:
+    def __init__(self, hidden: list[Path], concurrency: int = DEFAULT_CONCURRENCY) -> None:
+        self.concurrency = concurrency
+        self.pool = SessionPool()
+        self.sandboxes = WarmSandboxes(hidden)
+        self.loop = _new_loop()
+        self._slots: asyncio.Semaphore | None = None
+        self._thread = threading.Thread(
+            target=self.loop.run_forever, daemon=True, name="arena-matches"
+        )
+        self._thread.start()
+
+    def submit(self, coroutine: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        return self.submit(coroutine).result()
+
+    async def play(self, plan: MatchPlan) -> Played:
+        """Play one claimed match when a slot is free; the bots' failures are in the log,
+        anything raised is the platform's."""
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.concurrency)
+        async with self._slots:
+            ruleset = Ruleset.from_dict(plan.rules)
+            seats, leases = await warm_seats(
+                plan.seats, ruleset, plan.seed, self.pool, self.sandboxes
+            )
+            referee = Referee(
+                ruleset,
+                seats,
+                plan.seed,
+                RefereeSettings(**plan.settings),
+                match_id=str(plan.match_id),
+            )
+            started_at = now()
+            began = time.perf_counter()
+            log: dict[str, Any] | None = None
+            try:
+                log = await referee.run()
+            finally:
+                await self._release(leases, log)
+            return Played(log, (time.perf_counter() - began) * 1000, started_at)
+
+    async def _release(self, leases: dict, log: dict[str, Any] | None) -> None:
+        for seat, warm in leases.items():
+            failed = log is None or log["seats"][seat]["forfeit"] is not None
+            endpoint = warm.box.endpoint
+            await self.sandboxes.release(warm, failed)
+            if not warm.alive and endpoint:
+                await self.pool.forget(endpoint)
+
+    async def tidy(self) -> None:
+        """Stop sandboxes idle too long (between jobs)."""
+        await self.sandboxes.stop_idle()
+
+    def close(self) -> None:
+        async def shut() -> None:
+            await self.pool.close()
+            await self.sandboxes.close()
+
+        try:
+            self.run(shut())
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(10)
+
+
+def _new_loop() -> asyncio.AbstractEventLoop:
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
