@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
+import threading
 from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from arena.engine import (
     BELIEVE,
@@ -21,6 +26,8 @@ from arena.engine import (
 )
 from arena.engine.rules import OPTIONS
 from arena.policies import RandomLegal
+from arena.sdk import Bot
+from arena.sdk.server import create_server
 
 CHOICES: dict[str, list] = {
     "deck": ["36", "52", "auto"],
@@ -146,3 +153,26 @@ def replay(game: Game, deal: Deal, layout, steps) -> Deal:
         else:
             copy.apply(seat, action)
     return copy
+
+
+@contextmanager
+def served(factory: Callable[[], Bot]) -> Iterator[str]:
+    """A bot behind a real gRPC server on the loopback, in a thread of its own."""
+    ready = threading.Event()
+    state: dict[str, Any] = {}
+
+    async def main() -> None:
+        server, port = await create_server(factory)
+        state.update(port=port, loop=asyncio.get_running_loop(), stop=asyncio.Event())
+        ready.set()
+        await state["stop"].wait()
+        await server.stop(None)
+
+    thread = threading.Thread(target=lambda: asyncio.run(main()), daemon=True)
+    thread.start()
+    assert ready.wait(10), "the bot did not start"
+    try:
+        yield f"127.0.0.1:{state['port']}"
+    finally:
+        state["loop"].call_soon_threadsafe(state["stop"].set)
+        thread.join(10)

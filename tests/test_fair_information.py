@@ -10,13 +10,9 @@ the table did not see, until the deal group (or the tournament) is finished.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -28,10 +24,10 @@ from arena.policies import RandomLegal
 from arena.referee import replay
 from arena.sdk import Bot
 from arena.sdk.bot import MatchInfo, MatchResult
-from arena.sdk.server import create_server
 from arena.store import bots, tournaments
 from arena.store import matches as match_store
 from arena.store.models import BotKind, Match
+from tests.support import served
 from tests.test_api import app_and_token, auth  # noqa: F401 - the fixture
 from tests.test_store import add_samples, match_ids, play
 
@@ -60,29 +56,6 @@ class Spy(Bot):
 
     def on_match_end(self, result: MatchResult) -> None:
         self.entry["log"] = result.log
-
-
-@contextmanager
-def served(factory: Callable[[], Bot]) -> Iterator[str]:
-    """A bot behind a real gRPC server on the loopback, in a thread of its own."""
-    ready = threading.Event()
-    state: dict[str, Any] = {}
-
-    async def main() -> None:
-        server, port = await create_server(factory)
-        state.update(port=port, loop=asyncio.get_running_loop(), stop=asyncio.Event())
-        ready.set()
-        await state["stop"].wait()
-        await server.stop(None)
-
-    thread = threading.Thread(target=lambda: asyncio.run(main()), daemon=True)
-    thread.start()
-    assert ready.wait(10), "the bot did not start"
-    try:
-        yield f"127.0.0.1:{state['port']}"
-    finally:
-        state["loop"].call_soon_threadsafe(state["stop"].set)
-        thread.join(10)
 
 
 # ------------------------------------------------------------------ the attack

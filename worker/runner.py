@@ -76,7 +76,21 @@ class Reconciler(threading.Thread):
                 log.exception("reconcile failed; retrying in %.0f s", self.interval)
 
 
+def _log_to_stderr(level: str) -> None:
+    """The platform's own messages (sandboxes, reconciler, runtime) beside rq's, which
+    configures only its own logger."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s", "%H:%M:%S"))
+    for name in ("arena", "worker"):
+        logger = logging.getLogger(name)
+        if not logger.handlers:
+            logger.addHandler(handler)
+        logger.setLevel(level)
+
+
 def run(burst: bool = False, reconcile: bool = True) -> None:
+    level = os.environ.get("ARENA_LOG_LEVEL", "INFO")
+    _log_to_stderr(level)
     settings = Settings.from_env()
     if not settings.redis_url:
         raise SystemExit("set REDIS_URL to the Redis that carries the matches")
@@ -100,7 +114,7 @@ def run(burst: bool = False, reconcile: bool = True) -> None:
                     name=f"arena-{jobs.worker_name()}-{time.monotonic_ns()}",
                     sandbox=sandbox.describe(),
                 )
-                worker.work(burst=burst, logging_level=os.environ.get("ARENA_LOG_LEVEL", "INFO"))
+                worker.work(burst=burst, logging_level=level)
                 return
             except (RedisConnectionError, RedisTimeoutError) as error:
                 log.warning("lost Redis (%s); reconnecting in %.1f s", error, delay)

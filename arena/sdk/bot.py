@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -50,8 +51,11 @@ class Bot:
     def on_match_start(self, match: MatchInfo) -> None:  # noqa: B027 - optional hook
         """Called once before the first decision of a match."""
 
-    def act(self, observation: Observation) -> Action:
-        """Return the action for this decision; ``observation.legal`` says what is allowed."""
+    def act(self, observation: Observation) -> Action | Awaitable[Action]:
+        """Return the action for this decision; ``observation.legal`` says what is allowed.
+
+        May be ``async def act``: a bot that awaits something (a model server, an API)
+        then lets its server answer its other seats and matches meanwhile."""
         raise NotImplementedError
 
     def on_match_end(self, result: MatchResult) -> None:  # noqa: B027 - optional hook

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import signal
 import sys
 import traceback
@@ -47,6 +48,8 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
                 observation = protocol.observation_from_request(request.decide)
                 try:
                     action = bot.act(observation)
+                    if inspect.isawaitable(action):  # ``async def act``: other seats go on
+                        action = await action
                 except BaseException:
                     traceback.print_exc()  # the bot's own output: where its owner looks
                     sys.stderr.flush()

@@ -1,0 +1,200 @@
+"""A worker's runtime: concurrent matches, exact deadlines, streams and warm sandboxes
+kept across matches, and a bot that fails in one match replaced for the next."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import zlib
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from arena.engine import Ruleset
+from arena.platform import Platform
+from arena.referee import RefereeSettings
+from arena.sdk import BELIEVE, CHALLENGE, PASS, Bot, Play, Quartets
+from arena.services import Workers
+from arena.settings import Settings
+from arena.store import bots, tournaments
+from arena.store.models import BotKind, Match, MatchLog
+from tests.support import served
+from tests.test_workers import wait_done
+
+RULES = Ruleset.parse("classic")
+THINK_SECONDS = 0.02
+LATE_SECONDS = 0.5
+
+
+class Thinker(Bot):
+    """Deterministic, and slow: it awaits before each answer (``async def act``), and on
+    every seventh decision of a match it answers after the deadline."""
+
+    name = "thinker"
+
+    def on_match_start(self, match) -> None:  # noqa: ANN001
+        self.decisions = 0
+
+    async def act(self, obs):  # noqa: ANN001, ANN201
+        self.decisions += 1
+        late = self.decisions % 7 == 0
+        await asyncio.sleep(LATE_SECONDS if late else THINK_SECONDS)
+        legal = obs.legal
+        if legal.phase == "quartets":
+            return Quartets(legal.quartets)
+        if legal.play:
+            return Play(obs.hand[:1], legal.play.ranks[0], 1)
+        if legal.challenge:
+            return CHALLENGE
+        return BELIEVE if legal.believe else PASS
+
+
+def play_tournament(settings: Settings, name: str, concurrency: int, monkeypatch) -> list[dict]:  # noqa: ANN001
+    """The tournament's logs by schedule index, played by one worker process."""
+    arena = Platform(settings)
+    arena.db.transaction(
+        lambda s: tournaments.create(
+            s,
+            name,
+            RULES,
+            ["a", "b", "c", "d"],
+            4,
+            8,
+            seed="same deals",
+            settings=RefereeSettings(deadline=0.25, time_bank=0.0, strikes=100),
+        )
+    )
+    monkeypatch.setenv("ARENA_WORKER_CONCURRENCY", str(concurrency))
+    with Workers(settings, 1, settings.data_dir / "logs"):
+        arena.start_tournament(name)
+        wait_done(arena, name)
+    with arena.db.read() as s:
+        tournament = tournaments.get(s, name)
+        rows = s.scalars(
+            select(MatchLog.data)
+            .join(Match, MatchLog.match_id == Match.id)
+            .where(Match.tournament_id == tournament.id)
+            .order_by(Match.index)
+        ).all()
+    return [{"log": json.loads(zlib.decompress(data))} for data in rows]
+
+
+def overlaps(matches: list[dict]) -> int:
+    """Pairs of matches that the referee played at the same time (from their logs)."""
+    spans = [
+        (m["log"]["started_at"], m["log"]["started_at"] + m["log"]["duration_ms"] / 1000)
+        for m in matches
+    ]
+    return sum(
+        1
+        for i, (start, end) in enumerate(spans)
+        for other_start, other_end in spans[i + 1 :]
+        if start < other_end and other_start < end
+    )
+
+
+def test_a_worker_plays_waiting_bots_at_once_with_every_deadline_kept(
+    settings: Settings, monkeypatch
+) -> None:  # noqa: ANN001
+    arena = Platform(settings)
+    with served(Thinker) as endpoint:
+        arena.db.transaction(
+            lambda s: [bots.add_bot(s, n, BotKind.ENDPOINT, endpoint) for n in "abcd"]
+        )
+        began = time.perf_counter()
+        together = play_tournament(settings, "together", 4, monkeypatch)
+        concurrent_s = time.perf_counter() - began
+        began = time.perf_counter()
+        alone = play_tournament(settings, "alone", 1, monkeypatch)
+        sequential_s = time.perf_counter() - began
+    assert overlaps(together) >= 4, "matches overlap in one worker"
+    assert overlaps(alone) == 0
+    for one, other in zip(together, alone, strict=True):
+        assert one["log"]["seed"] == other["log"]["seed"]
+        assert one["log"]["deals"] == _without_timing(other["log"]["deals"], one["log"]["deals"])
+        assert one["log"]["result"] == other["log"]["result"]
+        for seat, again in zip(one["log"]["seats"], other["log"]["seats"], strict=True):
+            assert seat["strikes"] == again["strikes"] > 0, "every late answer is a strike"
+            assert seat["latency_ms"]["max"] == 250.0, "a late answer counts the deadline"
+    assert concurrent_s < sequential_s, (concurrent_s, sequential_s)
+
+
+def _without_timing(deals: list[dict], like: list[dict]) -> list[dict]:
+    """``deals`` with the step timings of ``like`` (timings differ run to run)."""
+    copied = json.loads(json.dumps(deals))
+    for deal, other in zip(copied, like, strict=True):
+        for step, timed in zip(deal["steps"], other["steps"], strict=True):
+            step["latency_ms"], step["at_ms"] = timed["latency_ms"], timed["at_ms"]
+    return copied
+
+
+CRASHY = """
+import os
+from arena.sdk import Bot, Play, CHALLENGE, PASS, BELIEVE, Quartets, serve
+
+
+class Crashy(Bot):
+    \"\"\"Exits in the middle of every match whose id is 1 more than a multiple of 5.\"\"\"
+
+    def on_match_start(self, match):
+        self.doomed = int(match.match_id) % 5 == 1
+
+    def act(self, obs):
+        if self.doomed and obs.turn > 3:
+            os._exit(3)
+        legal = obs.legal
+        if legal.phase == "quartets":
+            return Quartets(legal.quartets)
+        if legal.play:
+            return Play(obs.hand[:1], legal.play.ranks[0], 1)
+        return CHALLENGE if legal.challenge else (BELIEVE if legal.believe else PASS)
+
+
+if __name__ == "__main__":
+    serve(Crashy)
+"""
+
+
+@pytest.mark.sandbox
+def test_a_warm_bot_that_crashes_is_replaced_and_only_its_match_is_charged(
+    settings: Settings, monkeypatch, tmp_path: Path
+) -> None:  # noqa: ANN001
+    """One process serves match after match; the one that crashed is replaced and the
+    replacement plays the next match cleanly."""
+    source = tmp_path / "crashy.py"
+    source.write_text(CRASHY)
+    arena = Platform(settings)
+    arena.db.transaction(lambda s: bots.add_bot(s, "crash", BotKind.PATH, str(source)))
+    arena.db.transaction(
+        lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in ("random", "honest")]
+    )
+    arena.db.transaction(
+        lambda s: tournaments.create(
+            s, "warm", RULES, ["crash", "random", "honest"], 3, 12, seed="warm"
+        )
+    )
+    monkeypatch.setenv("ARENA_WORKER_CONCURRENCY", "1")
+    with Workers(settings, 1, settings.data_dir / "logs"):
+        arena.start_tournament("warm")
+        wait_done(arena, "warm")
+    with arena.db.read() as s:
+        logs = [
+            json.loads(zlib.decompress(data))
+            for data in s.scalars(select(MatchLog.data).join(Match, Match.id == MatchLog.match_id))
+        ]
+    forfeits = {
+        int(log["match_id"]): entry["forfeit"]
+        for log in logs
+        for entry in log["seats"]
+        if entry["name"] == "crash v1"
+    }
+    assert len(forfeits) == 12
+    doomed = {match_id for match_id in forfeits if match_id % 5 == 1}
+    assert {m for m, f in forfeits.items() if f is not None} == doomed, forfeits
+    assert all(forfeits[m]["kind"] == "crashed" for m in doomed)
+    worker_log = (settings.data_dir / "logs" / "worker-0.log").read_text()
+    assert worker_log.count("replacing the sandbox of") == len(doomed), "only after a crash"
+    others = [e for log in logs for e in log["seats"] if e["name"] != "crash v1"]
+    assert all(e["forfeit"] is None for e in others)
