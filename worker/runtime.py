@@ -31,9 +31,11 @@ from worker.warm import WarmSandboxes
 
 T = TypeVar("T")
 
-#: ``ARENA_WORKER_CONCURRENCY``: matches a worker plays at once (default 4)
+#: ``ARENA_WORKER_CONCURRENCY``: matches with outside bots a worker plays at once
+#: (default 8, a whole job's batch: waiting bots then keep the loop busy); matches of
+#: in-process bots only are pure CPU in the loop and are played one at a time
 CONCURRENCY_ENV = "ARENA_WORKER_CONCURRENCY"
-DEFAULT_CONCURRENCY = 4
+DEFAULT_CONCURRENCY = 8
 
 
 def concurrency_from_env() -> int:
@@ -58,9 +60,10 @@ class Runtime:
     def __init__(self, hidden: list[Path], concurrency: int = DEFAULT_CONCURRENCY) -> None:
         self.concurrency = concurrency
         self.pool = SessionPool()
-        self.sandboxes = WarmSandboxes(hidden)
+        self.sandboxes = WarmSandboxes(hidden, on_stop=self.pool.forget)
         self.loop = _new_loop()
         self._slots: asyncio.Semaphore | None = None
+        self._cpu_lane: asyncio.Semaphore | None = None
         self._thread = threading.Thread(
             target=self.loop.run_forever, daemon=True, name="arena-matches"
         )
@@ -75,9 +78,11 @@ class Runtime:
     async def play(self, plan: MatchPlan) -> Played:
         """Play one claimed match when a slot is free; the bots' failures are in the log,
         anything raised is the platform's."""
-        if self._slots is None:
+        if self._slots is None or self._cpu_lane is None:
             self._slots = asyncio.Semaphore(self.concurrency)
-        async with self._slots:
+            self._cpu_lane = asyncio.Semaphore(1)
+        in_process = all(seat.kind == "sample" for seat in plan.seats)
+        async with self._cpu_lane if in_process else self._slots:
             ruleset = Ruleset.from_dict(plan.rules)
             seats, leases = await warm_seats(
                 plan.seats, ruleset, plan.seed, self.pool, self.sandboxes
@@ -101,10 +106,7 @@ class Runtime:
     async def _release(self, leases: dict, log: dict[str, Any] | None) -> None:
         for seat, warm in leases.items():
             failed = log is None or log["seats"][seat]["forfeit"] is not None
-            endpoint = warm.box.endpoint
             await self.sandboxes.release(warm, failed)
-            if not warm.alive and endpoint:
-                await self.pool.forget(endpoint)
 
     async def tidy(self) -> None:
         """Stop sandboxes idle too long (between jobs)."""

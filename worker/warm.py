@@ -1,16 +1,19 @@
 """Warm sandboxes: a worker keeps each uploaded bot's sandboxed process across matches.
 
 Starting a sandbox costs about 100 ms, far more than a match; so a process, once
-started, serves match after match (the SDK's server starts a fresh ``Bot`` at each
-``MatchStart``, so no state leaks between matches through the SDK). A process serves
-one seat at a time, so the CPU its sandbox uses during a lease is that seat's match.
+started, serves match after match, and several seats at once (the SDK's server starts
+a fresh ``Bot`` for each ``MatchStart`` on each stream, so no state leaks between
+matches through the SDK; what the bot keeps in globals is its own business, and only
+ever meets its own matches).
 
-A process goes back to the idle set after its match unless it must be replaced: it
-died or broke a limit, its seat forfeited, it used more than ``match_cpu_seconds`` of
-CPU in the match, or it served ``max_matches`` matches. Idle processes are stopped
-after ``idle_seconds``. Sandboxes are started and closed on a thread of their own that
-lives as long as the pool: bubblewrap's ``--die-with-parent`` is tied to the thread
-that started it, so a short-lived thread would take its bot with it.
+A process is retired (it takes no new seat, and is stopped once its last seat is
+done) when it died or broke a limit, when one of its seats forfeited, when it used
+more than ``match_cpu_seconds`` of CPU per match on average, or when it served
+``max_matches`` matches; so a failure stops the bot's process, never another match's
+bot. Idle processes are stopped after ``idle_seconds``. Sandboxes are started and
+closed on a thread of their own that lives as long as the pool: bubblewrap's
+``--die-with-parent`` is tied to the thread that started it, so a short-lived thread
+would take its bot with it.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,93 +38,102 @@ class Warm:
 
     key: str
     box: Sandbox
+    #: seats it serves now
+    leases: int = 0
     matches: int = 0
+    retiring: str | None = None
     last_used: float = field(default_factory=time.monotonic)
-    cpu_at_lease: float | None = None
 
     @property
     def alive(self) -> bool:
         return self.box.returncode is None
 
-    def cpu_used(self) -> float | None:
-        """CPU seconds the sandbox used since this lease began, where the host counts it."""
+    def cpu_per_match(self) -> float | None:
+        """CPU seconds per match served, where the host counts the sandbox's CPU."""
         cgroup = self.box.cgroup
-        now = cgroup.cpu_seconds() if cgroup is not None else None
-        if now is None or self.cpu_at_lease is None:
+        used = cgroup.cpu_seconds() if cgroup is not None else None
+        if used is None or not self.matches:
             return None
-        return now - self.cpu_at_lease
+        return used / self.matches
 
 
 @dataclass(frozen=True)
 class WarmPolicy:
     #: matches one process serves before it is replaced
-    max_matches: int = 200
+    max_matches: int = 500
+    #: seats one process serves at once
+    max_seats: int = 8
     #: seconds an idle process is kept
     idle_seconds: float = 60.0
-    #: CPU seconds a process may use in one match before it is replaced
+    #: CPU seconds a process may use per match (on average) before it is replaced
     match_cpu_seconds: float = 30.0
 
 
 class WarmSandboxes:
-    """Idle and leased sandboxes by key (a bot version's code), for one event loop."""
+    """Warm processes by key (a bot version's code), for one event loop."""
 
     def __init__(
         self,
         hidden: list[Path],
         limits: Limits = DEFAULT_LIMITS,
         policy: WarmPolicy | None = None,
+        on_stop: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
+        """``on_stop(endpoint)`` is awaited after a process is stopped (to drop its streams)."""
+        self.on_stop = on_stop
         self.hidden = hidden
         self.limits = limits
         self.policy = policy or WarmPolicy()
-        self._idle: dict[str, list[Warm]] = {}
-        self._leased: set[Warm] = set()
+        self._warm: dict[str, list[Warm]] = {}
+        self._starting: dict[str, asyncio.Lock] = {}
         self._starter = ThreadPoolExecutor(max_workers=2, thread_name_prefix="arena-sandboxes")
         self.started = 0
 
     async def lease(self, key: str, code: Path) -> Warm:
-        """A live process for ``code``: an idle one, else a new one (raises the sandbox's
-        errors: SandboxError is the bot's, SandboxUnavailable the platform's)."""
-        idle = self._idle.get(key, [])
-        while idle:
-            warm = idle.pop()
-            if warm.alive:
-                return self._leased_now(warm)
-            await self._close(warm)
-        loop = asyncio.get_running_loop()
-        box = await loop.run_in_executor(self._starter, self._start, code)
-        self.started += 1
-        return self._leased_now(Warm(key, box))
+        """A live process for ``code`` with a free seat: a warm one, else a new one (raises
+        the sandbox's errors: SandboxError is the bot's, SandboxUnavailable the platform's)."""
+        async with self._starting.setdefault(key, asyncio.Lock()):
+            warm = self._free(key)
+            if warm is None:
+                loop = asyncio.get_running_loop()
+                box = await loop.run_in_executor(self._starter, self._start, code)
+                self.started += 1
+                warm = Warm(key, box)
+                self._warm.setdefault(key, []).append(warm)
+            warm.leases += 1
+            return warm
+
+    def _free(self, key: str) -> Warm | None:
+        candidates = [
+            w
+            for w in self._warm.get(key, [])
+            if w.retiring is None and w.alive and w.leases < self.policy.max_seats
+        ]
+        return min(candidates, key=lambda w: w.leases, default=None)
 
     def _start(self, code: Path) -> Sandbox:
         return Sandbox(code, hidden=self.hidden, limits=self.limits).__enter__()
 
-    def _leased_now(self, warm: Warm) -> Warm:
-        cgroup = warm.box.cgroup
-        warm.cpu_at_lease = cgroup.cpu_seconds() if cgroup is not None else None
-        self._leased.add(warm)
-        return warm
-
     async def release(self, warm: Warm, failed: bool) -> None:
-        """Give a process back after its match; replace it when it must be."""
-        self._leased.discard(warm)
+        """Give a seat back after its match; retire the process when it must be."""
+        warm.leases -= 1
         warm.matches += 1
         warm.last_used = time.monotonic()
-        reason = self._why_replace(warm, failed)
-        if reason is None:
-            self._idle.setdefault(warm.key, []).append(warm)
-            return
-        log.info("replacing the sandbox of %s: %s", warm.key, reason)
-        await self._close(warm)
+        if warm.retiring is None:
+            warm.retiring = self._why_retire(warm, failed)
+            if warm.retiring is not None:
+                log.info("replacing the sandbox of %s: %s", warm.key, warm.retiring)
+        if warm.retiring is not None and not warm.leases:
+            await self._stop(warm)
 
-    def _why_replace(self, warm: Warm, failed: bool) -> str | None:
+    def _why_retire(self, warm: Warm, failed: bool) -> str | None:
         if not warm.alive:
             return "it exited"
         if failed:
             return "its seat forfeited"
-        used = warm.cpu_used()
+        used = warm.cpu_per_match()
         if used is not None and used > self.policy.match_cpu_seconds:
-            return f"it used {used:.1f} s of CPU in one match"
+            return f"it used {used:.1f} s of CPU per match"
         if warm.matches >= self.policy.max_matches:
             return f"it served {warm.matches} matches"
         return None
@@ -128,23 +141,30 @@ class WarmSandboxes:
     async def stop_idle(self) -> int:
         """Stop the processes idle for longer than the policy allows; how many."""
         cutoff = time.monotonic() - self.policy.idle_seconds
-        stale = [w for idle in self._idle.values() for w in idle if w.last_used < cutoff]
+        stale = [
+            w
+            for warms in self._warm.values()
+            for w in warms
+            if not w.leases and w.last_used < cutoff
+        ]
         for warm in stale:
-            self._idle[warm.key].remove(warm)
-            await self._close(warm)
+            await self._stop(warm)
         return len(stale)
 
     @property
-    def idle_count(self) -> int:
-        return sum(map(len, self._idle.values()))
+    def count(self) -> int:
+        return sum(map(len, self._warm.values()))
 
     async def close(self) -> None:
-        everything = [w for idle in self._idle.values() for w in idle] + list(self._leased)
-        self._idle, self._leased = {}, set()
-        for warm in everything:
-            await self._close(warm)
+        for warm in [w for warms in self._warm.values() for w in warms]:
+            await self._stop(warm)
         self._starter.shutdown(wait=True)
 
-    async def _close(self, warm: Warm) -> None:
+    async def _stop(self, warm: Warm) -> None:
+        warms = self._warm.get(warm.key, [])
+        if warm in warms:
+            warms.remove(warm)
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._starter, warm.box.close)
+        if self.on_stop is not None and warm.box.endpoint:
+            await self.on_stop(warm.box.endpoint)

@@ -8,14 +8,19 @@ spent inside the referee, over the matches (measured with one worker, where noth
 competes). Worker counts are interleaved over repeats and every figure is a median
 (the scaling: of each repeat's ratio). ``cpu_scaling`` is the machine's own ceiling
 for the scaling: a CPU-bound loop in N processes at once against one (virtual cores
-may share a physical one, or a busy host). With ``--bots inprocess`` the bots run
-inside the workers, so the figure isolates the platform; with ``grpc`` they run as
-endpoints and compete with the workers for the CPU; with ``uploaded`` they are the
-README's bot uploaded four times, each seat in a sandbox of its own.
+may share a physical one, or a busy host). Kinds of bots (``--bots``, several
+compared in one run): ``sample`` (``random``, in the workers: the figure isolates the
+platform), ``endpoint`` (the README's Truthful bot served with the SDK, four
+processes), ``thirdparty`` (a bot written without the SDK on the synchronous
+``grpc.server``), ``uploaded`` (the Truthful bot uploaded four times, run in warm
+sandboxes). ``--think-ms`` makes the endpoint, third-party and uploaded bots wait
+that long before each answer. With several matches in play per worker, the overhead
+figure (wall time minus time in the referee) is not meaningful.
 """
 
 from __future__ import annotations
 
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -41,19 +46,34 @@ from arena.store.models import BotKind, Match, Tournament, TournamentStatus, now
 from worker import queue as work_queue
 
 BOTS = 4
-BOT_KINDS = ("inprocess", "grpc", "uploaded")
+#: the kinds of bots a run can compare, and the names they are also known by
+BOT_KINDS = ("sample", "endpoint", "thirdparty", "uploaded")
+ALIASES = {"inprocess": "sample", "grpc": "endpoint"}
 UPLOADED_BOT = Path(__file__).with_name("uploaded_bot.py")
+
+
+def parse_kinds(text: str) -> list[str]:
+    """``sample,endpoint,uploaded`` -> the kinds, checked (ValueError names the bad one)."""
+    kinds = [ALIASES.get(k.strip(), k.strip()) for k in text.split(",") if k.strip()]
+    for kind in kinds:
+        if kind not in BOT_KINDS:
+            raise ValueError(f"unknown kind of bot {kind!r}: use {', '.join(BOT_KINDS)}")
+    if not kinds:
+        raise ValueError(f"name at least one kind of bot: {', '.join(BOT_KINDS)}")
+    return kinds
 
 
 def run(
     workers: int = 2,
     matches: int = 200,
-    bots: str = "inprocess",
+    bots: str = "sample",
     repeats: int = 5,
     progress: Callable[[str], None] | None = None,
+    think_ms: float = 0.0,
 ) -> dict[str, Any]:
-    if bots not in BOT_KINDS:
-        raise ValueError(f"bots is one of {', '.join(BOT_KINDS)}")
+    """The figures of each kind of bot in ``bots`` (comma separated), in one run; the
+    first kind's figures are also the top-level keys."""
+    kinds = parse_kinds(bots)
     with (
         tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp,
         RedisServer(Path(tmp) / "redis") as redis,
@@ -61,30 +81,58 @@ def run(
     ):
         settings = Settings(Path(tmp), f"sqlite:///{tmp}/arena.db", redis.url)
         arena = Platform(settings)
-        names = _register_bots(arena, processes, bots)
-        runs: dict[int, list[dict[str, float]]] = {n: [] for n in range(1, workers + 1)}
+        code = _bot_code(Path(tmp), think_ms)
+        names = {kind: _register_bots(arena, processes, kind, code, think_ms) for kind in kinds}
+        runs = {kind: {n: [] for n in range(1, workers + 1)} for kind in kinds}
         for repeat in range(repeats):  # interleaved, so a slow spell of the machine hits all
-            for count in runs:
-                if progress is not None:
-                    progress(f"run {repeat + 1}/{repeats}, {count} worker(s)")
-                name = f"bench-{repeat}-{count}"
-                runs[count].append(_timed_tournament(arena, settings, names, count, matches, name))
-    rate = {n: median(r["matches_per_s"] for r in results) for n, results in runs.items()}
+            for kind in kinds:
+                for count in runs[kind]:
+                    if progress is not None:
+                        progress(f"run {repeat + 1}/{repeats}, {kind}, {count} worker(s)")
+                    name = f"bench-{kind}-{repeat}-{count}"
+                    runs[kind][count].append(
+                        _timed_tournament(arena, settings, names[kind], count, matches, name)
+                    )
     if progress is not None:
         progress("the machine's own scaling (a CPU-bound loop)")
+    cpu = {str(n): round(median(cpu_scaling(n) for _ in range(3)), 2) for n in runs[kinds[0]]}
+    by_kind = {kind: _figures(runs[kind], workers, cpu) for kind in kinds}
+    first = by_kind[kinds[0]]["matches_per_s"]
+    return {
+        **by_kind[kinds[0]],
+        "kinds": by_kind,
+        "ratios": {kind: round(f["matches_per_s"] / first, 2) for kind, f in by_kind.items()},
+        "workers": workers,
+        "matches": matches,
+        "repeats": repeats,
+        "bots": ",".join(kinds),
+        "think_ms": think_ms,
+        "database": "sqlite",
+    }
+
+
+def _figures(
+    runs: dict[int, list[dict[str, float]]], workers: int, cpu: dict[str, float]
+) -> dict[str, Any]:
+    rate = {n: median(r["matches_per_s"] for r in results) for n, results in runs.items()}
     return {
         "matches_per_s": round(rate[workers], 1),
         "overhead_ms_per_match": round(median(r["overhead_ms_per_match"] for r in runs[1]), 2),
         "referee_ms_per_match": round(median(r["referee_ms_per_match"] for r in runs[1]), 2),
         "scaling": {str(n): round(_paired_speed_up(runs[n], runs[1]), 2) for n in runs},
         "matches_per_s_by_workers": {str(n): round(rate[n], 1) for n in runs},
-        "cpu_scaling": {str(n): round(median(cpu_scaling(n) for _ in range(3)), 2) for n in runs},
-        "workers": workers,
-        "matches": matches,
-        "repeats": repeats,
-        "bots": bots,
-        "database": "sqlite",
+        "cpu_scaling": cpu,
     }
+
+
+def _bot_code(folder: Path, think_ms: float) -> Path:
+    """The Truthful bot, thinking ``think_ms`` before each answer."""
+    if not think_ms:
+        return UPLOADED_BOT
+    code = folder / "truthful_thinking.py"
+    source = UPLOADED_BOT.read_text()
+    code.write_text(source.replace("THINK_SECONDS = 0.0", f"THINK_SECONDS = {think_ms / 1000!r}"))
+    return code
 
 
 def _paired_speed_up(runs: list[dict[str, float]], alone: list[dict[str, float]]) -> float:
@@ -118,18 +166,25 @@ def _loops_per_s(seconds: float) -> float:
     return done / (time.perf_counter() - began)
 
 
-def _register_bots(arena: Platform, processes: BotProcesses, bots: str) -> list[str]:
-    names = [f"random-{i}" for i in range(BOTS)]
+def _register_bots(
+    arena: Platform, processes: BotProcesses, kind: str, code: Path, think_ms: float
+) -> list[str]:
+    names = [f"{kind}-{i}" for i in range(BOTS)]
+
+    def endpoint(name: str) -> str:
+        if kind == "thirdparty":
+            command = [sys.executable, "-m", "arena.bench.thirdparty_bot", "--port", "0"]
+            return processes.start([*command, "--think-ms", str(think_ms)], name)
+        return processes.start(command_for(BotSpec("file", str(code))), name)
 
     def work(session) -> None:  # noqa: ANN001
         for name in names:
-            if bots == "inprocess":
+            if kind == "sample":
                 bot_store.add_bot(session, name, BotKind.SAMPLE, "random")
-            elif bots == "uploaded":
-                bot_store.add_bot(session, name, BotKind.PATH, str(UPLOADED_BOT))
+            elif kind == "uploaded":
+                bot_store.add_bot(session, name, BotKind.PATH, str(code))
             else:
-                endpoint = processes.start(command_for(BotSpec("sample", "random")), name)
-                bot_store.add_bot(session, name, BotKind.ENDPOINT, endpoint)
+                bot_store.add_bot(session, name, BotKind.ENDPOINT, endpoint(name))
 
     arena.db.transaction(work)
     return names

@@ -1,14 +1,23 @@
-"""The README's ``Truthful`` bot, as the pipeline bench uploads it (``--bots uploaded``):
-a file that imports only the SDK, run in a sandbox like any competitor's upload."""
+"""The README's ``Truthful`` bot, as the pipeline bench runs it: uploaded (``--bots
+uploaded``, in a sandbox like any competitor's upload) or served as an endpoint
+(``--bots endpoint``). A file that imports only the SDK. ``THINK_SECONDS`` (the bench
+writes a copy with ``--think-ms``) makes it await that long before each answer.
+"""
+
+import asyncio
 
 from arena.sdk import BELIEVE, CHALLENGE, Bot, Play, Quartets, serve
 from arena.sdk.helpers import best_lead_rank, truthful_play
+
+THINK_SECONDS = 0.0
 
 
 class Truthful(Bot):
     name = "truthful"
 
-    def act(self, obs):  # noqa: ANN001, ANN201
+    async def act(self, obs):  # noqa: ANN001, ANN201
+        if THINK_SECONDS:
+            await asyncio.sleep(THINK_SECONDS)
         legal = obs.legal
         if legal.phase == "quartets":
             return Quartets(legal.quartets)

@@ -95,41 +95,50 @@ def pipeline(
     workers: Annotated[int, typer.Option("--workers", min=1, help="Up to this many workers.")] = 2,
     matches: Annotated[int, typer.Option("--matches", min=1, help="Matches per run.")] = 200,
     bots: Annotated[
-        str, typer.Option("--bots", help="inprocess, grpc or uploaded (sandboxed).")
-    ] = "inprocess",
+        str,
+        typer.Option(
+            "--bots", help="Kinds of bots, comma separated: sample, endpoint, thirdparty, uploaded."
+        ),
+    ] = "sample",
     repeats: Annotated[int, typer.Option("--repeats", min=1, help="Runs per worker count.")] = 5,
+    think_ms: Annotated[
+        float, typer.Option("--think-ms", min=0, help="Bots wait this long before each answer.")
+    ] = 0.0,
 ) -> None:
-    """Matches through Redis, workers and the database: rate, overhead, scaling."""
+    """Matches through Redis, workers and the database: rate per kind of bot, scaling."""
     from arena.bench import pipeline as bench_pipeline
 
-    if bots not in bench_pipeline.BOT_KINDS:
-        console.stderr().print(f"error: --bots is one of {', '.join(bench_pipeline.BOT_KINDS)}")
-        raise typer.Exit(2)
+    try:
+        kinds = bench_pipeline.parse_kinds(bots)
+    except ValueError as error:
+        console.stderr().print(f"error: --bots: {error}")
+        raise typer.Exit(2) from None
     with console.stderr().status("benchmarking the pipeline...") as status:
         figures = bench_pipeline.run(
             workers,
             matches,
-            bots,
+            ",".join(kinds),
             repeats,
             progress=lambda what: status.update(f"pipeline: {what}"),
+            think_ms=think_ms,
         )
     if json_:
         print(json.dumps(figures))
         return
+    thinking = f", bots think {think_ms:g} ms" if think_ms else ""
     out.print(
-        f"{matches} matches of 4 bots ({bots}) per run, SQLite, private Redis; "
+        f"{matches} matches of 4 bots per run{thinking}, SQLite, private Redis; "
         f"medians of {repeats} runs"
     )
-    for count, rate in figures["matches_per_s_by_workers"].items():
-        out.print(
-            f"  {count} worker(s): {rate:7.1f} matches/s   speed-up "
-            f"{figures['scaling'][count]:.2f} x (this machine's CPU ceiling: "
-            f"{figures['cpu_scaling'][count]:.2f} x)"
-        )
-    out.print(
-        f"  platform overhead: {figures['overhead_ms_per_match']:.2f} ms per match "
-        f"(referee: {figures['referee_ms_per_match']:.2f} ms per match); target <= 10"
-    )
+    for kind, kind_figures in figures["kinds"].items():
+        out.print(f"  {kind} (x{figures['ratios'][kind]:.2f} of {kinds[0]}):")
+        for count, rate in kind_figures["matches_per_s_by_workers"].items():
+            out.print(
+                f"    {count} worker(s): {rate:7.1f} matches/s   speed-up "
+                f"{kind_figures['scaling'][count]:.2f} x (this machine's CPU ceiling: "
+                f"{kind_figures['cpu_scaling'][count]:.2f} x)"
+            )
+        out.print(f"    a match takes {kind_figures['referee_ms_per_match']:.1f} ms in the referee")
 
 
 @app.command()
