@@ -4,17 +4,16 @@ A new version must start, answer the handshake and finish one match against
 ``sample:random`` without forfeiting and without a late answer. If it does, it
 becomes the bot's active version and the earlier ones stop being scheduled; if
 not, it is rejected with the reason and the earlier version stays active.
-Uploaded Python bots (a file, or a folder with ``bot.py``) are copied into the
-data directory, so a version never changes, and they play their qualification
-match in the same sandbox as in tournaments.
+Uploaded Python bots (a file, or a folder with ``bot.py``) are stored in the
+database by digest (arena.store.artifacts), so a version never changes and any
+machine can run it, and they play their qualification match in the same sandbox
+as in tournaments.
 """
 
 from __future__ import annotations
 
-import shutil
 from contextlib import ExitStack
 from dataclasses import dataclass
-from pathlib import Path
 
 from sqlalchemy import select
 
@@ -24,7 +23,7 @@ from arena.platform import Platform, PlatformError
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
 from arena.sandbox import Sandbox, SandboxedSeat, SandboxError, SandboxUnavailable, availability
 from arena.store import bots as bot_store
-from arena.store.bots import StoreError
+from arena.store.cache import ArtifactCache
 from arena.store.models import Bot, BotKind, BotVersion, VersionStatus
 from sample_bots import RandomBot
 
@@ -52,10 +51,9 @@ def submit(
         where = availability()
         if not where.runs_uploaded_bots:
             raise PlatformError(where.describe())
-        target = str(_store_upload(platform, name, Path(target)))
     version = platform.db.transaction(lambda s: _add_pending(s, name, kind, target, owner_id))
     try:
-        accepted, reason = qualify(kind, version.target, name, platform.settings.data_dir)
+        accepted, reason = qualify(kind, version.target, name, platform)
     except SandboxUnavailable as error:
         note = f"not qualified yet: the platform could not start a sandbox ({error})"
         platform.db.transaction(lambda s: _note(s, version.id, note))
@@ -64,12 +62,14 @@ def submit(
     return Submission(name, version.number, accepted, reason)
 
 
-def qualify(kind: BotKind, target: str, name: str, data_dir: Path) -> tuple[bool, str]:
+def qualify(kind: BotKind, target: str, name: str, platform: Platform) -> tuple[bool, str]:
     """One heads-up match against ``random``: (accepted, reason)."""
+    data_dir = platform.settings.data_dir
     with ExitStack() as stack:
         if kind is BotKind.PATH:
+            code = ArtifactCache(data_dir / "artifacts", platform.db).code_for(target)
             try:
-                box = stack.enter_context(Sandbox(Path(target), hidden=[data_dir]))
+                box = stack.enter_context(Sandbox(code, hidden=[data_dir]))
             except SandboxError as error:
                 return False, f"did not start: {error}"
             candidate = SandboxedSeat(box, name)
@@ -95,25 +95,6 @@ def qualify(kind: BotKind, target: str, name: str, data_dir: Path) -> tuple[bool
         f"qualified: finished a match against random (place {place} of 2, "
         f"{log['seats'][0]['illegal']} illegal actions)"
     )
-
-
-def _store_upload(platform: Platform, name: str, source: Path) -> Path:
-    if not source.exists():
-        raise StoreError(f"no bot file or folder at {source}")
-    if source.is_dir() and not (source / "bot.py").is_file():
-        raise StoreError(f"the folder {source} has no bot.py")
-    if source.is_file() and source.suffix != ".py":
-        raise StoreError(f"{source} is not a Python file")
-    home = platform.settings.data_dir / "bots" / bot_store.check_name(name, "bot")
-    home.mkdir(parents=True, exist_ok=True)
-    number = len([p for p in home.iterdir() if p.name.startswith("upload-")]) + 1
-    target = home / f"upload-{number}"
-    if source.is_dir():
-        shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", ".*"))
-        return target
-    target.mkdir()
-    shutil.copy2(source, target / source.name)
-    return target / source.name
 
 
 def _add_pending(

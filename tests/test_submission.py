@@ -6,8 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
+from arena.platform import Platform
 from arena.settings import Settings
+from arena.store.models import Artifact, BotVersion
 from tests.test_api import TRUTHFUL
 from tests.test_platform_cli import arena, environment
 
@@ -22,8 +25,11 @@ def test_submit_qualify_and_play_an_uploaded_bot(settings: Settings, tmp_path: P
     accepted = arena("bot", "submit", "mine", "--path", str(folder), env=env)
     assert accepted.returncode == 0, accepted.stderr
     assert "mine v1 accepted: qualified: finished a match against random" in accepted.stdout
-    stored = list((settings.data_dir / "bots" / "mine").iterdir())
-    assert [p.name for p in stored] == ["upload-1"], "the upload is copied into the platform"
+    with Platform(settings).db.read() as session:
+        [target] = session.scalars(select(BotVersion.target)).all()
+        [digest] = session.scalars(select(Artifact.digest)).all()
+    assert target == f"sha256:{digest}", "the upload is stored in the database by digest"
+    (folder / "bot.py").write_text("raise SystemExit('edited after submitting')")
 
     rejected = arena("bot", "submit", "mine", "--path", str(BOTS / "cpu_hog.py"), env=env)
     assert rejected.returncode == 1

@@ -22,6 +22,7 @@ from rq import Queue
 
 from arena.settings import Settings
 from arena.store import ladder, matches
+from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.schema import upgrade
 from worker import queue as work_queue
@@ -47,7 +48,8 @@ def database() -> Database:
 @lru_cache(maxsize=1)
 def runtime() -> Runtime:
     """The worker's runtime, started on first use."""
-    return Runtime(hidden=[settings().data_dir], concurrency=concurrency_from_env())
+    cache = ArtifactCache(settings().data_dir / "artifacts", database())
+    return Runtime(hidden=[settings().data_dir], cache=cache, concurrency=concurrency_from_env())
 
 
 def reset() -> None:

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from arena.engine import Ruleset
 from arena.referee import Referee, RefereeSettings
 from arena.referee.seats import SessionPool
+from arena.store.cache import ArtifactCache
 from arena.store.matches import MatchPlan
 from arena.store.models import now
 from worker.seats import warm_seats
@@ -57,8 +58,11 @@ class Played:
 
 
 class Runtime:
-    def __init__(self, hidden: list[Path], concurrency: int = DEFAULT_CONCURRENCY) -> None:
+    def __init__(
+        self, hidden: list[Path], cache: ArtifactCache, concurrency: int = DEFAULT_CONCURRENCY
+    ) -> None:
         self.concurrency = concurrency
+        self.cache = cache
         self.pool = SessionPool()
         self.sandboxes = WarmSandboxes(hidden, on_stop=self.pool.forget)
         self.loop = _new_loop()
@@ -85,7 +89,7 @@ class Runtime:
         async with self._cpu_lane if in_process else self._slots:
             ruleset = Ruleset.from_dict(plan.rules)
             seats, leases = await warm_seats(
-                plan.seats, ruleset, plan.seed, self.pool, self.sandboxes
+                plan.seats, ruleset, plan.seed, self.pool, self.sandboxes, self.cache.code_for
             )
             referee = Referee(
                 ruleset,

@@ -6,6 +6,8 @@ job gives the match back (an infrastructure failure, played again), never a forf
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -25,9 +27,15 @@ from worker.warm import Warm, WarmSandboxes
 
 
 def seats_for(
-    plans: list[SeatPlan], ruleset: Ruleset, seed: str, stack: ExitStack, hidden: list[Path]
+    plans: list[SeatPlan],
+    ruleset: Ruleset,
+    seed: str,
+    stack: ExitStack,
+    hidden: list[Path],
+    code_for: Callable[[str], Path] = Path,
 ) -> list[Seat]:
-    """The seats of a match; sandboxes close (and their processes die) with ``stack``."""
+    """The seats of a match, each sandbox fresh (``code_for`` finds an upload's code);
+    sandboxes close (and their processes die) with ``stack``."""
     players = len(plans)
     seats: list[Seat] = []
     for index, plan in enumerate(plans):
@@ -41,7 +49,7 @@ def seats_for(
             if not where.runs_uploaded_bots:  # the platform's failure: the match goes back
                 raise SandboxUnavailable(where.describe())
             try:
-                box = stack.enter_context(Sandbox(Path(plan.target), hidden=hidden))
+                box = stack.enter_context(Sandbox(code_for(plan.target), hidden=hidden))
             except SandboxError as error:  # the bot's failure: it forfeits, the job goes on
                 seats.append(UnstartableSeat(plan.name, str(error)))
                 continue
@@ -55,10 +63,12 @@ async def warm_seats(
     seed: str,
     pool: SessionPool,
     sandboxes: WarmSandboxes,
+    code_for: Callable[[str], Path],
 ) -> tuple[list[Seat], dict[int, Warm]]:
     """The seats of a match in a worker's runtime: streams to endpoints come from ``pool``
     and outlive the match; uploaded bots run in warm sandboxes (``leases``, by seat, go
-    back to ``sandboxes`` after the match)."""
+    back to ``sandboxes`` after the match), keyed by their code's digest and started
+    from ``code_for(target)`` (the machine's artifact cache)."""
     players = len(plans)
     seats: list[Seat] = []
     leases: dict[int, Warm] = {}
@@ -74,7 +84,9 @@ async def warm_seats(
                 if not where.runs_uploaded_bots:  # the platform's failure: the match goes back
                     raise SandboxUnavailable(where.describe())
                 try:
-                    warm = await sandboxes.lease(f"v{plan.bot_version_id}", Path(plan.target))
+                    warm = await sandboxes.lease(
+                        plan.target, functools.partial(code_for, plan.target)
+                    )
                 except SandboxError as error:  # the bot's failure: it forfeits
                     seats.append(UnstartableSeat(plan.name, str(error)))
                     continue

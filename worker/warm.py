@@ -89,9 +89,10 @@ class WarmSandboxes:
         self._starter = ThreadPoolExecutor(max_workers=2, thread_name_prefix="arena-sandboxes")
         self.started = 0
 
-    async def lease(self, key: str, code: Path) -> Warm:
-        """A live process for ``code`` with a free seat: a warm one, else a new one (raises
-        the sandbox's errors: SandboxError is the bot's, SandboxUnavailable the platform's)."""
+    async def lease(self, key: str, code: Callable[[], Path]) -> Warm:
+        """A live process for ``key`` with a free seat: a warm one, else a new one started
+        from ``code()`` (raises the sandbox's errors: SandboxError is the bot's,
+        SandboxUnavailable the platform's)."""
         async with self._starting.setdefault(key, asyncio.Lock()):
             warm = self._free(key)
             if warm is None:
@@ -111,8 +112,8 @@ class WarmSandboxes:
         ]
         return min(candidates, key=lambda w: w.leases, default=None)
 
-    def _start(self, code: Path) -> Sandbox:
-        return Sandbox(code, hidden=self.hidden, limits=self.limits).__enter__()
+    def _start(self, code: Callable[[], Path]) -> Sandbox:
+        return Sandbox(code(), hidden=self.hidden, limits=self.limits).__enter__()
 
     async def release(self, warm: Warm, failed: bool) -> None:
         """Give a seat back after its match; retire the process when it must be."""

@@ -8,11 +8,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.launcher import BotSpecError, parse_bot
+from arena.store import artifacts
+from arena.store.errors import StoreError
 from arena.store.models import Bot, BotKind, BotVersion
 
-
-class StoreError(ValueError):
-    """A request the store refuses, with a message for the user."""
+__all__ = ["StoreError", "active_version", "add_bot", "add_version", "check_name"]
 
 
 def check_name(name: str, what: str) -> str:
@@ -23,20 +23,22 @@ def check_name(name: str, what: str) -> str:
     return name
 
 
-def parse_target(kind: BotKind, target: str) -> str:
-    """Validate a version's target; return it canonical (a file path made absolute)."""
-    if kind is BotKind.PATH and Path(target).is_dir():
-        if not (Path(target) / "bot.py").is_file():
-            raise StoreError(f"the folder {target} has no bot.py")
-        return str(Path(target).resolve())
+def parse_target(session: Session, kind: BotKind, target: str) -> str:
+    """Validate a version's target; return it canonical. An upload (a file or a folder
+    path) is stored in the database and named by its digest (``sha256:...``)."""
+    if kind is BotKind.PATH:
+        if artifacts.digest_in(target) is not None:
+            artifacts.fetch(session, artifacts.digest_in(target))  # it exists, intact
+            return target
+        return artifacts.store(session, Path(target))
     text = f"sample:{target}" if kind is BotKind.SAMPLE else target
     try:
         spec = parse_bot(text)
     except BotSpecError as error:
         raise StoreError(str(error)) from None
-    if spec.kind != {BotKind.PATH: "file"}.get(kind, kind.value):
+    if spec.kind != kind.value:
         raise StoreError(f"{target!r} is not a valid {kind.value}")
-    return str(Path(spec.value).resolve()) if kind is BotKind.PATH else spec.value
+    return spec.value
 
 
 def add_bot(
@@ -47,7 +49,7 @@ def add_bot(
     if session.scalar(select(Bot).where(Bot.name == name)) is not None:
         raise StoreError(f"a bot named {name!r} exists already")
     bot = Bot(name=name, owner_id=owner_id)
-    version = BotVersion(bot=bot, number=1, kind=kind, target=parse_target(kind, target))
+    version = BotVersion(bot=bot, number=1, kind=kind, target=parse_target(session, kind, target))
     session.add_all([bot, version])
     session.flush()
     return version
@@ -89,9 +91,8 @@ def add_version(
         for version in bot.versions:
             version.active = False
     number = max((v.number for v in bot.versions), default=0) + 1
-    version = BotVersion(
-        bot=bot, number=number, kind=kind, target=parse_target(kind, target), active=retire_others
-    )
+    target = parse_target(session, kind, target)
+    version = BotVersion(bot=bot, number=number, kind=kind, target=target, active=retire_others)
     session.add(version)
     session.flush()
     return version

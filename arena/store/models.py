@@ -45,7 +45,7 @@ def _enum(cls: type[StrEnum]) -> Enum:
 class BotKind(StrEnum):
     ENDPOINT = "endpoint"  # a running bot at host:port
     SAMPLE = "sample"  # a sample bot, run inside the worker
-    PATH = "path"  # a Python bot file, run by the worker as a subprocess
+    PATH = "path"  # an uploaded Python bot (stored as an artifact), run in a sandbox
 
 
 class VersionStatus(StrEnum):
@@ -106,7 +106,7 @@ class BotVersion(Base):
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
     number: Mapped[int] = mapped_column(Integer)
     kind: Mapped[BotKind] = mapped_column(_enum(BotKind))
-    #: the endpoint, the sample bot's name, or the file's path
+    #: the endpoint, the sample bot's name, or an upload's ``sha256:<digest>`` (artifacts)
     target: Mapped[str] = mapped_column(String(500))
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     status: Mapped[VersionStatus] = mapped_column(_enum(VersionStatus), default=VersionStatus.READY)
@@ -240,3 +240,13 @@ class MatchLog(Base):
     #: the JSON match log, zlib-compressed
     data: Mapped[bytes] = mapped_column(LargeBinary)
     size: Mapped[int] = mapped_column(Integer)
+
+
+class Artifact(Base):
+    """An uploaded bot's code: a deterministic .tar.gz, named by its SHA-256."""
+
+    __tablename__ = "artifacts"
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    size: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)

@@ -1,0 +1,112 @@
+"""Uploaded bots' code, stored once in the database and named by its SHA-256.
+
+An upload (a Python file, or a folder with ``bot.py``) is packed into a deterministic
+gzipped tar (sorted entries, no times, owners or modes but the executable bit), its
+digest computed, and the archive stored in ``artifacts`` unless it is there already.
+A version's target is ``sha256:<digest>``, never a path: a version never changes when
+its original files do, and a worker on any machine fetches the archive from the
+database (``worker.artifacts``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import tarfile
+from pathlib import Path
+
+from sqlalchemy.orm import Session
+
+from arena.store.errors import StoreError
+from arena.store.models import Artifact
+
+PREFIX = "sha256:"
+#: the most an upload may hold, packed
+MAX_ARCHIVE_BYTES = 5 * 1024 * 1024
+#: the most files an upload may hold
+MAX_FILES = 500
+_SKIPPED = ("__pycache__",)
+
+
+def pack(source: Path) -> bytes:
+    """The upload at ``source`` as a deterministic .tar.gz; StoreError when it is no bot."""
+    if not source.exists():
+        raise StoreError(f"no bot file or folder at {source}")
+    if source.is_dir():
+        if not (source / "bot.py").is_file():
+            raise StoreError(f"the folder {source} has no bot.py")
+        files = _files(source)
+    elif source.suffix == ".py" and source.is_file():
+        files = [(source.name, source)]
+    else:
+        raise StoreError(f"{source} is not a Python file or a folder with bot.py")
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for name, path in files:
+            data = path.read_bytes()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = 0o755 if path.stat().st_mode & 0o111 else 0o644
+            tar.addfile(info, io.BytesIO(data))
+    packed = gzip.compress(raw.getvalue(), mtime=0)
+    if len(packed) > MAX_ARCHIVE_BYTES:
+        raise StoreError(f"the upload is {len(packed):,} bytes packed: over {MAX_ARCHIVE_BYTES:,}")
+    return packed
+
+
+def _files(folder: Path) -> list[tuple[str, Path]]:
+    files = []
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if any(part.startswith(".") or part in _SKIPPED for part in relative.parts):
+            continue
+        if path.is_symlink():
+            raise StoreError(f"{relative} is a symbolic link: upload plain files")
+        if path.is_file():
+            files.append((relative.as_posix(), path))
+        elif not path.is_dir():
+            raise StoreError(f"{relative} is not a plain file")
+        if len(files) > MAX_FILES:
+            raise StoreError(f"the upload holds more than {MAX_FILES} files")
+    return files
+
+
+def digest_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def store(session: Session, source: Path) -> str:
+    """Pack and store the upload at ``source`` (once per content); its version target."""
+    data = pack(source)
+    digest = digest_of(data)
+    if session.get(Artifact, digest) is None:
+        session.add(Artifact(digest=digest, data=data, size=len(data)))
+        session.flush()
+    return PREFIX + digest
+
+
+def digest_in(target: str) -> str | None:
+    """The digest a version target names, or None (an older path target)."""
+    return target[len(PREFIX) :] if target.startswith(PREFIX) else None
+
+
+def fetch(session: Session, digest: str) -> bytes:
+    """An artifact's archive, checked against its name."""
+    artifact = session.get(Artifact, digest)
+    if artifact is None:
+        raise StoreError(f"no artifact {digest}")
+    data = bytes(artifact.data)
+    if digest_of(data) != digest:
+        raise StoreError(f"artifact {digest} is corrupt in the database")
+    return data
+
+
+def unpack(data: bytes, folder: Path) -> Path:
+    """Extract an archive into ``folder``; the bot's entry (its folder, or its one file)."""
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        tar.extractall(folder, filter="data")
+        names = tar.getnames()
+    if "bot.py" in names or len(names) != 1:
+        return folder
+    return folder / names[0]

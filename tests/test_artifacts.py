@@ -1,0 +1,145 @@
+"""Uploaded bots as artifacts: stored once by digest, fetched by any machine's workers."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select, update
+
+from arena.engine import Ruleset
+from arena.platform import Platform
+from arena.services import Workers
+from arena.settings import Settings
+from arena.store import artifacts, bots, tournaments
+from arena.store.bots import StoreError
+from arena.store.cache import ArtifactCache
+from arena.store.db import Database
+from arena.store.models import Artifact, BotKind, BotVersion
+from tests.sandboxing import PLAIN_BOT
+from tests.test_workers import wait_done
+
+
+def bot_folder(tmp_path: Path, name: str, marker: str) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "bot.py").write_text(PLAIN_BOT.read_text() + f"\n# {marker}\n")
+    (folder / "helper.py").write_text("VALUE = 1\n")
+    return folder
+
+
+def test_packing_is_deterministic_and_refuses_what_is_no_bot(tmp_path: Path) -> None:
+    first = bot_folder(tmp_path, "a", "same")
+    second = bot_folder(tmp_path, "b", "same")
+    os.utime(second / "bot.py", (1, 1))
+    (second / "__pycache__").mkdir()
+    (second / "__pycache__" / "bot.cpython-311.pyc").write_bytes(b"\0")
+    assert artifacts.pack(first) == artifacts.pack(second), "times and caches do not count"
+    assert artifacts.pack(first) != artifacts.pack(bot_folder(tmp_path, "c", "other"))
+    (first / "link.py").symlink_to("/etc/passwd")
+    with pytest.raises(StoreError, match="symbolic link"):
+        artifacts.pack(first)
+    with pytest.raises(StoreError, match="has no bot.py"):
+        artifacts.pack(_empty(tmp_path))
+    big = tmp_path / "big"
+    big.mkdir()
+    (big / "bot.py").write_text("pass\n")
+    (big / "data.bin").write_bytes(os.urandom(artifacts.MAX_ARCHIVE_BYTES + 1))
+    with pytest.raises(StoreError, match="packed: over"):
+        artifacts.pack(big)
+
+
+def _empty(tmp_path: Path) -> Path:
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    return folder
+
+
+def test_a_version_is_its_digest_and_never_changes_with_its_files(
+    db: Database, tmp_path: Path
+) -> None:
+    folder = bot_folder(tmp_path, "mine", "v1")
+    version = db.transaction(lambda s: bots.add_bot(s, "mine", BotKind.PATH, str(folder)))
+    again = db.transaction(lambda s: bots.add_version(s, "mine", BotKind.PATH, str(folder)))
+    assert version.target == again.target and version.target.startswith("sha256:")
+    with db.read() as session:
+        assert len(session.scalars(select(Artifact)).all()) == 1, "stored once"
+    shutil.rmtree(folder)
+    cache = ArtifactCache(tmp_path / "cache", db)
+    code = cache.code_for(version.target)
+    assert code == tmp_path / "cache" / artifacts.digest_in(version.target)
+    assert "# v1" in (code / "bot.py").read_text() and (code / "helper.py").exists()
+    assert cache.code_for(version.target) == code and cache.fetched == 1, "fetched once"
+    archive = tmp_path / "cache" / f"{artifacts.digest_in(version.target)}.tar.gz"
+    archive.write_bytes(b"corrupt")
+    (code / "bot.py").write_text("tampered")
+    assert "# v1" in (cache.code_for(version.target) / "bot.py").read_text()
+    assert cache.fetched == 2, "a corrupt copy is fetched again"
+    digest = artifacts.digest_in(version.target)
+    db.transaction(
+        lambda s: s.execute(update(Artifact).where(Artifact.digest == digest).values(data=b"x"))
+    )
+    shutil.rmtree(tmp_path / "cache")
+    with pytest.raises(StoreError, match="corrupt in the database"):
+        cache.code_for(version.target)
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_workers_on_other_machines_play_bots_uploaded_elsewhere(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """Three workers' "machines" share only the database and Redis: the upload's files are
+    gone, each worker fetches each artifact once, and a corrupt cached copy is fetched
+    again."""
+    submitter = Platform(settings)
+    names = ["one", "two", "three"]
+    (tmp_path / "uploads").mkdir()
+    folders = {name: bot_folder(tmp_path / "uploads", name, name) for name in names}
+    submitter.db.transaction(
+        lambda s: [bots.add_bot(s, n, BotKind.PATH, str(p)) for n, p in folders.items()]
+    )
+    shutil.rmtree(tmp_path / "uploads")
+    machines = [
+        Settings(tmp_path / f"machine-{i}", settings.database_url, settings.redis_url)
+        for i in (1, 2)
+    ]
+
+    def tournament(name: str, games: int, workers: list[Settings]) -> None:
+        submitter.db.transaction(
+            lambda s: tournaments.create(s, name, Ruleset.parse("classic"), names, 3, games)
+        )
+        running = [Workers(machine, 1, machine.data_dir / "logs") for machine in workers]
+        for worker in running:
+            worker.start()
+        try:
+            submitter.start_tournament(name)
+            wait_done(submitter, name, timeout=180)
+        finally:
+            for worker in running:
+                worker.stop()
+
+    tournament("first", 12, machines)
+    assert submitter.tournament_status("first")["matches"]["done"] == 12
+    with submitter.db.read() as session:
+        digests = {artifacts.digest_in(t) for t in session.scalars(select(BotVersion.target))}
+    seen: set[str] = set()
+    for machine in machines:
+        log = (machine.data_dir / "logs" / "worker-0.log").read_text()
+        archives = (machine.data_dir / "artifacts").glob("*.tar.gz")
+        cached = {path.name.removesuffix(".tar.gz") for path in archives}
+        assert cached <= digests
+        for digest in cached:
+            assert log.count(f"artifact {digest}: fetched") == 1, "fetched once per machine"
+        seen |= cached
+    assert seen == digests and len(digests) == 3
+    first = machines[0]
+    victim = next((first.data_dir / "artifacts").glob("*.tar.gz"))
+    victim.write_bytes(b"not the archive")
+    tournament("second", 6, [first])
+    log = (first.data_dir / "logs" / "worker-0.log").read_text()
+    assert "the cached copy is missing or corrupt" in log
+    status = submitter.tournament_status("second")
+    assert all(row["forfeits"] == 0 for row in status["leaderboard"])
