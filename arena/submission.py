@@ -12,8 +12,10 @@ as in tournaments.
 
 from __future__ import annotations
 
+import time
 from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 
 from sqlalchemy import select
 
@@ -23,9 +25,12 @@ from arena.platform import Platform, PlatformError
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
 from arena.sandbox import Sandbox, SandboxedSeat, SandboxError, SandboxUnavailable, availability
 from arena.store import bots as bot_store
+from arena.store.bots import StoreError
 from arena.store.cache import ArtifactCache
+from arena.store.db import Database
 from arena.store.models import Bot, BotKind, BotVersion, VersionStatus
 from sample_bots import RandomBot
+from worker import queue as work_queue
 
 QUALIFYING_RULES = Ruleset.parse("classic")
 QUALIFYING = RefereeSettings(deadline=1.0, time_bank=5.0, start_timeout=10.0)
@@ -35,39 +40,88 @@ QUALIFYING = RefereeSettings(deadline=1.0, time_bank=5.0, start_timeout=10.0)
 class Submission:
     bot: str
     version: int
-    accepted: bool
+    #: "pending" (queued for a worker), "ready" or "rejected"
+    status: str
     reason: str
+
+    @property
+    def accepted(self) -> bool:
+        return self.status == VersionStatus.READY.value
 
 
 def submit(
-    platform: Platform, name: str, kind: BotKind, target: str, owner_id: int | None = None
+    platform: Platform,
+    name: str,
+    kind: BotKind,
+    target: str,
+    owner_id: int | None = None,
+    *,
+    queued: bool = False,
 ) -> Submission:
-    """Store, qualify and (if it qualifies) activate a new version of bot ``name``.
+    """Store a new version of bot ``name``, pending, and qualify it: here and now, or
+    (``queued``) by a worker, which the caller may await with :func:`wait`.
 
     Raises :class:`PlatformError` when uploaded bots cannot be sandboxed here (before
     anything is stored), or when the sandbox fails for a platform reason during
     qualification (the version then stays pending: the bot is not to blame)."""
-    if kind is BotKind.PATH:
+    if kind is BotKind.PATH and not queued:
         where = availability()
         if not where.runs_uploaded_bots:
             raise PlatformError(where.describe())
     version = platform.db.transaction(lambda s: _add_pending(s, name, kind, target, owner_id))
+    if queued:
+        work_queue.enqueue_qualification(platform.queue, version.id)
+        note = "waiting for a worker to play its qualification match"
+        platform.db.transaction(lambda s: _note(s, version.id, note))
+        return Submission(name, version.number, VersionStatus.PENDING.value, note)
+    return qualify_version(platform.db, platform.settings.data_dir, version.id)
+
+
+def qualify_version(db: Database, data_dir: Path, version_id: int) -> Submission:
+    """Play a pending version's qualification match and settle it (a worker's job too)."""
+    with db.read() as session:
+        version = session.get(BotVersion, version_id)
+        if version is None:
+            raise StoreError(f"no bot version {version_id}")
+        kind, target, name, number = version.kind, version.target, version.bot.name, version.number
+        if version.status is not VersionStatus.PENDING:
+            return Submission(name, number, version.status.value, version.reason or "")
     try:
-        accepted, reason = qualify(kind, version.target, name, platform)
+        accepted, reason = qualify(kind, target, name, db, data_dir)
     except SandboxUnavailable as error:
         note = f"not qualified yet: the platform could not start a sandbox ({error})"
-        platform.db.transaction(lambda s: _note(s, version.id, note))
+        db.transaction(lambda s: _note(s, version_id, note))
         raise PlatformError(f"{note}; try again later") from None
-    platform.db.transaction(lambda s: _settle(s, version.id, accepted, reason))
-    return Submission(name, version.number, accepted, reason)
+    db.transaction(lambda s: _settle(s, version_id, accepted, reason))
+    status = VersionStatus.READY if accepted else VersionStatus.REJECTED
+    return Submission(name, number, status.value, reason)
 
 
-def qualify(kind: BotKind, target: str, name: str, platform: Platform) -> tuple[bool, str]:
+def wait(db: Database, name: str, number: int, timeout: float = 300.0) -> Submission:
+    """Wait until a queued version is settled; pending still after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with db.read() as session:
+            version = session.scalar(
+                select(BotVersion).join(Bot).where(Bot.name == name, BotVersion.number == number)
+            )
+            assert version is not None
+            status, reason = version.status, version.reason or ""
+        if status is not VersionStatus.PENDING or time.monotonic() > deadline:
+            return Submission(name, number, status.value, reason)
+        time.sleep(0.2)
+
+
+def qualify(
+    kind: BotKind, target: str, name: str, db: Database, data_dir: Path
+) -> tuple[bool, str]:
     """One heads-up match against ``random``: (accepted, reason)."""
-    data_dir = platform.settings.data_dir
     with ExitStack() as stack:
         if kind is BotKind.PATH:
-            code = ArtifactCache(data_dir / "artifacts", platform.db).code_for(target)
+            where = availability()
+            if not where.runs_uploaded_bots:
+                raise SandboxUnavailable(where.describe())
+            code = ArtifactCache(data_dir / "artifacts", db).code_for(target)
             try:
                 box = stack.enter_context(Sandbox(code, hidden=[data_dir]))
             except SandboxError as error:

@@ -35,8 +35,12 @@ class VersionCreate(BaseModel):
 
 
 class SubmissionPublic(BaseModel):
+    """A submitted version: queued (``pending``) until a worker plays its qualification
+    match; then ``ready`` or ``rejected`` with the reason (GET /bots/{name})."""
+
     bot: str
     version: int
+    status: Literal["pending", "ready", "rejected"]
     accepted: bool
     reason: str
 

@@ -11,6 +11,8 @@ from arena.store import matches as match_store
 from arena.store.owners import add_owner
 from dashboard.app import create_app
 from tests.sandboxing import PLAIN_BOT
+from tests.test_platform_cli import arena as cli
+from tests.test_platform_cli import environment
 from tests.test_store import add_samples, match_ids, play
 
 SAMPLES = ["random", "honest", "counter", "bluffer"]
@@ -78,15 +80,24 @@ def test_reads_after_a_played_tournament(app_and_token) -> None:
         assert client.get(url).status_code == 200, url
 
 
+def run_queued_jobs(arena: Platform) -> None:
+    """A worker plays what is queued (qualification matches) and stops."""
+    worker = cli("worker", "--burst", env=environment(arena.settings))
+    assert worker.returncode == 0, worker.stderr[-2000:]
+
+
 def test_writes_need_a_valid_token(app_and_token) -> None:
-    client, token, _ = app_and_token
+    client, token, arena = app_and_token
     body = {"name": "mine", "kind": "sample", "target": "random"}
     assert client.post("/api/v1/bots", json=body).status_code == 401
     assert client.post("/api/v1/bots", json=body, headers=auth("wrong")).status_code == 401
     created = client.post("/api/v1/bots", json=body, headers=auth(token))
-    assert created.status_code == 201, created.text
-    assert created.json()["accepted"] is True and created.json()["version"] == 1
-    assert "qualified" in created.json()["reason"]
+    assert created.status_code == 202, created.text
+    assert created.json()["status"] == "pending" and created.json()["version"] == 1
+    assert created.json()["accepted"] is False
+    run_queued_jobs(arena)
+    [first] = client.get("/api/v1/bots/mine").json()["versions"]
+    assert first["status"] == "ready" and "qualified" in first["reason"]
     again = client.post("/api/v1/bots", json=body, headers=auth(token))
     assert again.status_code == 409
     assert client.post("/api/v1/tournaments/x/start").status_code == 401
@@ -95,7 +106,8 @@ def test_writes_need_a_valid_token(app_and_token) -> None:
         headers=auth(token),
         json={"kind": "sample", "target": "counter"},
     )
-    assert version.status_code == 201 and version.json()["version"] == 2
+    assert version.status_code == 202 and version.json()["version"] == 2
+    run_queued_jobs(arena)
     versions = client.get("/api/v1/bots/mine").json()["versions"]
     assert [v["active"] for v in versions] == [False, True], "the old version is retired"
     assert [v["status"] for v in versions] == ["ready", "ready"]
@@ -147,7 +159,8 @@ def test_html_in_a_bot_name_is_shown_escaped(app_and_token) -> None:
         headers=auth(token),
         json={"name": XSS, "kind": "sample", "target": "honest"},
     )
-    assert created.status_code == 201, created.text
+    assert created.status_code == 202, created.text
+    run_queued_jobs(arena)
     made = client.post(
         "/api/v1/tournaments",
         headers=auth(token),
@@ -184,18 +197,21 @@ TRUTHFUL = PLAIN_BOT.read_text()
 
 
 def test_an_uploaded_bot_is_qualified_and_a_broken_version_is_rejected(app_and_token) -> None:
-    client, token, _ = app_and_token
+    client, token, arena = app_and_token
     good = client.post(
         "/api/v1/bots",
         headers=auth(token),
         json={"name": "up", "kind": "python", "source": TRUTHFUL},
     )
-    assert good.status_code == 201 and good.json()["accepted"] is True, good.text
+    assert good.status_code == 202 and good.json()["status"] == "pending", good.text
+    run_queued_jobs(arena)
     bad = client.post(
         "/api/v1/bots/up/versions", headers=auth(token), json={"kind": "python", "source": BROKEN}
     )
-    assert bad.status_code == 201 and bad.json()["accepted"] is False
-    assert "forfeited its qualification match: crashed" in bad.json()["reason"]
+    assert bad.status_code == 202 and bad.json()["status"] == "pending"
+    run_queued_jobs(arena)
+    reasons = [v["reason"] for v in client.get("/api/v1/bots/up").json()["versions"]]
+    assert "forfeited its qualification match: crashed" in reasons[1]
     versions = client.get("/api/v1/bots/up").json()["versions"]
     assert [(v["status"], v["active"]) for v in versions] == [("ready", True), ("rejected", False)]
     page = client.get("/bots/up").text

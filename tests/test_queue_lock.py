@@ -87,7 +87,10 @@ def test_refusal_names_what_is_wrong_with_a_job(redis_url: str) -> None:
     queue = work_queue.match_queue(work_queue.connect(redis_url))
     ours = queue.enqueue(work_queue.JOB_FUNCTION, [1, 2])
     assert work_queue.refusal(ours) is None
+    qualification = queue.enqueue(work_queue.QUALIFY_FUNCTION, 7)
+    assert work_queue.refusal(qualification) is None
     cases = {
+        "not one bot version id": queue.enqueue(work_queue.QUALIFY_FUNCTION, "7; rm -rf /"),
         "calls 'os.system'": queue.enqueue("os.system", "true"),
         "a failure callback": queue.enqueue(
             work_queue.JOB_FUNCTION, [1], on_failure=Callback("os.system")

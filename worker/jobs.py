@@ -93,6 +93,14 @@ def play_matches(match_ids: list[int]) -> str:
     return ", ".join(f"{count} {outcome}" for outcome, count in job.outcomes.items())
 
 
+def qualify_version(version_id: int) -> str:
+    """Play a pending bot version's qualification match and settle it."""
+    from arena.submission import qualify_version as qualify
+
+    result = qualify(database(), settings().data_dir, version_id)
+    return f"{result.bot} v{result.version}: {result.status}: {result.reason}"
+
+
 class MatchesFailed(RuntimeError):
     """Some matches of a job failed for infrastructure reasons (each was given back)."""
 

@@ -1,10 +1,11 @@
-"""The Redis side: one RQ queue of matches, locked to the platform's own job.
+"""The Redis side: one RQ queue of matches, locked to the platform's own two jobs.
 
-A job carries only match ids (one, or a few when a tournament starts: see
-``tournaments.job_sizes``); the database holds everything else. Jobs are JSON, never
-pickles, and a worker runs nothing but :data:`JOB_FUNCTION`: any other job found on
-the queue (another function, callbacks, webhooks, dependencies, arguments that are not
-match ids, data that is not JSON) is refused and logged, never imported or called.
+A match job carries only match ids (one, or a few when a tournament starts: see
+``tournaments.job_sizes``); a qualification job one bot version's id; the database
+holds everything else. Jobs are JSON, never pickles, and a worker runs nothing but
+:data:`JOB_FUNCTION` and :data:`QUALIFY_FUNCTION`: any other job found on the queue
+(another function, callbacks, webhooks, dependencies, arguments that are not ids,
+data that is not JSON) is refused and logged, never imported or called.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ log = logging.getLogger(__name__)
 
 QUEUE_NAME = "arena-matches"
 JOB_FUNCTION = "worker.jobs.play_matches"
+QUALIFY_FUNCTION = "worker.jobs.qualify_version"
 #: RQ kills a job that runs longer than this per match (a match's own deadlines end it
 #: far sooner). Finished jobs are kept 10 minutes for ``rq info``; the database holds
 #: the results.
@@ -42,9 +44,9 @@ class MatchJob(Job):
         reason = refusal(self)
         if reason is not None:
             raise ForeignJob(reason)
-        from worker.jobs import play_matches
+        from worker import jobs
 
-        return play_matches
+        return jobs.play_matches if self.func_name == JOB_FUNCTION else jobs.qualify_version
 
     @property
     def success_callback(self) -> None:
@@ -68,8 +70,8 @@ def refusal(job: Job) -> str | None:
         func_name, instance, args, kwargs = job.func_name, job.instance, job.args, job.kwargs
     except Exception as error:  # not JSON, or not the shape of a job
         return f"its data cannot be read as a JSON job ({type(error).__name__})"
-    if func_name != JOB_FUNCTION or instance is not None:
-        return f"it calls {func_name!r}, not {JOB_FUNCTION}"
+    if func_name not in (JOB_FUNCTION, QUALIFY_FUNCTION) or instance is not None:
+        return f"it calls {func_name!r}, not {JOB_FUNCTION} or {QUALIFY_FUNCTION}"
     extras = [
         name
         for name, value in (
@@ -83,6 +85,10 @@ def refusal(job: Job) -> str | None:
     ]
     if extras:
         return f"it carries {', '.join(extras)}"
+    if func_name == QUALIFY_FUNCTION:
+        if kwargs or len(args) != 1 or type(args[0]) is not int or args[0] <= 0:
+            return "its arguments are not one bot version id"
+        return None
     if kwargs or len(args) != 1 or not _match_ids(args[0]):
         return "its arguments are not one list of match ids"
     return None
@@ -182,6 +188,19 @@ def enqueue_all(queue: Queue, jobs: list[tuple[int, str]]) -> None:
                 pipeline=pipe,
             )
         pipe.execute()
+
+
+def enqueue_qualification(queue: Queue, version_id: int) -> None:
+    """Queue the qualification match of a pending bot version."""
+    queue.enqueue(
+        QUALIFY_FUNCTION,
+        version_id,
+        job_id=f"arena-qualify-{version_id}",
+        job_timeout=JOB_TIMEOUT,
+        result_ttl=600,
+        failure_ttl=7 * 24 * 3600,
+        description=f"qualification of bot version {version_id}",
+    )
 
 
 def workers_listening(queue: Queue) -> int:

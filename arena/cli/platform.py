@@ -18,6 +18,7 @@ from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
 from arena.store.models import BotKind
+from worker import queue as work_queue
 
 out = console.stdout()
 err = console.stderr()
@@ -71,22 +72,45 @@ def bot_submit(
     path: Annotated[
         str | None, typer.Option(help="A Python bot file, or a folder with bot.py.")
     ] = None,
+    wait: Annotated[
+        bool, typer.Option(help="Wait for the qualification match (--no-wait: queue it and go).")
+    ] = True,
 ) -> None:
-    """Submit a new version; it is ranked only after it finishes a match against random."""
-    from arena.submission import submit
+    """Submit a new version; it is ranked only after it finishes a match against random.
+
+    With workers running, a worker plays the qualification match; without, it is
+    played here."""
+    from arena import submission
 
     if (endpoint is None) == (path is None):
         fail("give exactly one of --endpoint, --path")
     kind, target = (BotKind.ENDPOINT, endpoint) if endpoint else (BotKind.PATH, path)
-    with err.status(f"qualifying {name}: one match against random..."):
+    arena = platform()
+    queued = _workers_running(arena)
+    if not queued and not wait:
+        fail("no worker is running to qualify it later: start one, or submit without --no-wait")
+    doing = "queued for a worker" if queued else "one match against random, here"
+    with err.status(f"qualifying {name}: {doing}...") as status:
         try:
-            result = submit(platform(), name, kind, target)
+            result = submission.submit(arena, name, kind, target, queued=queued)
+            if queued and wait:
+                status.update(f"qualifying {name} v{result.version}: waiting for a worker...")
+                result = submission.wait(arena.db, name, result.version)
         except (StoreError, PermissionError, PlatformError) as error:
             fail(str(error))
-    verdict = "accepted" if result.accepted else "REJECTED"
+    verdict = {"ready": "accepted", "rejected": "REJECTED"}.get(result.status, "pending")
     out.print(f"{name} v{result.version} {verdict}: {result.reason}", markup=False)
-    if not result.accepted:
+    if result.status == "rejected":
         raise typer.Exit(1)
+
+
+def _workers_running(arena: Platform) -> bool:
+    if not arena.settings.redis_url:
+        return False
+    try:
+        return work_queue.workers_listening(arena.queue) > 0
+    except Exception:  # Redis is away: qualify here
+        return False
 
 
 @bot_app.command("list")

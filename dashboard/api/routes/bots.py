@@ -41,7 +41,7 @@ def get_bot(name: str, session: SessionDep) -> dict:
 @router.post(
     "/bots",
     response_model=SubmissionPublic,
-    status_code=status.HTTP_201_CREATED,
+    status_code=status.HTTP_202_ACCEPTED,
     responses={**WRITE_ERRORS, 409: {"description": "The bot exists"}},
 )
 def create_bot(
@@ -58,7 +58,7 @@ def create_bot(
 @router.post(
     "/bots/{name}/versions",
     response_model=SubmissionPublic,
-    status_code=status.HTTP_201_CREATED,
+    status_code=status.HTTP_202_ACCEPTED,
     responses={**WRITE_ERRORS, 404: {"description": "No such bot"}},
 )
 def submit_version(
@@ -80,11 +80,11 @@ def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -
             with tempfile.TemporaryDirectory() as folder:
                 path = Path(folder) / "bot.py"
                 path.write_text(body.source)
-                result = submit(platform, name, BotKind.PATH, str(path), owner_id)
+                result = submit(platform, name, BotKind.PATH, str(path), owner_id, queued=True)
         else:
             if not body.target.strip():
                 raise StoreError(f"a {body.kind} version needs its target")
-            result = submit(platform, name, BotKind(body.kind), body.target, owner_id)
+            result = submit(platform, name, BotKind(body.kind), body.target, owner_id, queued=True)
     except PermissionError as error:
         raise HTTPException(status.HTTP_403_FORBIDDEN, str(error)) from None
     except StoreError as error:
@@ -94,6 +94,7 @@ def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -
     return {
         "bot": result.bot,
         "version": result.version,
+        "status": result.status,
         "accepted": result.accepted,
         "reason": result.reason,
     }
