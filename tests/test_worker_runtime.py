@@ -198,3 +198,77 @@ def test_a_warm_bot_that_crashes_is_replaced_and_only_its_match_is_charged(
     assert worker_log.count("replacing the sandbox of") == len(doomed), "only after a crash"
     others = [e for log in logs for e in log["seats"] if e["name"] != "crash v1"]
     assert all(e["forfeit"] is None for e in others)
+
+
+MEMORY = """
+from arena.sdk import Bot, Play, CHALLENGE, PASS, BELIEVE, Quartets, serve
+
+STARTED = 0
+
+
+class Memory(Bot):
+    # says in its Hello how many matches its process has started
+
+    def __init__(self):
+        global STARTED
+        STARTED += 1
+        self.name = f"match {STARTED} of this process"
+
+    def act(self, obs):
+        legal = obs.legal
+        if legal.phase == "quartets":
+            return Quartets(legal.quartets)
+        if legal.play:
+            return Play(obs.hand[:1], legal.play.ranks[0], 1)
+        return CHALLENGE if legal.challenge else (BELIEVE if legal.believe else PASS)
+
+
+if __name__ == "__main__":
+    serve(Memory)
+"""
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_processes_stay_warm_across_matches_but_not_across_the_rotations_of_a_deal(
+    settings: Settings, monkeypatch, tmp_path: Path
+) -> None:  # noqa: ANN001
+    """Two bots with the same code never share a process, and in a duplicate tournament
+    each seat gets a fresh process: a bot cannot remember a deal's hands from one
+    rotation to the next."""
+    source = tmp_path / "memory.py"
+    source.write_text(MEMORY)
+    arena = Platform(settings)
+    arena.db.transaction(
+        lambda s: [bots.add_bot(s, n, BotKind.PATH, str(source)) for n in ("m1", "m2")]
+    )
+    monkeypatch.setenv("ARENA_WORKER_CONCURRENCY", "1")
+    for name, duplicate in (("warm", False), ("rotations", True)):
+        arena.db.transaction(
+            lambda s, name=name, duplicate=duplicate: tournaments.create(
+                s, name, RULES, ["m1", "m2"], 2, 6, seed=name, duplicate=duplicate
+            )
+        )
+    hellos: dict[str, list[tuple[str, str]]] = {}
+    with Workers(settings, 1, settings.data_dir / "logs"):
+        for name in ("warm", "rotations"):
+            arena.start_tournament(name)
+            wait_done(arena, name)
+            with arena.db.read() as s:
+                tournament = tournaments.get(s, name)
+                logs = [
+                    json.loads(zlib.decompress(data))
+                    for data in s.scalars(
+                        select(MatchLog.data)
+                        .join(Match, Match.id == MatchLog.match_id)
+                        .where(Match.tournament_id == tournament.id)
+                        .order_by(Match.index)
+                    )
+                ]
+            hellos[name] = [(e["name"], e["hello"]["name"]) for log in logs for e in log["seats"]]
+    warm = {
+        name: [hello for who, hello in hellos["warm"] if who == name] for name in ("m1 v1", "m2 v1")
+    }
+    for seen in warm.values():
+        assert seen == [f"match {n} of this process" for n in range(1, 7)], seen
+    assert all(hello == "match 1 of this process" for _, hello in hellos["rotations"])

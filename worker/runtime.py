@@ -89,7 +89,13 @@ class Runtime:
         async with self._cpu_lane if in_process else self._slots:
             ruleset = Ruleset.from_dict(plan.rules)
             seats, leases = await warm_seats(
-                plan.seats, ruleset, plan.seed, self.pool, self.sandboxes, self.cache.code_for
+                plan.seats,
+                ruleset,
+                plan.seed,
+                self.pool,
+                self.sandboxes,
+                self.cache.code_for,
+                fresh=plan.deal_group is not None,  # a duplicate deal: no memory across rotations
             )
             referee = Referee(
                 ruleset,

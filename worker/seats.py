@@ -64,11 +64,14 @@ async def warm_seats(
     pool: SessionPool,
     sandboxes: WarmSandboxes,
     code_for: Callable[[str], Path],
+    *,
+    fresh: bool = False,
 ) -> tuple[list[Seat], dict[int, Warm]]:
     """The seats of a match in a worker's runtime: streams to endpoints come from ``pool``
     and outlive the match; uploaded bots run in warm sandboxes (``leases``, by seat, go
-    back to ``sandboxes`` after the match), keyed by their code's digest and started
-    from ``code_for(target)`` (the machine's artifact cache)."""
+    back to ``sandboxes`` after the match), one process per bot version (two bots with
+    the same code never share one), started from ``code_for(target)`` (the machine's
+    artifact cache); with ``fresh`` each gets a process of its own for this match."""
     players = len(plans)
     seats: list[Seat] = []
     leases: dict[int, Warm] = {}
@@ -85,7 +88,9 @@ async def warm_seats(
                     raise SandboxUnavailable(where.describe())
                 try:
                     warm = await sandboxes.lease(
-                        plan.target, functools.partial(code_for, plan.target)
+                        f"v{plan.bot_version_id}",
+                        functools.partial(code_for, plan.target),
+                        fresh=fresh,
                     )
                 except SandboxError as error:  # the bot's failure: it forfeits
                     seats.append(UnstartableSeat(plan.name, str(error)))

@@ -89,17 +89,18 @@ class WarmSandboxes:
         self._starter = ThreadPoolExecutor(max_workers=2, thread_name_prefix="arena-sandboxes")
         self.started = 0
 
-    async def lease(self, key: str, code: Callable[[], Path]) -> Warm:
+    async def lease(self, key: str, code: Callable[[], Path], *, fresh: bool = False) -> Warm:
         """A live process for ``key`` with a free seat: a warm one, else a new one started
         from ``code()`` (raises the sandbox's errors: SandboxError is the bot's,
-        SandboxUnavailable the platform's)."""
+        SandboxUnavailable the platform's). A ``fresh`` lease gets a process of its own,
+        stopped after its match (nothing the bot remembers reaches another match)."""
         async with self._starting.setdefault(key, asyncio.Lock()):
-            warm = self._free(key)
+            warm = None if fresh else self._free(key)
             if warm is None:
                 loop = asyncio.get_running_loop()
                 box = await loop.run_in_executor(self._starter, self._start, code)
                 self.started += 1
-                warm = Warm(key, box)
+                warm = Warm(key, box, retiring="fresh for one match" if fresh else None)
                 self._warm.setdefault(key, []).append(warm)
             warm.leases += 1
             return warm
