@@ -101,7 +101,7 @@ def test_a_tournament_schedules_every_match_with_its_seats(db: Database) -> None
         for match in sorted(all_matches, key=lambda m: m.index):
             by_job.setdefault(match.job_id, []).append(match.index)
         sizes = tournaments.job_sizes(24, workers=1)
-        assert sorted(map(len, by_job.values()), reverse=True) == sizes == [8, 8, 4, 2, 1, 1]
+        assert sorted(map(len, by_job.values()), reverse=True) == sizes == [12, 6, 3, 1, 1, 1]
         assert all(
             indices == list(range(indices[0], indices[0] + len(indices)))
             for indices in by_job.values()

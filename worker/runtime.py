@@ -33,10 +33,10 @@ from worker.warm import WarmSandboxes
 T = TypeVar("T")
 
 #: ``ARENA_WORKER_CONCURRENCY``: matches with outside bots a worker plays at once
-#: (default 8, a whole job's batch: waiting bots then keep the loop busy); matches of
+#: (default 16, a whole job's batch: waiting bots then keep the loop busy); matches of
 #: in-process bots only are pure CPU in the loop and are played one at a time
 CONCURRENCY_ENV = "ARENA_WORKER_CONCURRENCY"
-DEFAULT_CONCURRENCY = 8
+DEFAULT_CONCURRENCY = 16
 
 
 def concurrency_from_env() -> int:

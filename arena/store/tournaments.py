@@ -115,8 +115,9 @@ def get(session: Session, name: str) -> Tournament:
     return tournament
 
 
-#: the most matches one queue job carries
-MAX_BATCH = 8
+#: the most matches one queue job carries (a worker plays a job's matches at once when
+#: their bots are outside it: worker.runtime)
+MAX_BATCH = 16
 
 
 def job_sizes(matches: int, workers: int) -> list[int]:
