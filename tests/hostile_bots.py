@@ -17,6 +17,7 @@ from arena.sdk import Bot, Observation, Play, serve
 from arena.v1 import player_pb2 as pb
 from arena.v1 import player_pb2_grpc
 from sample_bots.honest import HonestBot
+from tests.support import add_raw_play_handler
 
 
 class Sleeper(HonestBot):
@@ -120,14 +121,7 @@ async def _serve_raw(kind: str, port: int) -> None:
 
     server = grpc.aio.server()
     if kind == "malformed":
-        handler = grpc.stream_stream_rpc_method_handler(
-            _malformed,
-            request_deserializer=pb.PlayRequest.FromString,
-            response_serializer=lambda raw: raw,
-        )
-        server.add_generic_rpc_handlers(
-            [grpc.method_handlers_generic_handler("arena.v1.PlayerService", {"Play": handler})]
-        )
+        add_raw_play_handler(server, _malformed)
     else:
         player_pb2_grpc.add_PlayerServiceServicer_to_server(RawServicer(kind), server)
     bound = server.add_insecure_port(f"127.0.0.1:{port}")

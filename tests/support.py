@@ -176,3 +176,18 @@ def served(factory: Callable[[], Bot]) -> Iterator[str]:
     finally:
         state["loop"].call_soon_threadsafe(state["stop"].set)
         thread.join(10)
+
+
+def add_raw_play_handler(server: Any, play: Callable[..., Any]) -> None:
+    """Serve ``play`` (an async generator of raw bytes) as PlayerService.Play on a
+    ``grpc.aio`` server: a bot whose answers need not be messages at all."""
+    import grpc
+
+    from arena.v1 import player_pb2 as pb
+
+    handler = grpc.stream_stream_rpc_method_handler(
+        play, request_deserializer=pb.PlayRequest.FromString, response_serializer=lambda raw: raw
+    )
+    server.add_generic_rpc_handlers(
+        [grpc.method_handlers_generic_handler("arena.v1.PlayerService", {"Play": handler})]
+    )

@@ -27,6 +27,7 @@ from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings, replay
 from arena.referee.seats import FailureKind, SessionPool
 from arena.v1 import player_pb2 as pb
 from sample_bots import HonestBot
+from tests.support import add_raw_play_handler
 
 RULES = Ruleset.parse("classic", {"deals": 2})
 FAST = RefereeSettings(deadline=0.1, time_bank=0.2, strikes=3, illegal_limit=5, start_timeout=1)
@@ -150,14 +151,7 @@ async def _serve(fuzzer: Fuzzer) -> tuple[grpc.aio.Server, str]:
         async for raw in _fuzz_play(fuzzer, requests, context):
             yield raw
 
-    handler = grpc.stream_stream_rpc_method_handler(
-        play,
-        request_deserializer=pb.PlayRequest.FromString,
-        response_serializer=lambda raw: raw,
-    )
-    server.add_generic_rpc_handlers(
-        [grpc.method_handlers_generic_handler("arena.v1.PlayerService", {"Play": handler})]
-    )
+    add_raw_play_handler(server, play)
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     return server, f"127.0.0.1:{port}"

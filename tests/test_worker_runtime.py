@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 import zlib
 from pathlib import Path
 
@@ -103,12 +102,8 @@ def test_a_worker_plays_waiting_bots_at_once_with_every_deadline_kept(
         arena.db.transaction(
             lambda s: [bots.add_bot(s, n, BotKind.ENDPOINT, endpoint) for n in "abcd"]
         )
-        began = time.perf_counter()
         together = play_tournament(settings, "together", 4, monkeypatch)
-        concurrent_s = time.perf_counter() - began
-        began = time.perf_counter()
         alone = play_tournament(settings, "alone", 1, monkeypatch)
-        sequential_s = time.perf_counter() - began
     assert overlaps(together) >= 4, "matches overlap in one worker"
     assert overlaps(alone) == 0
     for one, other in zip(together, alone, strict=True):
@@ -118,7 +113,6 @@ def test_a_worker_plays_waiting_bots_at_once_with_every_deadline_kept(
         for seat, again in zip(one["log"]["seats"], other["log"]["seats"], strict=True):
             assert seat["strikes"] == again["strikes"] > 0, "every late answer is a strike"
             assert seat["latency_ms"]["max"] == 250.0, "a late answer counts the deadline"
-    assert concurrent_s < sequential_s, (concurrent_s, sequential_s)
 
 
 def _without_timing(deals: list[dict], like: list[dict]) -> list[dict]:
@@ -130,9 +124,24 @@ def _without_timing(deals: list[dict], like: list[dict]) -> list[dict]:
     return copied
 
 
-CRASHY = """
+#: the start of the test bots' sources: a plain legal play
+SIMPLE_PLAY = """
+from arena.sdk import BELIEVE, CHALLENGE, PASS, Bot, Play, Quartets, serve
+
+
+def simple_play(obs):
+    legal = obs.legal
+    if legal.phase == "quartets":
+        return Quartets(legal.quartets)
+    if legal.play:
+        return Play(obs.hand[:1], legal.play.ranks[0], 1)
+    return CHALLENGE if legal.challenge else (BELIEVE if legal.believe else PASS)
+"""
+
+CRASHY = (
+    SIMPLE_PLAY
+    + """
 import os
-from arena.sdk import Bot, Play, CHALLENGE, PASS, BELIEVE, Quartets, serve
 
 
 class Crashy(Bot):
@@ -144,17 +153,13 @@ class Crashy(Bot):
     def act(self, obs):
         if self.doomed and obs.turn > 3:
             os._exit(3)
-        legal = obs.legal
-        if legal.phase == "quartets":
-            return Quartets(legal.quartets)
-        if legal.play:
-            return Play(obs.hand[:1], legal.play.ranks[0], 1)
-        return CHALLENGE if legal.challenge else (BELIEVE if legal.believe else PASS)
+        return simple_play(obs)
 
 
 if __name__ == "__main__":
     serve(Crashy)
 """
+)
 
 
 @pytest.mark.sandbox
@@ -200,8 +205,9 @@ def test_a_warm_bot_that_crashes_is_replaced_and_only_its_match_is_charged(
     assert all(e["forfeit"] is None for e in others)
 
 
-MEMORY = """
-from arena.sdk import Bot, Play, CHALLENGE, PASS, BELIEVE, Quartets, serve
+MEMORY = (
+    SIMPLE_PLAY
+    + """
 
 STARTED = 0
 
@@ -215,17 +221,13 @@ class Memory(Bot):
         self.name = f"match {STARTED} of this process"
 
     def act(self, obs):
-        legal = obs.legal
-        if legal.phase == "quartets":
-            return Quartets(legal.quartets)
-        if legal.play:
-            return Play(obs.hand[:1], legal.play.ranks[0], 1)
-        return CHALLENGE if legal.challenge else (BELIEVE if legal.believe else PASS)
+        return simple_play(obs)
 
 
 if __name__ == "__main__":
     serve(Memory)
 """
+)
 
 
 @pytest.mark.sandbox
