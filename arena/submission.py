@@ -69,10 +69,10 @@ def submit(
         if not where.runs_uploaded_bots:
             raise PlatformError(where.describe())
     version = platform.db.transaction(lambda s: _add_pending(s, name, kind, target, owner_id))
-    if queued:
-        work_queue.enqueue_qualification(platform.queue, version.id)
+    if queued:  # noted before it is queued: a quick worker's verdict is never overwritten
         note = "waiting for a worker to play its qualification match"
         platform.db.transaction(lambda s: _note(s, version.id, note))
+        work_queue.enqueue_qualification(platform.queue, version.id)
         return Submission(name, version.number, VersionStatus.PENDING.value, note)
     return qualify_version(platform.db, platform.settings.data_dir, version.id)
 

@@ -30,7 +30,7 @@ from sample_bots import HonestBot
 from tests.support import add_raw_play_handler
 
 RULES = Ruleset.parse("classic", {"deals": 2})
-FAST = RefereeSettings(deadline=0.1, time_bank=0.2, strikes=3, illegal_limit=5, start_timeout=1)
+FAST = RefereeSettings(deadline=0.1, time_bank=0.5, strikes=3, illegal_limit=5, start_timeout=1)
 #: the clean match checks what the stream carries over, not timing: no deadline is tight
 CLEAN = RefereeSettings(deadline=2.0, time_bank=5.0, strikes=3, illegal_limit=5, start_timeout=5)
 CASES = 400
@@ -128,7 +128,7 @@ async def _fuzz_play(fuzzer: Fuzzer, requests: AsyncIterator[pb.PlayRequest], co
         elif move == "mutated":
             yield fuzzer.mutated(right)
         elif move == "late":
-            await asyncio.sleep(0.6)  # past the deadline and the whole bank
+            await asyncio.sleep(0.8)  # past the deadline and the whole bank
             yield right
         elif move == "silence":
             continue
