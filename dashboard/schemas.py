@@ -62,6 +62,8 @@ class TournamentCreate(BaseModel):
     games: int = Field(default=100, ge=1, le=100_000)
     deadline: float = Field(default=1.0, gt=0, le=60)
     duplicate: bool = False
+    #: uploaded bots start afresh for every match instead of staying warm
+    fresh_processes: bool = False
 
 
 class Progress(BaseModel):

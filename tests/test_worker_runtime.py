@@ -205,6 +205,82 @@ def test_a_warm_bot_that_crashes_is_replaced_and_only_its_match_is_charged(
     assert all(e["forfeit"] is None for e in others)
 
 
+BURNER = (
+    SIMPLE_PLAY
+    + """
+import time
+
+
+class Burner(Bot):
+    \"\"\"Computes 0.15 s of CPU per decision in every match whose id is 1 more than a
+    multiple of 4; plays at once in the others.\"\"\"
+
+    def on_match_start(self, match):
+        self.burns = int(match.match_id) % 4 == 1
+
+    def act(self, obs):
+        if self.burns:
+            until = time.process_time() + 0.15
+            while time.process_time() < until:
+                pass
+        return simple_play(obs)
+
+
+if __name__ == "__main__":
+    serve(Burner)
+"""
+)
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_bot_over_its_cpu_budget_forfeits_that_match_only(
+    settings: Settings, monkeypatch, tmp_path: Path
+) -> None:  # noqa: ANN001
+    """The CPU a warm process uses while a match waits on it is that match's: over the
+    budget (here 1 s) the seat forfeits, the other matches of the same process (played
+    at the same time) are not charged, and the other bots play on."""
+    source = tmp_path / "burner.py"
+    source.write_text(BURNER)
+    arena = Platform(settings)
+    arena.db.transaction(lambda s: bots.add_bot(s, "burner", BotKind.PATH, str(source)))
+    arena.db.transaction(
+        lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in ("random", "honest")]
+    )
+    arena.db.transaction(
+        lambda s: tournaments.create(
+            s, "budget", RULES, ["burner", "random", "honest"], 3, 12, seed="budget"
+        )
+    )
+    monkeypatch.setenv("ARENA_MATCH_CPU_SECONDS", "1")
+    with Workers(settings, 1, settings.data_dir / "logs"):
+        arena.start_tournament("budget")
+        wait_done(arena, "budget")
+    forfeits = {
+        int(log["match_id"]): entry["forfeit"]
+        for log in _logs(arena)
+        for entry in log["seats"]
+        if entry["name"] == "burner v1"
+    }
+    assert len(forfeits) == 12
+    burning = {match_id for match_id in forfeits if match_id % 4 == 1}
+    assert burning
+    assert {m for m, f in forfeits.items() if f is not None} == burning, forfeits
+    for match_id in burning:
+        assert forfeits[match_id]["kind"] == "cpu_limit"
+        assert "over its budget of 1 s" in forfeits[match_id]["detail"]
+    others = [e for log in _logs(arena) for e in log["seats"] if e["name"] != "burner v1"]
+    assert all(e["forfeit"] is None for e in others)
+
+
+def _logs(arena: Platform) -> list[dict]:
+    with arena.db.read() as s:
+        return [
+            json.loads(zlib.decompress(data))
+            for data in s.scalars(select(MatchLog.data).join(Match, Match.id == MatchLog.match_id))
+        ]
+
+
 MEMORY = (
     SIMPLE_PLAY
     + """
@@ -232,12 +308,12 @@ if __name__ == "__main__":
 
 @pytest.mark.sandbox
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
-def test_processes_stay_warm_across_matches_but_not_across_the_rotations_of_a_deal(
+def test_processes_stay_warm_across_matches_unless_fresh_ones_are_asked_for(
     settings: Settings, monkeypatch, tmp_path: Path
 ) -> None:  # noqa: ANN001
     """Two bots with the same code never share a process, and in a duplicate tournament
     each seat gets a fresh process: a bot cannot remember a deal's hands from one
-    rotation to the next."""
+    rotation to the next; a tournament may ask for a fresh process per match too."""
     source = tmp_path / "memory.py"
     source.write_text(MEMORY)
     arena = Platform(settings)
@@ -245,15 +321,16 @@ def test_processes_stay_warm_across_matches_but_not_across_the_rotations_of_a_de
         lambda s: [bots.add_bot(s, n, BotKind.PATH, str(source)) for n in ("m1", "m2")]
     )
     monkeypatch.setenv("ARENA_WORKER_CONCURRENCY", "1")
-    for name, duplicate in (("warm", False), ("rotations", True)):
+    kinds = {"warm": {}, "rotations": {"duplicate": True}, "fresh": {"fresh_processes": True}}
+    for name, options in kinds.items():
         arena.db.transaction(
-            lambda s, name=name, duplicate=duplicate: tournaments.create(
-                s, name, RULES, ["m1", "m2"], 2, 6, seed=name, duplicate=duplicate
+            lambda s, name=name, options=options: tournaments.create(
+                s, name, RULES, ["m1", "m2"], 2, 6, seed=name, **options
             )
         )
     hellos: dict[str, list[tuple[str, str]]] = {}
     with Workers(settings, 1, settings.data_dir / "logs"):
-        for name in ("warm", "rotations"):
+        for name in kinds:
             arena.start_tournament(name)
             wait_done(arena, name)
             with arena.db.read() as s:
@@ -273,4 +350,6 @@ def test_processes_stay_warm_across_matches_but_not_across_the_rotations_of_a_de
     }
     for seen in warm.values():
         assert seen == [f"match {n} of this process" for n in range(1, 7)], seen
-    assert all(hello == "match 1 of this process" for _, hello in hellos["rotations"])
+    for name in ("rotations", "fresh"):
+        assert len(hellos[name]) == 12
+        assert all(hello == "match 1 of this process" for _, hello in hellos[name]), name

@@ -26,7 +26,7 @@ from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.schema import upgrade
 from worker import queue as work_queue
-from worker.runtime import Runtime, concurrency_from_env
+from worker.runtime import Runtime, concurrency_from_env, policy_from_env
 
 log = logging.getLogger(__name__)
 HEARTBEAT_SECONDS = 5
@@ -49,7 +49,12 @@ def database() -> Database:
 def runtime() -> Runtime:
     """The worker's runtime, started on first use."""
     cache = ArtifactCache(settings().data_dir / "artifacts", database())
-    return Runtime(hidden=[settings().data_dir], cache=cache, concurrency=concurrency_from_env())
+    return Runtime(
+        hidden=[settings().data_dir],
+        cache=cache,
+        concurrency=concurrency_from_env(),
+        policy=policy_from_env(),
+    )
 
 
 def reset() -> None:

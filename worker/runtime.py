@@ -28,7 +28,7 @@ from arena.store.cache import ArtifactCache
 from arena.store.matches import MatchPlan
 from arena.store.models import now
 from worker.seats import warm_seats
-from worker.warm import WarmSandboxes
+from worker.warm import WarmPolicy, WarmSandboxes
 
 T = TypeVar("T")
 
@@ -37,16 +37,30 @@ T = TypeVar("T")
 #: in-process bots only are pure CPU in the loop and are played one at a time
 CONCURRENCY_ENV = "ARENA_WORKER_CONCURRENCY"
 DEFAULT_CONCURRENCY = 16
+#: ``ARENA_MATCH_CPU_SECONDS``: CPU seconds an uploaded bot may use in one match
+MATCH_CPU_ENV = "ARENA_MATCH_CPU_SECONDS"
 
 
 def concurrency_from_env() -> int:
-    text = os.environ.get(CONCURRENCY_ENV, "")
+    return int(_positive_from_env(CONCURRENCY_ENV, DEFAULT_CONCURRENCY, int))
+
+
+def policy_from_env() -> WarmPolicy:
+    return WarmPolicy(
+        match_cpu_seconds=_positive_from_env(MATCH_CPU_ENV, WarmPolicy.match_cpu_seconds, float)
+    )
+
+
+def _positive_from_env(name: str, default: float, kind: type[int] | type[float]) -> float:
+    text = os.environ.get(name, "")
     try:
-        value = int(text) if text else DEFAULT_CONCURRENCY
+        value = kind(text) if text else default
     except ValueError:
-        raise SystemExit(f"{CONCURRENCY_ENV}={text!r} is not a whole number") from None
-    if value < 1:
-        raise SystemExit(f"{CONCURRENCY_ENV} must be at least 1")
+        raise SystemExit(
+            f"{name}={text!r} is not a {'whole ' if kind is int else ''}number"
+        ) from None
+    if value <= 0:
+        raise SystemExit(f"{name} must be above 0")
     return value
 
 
@@ -59,12 +73,16 @@ class Played:
 
 class Runtime:
     def __init__(
-        self, hidden: list[Path], cache: ArtifactCache, concurrency: int = DEFAULT_CONCURRENCY
+        self,
+        hidden: list[Path],
+        cache: ArtifactCache,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        policy: WarmPolicy | None = None,
     ) -> None:
         self.concurrency = concurrency
         self.cache = cache
         self.pool = SessionPool()
-        self.sandboxes = WarmSandboxes(hidden, on_stop=self.pool.forget)
+        self.sandboxes = WarmSandboxes(hidden, policy=policy, on_stop=self.pool.forget)
         self.loop = _new_loop()
         self._slots: asyncio.Semaphore | None = None
         self._cpu_lane: asyncio.Semaphore | None = None
@@ -95,7 +113,8 @@ class Runtime:
                 self.pool,
                 self.sandboxes,
                 self.cache.code_for,
-                fresh=plan.deal_group is not None,  # a duplicate deal: no memory across rotations
+                # a duplicate deal: no memory across its rotations
+                fresh=plan.fresh_processes or plan.deal_group is not None,
             )
             referee = Referee(
                 ruleset,

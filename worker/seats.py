@@ -96,7 +96,15 @@ async def warm_seats(
                     seats.append(UnstartableSeat(plan.name, str(error)))
                     continue
                 leases[index] = warm
-                seats.append(SandboxedSeat(warm.box, plan.name, pool=pool))
+                seats.append(
+                    SandboxedSeat(
+                        warm.box,
+                        plan.name,
+                        pool=pool,
+                        meter=warm.meter,
+                        cpu_budget=sandboxes.policy.match_cpu_seconds,
+                    )
+                )
     except BaseException:
         for warm in leases.values():
             await sandboxes.release(warm, failed=True)

@@ -6,14 +6,18 @@ a fresh ``Bot`` for each ``MatchStart`` on each stream, so no state leaks betwee
 matches through the SDK; what the bot keeps in globals is its own business, and only
 ever meets its own matches).
 
+Each seat is charged the CPU its process used while the match waited on it
+(arena.sandbox.meter) and forfeits its match beyond ``match_cpu_seconds``.
+
 A process is retired (it takes no new seat, and is stopped once its last seat is
 done) when it died or broke a limit, when one of its seats forfeited, when it used
-more than ``match_cpu_seconds`` of CPU per match on average, or when it served
-``max_matches`` matches; so a failure stops the bot's process, never another match's
-bot. Idle processes are stopped after ``idle_seconds``. Sandboxes are started and
-closed on a thread of their own that lives as long as the pool: bubblewrap's
-``--die-with-parent`` is tied to the thread that started it, so a short-lived thread
-would take its bot with it.
+more than ``match_cpu_seconds`` of CPU per match on average (computing between
+requests), when it used half of its lifetime CPU limit (so the limit never ends it in
+the middle of a match), or when it served ``max_matches`` matches; so a failure stops
+the bot's process, never another match's bot. Idle processes are stopped after
+``idle_seconds``. Sandboxes are started and closed on a thread of their own that lives
+as long as the pool: bubblewrap's ``--die-with-parent`` is tied to the thread that
+started it, so a short-lived thread would take its bot with it.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from pathlib import Path
 
 from arena.sandbox import Limits, Sandbox
 from arena.sandbox.box import DEFAULT_LIMITS
+from arena.sandbox.meter import CpuMeter
+from arena.sandbox.seat import MATCH_CPU_SECONDS
 
 log = logging.getLogger(__name__)
 
@@ -43,15 +49,19 @@ class Warm:
     matches: int = 0
     retiring: str | None = None
     last_used: float = field(default_factory=time.monotonic)
+    #: charges the process's CPU to the matches waiting on it
+    meter: CpuMeter = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.meter = CpuMeter(self.box.cpu_seconds)
 
     @property
     def alive(self) -> bool:
         return self.box.returncode is None
 
     def cpu_per_match(self) -> float | None:
-        """CPU seconds per match served, where the host counts the sandbox's CPU."""
-        cgroup = self.box.cgroup
-        used = cgroup.cpu_seconds() if cgroup is not None else None
+        """CPU seconds per match served (None where nothing counts the process's CPU)."""
+        used = self.box.cpu_seconds()
         if used is None or not self.matches:
             return None
         return used / self.matches
@@ -65,8 +75,9 @@ class WarmPolicy:
     max_seats: int = 8
     #: seconds an idle process is kept
     idle_seconds: float = 60.0
-    #: CPU seconds a process may use per match (on average) before it is replaced
-    match_cpu_seconds: float = 30.0
+    #: CPU seconds a seat may use in one match (more forfeits it); a process using more
+    #: per match on average (computing between requests) is replaced
+    match_cpu_seconds: float = MATCH_CPU_SECONDS
 
 
 class WarmSandboxes:
@@ -136,6 +147,11 @@ class WarmSandboxes:
         used = warm.cpu_per_match()
         if used is not None and used > self.policy.match_cpu_seconds:
             return f"it used {used:.1f} s of CPU per match"
+        if (
+            self.limits.cpu_seconds
+            and (warm.box.cpu_seconds() or 0.0) > self.limits.cpu_seconds / 2
+        ):
+            return f"it used half of its {self.limits.cpu_seconds} s CPU lifetime"
         if warm.matches >= self.policy.max_matches:
             return f"it served {warm.matches} matches"
         return None

@@ -163,6 +163,13 @@ def tournament_create(
             help="Ladders: seconds after a match before its seed and hands are public.",
         ),
     ] = 3600,
+    fresh_processes: Annotated[
+        bool,
+        typer.Option(
+            help="Start uploaded bots afresh for every match (slower; by default a worker"
+            " keeps each bot version's process warm across matches)."
+        ),
+    ] = False,
 ) -> None:
     """Create a tournament and schedule its matches."""
     ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
@@ -182,6 +189,7 @@ def tournament_create(
                 duplicate=duplicate,
                 format=format_,
                 reveal_delay=reveal_after,
+                fresh_processes=fresh_processes,
             )
         )
     except StoreError as error:

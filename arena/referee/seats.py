@@ -29,6 +29,8 @@ class FailureKind(StrEnum):
     PROTOCOL = "protocol"
     STRIKES = "strikes"
     ILLEGAL_LIMIT = "illegal_limit"
+    #: an uploaded bot used more CPU in one match than its budget
+    CPU_LIMIT = "cpu_limit"
 
 
 class SeatTimeout(Exception):

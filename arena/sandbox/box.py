@@ -29,6 +29,7 @@ from arena.sandbox import bwrap
 from arena.sandbox.cgroup import Cgroup
 from arena.sandbox.errors import SandboxError, SandboxUnavailable
 from arena.sandbox.limits import Limits
+from arena.sandbox.meter import process_tree_cpu
 
 log = logging.getLogger(__name__)
 DEFAULT_LIMITS = Limits()
@@ -223,6 +224,17 @@ class Sandbox:
         """The signal that ended the bot, if one did (bubblewrap reports a signal N that
         ended the bot as exit code 128 + N)."""
         return _signal_of(self.returncode)
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds the bot and its children used so far: the control group's counter,
+        else the process tree's (None when neither can be read)."""
+        if self.cgroup is not None:
+            used = self.cgroup.cpu_seconds()
+            if used is not None:
+                return used
+        if self.process is None or self.process.returncode is not None:
+            return None
+        return process_tree_cpu(self.process.pid)
 
     def limit_broken(self) -> str | None:
         """Which limit ended the bot, if one did."""

@@ -76,6 +76,8 @@ class MatchPlan:
     format: str = "round_robin"
     #: duplicate tournaments: the deal group (rated once, when all its rotations are over)
     deal_group: int | None = None
+    #: the tournament asks for a new process per match for each uploaded bot
+    fresh_processes: bool = False
 
 
 # ------------------------------------------------------------------ statements built once
@@ -111,6 +113,7 @@ _PLAN = (
         _tournaments.c.settings,
         _tournaments.c.format,
         _matches.c.deal_group,
+        _tournaments.c.fresh_processes,
     )
     .join(_tournaments, _tournaments.c.id == _matches.c.tournament_id)
     .where(_matches.c.id.in_(bindparam("matches", expanding=True)))
@@ -302,6 +305,7 @@ def _plan(db: Database, row: Row, seat_rows: list[Row], token: str) -> MatchPlan
         seats,
         row.format,
         row.deal_group,
+        row.fresh_processes,
     )
 
 

@@ -130,6 +130,8 @@ class Tournament(Base):
     games: Mapped[int] = mapped_column(Integer)
     #: each deal is played once per seat rotation (deal groups)
     duplicate: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: uploaded bots get a new process per match instead of a warm one (worker.warm)
+    fresh_processes: Mapped[bool] = mapped_column(Boolean, default=False)
     #: the secret its match seeds are derived from (arena.seeds); never shown
     secret_key: Mapped[str] = mapped_column(String(64))
     #: ladders: seconds after a match before its full log (seed, hands) is public

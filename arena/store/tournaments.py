@@ -38,13 +38,15 @@ def create(
     duplicate: bool = False,
     format: str = "round_robin",  # noqa: A002 - the option's name
     reveal_delay: int = 3600,
+    fresh_processes: bool = False,
 ) -> Tournament:
     """A tournament: round robin (matches scheduled now, not yet started), or a ladder
     (tables scheduled as it plays, ``games`` of them in play at once).
 
     Its match seeds are keyed hashes of a secret key (arena.seeds): random, or derived
     from ``seed`` to replay a tournament. A ladder's full match logs become public
-    ``reveal_delay`` seconds after their match."""
+    ``reveal_delay`` seconds after their match. With ``fresh_processes`` uploaded bots
+    get a new process for each match (slower; by default a worker keeps them warm)."""
     name = check_name(name, "tournament")
     if session.scalar(select(Tournament).where(Tournament.name == name)) is not None:
         raise StoreError(f"a tournament named {name!r} exists already")
@@ -89,6 +91,7 @@ def create(
         secret_key=key,
         reveal_delay=reveal_delay,
         duplicate=duplicate,
+        fresh_processes=fresh_processes,
         settings=asdict(settings or RefereeSettings()),
     )
     session.add(tournament)

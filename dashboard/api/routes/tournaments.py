@@ -63,6 +63,7 @@ def create_tournament(body: TournamentCreate, owner: OwnerDep, platform: Platfor
                 body.games,
                 settings=RefereeSettings(deadline=body.deadline),
                 duplicate=body.duplicate,
+                fresh_processes=body.fresh_processes,
             )
         )
     except (StoreError, RulesError) as error:

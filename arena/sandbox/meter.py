@@ -1,0 +1,87 @@
+"""Charging a shared process's CPU time to the matches it serves.
+
+A warm bot process serves several seats at once (always of the same bot version). Its
+CPU counter only grows; it is read whenever a request (a start, a decision) is sent
+to the process or answered, and the time used since the last reading is charged to
+the oldest request still open: a process answers its requests in the order they
+came, so the oldest one is what it was computing. A match thus pays for what the bot
+computed for it, not for the other matches queued behind it. CPU used while no
+request is open (threads computing in the background) is nobody's and shows in the
+process's average instead (worker.warm retires such a process).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+
+class CpuMeter:
+    """One process's CPU counter, charged to its open requests, oldest first."""
+
+    def __init__(self, read: Callable[[], float | None]) -> None:
+        """``read()`` is the process's CPU seconds so far, or None where nothing counts it."""
+        self._read = read
+        self._last: float | None = None
+        self._tokens = itertools.count()
+        #: CPU seconds charged so far to each open request, oldest first
+        self._open: dict[int, float] = {}
+
+    def begin(self) -> int:
+        """A request is sent; the token to give back to :meth:`end`."""
+        self._advance()
+        token = next(self._tokens)
+        self._open[token] = 0.0
+        return token
+
+    def end(self, token: int) -> float:
+        """The request is answered (or given up): the CPU seconds charged to it."""
+        self._advance()
+        return self._open.pop(token, 0.0)
+
+    def _advance(self) -> None:
+        used = self._read()
+        if used is None:
+            return
+        if self._open and self._last is not None:
+            oldest = next(iter(self._open))
+            self._open[oldest] += max(0.0, used - self._last)
+        self._last = used
+
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_tree_cpu(pid: int) -> float | None:
+    """CPU seconds used by a live process and all its descendants, living or ended
+    (Linux ``/proc``), for hosts where no control group counts it; None once the
+    process is gone."""
+    total, pending, seen = 0, [pid], set()
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        try:
+            stat = Path(f"/proc/{current}/stat").read_text()
+        except OSError:
+            if current == pid:
+                return None
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        # utime, stime, and the same of its children that ended and were waited for
+        total += sum(int(value) for value in fields[11:15])
+        pending.extend(_children(current))
+    return total / _TICKS
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                found.extend(int(child) for child in (task / "children").read_text().split())
+    return found

@@ -1,0 +1,63 @@
+"""Charging a shared process's CPU to the requests it served."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+from arena.sandbox.meter import CpuMeter, process_tree_cpu
+
+
+class Counter:
+    def __init__(self) -> None:
+        self.value = 0.0
+
+    def __call__(self) -> float:
+        return self.value
+
+
+def test_the_oldest_open_request_is_charged_for_the_cpu_used_meanwhile() -> None:
+    counter = Counter()
+    meter = CpuMeter(counter)
+    first = meter.begin()
+    counter.value = 1.0
+    second = meter.begin()  # queued behind the first
+    counter.value = 3.0
+    assert meter.end(first) == 3.0
+    counter.value = 3.5
+    assert meter.end(second) == 0.5
+    counter.value = 10.0  # nobody waits: background work is nobody's
+    third = meter.begin()
+    counter.value = 10.25
+    assert meter.end(third) == 0.25
+
+
+def test_a_meter_without_a_counter_charges_nothing() -> None:
+    meter = CpuMeter(lambda: None)
+    token = meter.begin()
+    assert meter.end(token) == 0.0
+
+
+def test_a_process_tree_counts_its_children_that_ended() -> None:
+    burn = "import time\nu = time.process_time() + 0.3\nwhile time.process_time() < u: pass\n"
+    child = (
+        "import subprocess, sys, time\n"
+        f"subprocess.run([sys.executable, '-c', {burn!r}])\n"
+        "time.sleep(30)\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", child])
+    try:
+        deadline = time.monotonic() + 10
+        used = 0.0
+        while time.monotonic() < deadline and used < 0.3:
+            time.sleep(0.05)
+            used = process_tree_cpu(process.pid) or 0.0
+        assert used >= 0.3
+        own = process_tree_cpu(os.getpid())
+        assert own is not None and own > 0
+    finally:
+        process.kill()
+        process.wait()
+    assert process_tree_cpu(process.pid) is None
