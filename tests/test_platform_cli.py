@@ -205,3 +205,8 @@ def test_bench_pipeline_json_has_the_documented_keys() -> None:
     assert set(figures["scaling"]) == {"1", "2"} and figures["scaling"]["1"] == 1.0
     assert figures["repeats"] == 2 and figures["cpu_scaling"]["1"] == 1.0
     assert 0.5 < figures["cpu_scaling"]["2"] < 2.5, "two processes of a CPU-bound loop"
+    split = figures["split_ms_per_match"]
+    assert list(split) == ["claim", "setup", "start", "play", "end", "record"]
+    assert split["play"] > 0 and split["record"] > 0, (
+        "every match's phases are in the workers' logs"
+    )

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from arena.bench import pipeline
 from arena.launcher import BotProcesses
 
 ROOT = Path(__file__).resolve().parents[1]
-NODE_BOT = ROOT / "sample_bots" / "node"
 
 
 def arena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -139,16 +139,8 @@ def test_a_bot_file_that_defines_no_bot_fails_to_start(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def node_bot_installed() -> Path:
-    """Install the Node bot's packages from npm with its lock file (once)."""
-    if not (NODE_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir():
-        subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund"],
-            cwd=NODE_BOT,
-            check=True,
-            capture_output=True,
-            timeout=600,
-        )
-    return NODE_BOT
+    """The Node bot's packages, installed from npm with its lock file (once)."""
+    return pipeline.node_bot_installed()
 
 
 def test_a_node_bot_plays_a_full_match_against_python_bots(node_bot_installed: Path) -> None:

@@ -11,6 +11,7 @@ SimpleWorker), which also saves the fork per job.
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import logging
 import os
 import socket
@@ -71,6 +72,8 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+#: the start of a job's timing line in the worker's log
+TIMING_PREFIX = "job timing:"
 #: played results wait at most this long to be recorded with the job's next ones
 FLUSH_SECONDS = 1.0
 
@@ -84,12 +87,15 @@ def play_matches(match_ids: list[int]) -> str:
     transaction per ``FLUSH_SECONDS`` of play. An infrastructure failure gives its
     match back and the others are still played; the job then fails with the reasons."""
     db = database()
+    began = time.perf_counter()
     plans = matches.claim_all(db, match_ids, worker_name())
+    claim_ms = (time.perf_counter() - began) * 1000
     with _Heartbeat(db, plans) as heartbeat:
         job = _Job(db, heartbeat)
         job.play_all(plans)
         job.flush()
     runtime().submit(runtime().tidy())
+    job.log_timing(claim_ms)
     skipped = len(match_ids) - len(plans)
     if skipped:
         job.outcomes["skipped: not queued (done, failed, stale, or taken)"] = skipped
@@ -119,6 +125,8 @@ class _Job:
         self.oldest = 0.0  # when the first pending result was played (monotonic)
         self.outcomes: dict[str, int] = {}
         self.failures: list[str] = []
+        #: by tournament: ms spent per phase, summed over its matches (they overlap)
+        self.timing: dict[int, dict[str, float]] = {}
 
     def play_all(self, plans: list[matches.MatchPlan]) -> None:
         """Play the claimed matches on the runtime (several at once) and keep each result
@@ -133,6 +141,7 @@ class _Job:
             except Exception as error:  # infrastructure: the bots' failures never reach here
                 self._give_back([plan], error)
                 continue
+            self._time(plan, {"matches": 1, **played.timing})
             if not self.pending:
                 self.oldest = time.monotonic()
             self.pending.append(
@@ -146,11 +155,15 @@ class _Job:
         pending, self.pending = self.pending, []
         if not pending:
             return
+        began = time.perf_counter()
         try:
             recorded = matches.record_all(self.db, pending)
         except Exception as error:
             self._give_back([p.plan for p in pending], error)
             return
+        record_ms = (time.perf_counter() - began) * 1000 / len(pending)
+        for played in pending:
+            self._time(played.plan, {"record_ms": record_ms})
         for played, done in zip(pending, recorded, strict=True):
             self._count("recorded" if done else "discarded: the claim was lost")
             self._finished(played.plan)
@@ -181,6 +194,24 @@ class _Job:
             except Exception:  # the reconciler gives it back once its lease expires
                 log.exception("match %s: cannot give it back", plan.match_id)
             self._finished(plan)
+
+    def _time(self, plan: matches.MatchPlan, timing: dict[str, float]) -> None:
+        spent = self.timing.setdefault(plan.tournament_id, {})
+        for phase, ms in timing.items():
+            spent[phase] = spent.get(phase, 0.0) + ms
+
+    def log_timing(self, claim_ms: float) -> None:
+        """One line per tournament: where its matches' time went in this job (ms, summed
+        over the matches: several play at once), read by ``arena bench pipeline``."""
+        for tournament_id, spent in self.timing.items():
+            spent = {"claim_ms": claim_ms / len(self.timing), **spent}
+            log.info(
+                "%s %s",
+                TIMING_PREFIX,
+                json.dumps(
+                    {"tournament": tournament_id, **{k: round(v, 3) for k, v in spent.items()}}
+                ),
+            )
 
     def _count(self, outcome: str) -> None:
         self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1

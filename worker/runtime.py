@@ -69,6 +69,9 @@ class Played:
     log: dict[str, Any]
     referee_ms: float
     started_at: datetime
+    #: where the match's time went (ms): ``setup`` (seats: processes, streams) and the
+    #: referee's ``start``, ``play`` and ``end``
+    timing: dict[str, float]
 
 
 class Runtime:
@@ -106,6 +109,7 @@ class Runtime:
         in_process = all(seat.kind == "sample" for seat in plan.seats)
         async with self._cpu_lane if in_process else self._slots:
             ruleset = Ruleset.from_dict(plan.rules)
+            setup_began = time.perf_counter()
             seats, leases = await warm_seats(
                 plan.seats,
                 ruleset,
@@ -130,7 +134,8 @@ class Runtime:
                 log = await referee.run()
             finally:
                 await self._release(leases, log)
-            return Played(log, (time.perf_counter() - began) * 1000, started_at)
+            timing = {"setup_ms": (began - setup_began) * 1000, **referee.timing}
+            return Played(log, (time.perf_counter() - began) * 1000, started_at, timing)
 
     async def _release(self, leases: dict, log: dict[str, Any] | None) -> None:
         for seat, warm in leases.items():

@@ -12,14 +12,18 @@ may share a physical one, or a busy host). Kinds of bots (``--bots``, several
 compared in one run): ``sample`` (``random``, in the workers: the figure isolates the
 platform), ``endpoint`` (the README's Truthful bot served with the SDK, four
 processes), ``thirdparty`` (a bot written without the SDK on the synchronous
-``grpc.server``), ``uploaded`` (the Truthful bot uploaded four times, run in warm
-sandboxes). ``--think-ms`` makes the endpoint, third-party and uploaded bots wait
-that long before each answer. With several matches in play per worker, the overhead
-figure (wall time minus time in the referee) is not meaningful.
+``grpc.server``), ``node`` (the Node sample bot), ``uploaded`` (the Truthful bot
+uploaded four times, run in warm sandboxes). ``--think-ms`` makes the endpoint,
+third-party and uploaded bots wait that long before each answer. With several
+matches in play per worker, the overhead figure (wall time minus time in the referee)
+is not meaningful; the split of a match's time by phase (from the workers' timing
+lines) is summed over the matches in play.
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 import tempfile
 import time
@@ -42,14 +46,33 @@ from arena.services import Workers
 from arena.settings import Settings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
-from arena.store.models import BotKind, Match, Tournament, TournamentStatus, now
+from arena.store.models import BotKind, Match, Seat, Tournament, TournamentStatus, now
 from worker import queue as work_queue
+from worker.jobs import TIMING_PREFIX
 
 BOTS = 4
 #: the kinds of bots a run can compare, and the names they are also known by
-BOT_KINDS = ("sample", "endpoint", "thirdparty", "uploaded")
+BOT_KINDS = ("sample", "endpoint", "thirdparty", "node", "uploaded")
 ALIASES = {"inprocess": "sample", "grpc": "endpoint"}
 UPLOADED_BOT = Path(__file__).with_name("uploaded_bot.py")
+NODE_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "node"
+
+
+def node_bot_installed() -> Path:
+    """The Node sample bot's folder, its packages installed from npm with its lock file
+    (once); RuntimeError when Node or npm is missing or the install fails."""
+    if not (NODE_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir():
+        try:
+            subprocess.run(
+                ["npm", "ci", "--no-audit", "--no-fund"],
+                cwd=NODE_BOT,
+                check=True,
+                capture_output=True,
+                timeout=600,
+            )
+        except (OSError, subprocess.SubprocessError) as error:
+            raise RuntimeError(f"cannot install the Node sample bot's packages: {error}") from None
+    return NODE_BOT
 
 
 def parse_kinds(text: str) -> list[str]:
@@ -102,6 +125,11 @@ def run(
         **by_kind[kinds[0]],
         "kinds": by_kind,
         "ratios": {kind: round(f["matches_per_s"] / first, 2) for kind, f in by_kind.items()},
+        # bots that play otherwise play longer or shorter matches: the cost per decision
+        "decision_ratios": {
+            kind: round(f["decisions_per_s"] / by_kind[kinds[0]]["decisions_per_s"], 2)
+            for kind, f in by_kind.items()
+        },
         "workers": workers,
         "matches": matches,
         "repeats": repeats,
@@ -115,13 +143,21 @@ def _figures(
     runs: dict[int, list[dict[str, float]]], workers: int, cpu: dict[str, float]
 ) -> dict[str, Any]:
     rate = {n: median(r["matches_per_s"] for r in results) for n, results in runs.items()}
+    decisions = {n: median(r["decisions_per_s"] for r in results) for n, results in runs.items()}
     return {
         "matches_per_s": round(rate[workers], 1),
+        "decisions_per_s": round(decisions[workers]),
         "overhead_ms_per_match": round(median(r["overhead_ms_per_match"] for r in runs[1]), 2),
         "referee_ms_per_match": round(median(r["referee_ms_per_match"] for r in runs[1]), 2),
         "scaling": {str(n): round(_paired_speed_up(runs[n], runs[1]), 2) for n in runs},
         "matches_per_s_by_workers": {str(n): round(rate[n], 1) for n in runs},
         "cpu_scaling": cpu,
+        "split_ms_per_match": {
+            phase.removesuffix("_ms"): round(
+                median(r.get(f"split_{phase}", 0.0) for r in runs[workers]), 2
+            )
+            for phase in PHASES
+        },
     }
 
 
@@ -175,6 +211,10 @@ def _register_bots(
         if kind == "thirdparty":
             command = [sys.executable, "-m", "arena.bench.thirdparty_bot", "--port", "0"]
             return processes.start([*command, "--think-ms", str(think_ms)], name)
+        if kind == "node":
+            return processes.start(
+                ["node", str(node_bot_installed() / "bot.js"), "--port", "0"], name
+            )
         return processes.start(command_for(BotSpec("file", str(code))), name)
 
     def work(session) -> None:  # noqa: ANN001
@@ -213,11 +253,42 @@ def _timed_tournament(
             )
             or 0.0
         )
+        decisions = session.scalar(
+            select(func.sum(Seat.decisions))
+            .join(Match, Match.id == Seat.match_id)
+            .where(Match.tournament_id == tournament_id)
+        )
     return {
         "matches_per_s": matches / wall,
+        "decisions_per_s": (decisions or 0) / wall,
         "overhead_ms_per_match": (wall * 1000 * count - referee_ms) / matches,
         "referee_ms_per_match": referee_ms / matches,
+        **{f"split_{phase}": ms for phase, ms in _split(settings, tournament_id).items()},
     }
+
+
+#: the phases of a match in the workers' timing lines (worker.jobs), in order
+PHASES = ("claim_ms", "setup_ms", "start_ms", "play_ms", "end_ms", "record_ms")
+
+
+def _split(settings: Settings, tournament_id: int) -> dict[str, float]:
+    """Where a match's time went, from the workers' timing lines: ms per match by phase
+    (claiming, the seats' processes and streams, the referee's start, play and end,
+    recording), summed over the matches a worker plays at once."""
+    totals = dict.fromkeys(PHASES, 0.0)
+    played = 0
+    for path in (settings.data_dir / "logs").glob("worker-*.log"):
+        for line in path.read_text(errors="replace").splitlines():
+            _, found, data = line.partition(TIMING_PREFIX)
+            if not found:
+                continue
+            timing = json.loads(data)
+            if timing.pop("tournament") != tournament_id:
+                continue
+            played += timing.pop("matches", 0)
+            for phase, ms in timing.items():
+                totals[phase] = totals.get(phase, 0.0) + ms
+    return {phase: ms / played for phase, ms in totals.items()} if played else {}
 
 
 def _tournament_id(arena: Platform, name: str) -> int:

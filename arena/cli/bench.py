@@ -97,7 +97,8 @@ def pipeline(
     bots: Annotated[
         str,
         typer.Option(
-            "--bots", help="Kinds of bots, comma separated: sample, endpoint, thirdparty, uploaded."
+            "--bots",
+            help="Kinds of bots, comma separated: sample, endpoint, thirdparty, node, uploaded.",
         ),
     ] = "sample",
     repeats: Annotated[int, typer.Option("--repeats", min=1, help="Runs per worker count.")] = 5,
@@ -131,7 +132,11 @@ def pipeline(
         f"medians of {repeats} runs"
     )
     for kind, kind_figures in figures["kinds"].items():
-        out.print(f"  {kind} (x{figures['ratios'][kind]:.2f} of {kinds[0]}):")
+        out.print(
+            f"  {kind} (x{figures['ratios'][kind]:.2f} of {kinds[0]}; per decision "
+            f"x{figures['decision_ratios'][kind]:.2f}, "
+            f"{kind_figures['decisions_per_s']:,} decisions/s):"
+        )
         for count, rate in kind_figures["matches_per_s_by_workers"].items():
             out.print(
                 f"    {count} worker(s): {rate:7.1f} matches/s   speed-up "
@@ -139,6 +144,11 @@ def pipeline(
                 f"{kind_figures['cpu_scaling'][count]:.2f} x)"
             )
         out.print(f"    a match takes {kind_figures['referee_ms_per_match']:.1f} ms in the referee")
+        split = kind_figures["split_ms_per_match"]
+        out.print(
+            f"    per match with {workers} worker(s), ms (matches overlap): "
+            + ", ".join(f"{phase} {ms:.2f}" for phase, ms in split.items())
+        )
 
 
 @app.command()
@@ -169,6 +179,33 @@ def dashboard(
     ):
         out.print(f"  {label:22} {figures[key]:7.2f} ms")
     out.print("  target: each of the first three under 50 ms")
+
+
+@app.command("ladder")
+def ladder_(
+    json_: options.JsonFlag = False,
+    placements: Annotated[
+        int, typer.Option("--placements", min=10, help="Placements timed per history.")
+    ] = 200,
+) -> None:
+    """The cost of placing a ladder table after 1,000 and after 50,000 matches."""
+    from arena.bench import ladder as bench_ladder
+
+    with console.stderr().status("benchmarking ladder placements...") as status:
+        figures = bench_ladder.run(
+            placements=placements, progress=lambda what: status.update(f"ladder: {what}")
+        )
+    if json_:
+        print(json.dumps(figures))
+        return
+    out.print(
+        f"record a match and place the next table ({figures['bots']} bots, tables of "
+        f"{figures['table']}, SQLite), median of {placements}:"
+    )
+    for key, value in figures.items():
+        if key.startswith("ms_per_placement_at_"):
+            history = int(key.removeprefix("ms_per_placement_at_"))
+            out.print(f"  after {history:>7,} matches: {value:7.3f} ms")
 
 
 @app.command()

@@ -76,6 +76,8 @@ class Referee:
         self.stats = [SeatStats(seat.name, bank=self.settings.time_bank) for seat in seats]
         self.on_step = on_step
         self._began = 0.0
+        #: where the match's wall time went (ms): starting the seats, the deals, the end
+        self.timing: dict[str, float] = {}
         self._deals: list[dict[str, Any]] = []
         self._forfeits: list[dict[str, Any]] = []
 
@@ -87,12 +89,20 @@ class Referee:
         started_at = time.time()
         try:
             await self._start_seats()
+            started = time.perf_counter()
             while not self.match.over:
                 await self._play_deal(self.match.next_deal())
+            played = time.perf_counter()
             log = self._log(started_at)
             await self._end_seats(log)
         finally:
             await asyncio.gather(*(seat.close() for seat in self.seats), return_exceptions=True)
+        ended = time.perf_counter()
+        self.timing = {
+            "start_ms": (started - self._began) * 1000,
+            "play_ms": (played - started) * 1000,
+            "end_ms": (ended - played) * 1000,
+        }
         return log
 
     async def _start_seats(self) -> None:

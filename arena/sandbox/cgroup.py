@@ -75,6 +75,7 @@ class Cgroup:
 
     def __init__(self, paths: dict[str, Path]) -> None:
         self.paths = paths  # controller -> this group's folder
+        self._cpu_fd: int | None = None  # the CPU counter, kept open: read at every request
 
     @classmethod
     def create(cls, name: str, memory_bytes: int, processes: int) -> Cgroup | None:
@@ -146,13 +147,21 @@ class Cgroup:
         return False
 
     def cpu_seconds(self) -> float | None:
-        """CPU time used by the group's processes so far, where the host counts it."""
-        with contextlib.suppress(OSError, ValueError):
+        """CPU time used by the group's processes so far, where the host counts it (read
+        with one ``pread`` on a descriptor kept open: about a microsecond)."""
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            if self._cpu_fd is None:
+                counter = (
+                    self.paths["cpuacct"] / "cpuacct.usage"
+                    if "cpuacct" in self.paths
+                    else self.paths["unified"] / "cpu.stat"
+                )
+                self._cpu_fd = os.open(counter, os.O_RDONLY | os.O_CLOEXEC)
+            data = os.pread(self._cpu_fd, 4096, 0)
             if "cpuacct" in self.paths:
-                return int((self.paths["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
-            if "unified" in self.paths:
-                stat = (self.paths["unified"] / "cpu.stat").read_text().split()
-                return int(stat[stat.index("usage_usec") + 1]) / 1e6
+                return int(data) / 1e9
+            stat = data.split()
+            return int(stat[stat.index(b"usage_usec") + 1]) / 1e6
         return None
 
     def kill(self) -> None:
@@ -168,6 +177,9 @@ class Cgroup:
             time.sleep(0.01)
 
     def remove(self) -> None:
+        if self._cpu_fd is not None:
+            os.close(self._cpu_fd)
+            self._cpu_fd = None
         self.kill()
         for path in self.paths.values():
             for _ in range(100):  # a killed process leaves its group a moment later
