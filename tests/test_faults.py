@@ -25,6 +25,7 @@ from tests.test_workers import (
     setup_tournament,
     wait_done,
 )
+from worker.runner import RECOVERY_BOUND_SECONDS
 
 
 def running_match(arena: Platform, timeout: float = 30.0) -> Match:
@@ -39,7 +40,7 @@ def running_match(arena: Platform, timeout: float = 30.0) -> Match:
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
-def test_a_match_whose_worker_is_killed_is_played_again_within_60_seconds(
+def test_a_match_whose_worker_is_killed_mid_play_is_played_again_within_the_bound(
     settings: Settings,
 ) -> None:
     arena = Platform(settings)
@@ -53,13 +54,13 @@ def test_a_match_whose_worker_is_killed_is_played_again_within_60_seconds(
             job = list(s.scalars(select(Match).where(Match.job_id == victim.job_id)))
         held = [match.id for match in job if match.status is MatchStatus.RUNNING]
         workers.add(1)
-        deadline = killed_at + 60
+        deadline = killed_at + RECOVERY_BOUND_SECONDS + 30
         while True:
             with arena.db.read() as s:
                 states = [s.get(Match, match_id) for match_id in held]
             if all(match.status is MatchStatus.DONE for match in states):
                 break
-            assert time.monotonic() < deadline, "not played again within 60 s"
+            assert time.monotonic() < deadline, "never played again"
             time.sleep(0.2)
         recovered = time.monotonic() - killed_at
         wait_done(arena)
@@ -68,7 +69,7 @@ def test_a_match_whose_worker_is_killed_is_played_again_within_60_seconds(
         "the killed worker held the rest of its job"
     )
     assert all(m.attempts == 2 and m.worker != victim.worker for m in states)
-    assert recovered < 60
+    assert recovered < RECOVERY_BOUND_SECONDS
     print(f"the killed worker's {len(held)} matches played again {recovered:.1f} s after the kill")
     assert_recorded_exactly_once(arena, 16)
     assert_ratings_replay(arena)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 
+from alembic import command
 from sqlalchemy import func, select
 
 from arena.engine import Ruleset
 from arena.store import bots, ladder, matches, tournaments
 from arena.store.db import Database
 from arena.store.models import BotKind, Match, MatchStatus, Seat, TournamentStatus
+from arena.store.schema import alembic_config
 from tests.test_store import play
 
 NAMES = [f"bot{i}" for i in range(6)]
@@ -58,6 +60,14 @@ def test_a_ladder_keeps_its_tables_in_play_and_starves_no_bot(db: Database) -> N
         for version in games:
             per_seat = [seats[(version, seat)] for seat in range(3)]
             assert max(per_seat) - min(per_seat) <= 3, per_seat
+        kept = {e.bot_version_id: e.seat_counts for e in tournament.entries}
+        assert kept == {
+            version: [seats[(version, seat)] for seat in range(3)] for version in games
+        }, "each entry counts its seats as the history does"
+    _migrate_seat_counts_again(db)
+    with db.read() as s:
+        entries = tournaments.get(s, "ladder").entries
+        assert {e.bot_version_id: e.seat_counts for e in entries} == kept, "the backfill agrees"
     dropped = db.transaction(lambda s: ladder.stop(s, tournaments.get(s, "ladder")))
     assert dropped == 2
     with db.read() as s:
@@ -69,3 +79,14 @@ def test_a_ladder_keeps_its_tables_in_play_and_starves_no_bot(db: Database) -> N
             == 2
         )
     assert ladder.refill(db, plan.tournament_id) == [], "a stopped ladder schedules nothing"
+
+
+def _migrate_seat_counts_again(db: Database) -> None:
+    """Down to the schema before the seat counts, and up again: migration 0008 fills
+    them from the seats of the ladder's matches."""
+    config = alembic_config()
+    with db.engine.connect() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0007")
+        command.upgrade(config, "head")
+        connection.commit()

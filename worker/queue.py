@@ -11,10 +11,13 @@ data that is not JSON) is refused and logged, never imported or called.
 from __future__ import annotations
 
 import logging
+import time
+from datetime import UTC, datetime
 from typing import Any
 
 from redis import Redis
-from rq import Queue, SimpleWorker, Worker
+from rq import Queue, SimpleWorker, Worker, worker_registration
+from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
@@ -24,9 +27,17 @@ QUEUE_NAME = "arena-matches"
 JOB_FUNCTION = "worker.jobs.play_matches"
 QUALIFY_FUNCTION = "worker.jobs.qualify_version"
 #: RQ kills a job that runs longer than this per match (a match's own deadlines end it
-#: far sooner). Finished jobs are kept 10 minutes for ``rq info``; the database holds
-#: the results.
-JOB_TIMEOUT = 3600
+#: far sooner; a worker plays a job's matches at once). The reconciler never waits on
+#: it: the database says which matches are played (see :class:`JobWatch`). Finished
+#: jobs are kept 10 minutes for ``rq info``, failed ones a day; the database holds the
+#: results and the reasons.
+JOB_TIMEOUT = 600
+FAILURE_TTL = 24 * 3600
+#: a worker claims a job's matches as soon as it starts the job: a job started this
+#: long ago whose matches are still queued was abandoned (its worker died or hangs
+#: before the claim), and a job taken off the queue but not started for this long was
+#: dropped by a worker that died in between
+STRANDED_SECONDS = 15.0
 #: the most match ids one job may carry (a larger job is refused as foreign)
 MAX_JOB_MATCHES = 64
 
@@ -120,6 +131,11 @@ class MatchWorker(SimpleWorker):
     ``sandbox`` (how this worker runs uploaded bots) is written beside the worker's
     registration for the workers page."""
 
+    #: while Redis is away an idle worker retries every second (RQ doubles its wait up
+    #: to a minute, and keeps the doubled wait for the next outage)
+    exponential_backoff_factor = 1.0
+    max_connection_wait_time = 1.0
+
     def __init__(self, *args: Any, sandbox: str = "", **kwargs: Any) -> None:
         kwargs.setdefault("serializer", JSONSerializer)
         kwargs.setdefault("job_class", MatchJob)
@@ -129,6 +145,19 @@ class MatchWorker(SimpleWorker):
     def register_birth(self) -> None:
         super().register_birth()
         self.connection.hset(self.key, "arena_sandbox", self.sandbox)
+
+    def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
+        """As RQ's, and register again when Redis lost the registration (a restart that
+        came back empty): the workers page and job sizing count registered workers."""
+        super().heartbeat(timeout, pipeline)
+        if pipeline is None and not self.connection.sismember(self.redis_workers_keys, self.key):
+            log.warning("worker %s: its registration was lost; registering again", self.name)
+            with self.connection.pipeline() as pipe:
+                pipe.hset(self.key, mapping=self.serialize())
+                pipe.hset(self.key, "arena_sandbox", self.sandbox)
+                worker_registration.register(self, pipe)
+                pipe.expire(self.key, self.worker_ttl + 60)
+                pipe.execute()
 
     def execute_job(self, job: Job, queue: Queue) -> None:
         reason = refusal(job)
@@ -183,7 +212,7 @@ def enqueue_all(queue: Queue, jobs: list[tuple[int, str]]) -> None:
                 job_id=job_id,
                 job_timeout=JOB_TIMEOUT * len(match_ids),
                 result_ttl=600,
-                failure_ttl=7 * 24 * 3600,
+                failure_ttl=FAILURE_TTL,
                 description=f"matches {', '.join(map(str, match_ids))}",
                 pipeline=pipe,
             )
@@ -198,7 +227,7 @@ def enqueue_qualification(queue: Queue, version_id: int) -> None:
         job_id=f"arena-qualify-{version_id}",
         job_timeout=JOB_TIMEOUT,
         result_ttl=600,
-        failure_ttl=7 * 24 * 3600,
+        failure_ttl=FAILURE_TTL,
         description=f"qualification of bot version {version_id}",
     )
 
@@ -208,16 +237,58 @@ def workers_listening(queue: Queue) -> int:
     return Worker.count(queue=queue)
 
 
-#: a job in one of these states will still run (or is running) its matches
-_PENDING = {
-    status.value
-    for status in (JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED)
-}
+#: how RQ writes times in a job's hash
+_RQ_TIME = "%Y-%m-%dT%H:%M:%S.%fZ"
+#: a job in one of these states will run later
+_LATER = {JobStatus.DEFERRED.value, JobStatus.SCHEDULED.value}
+
+
+class JobWatch:
+    """Whether a job will still play its matches, as seen from Redis (the reconciler asks
+    only about matches the database has kept queued for a while).
+
+    A job that is gone or ended (failed, finished, stopped) will not. Neither will one
+    that started :data:`STRANDED_SECONDS` ago while its matches are still queued (a
+    started job claims them at once: its worker died or hangs before the claim), nor one
+    seen taken off the queue (RQ's intermediate list) but not started for as long (its
+    worker died in between); RQ would release such jobs only after their timeout."""
+
+    def __init__(self, queue: Queue, stranded_after: float = STRANDED_SECONDS) -> None:
+        self.queue = queue
+        self.stranded_after = stranded_after
+        #: job id -> when it was first seen taken off the queue and not started
+        self._taken: dict[str, float] = {}
+
+    def pending(self, job_id: str) -> bool:
+        connection = self.queue.connection
+        status, started_at = connection.hmget(Job.key_for(job_id), "status", "started_at")
+        if status is None:
+            return False
+        state = status.decode()
+        if state == JobStatus.STARTED.value:
+            return not self._stranded(started_at)
+        if state == JobStatus.QUEUED.value:
+            return not self._taken_and_dropped(job_id)
+        return state in _LATER
+
+    def _stranded(self, started_at: bytes | None) -> bool:
+        if started_at is None:
+            return False
+        try:
+            began = datetime.strptime(started_at.decode(), _RQ_TIME).replace(tzinfo=UTC)
+        except ValueError:
+            return False
+        return (datetime.now(UTC) - began).total_seconds() > self.stranded_after
+
+    def _taken_and_dropped(self, job_id: str) -> bool:
+        intermediate = IntermediateQueue(self.queue.key, connection=self.queue.connection)
+        if self.queue.connection.lpos(intermediate.key, job_id) is None:
+            self._taken.pop(job_id, None)
+            return False
+        first = self._taken.setdefault(job_id, time.monotonic())
+        return time.monotonic() - first > self.stranded_after
 
 
 def job_pending(queue: Queue, job_id: str) -> bool:
-    """Whether the job will still play its matches. A job that is gone, or ended (failed
-    or finished: for example RQ gave up on it after its worker died between taking it and
-    claiming its matches), will not."""
-    status = queue.connection.hget(Job.key_for(job_id), "status")
-    return status is not None and status.decode() in _PENDING
+    """Whether the job will still play its matches (one look: see :class:`JobWatch`)."""
+    return JobWatch(queue).pending(job_id)

@@ -2,13 +2,14 @@
 
 Only ``REDIS_URL`` and ``ARENA_DATABASE_URL`` are needed, so workers run on any
 machine that reaches both. The worker survives Redis restarts (it reconnects), and
-every worker repairs what others left behind (expired leases, lost jobs), so a
-match whose worker was killed is played again within about 20 seconds (the lease
-is 15 s, the reconciler runs every 5 s).
+every worker repairs what others left behind (expired leases, lost or abandoned jobs),
+so a match whose worker was killed is playing again within
+:data:`RECOVERY_BOUND_SECONDS`, whatever moment it was killed at.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -16,9 +17,11 @@ import time
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from rq import Queue
 from sqlalchemy import select
 
 from arena.sandbox import availability
+from arena.sandbox.box import sweep_folders
 from arena.sandbox.cgroup import sweep
 from arena.settings import Settings
 from arena.store import ladder, matches
@@ -28,20 +31,30 @@ from worker import queue as work_queue
 
 log = logging.getLogger(__name__)
 RECONCILE_SECONDS = 5.0
+#: any match whose worker dies is playing again within this many seconds (while another
+#: worker runs): a lease lapses in 15 s (matches.LEASE), a job started but not claimed is
+#: abandoned after 15 s (queue.STRANDED_SECONDS), and a reconciler looks every 5 s
+RECOVERY_BOUND_SECONDS = 30.0
 
 
-def reconcile_once(queue) -> matches.Repairs:  # noqa: ANN001 - an rq Queue
+def reconcile_once(queue: Queue, watch: work_queue.JobWatch | None = None) -> matches.Repairs:
+    """One pass of repairs; ``watch`` remembers jobs between passes (see JobWatch)."""
+    watch = watch or work_queue.JobWatch(queue)
     repairs = matches.reconcile(
-        jobs.database(), lambda job_id: work_queue.job_pending(queue, job_id)
+        jobs.database(), watch.pending, workers=max(1, work_queue.workers_listening(queue))
     )
-    again = repairs.requeued + repairs.resent + refill_ladders()
+    refilled = refill_ladders()
+    again = repairs.requeued + repairs.resent + refilled
     if again:
         work_queue.enqueue_all(queue, again)
+    if again or repairs.failed:
         log.info(
-            "reconciled: %d requeued after a lost worker, %d resent, %d failed",
+            "reconciled: %d matches queued again after a lost worker, %d re-sent (their job "
+            "was lost), %d failed (attempts spent), %d ladder matches queued",
             len(repairs.requeued),
             len(repairs.resent),
             len(repairs.failed),
+            len(refilled),
         )
     return repairs
 
@@ -69,9 +82,10 @@ class Reconciler(threading.Thread):
 
     def run(self) -> None:
         queue = work_queue.match_queue(work_queue.connect(self.redis_url))
+        watch = work_queue.JobWatch(queue)
         while not self.stopped.wait(self.interval):
             try:
-                reconcile_once(queue)
+                reconcile_once(queue, watch)
             except Exception:  # Redis or the database is away: try again next time
                 log.exception("reconcile failed; retrying in %.0f s", self.interval)
 
@@ -99,28 +113,58 @@ def run(burst: bool = False, reconcile: bool = True) -> None:
     (log.info if sandbox.mode == "sandboxed" and sandbox.cgroups else log.warning)(
         "%s", sandbox.describe()
     )
-    sweep()  # control groups that a killed worker's sandboxes left
+    # what a killed worker's sandboxes left: their folders, then their (empty) groups
+    folders, groups = sweep_folders(), sweep()
+    if folders or groups:
+        log.info("removed what killed workers left: %d sandbox folders, %d groups", folders, groups)
     reconciler = Reconciler(settings.redis_url) if reconcile else None
     if reconciler is not None:
         reconciler.start()
     try:
-        delay = 0.5
-        while True:
-            try:
-                connection = work_queue.connect(settings.redis_url)
-                worker = work_queue.MatchWorker(
-                    [work_queue.match_queue(connection)],
-                    connection=connection,
-                    name=f"arena-{jobs.worker_name()}-{time.monotonic_ns()}",
-                    sandbox=sandbox.describe(),
-                )
-                worker.work(burst=burst, logging_level=level)
-                return
-            except (RedisConnectionError, RedisTimeoutError) as error:
-                log.warning("lost Redis (%s); reconnecting in %.1f s", error, delay)
-                time.sleep(delay)
-                delay = min(delay * 2, 5.0)
+        _work(settings.redis_url, sandbox.describe(), burst, level)
     finally:
         if reconciler is not None:
             reconciler.stopped.set()
         jobs.reset()  # stops the warm sandboxes and closes the streams to bots
+
+
+#: seconds between attempts to reach Redis (reset once it answers)
+RECONNECT_SECONDS = (0.5, 5.0)
+
+
+def _work(redis_url: str, sandbox: str, burst: bool, level: str) -> None:
+    """Run an RQ worker until it is told to stop (or, with ``burst``, the queue is
+    empty). A worker that lost Redis is buried (its registration removed once Redis
+    answers again) and a new one, under a new name, takes over; the wait between
+    attempts doubles while Redis stays away, up to 5 s, and starts over once it answers."""
+    first, most = RECONNECT_SECONDS
+    delay, previous = first, None
+    while True:
+        try:
+            connection = work_queue.connect(redis_url)
+            connection.ping()
+            delay = first
+            if previous is not None:
+                _bury(previous)
+            previous = work_queue.MatchWorker(
+                [work_queue.match_queue(connection)],
+                connection=connection,
+                name=f"arena-{jobs.worker_name()}-{time.monotonic_ns()}",
+                sandbox=sandbox,
+            )
+            previous.work(burst=burst, logging_level=level)
+            if burst or previous._shutdown_requested_date is not None:
+                return
+            log.warning("worker %s stopped on an error; a new one takes over", previous.name)
+        except (RedisConnectionError, RedisTimeoutError) as error:
+            log.warning("lost Redis (%s); reconnecting in %.1f s", error, delay)
+        time.sleep(delay)
+        delay = min(delay * 2, most)
+
+
+def _bury(worker: work_queue.MatchWorker) -> None:
+    """Remove a replaced worker's registration and stop its listener (best effort)."""
+    with contextlib.suppress(Exception):
+        worker.register_death()
+    with contextlib.suppress(Exception):
+        worker.unsubscribe()

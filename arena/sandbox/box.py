@@ -54,6 +54,38 @@ def _scratch_root() -> str:
     return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else tempfile.gettempdir()
 
 
+#: a sandbox's folder is named after the process that made it: a sweep can tell the
+#: folders whose maker died (a killed worker) from a live worker's
+FOLDER_PREFIX = "arena-sandbox-"
+
+
+def _folder_prefix() -> str:
+    return f"{FOLDER_PREFIX}{os.getpid()}-"
+
+
+def sweep_folders() -> int:
+    """Remove the sandbox folders whose maker is dead (a killed worker never removed
+    them; the bots in them died with it); how many were removed."""
+    removed = 0
+    for folder in Path(_scratch_root()).glob(f"{FOLDER_PREFIX}*-*"):
+        owner = folder.name.removeprefix(FOLDER_PREFIX).split("-", 1)[0]
+        if not owner.isdigit() or _alive(int(owner)):
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed += not folder.exists()
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class Sandbox:
     """One contained bot process; a context manager that kills it and all it started."""
 
@@ -94,7 +126,7 @@ class Sandbox:
     # -- starting ---------------------------------------------------------------------
 
     def _start(self) -> None:
-        self.home = Path(tempfile.mkdtemp(prefix="arena-sandbox-", dir=_scratch_root()))
+        self.home = Path(tempfile.mkdtemp(prefix=_folder_prefix(), dir=_scratch_root()))
         sockets = self.home / "sock"
         sockets.mkdir(mode=0o700)
         if self.output is None:

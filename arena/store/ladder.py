@@ -5,7 +5,9 @@ refills it (and the reconciler does too, in case a worker died in between), unde
 the tournament's lock so concurrent refills never overshoot. Each new table is
 seeded by the bot with the fewest games (ties: the highest sigma, the least known),
 so no bot is starved, and filled with the opponents nearest its mu; seats go where
-each bot has sat least. Opponents come from the bots within one game of the least
+each bot has sat least (each entry counts its seats: a placement reads the entries and
+the tables in play, never the ladder's history, so it costs the same at the 100,000th
+match as at the 100th). Opponents come from the bots within one game of the least
 played, nearest in mu first.
 """
 
@@ -82,18 +84,17 @@ def _new_match(session: Session, tournament: Tournament) -> Match:
         )
     )
     table = [seed.bot_version_id] + [e.bot_version_id for e in others[: tournament.table_size - 1]]
+    by_version = {e.bot_version_id: e for e in entries}
     seated = Counter(
         {
             (version, seat): n
-            for version, seat, n in session.execute(
-                select(Seat.bot_version_id, Seat.seat, func.count())
-                .join(Match, Match.id == Seat.match_id)
-                .where(Match.tournament_id == tournament.id, Seat.bot_version_id.in_(table))
-                .group_by(Seat.bot_version_id, Seat.seat)
-            )
+            for version in table
+            for seat, n in enumerate(by_version[version].seat_counts or [])
         }
     )
     order = assign_seats(table, seated, rng)
+    for seat, version in enumerate(order):
+        _count_seat(by_version[version], seat)
     match = Match(
         tournament_id=tournament.id,
         index=index,
@@ -106,6 +107,13 @@ def _new_match(session: Session, tournament: Tournament) -> Match:
     session.flush()
     match.job_id = new_job_id(match.id)
     return match
+
+
+def _count_seat(entry: Entry, seat: int) -> None:
+    counts = list(entry.seat_counts or [])
+    counts.extend([0] * (seat + 1 - len(counts)))
+    counts[seat] += 1
+    entry.seat_counts = counts  # a new list: the ORM sees the change
 
 
 def stop(session: Session, tournament: Tournament) -> int:

@@ -43,7 +43,7 @@ from arena.store.models import (
     TournamentStatus,
     now,
 )
-from arena.store.tournaments import new_job_id
+from arena.store.tournaments import job_sizes, new_job_id
 from arena.style import STYLE_FIELDS, style_counts
 
 logger = logging.getLogger(__name__)
@@ -721,16 +721,22 @@ class Repairs:
 
 
 def reconcile(
-    db: Database, job_pending: Callable[[str], bool], lost_after: timedelta = timedelta(seconds=10)
+    db: Database,
+    job_pending: Callable[[str], bool],
+    lost_after: timedelta = timedelta(seconds=10),
+    workers: int = 1,
 ) -> Repairs:
     """Repair what a lost worker or a lost queue left behind (the database is the truth):
 
     - a running match whose lease expired (its worker died): queued again, or failed
       once its attempts are spent;
-    - a queued match whose job will not play it (gone from Redis, or ended): sent again.
+    - a queued match whose job will not play it (gone from Redis, ended, or abandoned:
+      ``job_pending`` says): sent again.
     Redis is asked before the write lock is taken (once per job: a job carries several
     matches); the write re-sends only matches still queued under the job it asked about.
-    Returns what to enqueue; enqueue it after this commits.
+    What goes out again travels in jobs of the usual sizes for ``workers`` workers (after
+    Redis lost everything, thousands of single-match jobs would slow the rest of the
+    run). Returns what to enqueue; enqueue it after this commits.
     """
     with db.read_core() as connection:
         waiting = connection.execute(_WAITING, {"before": now() - lost_after}).all()
@@ -738,29 +744,46 @@ def reconcile(
     lost = {match_id: job for match_id, job in waiting if job is None or not pending(job)}
 
     def work(session: Session) -> Repairs:
-        repairs = Repairs([], [], [])
+        failed, expired, resent = [], [], []
         moment = now()
         for match in session.scalars(
             select(Match)
             .where(Match.status == MatchStatus.RUNNING, Match.lease_until < moment)
             .with_for_update(skip_locked=True)
         ):
-            status, job = _retry_or_fail(
+            status, _ = _retry_or_fail(
                 session, match, f"the worker playing it was lost (attempt {match.attempts})"
             )
-            if status is MatchStatus.QUEUED:
-                repairs.requeued.append((match.id, job))
-            else:
-                repairs.failed.append(match.id)
+            (expired if status is MatchStatus.QUEUED else failed).append(match)
         for match in session.scalars(
             select(Match)
             .where(Match.id.in_(list(lost)), Match.status == MatchStatus.QUEUED)
             .with_for_update(skip_locked=True)
         ):
             if match.job_id == lost[match.id]:  # else re-sent meanwhile
-                match.job_id = new_job_id(match.id)
-                match.queued_at = moment
-                repairs.resent.append((match.id, match.job_id))
-        return repairs
+                resent.append(match)
+        return Repairs(
+            requeued=_in_jobs(expired, workers, moment),
+            failed=[match.id for match in failed],
+            resent=_in_jobs(resent, workers, moment),
+        )
 
     return db.transaction(work)
+
+
+def _in_jobs(queued: list[Match], workers: int, moment: datetime) -> list[tuple[int, str]]:
+    """Give queued matches new job ids, a job per batch of the usual size (a tournament's
+    matches in their order); the ``(match id, job id)`` pairs to enqueue."""
+    by_tournament: dict[int, list[Match]] = {}
+    for match in sorted(queued, key=lambda m: (m.tournament_id, m.index)):
+        by_tournament.setdefault(match.tournament_id, []).append(match)
+    jobs = []
+    for matches in by_tournament.values():
+        rest = iter(matches)
+        for size in job_sizes(len(matches), workers):
+            batch = [next(rest) for _ in range(size)]
+            job_id = new_job_id(batch[0].id)
+            for match in batch:
+                match.job_id, match.queued_at = job_id, moment
+                jobs.append((match.id, job_id))
+    return jobs

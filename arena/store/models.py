@@ -167,6 +167,8 @@ class Entry(PlayStyle, Base):
     strikes: Mapped[int] = mapped_column(Integer, default=0)
     illegal: Mapped[int] = mapped_column(Integer, default=0)
     decisions: Mapped[int] = mapped_column(Integer, default=0)
+    #: ladders: how many of its tables seated it at each position (index = seat)
+    seat_counts: Mapped[list[int] | None] = mapped_column(JSON)
     version: Mapped[BotVersion] = relationship()
 
 

@@ -1,0 +1,238 @@
+"""Issue 14: a worker's death never strands a match. The database is the truth: a match
+is queued again within the stated bound whatever moment its worker died at, what goes
+out again travels in jobs of the usual size, workers register again after Redis comes
+back, and a killed worker's sandbox folders are swept."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import psycopg
+import pytest
+from rq import Worker
+from rq.intermediate_queue import IntermediateQueue
+from rq.job import Job, JobStatus
+from sqlalchemy import select, update
+
+from arena.platform import Platform
+from arena.redis_server import RedisServer
+from arena.sandbox import box
+from arena.services import Workers
+from arena.settings import Settings
+from arena.store import matches, tournaments
+from arena.store.db import Database
+from arena.store.models import Match, MatchStatus, now
+from tests.conftest import POSTGRES_ADMIN
+from tests.test_store import make_tournament
+from tests.test_workers import (
+    assert_ratings_replay,
+    assert_recorded_exactly_once,
+    setup_tournament,
+    wait_done,
+)
+from worker import queue as work_queue
+from worker.runner import RECOVERY_BOUND_SECONDS
+
+
+def _rq_time(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def test_a_started_job_whose_matches_stay_queued_is_abandoned(settings: Settings) -> None:
+    """RQ keeps such a job ``started`` until its timeout (once: hours); the watch gives it
+    up ``stranded_after`` seconds after it started."""
+    queue = Platform(settings).queue
+    work_queue.enqueue_all(queue, [(1, "arena-match-1-a"), (2, "arena-match-1-a")])
+    watch = work_queue.JobWatch(queue, stranded_after=15)
+    key = Job.key_for("arena-match-1-a")
+    queue.connection.hset(
+        key, mapping={"status": JobStatus.STARTED.value, "started_at": _rq_time(datetime.now(UTC))}
+    )
+    assert watch.pending("arena-match-1-a"), "just started: it is claiming"
+    long_ago = datetime.now(UTC) - timedelta(seconds=16)
+    queue.connection.hset(key, "started_at", _rq_time(long_ago))
+    assert not watch.pending("arena-match-1-a")
+
+
+def test_a_job_taken_off_the_queue_but_never_started_is_dropped_after_a_while(
+    settings: Settings,
+) -> None:
+    """A worker that dies between taking a job (into RQ's intermediate list) and starting
+    it leaves the job ``queued`` but off the queue."""
+    queue = Platform(settings).queue
+    work_queue.enqueue_all(queue, [(1, "arena-match-1-b")])
+    watch = work_queue.JobWatch(queue, stranded_after=0.3)
+    assert watch.pending("arena-match-1-b"), "waiting in the queue"
+    intermediate = IntermediateQueue(queue.key, connection=queue.connection)
+    queue.connection.lmove(queue.key, intermediate.key)
+    assert watch.pending("arena-match-1-b"), "taken a moment ago: it is starting"
+    time.sleep(0.4)
+    assert not watch.pending("arena-match-1-b")
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_matches_sent_again_travel_in_jobs_of_the_usual_size(db: Database) -> None:
+    """After Redis lost everything, 40 matches go out again in jobs of the sizes a
+    tournament's start would use, not one job each."""
+    make_tournament(db, games=40)
+    db.transaction(
+        lambda s: s.execute(update(Match).values(queued_at=now() - timedelta(minutes=1)))
+    )
+    repairs = matches.reconcile(db, job_pending=lambda job: False, workers=2)
+    jobs: dict[str, list[int]] = {}
+    for match_id, job_id in repairs.resent:
+        jobs.setdefault(job_id, []).append(match_id)
+    assert sorted(len(batch) for batch in jobs.values()) == sorted(tournaments.job_sizes(40, 2))
+    assert sorted(m for batch in jobs.values() for m in batch) == list(range(1, 41))
+    with db.read() as s:
+        stored = dict(s.execute(select(Match.id, Match.job_id)).all())
+    assert all(stored[m] == job for m, job in repairs.resent)
+
+
+@contextlib.contextmanager
+def _locked(database_url: str, statement: str, ids: list[int]) -> Iterator[None]:
+    """Hold row locks in another connection (what a slow transaction elsewhere does)."""
+    name = database_url.rsplit("/", 1)[1]
+    base = POSTGRES_ADMIN.rsplit("/", 1)[0]
+    with psycopg.connect(f"{base}/{name}") as connection:
+        connection.execute(statement, (ids,))
+        yield
+        connection.rollback()
+
+
+def _job_started(arena: Platform, job_id: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while arena.queue.connection.hget(Job.key_for(job_id), "status") != b"started":
+        assert time.monotonic() < deadline, "the worker never started the job"
+        time.sleep(0.05)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+@pytest.mark.parametrize(
+    "window",
+    ["before the claim", "during the record"],
+)
+def test_a_worker_killed_at_any_moment_leaves_nothing_stranded(
+    settings: Settings, database_url: str, window: str
+) -> None:
+    """The worker is held at the moment (its claim, or its record, waits on a row lock
+    held here), killed there, and the lock released: every match of its job is played
+    again by another worker within the stated bound, and recorded once."""
+    arena = Platform(settings)
+    setup_tournament(arena, 8, deals=1)
+    with arena.db.read() as s:
+        ids = list(s.scalars(select(Match.id).order_by(Match.id)))
+        tournament_id = tournaments.get(s, "t").id
+    statement = (
+        "SELECT id FROM matches WHERE id = ANY(%s) FOR UPDATE"
+        if window == "before the claim"
+        else "SELECT id FROM tournaments WHERE id = ANY(%s) FOR UPDATE"
+    )
+    locked = ids if window == "before the claim" else [tournament_id]
+    arena.start_tournament("t")  # queued, no worker yet
+    with arena.db.read() as s:
+        job_id = s.scalar(select(Match.job_id).where(Match.id == ids[0]))
+        held = list(s.scalars(select(Match.id).where(Match.job_id == job_id)))
+    with _locked(database_url, statement, locked):
+        workers = Workers(settings, 1, settings.data_dir / "logs")
+        workers.__enter__()
+        try:
+            _job_started(arena, job_id)
+            if window == "during the record":
+                _all_played_not_recorded(arena, held)
+            time.sleep(1)  # held there
+            os.killpg(workers.processes[0].pid, signal.SIGKILL)
+            killed_at = time.monotonic()
+        except BaseException:
+            workers.stop()
+            raise
+    try:
+        workers.add(1)
+        while True:
+            with arena.db.read() as s:
+                states = list(s.scalars(select(Match.status).where(Match.id.in_(ids))))
+            if all(state is MatchStatus.DONE for state in states):
+                break
+            assert time.monotonic() - killed_at < RECOVERY_BOUND_SECONDS + 30, states
+            time.sleep(0.2)
+        recovered = time.monotonic() - killed_at
+    finally:
+        workers.stop()
+    print(f"{window}: the killed worker's matches played again {recovered:.1f} s after the kill")
+    assert recovered < RECOVERY_BOUND_SECONDS
+    assert_recorded_exactly_once(arena, 8)
+    assert_ratings_replay(arena)
+
+
+def _all_played_not_recorded(arena: Platform, ids: list[int], timeout: float = 30.0) -> None:
+    """Wait until the worker has played the job (its matches run, none recorded) and
+    stands in its record."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with arena.db.read() as s:
+            states = list(s.scalars(select(Match.status).where(Match.id.in_(ids))))
+        if all(state is MatchStatus.RUNNING for state in states):
+            time.sleep(1.5)  # FLUSH_SECONDS: the record is waiting on the lock
+            return
+        assert time.monotonic() < deadline, states
+        time.sleep(0.05)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_workers_register_again_when_redis_comes_back_empty(
+    tmp_path: Path, database_url: str
+) -> None:
+    with RedisServer(tmp_path / "redis") as server:
+        settings = Settings(tmp_path, database_url, server.url)
+        arena = Platform(settings)
+        setup_tournament(arena, 30, deals=1)
+        with Workers(settings, 2, tmp_path / "logs"):
+            _registered(server.url, 2)
+            server.stop()
+            time.sleep(1)
+            server.start()  # empty: no queue, no registrations
+            _registered(server.url, 2, timeout=15)
+            arena.start_tournament("t")  # a new tournament is picked up at once
+            status = wait_done(arena, timeout=60)
+        assert status["matches"]["done"] == 30
+        logs = "".join(p.read_text() for p in (tmp_path / "logs").glob("worker-*.log"))
+        assert "registering again" in logs
+
+
+def _registered(url: str, count: int, timeout: float = 30.0) -> None:
+    connection = work_queue.connect(url)
+    deadline = time.monotonic() + timeout
+    while True:
+        with contextlib.suppress(Exception):
+            if len(Worker.all(queue=work_queue.match_queue(connection))) == count:
+                return
+        assert time.monotonic() < deadline, f"{count} workers not registered in {timeout} s"
+        time.sleep(0.1)
+
+
+def test_the_sweep_removes_the_folders_of_dead_makers_only(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setattr(box, "_scratch_root", lambda: str(tmp_path))
+    dead = _dead_pid()
+    orphan = tmp_path / f"{box.FOLDER_PREFIX}{dead}-abc"
+    mine = tmp_path / f"{box.FOLDER_PREFIX}{os.getpid()}-def"
+    other = tmp_path / "arena-sandbox-unrelated"
+    for folder in (orphan, mine, other):
+        (folder / "sock").mkdir(parents=True)
+        (folder / "output.log").write_text("printed")
+    assert box.sweep_folders() == 1
+    assert not orphan.exists() and mine.exists() and other.exists()
+
+
+def _dead_pid() -> int:
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
