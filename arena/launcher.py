@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from arena.endpoints import EndpointError, parse_endpoint
 from sample_bots import SAMPLES
 
 _ENDPOINT = re.compile(r"^[\w.\-\[\]:]+:\d{1,5}$")
@@ -55,6 +56,10 @@ def parse_bot(text: str) -> BotSpec:
             raise BotSpecError(f"no bot file {text!r}")
         return BotSpec("file", str(Path(text).resolve()))
     if _ENDPOINT.match(text):
+        try:
+            parse_endpoint(text)
+        except EndpointError as error:
+            raise BotSpecError(str(error)) from None
         return BotSpec("endpoint", text)
     raise BotSpecError(f"{text!r} is not host:port, a Python bot file, or sample:NAME")
 

@@ -61,7 +61,10 @@ def bot_page(name: str, session: SessionDep) -> HTMLResponse:
     except StoreError as error:
         raise _not_found(error) from None
     return render(
-        "bot.html", bot=bot, charts={t: chart(points) for t, points in bot["ratings"].items()}
+        "bot.html",
+        bot=bot,
+        charts={t: chart(points) for t, points in bot["ratings"].items()},
+        unreachable_streak=queries.UNREACHABLE_STREAK,
     )
 
 

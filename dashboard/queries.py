@@ -123,6 +123,7 @@ def bot(session: Session, name: str, recent: int = 20) -> dict[str, Any]:
     ).all()
     summary = _bot_summary(found)
     summary.update(
+        unreachable=_unreachable(session, [v.id for v in found.versions if v.active]),
         ratings=ratings,
         recent_matches=matches_page["items"],
         failures=[
@@ -139,6 +140,25 @@ def bot(session: Session, name: str, recent: int = 20) -> dict[str, Any]:
         ],
     )
     return summary
+
+
+#: recorded matches in a row the active version could not be reached in before its
+#: page says so
+UNREACHABLE_STREAK = 3
+
+
+def _unreachable(session: Session, active: list[int]) -> str | None:
+    """Why the active version was unreachable in each of its last matches, if it was."""
+    last = session.execute(
+        select(Seat.forfeit_kind, Seat.forfeit_reason)
+        .join(Match, Match.id == Seat.match_id)
+        .where(Seat.bot_version_id.in_(active), Match.status == MatchStatus.DONE)
+        .order_by(Match.id.desc())
+        .limit(UNREACHABLE_STREAK)
+    ).all()
+    if len(last) < UNREACHABLE_STREAK or any(kind != "unreachable" for kind, _ in last):
+        return None
+    return last[0].forfeit_reason
 
 
 def matches(

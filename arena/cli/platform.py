@@ -12,6 +12,7 @@ from rich.table import Table
 
 from arena.cli import console, options
 from arena.cli.rules import ruleset_or_exit
+from arena.endpoints import EndpointError, reachable
 from arena.platform import Platform, PlatformError
 from arena.referee import RefereeSettings
 from arena.store import bots as bot_store
@@ -54,6 +55,8 @@ def bot_add(
     if len(chosen) != 1:
         fail("give exactly one of --endpoint, --path, --sample")
     kind, target = chosen[0]
+    if kind is BotKind.ENDPOINT:
+        _check_reachable(target)
     try:
         version = platform().db.transaction(
             lambda session: bot_store.add_bot(session, name, kind, target)
@@ -63,6 +66,16 @@ def bot_add(
     out.print(
         f"added bot {name} (version {version.number}, {kind.value} {version.target})", markup=False
     )
+
+
+def _check_reachable(endpoint: str) -> None:
+    """Fail unless ``endpoint`` is a valid HOST:PORT that accepts a connection now."""
+    try:
+        why = reachable(endpoint)
+    except EndpointError as error:
+        fail(str(error))
+    if why is not None:
+        fail(f"cannot connect to {endpoint} ({why}): start the bot first, or check the address")
 
 
 @bot_app.command("submit")

@@ -91,8 +91,41 @@ def open_channel(endpoint: str, max_message: int = protocol.MAX_MESSAGE_BYTES) -
         ("grpc.max_receive_message_length", max_message),
         ("grpc.max_send_message_length", 64 * 1024 * 1024),
         ("grpc.enable_retries", 0),
+        # a refused connection is tried again soon (gRPC waits 1 s, then longer)
+        ("grpc.initial_reconnect_backoff_ms", 100),
+        ("grpc.min_reconnect_backoff_ms", 100),
+        ("grpc.max_reconnect_backoff_ms", 2000),
     ]
     return grpc.aio.insecure_channel(endpoint, options=options)
+
+
+#: connection attempts that fail (refused, no route) before a seat is unreachable: a
+#: bot that is restarting gets a moment, a dead port costs ~0.3 s, not the start timeout
+CONNECT_ATTEMPTS = 3
+RETRY_SECONDS = 0.15
+
+
+async def connect(channel: grpc.aio.Channel, endpoint: str, timeout: float) -> None:
+    """Wait until ``channel`` is connected; SeatFailure (unreachable) after
+    ``CONNECT_ATTEMPTS`` failed attempts or ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    failures = 0
+    state = channel.get_state(try_to_connect=True)
+    while state is not grpc.ChannelConnectivity.READY:
+        left = deadline - loop.time()
+        if state is grpc.ChannelConnectivity.TRANSIENT_FAILURE:
+            failures += 1  # gRPC stays in this state while its new attempts fail
+            if failures >= CONNECT_ATTEMPTS:
+                detail = f"cannot connect to {endpoint} (refused or unreachable)"
+                raise SeatFailure(FailureKind.UNREACHABLE, detail)
+            left = min(left, RETRY_SECONDS)
+        elif left <= 0:
+            detail = f"cannot connect to {endpoint} within {timeout:g} s"
+            raise SeatFailure(FailureKind.UNREACHABLE, detail)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(channel.wait_for_state_change(state), max(0.0, left))
+        state = channel.get_state(try_to_connect=True)
 
 
 #: messages that answer no open request a bot may send in one match before it forfeits
@@ -139,9 +172,10 @@ class Session:
 
     async def open(self, timeout: float) -> None:
         try:
-            await asyncio.wait_for(self.channel.channel_ready(), timeout)
-        except TimeoutError:
-            raise self.fail(FailureKind.UNREACHABLE, f"cannot connect to {self.endpoint}") from None
+            await connect(self.channel, self.endpoint, timeout)
+        except SeatFailure:
+            self.failed = True
+            raise
         self._call = player_pb2_grpc.PlayerServiceStub(self.channel).Play()
 
     def fail(self, kind: FailureKind, detail: str) -> SeatFailure:
@@ -252,33 +286,55 @@ class Session:
 
 class SessionPool:
     """Channels and idle Play streams per endpoint, shared by the matches of a series in one
-    event loop: a new connection, stream and teardown for every match cost milliseconds."""
+    event loop: a new connection, stream and teardown for every match cost milliseconds.
+
+    When a stream fails, its endpoint gets a new channel for the next matches; the old
+    one is closed once no match in play still uses it (several matches may share it:
+    one match's failure never closes another's stream)."""
 
     def __init__(self, max_message: int = protocol.MAX_MESSAGE_BYTES) -> None:
         self.max_message = max_message
         self._channels: dict[str, grpc.aio.Channel] = {}
         self._idle: dict[str, list[Session]] = {}
+        #: sessions taken and not given back, by channel
+        self._users: dict[grpc.aio.Channel, int] = {}
+        #: channels replaced after a failure, closed when their last user is done
+        self._retired: set[grpc.aio.Channel] = set()
 
     def take(self, endpoint: str) -> Session:
         idle = self._idle.get(endpoint, [])
-        while idle:
-            session = idle.pop()
-            if session.alive:
-                return session
-        channel = self._channels.get(endpoint)
-        if channel is None:
-            channel = self._channels[endpoint] = open_channel(endpoint, self.max_message)
-        return Session(endpoint, channel)
+        session = None
+        while idle and session is None:
+            candidate = idle.pop()
+            if candidate.alive:
+                session = candidate
+        if session is None:
+            channel = self._channels.get(endpoint)
+            if channel is None:
+                channel = self._channels[endpoint] = open_channel(endpoint, self.max_message)
+            session = Session(endpoint, channel)
+        self._users[session.channel] = self._users.get(session.channel, 0) + 1
+        return session
 
     async def give_back(self, session: Session) -> None:
-        if session.alive:
+        channel = session.channel
+        self._users[channel] = self._users.get(channel, 1) - 1
+        if session.alive and channel not in self._retired:
             self._idle.setdefault(session.endpoint, []).append(session)
             return
         await session.finish()
-        channel = self._channels.pop(session.endpoint, None)  # reconnect next time
-        if channel is not None:
+        if self._channels.get(session.endpoint) is channel:  # reconnect next time
+            del self._channels[session.endpoint]
+            self._retired.add(channel)
+            idle = self._idle.pop(session.endpoint, [])
+            await asyncio.gather(*(other.finish() for other in idle))
+        await self._close_if_unused(channel)
+
+    async def _close_if_unused(self, channel: grpc.aio.Channel) -> None:
+        if channel in self._retired and self._users.get(channel, 0) <= 0:
+            self._retired.discard(channel)
+            self._users.pop(channel, None)
             await channel.close(grace=None)
-            self._idle.pop(session.endpoint, None)
 
     async def forget(self, endpoint: str) -> None:
         """Close the idle streams and the channel to ``endpoint`` (a bot that is gone)."""
@@ -286,12 +342,14 @@ class SessionPool:
         await asyncio.gather(*(session.finish() for session in idle))
         channel = self._channels.pop(endpoint, None)
         if channel is not None:
-            await channel.close(grace=None)
+            self._retired.add(channel)
+            await self._close_if_unused(channel)
 
     async def close(self) -> None:
         sessions = [session for idle in self._idle.values() for session in idle]
         await asyncio.gather(*(session.finish() for session in sessions))
-        channels, self._channels, self._idle = list(self._channels.values()), {}, {}
+        channels = {*self._channels.values(), *self._retired}
+        self._channels, self._idle, self._users, self._retired = {}, {}, {}, set()
         await asyncio.gather(*(channel.close(grace=None) for channel in channels))
 
 

@@ -1,0 +1,55 @@
+"""Bot endpoints (``HOST:PORT``): checked before they are registered or played.
+
+A host is an IPv4 address, an IPv6 address in brackets (``[::1]:50051``), or a DNS
+name; a port is 1 to 65535. ``reachable`` tries a TCP connection, so a typo is caught
+when the bot is added, not in every match it was scheduled for.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import socket
+
+_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
+
+
+class EndpointError(ValueError):
+    """Text that is not a usable ``HOST:PORT``."""
+
+
+def parse_endpoint(text: str) -> tuple[str, int]:
+    """``(host, port)`` of ``HOST:PORT``; EndpointError says what is wrong."""
+    host, sep, port_text = text.rpartition(":")
+    if not sep or not host:
+        raise EndpointError(f"{text!r} is not HOST:PORT")
+    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        raise EndpointError(f"{text!r}: the port must be a number from 1 to 65535")
+    return _host(text, host), int(port_text)
+
+
+def _host(text: str, host: str) -> str:
+    if host.startswith("[") and host.endswith("]"):
+        try:
+            return str(ipaddress.IPv6Address(host[1:-1]))
+        except ValueError:
+            raise EndpointError(f"{text!r}: {host} is not an IPv6 address") from None
+    if re.fullmatch(r"[\d.]+", host):
+        try:
+            return str(ipaddress.IPv4Address(host))
+        except ValueError:
+            raise EndpointError(f"{text!r}: {host} is not an IPv4 address") from None
+    labels = host.rstrip(".").split(".")
+    if len(host) > 253 or not all(_LABEL.match(label) for label in labels):
+        raise EndpointError(f"{text!r}: {host!r} is not a host name (IPv6: [address]:port)")
+    return host
+
+
+def reachable(text: str, timeout: float = 2.0) -> str | None:
+    """None when a TCP connection to the endpoint opens, else why not."""
+    host, port = parse_endpoint(text)
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except OSError as error:
+        return error.strerror or str(error) or type(error).__name__
