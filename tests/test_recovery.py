@@ -21,14 +21,15 @@ from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job, JobStatus
 from sqlalchemy import select, update
 
+from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.redis_server import RedisServer
 from arena.sandbox import box
 from arena.services import Workers
 from arena.settings import Settings
-from arena.store import matches, tournaments
+from arena.store import bots, matches, tournaments
 from arena.store.db import Database
-from arena.store.models import Match, MatchStatus, now
+from arena.store.models import BotKind, Match, MatchStatus, now
 from tests.conftest import POSTGRES_ADMIN
 from tests.test_store import make_tournament
 from tests.test_workers import (
@@ -236,3 +237,56 @@ def _dead_pid() -> int:
     process = subprocess.Popen(["true"])
     process.wait()
     return process.pid
+
+
+UPLOADED_BOT = Path(__file__).resolve().parents[1] / "arena" / "bench" / "uploaded_bot.py"
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_killed_workers_bots_die_with_it_and_their_folders_are_swept(
+    settings: Settings,
+) -> None:
+    """``kill -9`` of a worker playing uploaded bots in warm sandboxes: none of its bot
+    processes survives it, and the next worker removes the folders it left."""
+    arena = Platform(settings)
+    names = ["u0", "u1", "u2"]
+    arena.db.transaction(
+        lambda s: [bots.add_bot(s, n, BotKind.PATH, str(UPLOADED_BOT)) for n in names]
+    )
+    arena.db.transaction(
+        lambda s: tournaments.create(s, "t", Ruleset.parse("classic"), names, 3, 2000)
+    )
+    workers = Workers(settings, 1, settings.data_dir / "logs")
+    workers.__enter__()
+    try:
+        arena.start_tournament("t")
+        victim = workers.processes[0].pid
+        mark = f"{box.FOLDER_PREFIX}{victim}-"
+        _wait_for(lambda: _processes_with(mark), "the worker's bots to start")
+        os.kill(victim, signal.SIGKILL)  # the worker alone: its bots are in sessions of their own
+        workers.processes[0].wait()
+        _wait_for(lambda: not _processes_with(mark), "the bots to die with their worker", 5)
+        assert list(Path(box._scratch_root()).glob(f"{mark}*")), "left for the sweep"
+        workers.processes.clear()
+        workers.add(1)
+        _wait_for(lambda: not list(Path(box._scratch_root()).glob(f"{mark}*")), "the sweep", 30)
+    finally:
+        workers.stop()
+
+
+def _processes_with(text: str) -> list[int]:
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        with contextlib.suppress(OSError):
+            if text.encode() in cmdline.read_bytes():
+                found.append(int(cmdline.parent.name))
+    return found
+
+
+def _wait_for(condition, what: str, timeout: float = 30.0) -> None:  # noqa: ANN001
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {timeout:g} s for {what}"
+        time.sleep(0.1)

@@ -74,6 +74,18 @@ def refill_ladders() -> list[tuple[int, str]]:
     return [job for tournament_id in running for job in ladder.refill(db, tournament_id)]
 
 
+def _sweep() -> None:
+    """Remove what killed workers' sandboxes left on this machine: their folders, then
+    their (empty) control groups (their processes died with their worker)."""
+    try:
+        folders, groups = sweep_folders(), sweep()
+    except OSError as error:
+        log.warning("cannot sweep sandbox leftovers: %s", error)
+        return
+    if folders or groups:
+        log.info("removed what killed workers left: %d sandbox folders, %d groups", folders, groups)
+
+
 class Reconciler(threading.Thread):
     def __init__(self, redis_url: str, interval: float = RECONCILE_SECONDS) -> None:
         super().__init__(daemon=True, name="arena-reconciler")
@@ -84,6 +96,7 @@ class Reconciler(threading.Thread):
         queue = work_queue.match_queue(work_queue.connect(self.redis_url))
         watch = work_queue.JobWatch(queue)
         while not self.stopped.wait(self.interval):
+            _sweep()
             try:
                 reconcile_once(queue, watch)
             except Exception:  # Redis or the database is away: try again next time
@@ -113,10 +126,7 @@ def run(burst: bool = False, reconcile: bool = True) -> None:
     (log.info if sandbox.mode == "sandboxed" and sandbox.cgroups else log.warning)(
         "%s", sandbox.describe()
     )
-    # what a killed worker's sandboxes left: their folders, then their (empty) groups
-    folders, groups = sweep_folders(), sweep()
-    if folders or groups:
-        log.info("removed what killed workers left: %d sandbox folders, %d groups", folders, groups)
+    _sweep()
     reconciler = Reconciler(settings.redis_url) if reconcile else None
     if reconciler is not None:
         reconciler.start()
