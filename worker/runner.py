@@ -14,6 +14,7 @@ import logging
 import os
 import threading
 import time
+from datetime import timedelta
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -37,11 +38,23 @@ RECONCILE_SECONDS = 5.0
 RECOVERY_BOUND_SECONDS = 30.0
 
 
-def reconcile_once(queue: Queue, watch: work_queue.JobWatch | None = None) -> matches.Repairs:
+#: a queued match is re-sent only once it has waited this long (its job may be on its
+#: way to Redis), except just after Redis restarted: every job was lost then
+LOST_AFTER = timedelta(seconds=10)
+#: how often a reconciler asks Redis whether it restarted (its ``run_id`` changes)
+RESTART_CHECK_SECONDS = 0.5
+
+
+def reconcile_once(
+    queue: Queue, watch: work_queue.JobWatch | None = None, lost_after: timedelta = LOST_AFTER
+) -> matches.Repairs:
     """One pass of repairs; ``watch`` remembers jobs between passes (see JobWatch)."""
     watch = watch or work_queue.JobWatch(queue)
     repairs = matches.reconcile(
-        jobs.database(), watch.pending, workers=max(1, work_queue.workers_listening(queue))
+        jobs.database(),
+        watch.pending,
+        lost_after,
+        workers=max(1, work_queue.workers_listening(queue)),
     )
     refilled = refill_ladders()
     again = repairs.requeued + repairs.resent + refilled
@@ -93,14 +106,34 @@ class Reconciler(threading.Thread):
         self.stopped = threading.Event()
 
     def run(self) -> None:
+        """A pass every ``interval`` seconds, and one at once when Redis restarted (its
+        jobs are gone: the queued matches go out again without waiting)."""
         queue = work_queue.match_queue(work_queue.connect(self.redis_url))
         watch = work_queue.JobWatch(queue)
-        while not self.stopped.wait(self.interval):
+        seen_run: str | None = None
+        due = time.monotonic() + self.interval
+        while not self.stopped.wait(RESTART_CHECK_SECONDS):
+            run_id = _run_id(queue)
+            restarted = seen_run is not None and run_id is not None and run_id != seen_run
+            seen_run = run_id or seen_run
+            if not restarted and time.monotonic() < due:
+                continue
+            due = time.monotonic() + self.interval
             _sweep()
+            if restarted:
+                log.warning("Redis restarted: sending the queued matches again")
             try:
-                reconcile_once(queue, watch)
+                reconcile_once(queue, watch, timedelta(0) if restarted else LOST_AFTER)
             except Exception:  # Redis or the database is away: try again next time
                 log.exception("reconcile failed; retrying in %.0f s", self.interval)
+
+
+def _run_id(queue: Queue) -> str | None:
+    """The Redis server's run id (new at each start), or None while it is away."""
+    try:
+        return str(queue.connection.info("server")["run_id"])
+    except Exception:
+        return None
 
 
 def _log_to_stderr(level: str) -> None:

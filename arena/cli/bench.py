@@ -181,6 +181,30 @@ def dashboard(
     out.print("  target: each of the first three under 50 ms")
 
 
+@app.command()
+def recovery(
+    json_: options.JsonFlag = False,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Worker processes.")] = 2,
+    matches: Annotated[int, typer.Option("--matches", min=300, help="Matches to play.")] = 3000,
+) -> None:
+    """Matches per second before and after Redis is lost (stopped, back empty)."""
+    from arena.bench import recovery as bench_recovery
+
+    with console.stderr().status("benchmarking a Redis loss...") as status:
+        figures = bench_recovery.run(
+            workers, matches, progress=lambda what: status.update(f"recovery: {what}")
+        )
+    if json_:
+        print(json.dumps(figures))
+        return
+    out.print(
+        f"{matches:,} matches of in-process bots, {workers} workers, SQLite; Redis lost "
+        f"after a third: {figures['before_per_s']} matches/s before, "
+        f"{figures['after_per_s']} after (first match recorded "
+        f"{figures['first_match_after_loss_s']} s after the loss)"
+    )
+
+
 @app.command("ladder")
 def ladder_(
     json_: options.JsonFlag = False,
