@@ -168,40 +168,14 @@ def test_a_warm_bot_that_crashes_is_replaced_and_only_its_match_is_charged(
 ) -> None:  # noqa: ANN001
     """One process serves match after match; the one that crashed is replaced and the
     replacement plays the next match cleanly."""
-    source = tmp_path / "crashy.py"
-    source.write_text(CRASHY)
-    arena = Platform(settings)
-    arena.db.transaction(lambda s: bots.add_bot(s, "crash", BotKind.PATH, str(source)))
-    arena.db.transaction(
-        lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in ("random", "honest")]
-    )
-    arena.db.transaction(
-        lambda s: tournaments.create(
-            s, "warm", RULES, ["crash", "random", "honest"], 3, 12, seed="warm"
-        )
-    )
-    monkeypatch.setenv("ARENA_WORKER_CONCURRENCY", "1")
-    with Workers(settings, 1, settings.data_dir / "logs"):
-        arena.start_tournament("warm")
-        wait_done(arena, "warm")
-    with arena.db.read() as s:
-        logs = [
-            json.loads(zlib.decompress(data))
-            for data in s.scalars(select(MatchLog.data).join(Match, Match.id == MatchLog.match_id))
-        ]
-    forfeits = {
-        int(log["match_id"]): entry["forfeit"]
-        for log in logs
-        for entry in log["seats"]
-        if entry["name"] == "crash v1"
-    }
+    monkeypatch.setenv("ARENA_WORKER_CONCURRENCY", "1")  # a crash ends every seat of its process
+    forfeits, others = play_against_samples(settings, tmp_path, "crash", CRASHY)
     assert len(forfeits) == 12
     doomed = {match_id for match_id in forfeits if match_id % 5 == 1}
     assert {m for m, f in forfeits.items() if f is not None} == doomed, forfeits
     assert all(forfeits[m]["kind"] == "crashed" for m in doomed)
     worker_log = (settings.data_dir / "logs" / "worker-0.log").read_text()
     assert worker_log.count("replacing the sandbox of") == len(doomed), "only after a crash"
-    others = [e for log in logs for e in log["seats"] if e["name"] != "crash v1"]
     assert all(e["forfeit"] is None for e in others)
 
 
@@ -240,28 +214,8 @@ def test_a_bot_over_its_cpu_budget_forfeits_that_match_only(
     """The CPU a warm process uses while a match waits on it is that match's: over the
     budget (here 1 s) the seat forfeits, the other matches of the same process (played
     at the same time) are not charged, and the other bots play on."""
-    source = tmp_path / "burner.py"
-    source.write_text(BURNER)
-    arena = Platform(settings)
-    arena.db.transaction(lambda s: bots.add_bot(s, "burner", BotKind.PATH, str(source)))
-    arena.db.transaction(
-        lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in ("random", "honest")]
-    )
-    arena.db.transaction(
-        lambda s: tournaments.create(
-            s, "budget", RULES, ["burner", "random", "honest"], 3, 12, seed="budget"
-        )
-    )
     monkeypatch.setenv("ARENA_MATCH_CPU_SECONDS", "1")
-    with Workers(settings, 1, settings.data_dir / "logs"):
-        arena.start_tournament("budget")
-        wait_done(arena, "budget")
-    forfeits = {
-        int(log["match_id"]): entry["forfeit"]
-        for log in _logs(arena)
-        for entry in log["seats"]
-        if entry["name"] == "burner v1"
-    }
+    forfeits, others = play_against_samples(settings, tmp_path, "burner", BURNER)
     assert len(forfeits) == 12
     burning = {match_id for match_id in forfeits if match_id % 4 == 1}
     assert burning
@@ -269,16 +223,35 @@ def test_a_bot_over_its_cpu_budget_forfeits_that_match_only(
     for match_id in burning:
         assert forfeits[match_id]["kind"] == "cpu_limit"
         assert "over its budget of 1 s" in forfeits[match_id]["detail"]
-    others = [e for log in _logs(arena) for e in log["seats"] if e["name"] != "burner v1"]
     assert all(e["forfeit"] is None for e in others)
 
 
-def _logs(arena: Platform) -> list[dict]:
+def play_against_samples(
+    settings: Settings, tmp_path: Path, name: str, source: str
+) -> tuple[dict[int, dict | None], list[dict]]:
+    """An uploaded bot from ``source`` plays 12 matches against two samples on one
+    worker: its forfeit by match id, and the other seats' log entries."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    arena = Platform(settings)
+    arena.db.transaction(lambda s: bots.add_bot(s, name, BotKind.PATH, str(path)))
+    arena.db.transaction(
+        lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in ("random", "honest")]
+    )
+    arena.db.transaction(
+        lambda s: tournaments.create(s, "t", RULES, [name, "random", "honest"], 3, 12, seed=name)
+    )
+    with Workers(settings, 1, settings.data_dir / "logs"):
+        arena.start_tournament("t")
+        wait_done(arena, "t")
     with arena.db.read() as s:
-        return [
+        logs = [
             json.loads(zlib.decompress(data))
             for data in s.scalars(select(MatchLog.data).join(Match, Match.id == MatchLog.match_id))
         ]
+    seats = [(int(log["match_id"]), entry) for log in logs for entry in log["seats"]]
+    mine = {match_id: e["forfeit"] for match_id, e in seats if e["name"] == f"{name} v1"}
+    return mine, [e for _, e in seats if e["name"] != f"{name} v1"]
 
 
 MEMORY = (

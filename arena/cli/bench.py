@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -13,6 +13,19 @@ from arena.cli import console, options
 
 app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
 out = Console(highlight=False)
+
+
+def _measured(
+    what: str, run: Callable[[Callable[[str], None]], dict[str, Any]], json_: bool
+) -> dict[str, Any] | None:
+    """Run a benchmark under a status line (``run(progress)``); with ``--json`` print its
+    figures and return None, else return them for the caller to print."""
+    with console.stderr().status(f"benchmarking {what}...") as status:
+        figures = run(lambda step: status.update(f"{what}: {step}"))
+    if json_:
+        print(json.dumps(figures))
+        return None
+    return figures
 
 
 @app.command()
@@ -162,12 +175,10 @@ def dashboard(
     """Leaderboard, match list and match page times with a big database."""
     from arena.bench import dashboard as bench_dashboard
 
-    with console.stderr().status("benchmarking the dashboard...") as status:
-        figures = bench_dashboard.run(
-            bots, matches, progress=lambda what: status.update(f"dashboard: {what}")
-        )
-    if json_:
-        print(json.dumps(figures))
+    figures = _measured(
+        "the dashboard", lambda p: bench_dashboard.run(bots, matches, progress=p), json_
+    )
+    if figures is None:
         return
     out.print(f"{bots} bots, {matches:,} matches (SQLite), median of {figures['repeats']} requests")
     for key, label in (
@@ -190,12 +201,10 @@ def recovery(
     """Matches per second before and after Redis is lost (stopped, back empty)."""
     from arena.bench import recovery as bench_recovery
 
-    with console.stderr().status("benchmarking a Redis loss...") as status:
-        figures = bench_recovery.run(
-            workers, matches, progress=lambda what: status.update(f"recovery: {what}")
-        )
-    if json_:
-        print(json.dumps(figures))
+    figures = _measured(
+        "a Redis loss", lambda p: bench_recovery.run(workers, matches, progress=p), json_
+    )
+    if figures is None:
         return
     out.print(
         f"{matches:,} matches of in-process bots, {workers} workers, SQLite; Redis lost "
@@ -215,12 +224,10 @@ def ladder_(
     """The cost of placing a ladder table after 1,000 and after 50,000 matches."""
     from arena.bench import ladder as bench_ladder
 
-    with console.stderr().status("benchmarking ladder placements...") as status:
-        figures = bench_ladder.run(
-            placements=placements, progress=lambda what: status.update(f"ladder: {what}")
-        )
-    if json_:
-        print(json.dumps(figures))
+    figures = _measured(
+        "ladder placements", lambda p: bench_ladder.run(placements=placements, progress=p), json_
+    )
+    if figures is None:
         return
     out.print(
         f"record a match and place the next table ({figures['bots']} bots, tables of "
@@ -241,12 +248,8 @@ def ranking(
     """Matches until the leaderboard finds a planted order: random seating vs duplicate."""
     from arena.bench import ranking as bench_ranking
 
-    with console.stderr().status("benchmarking rankings...") as status:
-        figures = bench_ranking.run(
-            trials, horizon, progress=lambda what: status.update(f"ranking: {what}")
-        )
-    if json_:
-        print(json.dumps(figures))
+    figures = _measured("rankings", lambda p: bench_ranking.run(trials, horizon, progress=p), json_)
+    if figures is None:
         return
     out.print(f"planted field of 4 ({', '.join(figures['field'])}); median of {trials} trials")
     out.print("  matches until the order is found and kept   median   mean  quartiles")
