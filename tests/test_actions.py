@@ -33,12 +33,25 @@ actions = st.one_of(
 
 @given(actions)
 def test_text_round_trip(action) -> None:
-    assert parse_action(str(action)) == action
+    parsed = parse_action(str(action))
+    assert parsed == action and type(parsed) is type(action)
 
 
 @given(actions)
 def test_json_round_trip(action) -> None:
-    assert action_from_dict(action.to_dict()) == action
+    parsed = action_from_dict(action.to_dict())
+    assert parsed == action and type(parsed) is type(action)
+
+
+def test_an_action_equals_only_an_action_of_its_own_kind() -> None:
+    """Field-less tuples all equal ``()``: as plain NamedTuples, challenge, believe and
+    pass were one value (a set of the three had one element)."""
+    assert len({CHALLENGE, BELIEVE, PASS}) == 3
+    assert CHALLENGE != BELIEVE and BELIEVE != PASS and PASS != ()
+    assert parse_action("believe") != CHALLENGE
+    assert Quartets(("7",)) != (("7",),)
+    assert Play.of(["7C"], "7") == Play(("7C",), "7", 1)
+    assert hash(Play.of(["7C"], "7")) == hash(Play(("7C",), "7", 1))
 
 
 def test_text_forms() -> None:

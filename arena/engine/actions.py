@@ -90,6 +90,26 @@ class Quartets(NamedTuple):
 
 Action = Play | Challenge | Believe | Pass | Quartets
 
+
+def _same_action(self: tuple, other: object) -> bool:
+    return type(other) is type(self) and tuple.__eq__(self, other)
+
+
+def _other_action(self: tuple, other: object) -> bool:
+    return not _same_action(self, other)
+
+
+def _action_hash(self: tuple) -> int:
+    return hash((type(self).__name__, *self))
+
+
+# Tuples compare by their items only: ``Challenge() == Believe() == Pass() == ()`` and
+# ``Quartets(("7",)) == (("7",),)``. An action equals only an action of its own kind.
+for _kind in (Play, Challenge, Believe, Pass, Quartets):
+    _kind.__eq__ = _same_action  # type: ignore[method-assign,assignment]
+    _kind.__ne__ = _other_action  # type: ignore[method-assign,assignment]
+    _kind.__hash__ = _action_hash  # type: ignore[method-assign,assignment]
+
 CHALLENGE = Challenge()
 BELIEVE = Believe()
 PASS = Pass()
