@@ -37,6 +37,8 @@ class Platform:
 
     def start_tournament(self, name: str) -> int:
         """Queue the tournament's pending matches; return how many were sent."""
+        with self.db.read() as session:
+            tournaments.get(session, name)  # NotFound before any word about Redis
         workers = work_queue.workers_listening(self.queue)
         jobs = self.db.transaction(lambda session: tournaments.start(session, name, workers))
         work_queue.enqueue_all(self.queue, jobs)

@@ -25,9 +25,9 @@ from arena.platform import Platform, PlatformError
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
 from arena.sandbox import Sandbox, SandboxedSeat, SandboxError, SandboxUnavailable, availability
 from arena.store import bots as bot_store
-from arena.store.bots import StoreError
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
+from arena.store.errors import NotFound
 from arena.store.models import Bot, BotKind, BotVersion, VersionStatus
 from sample_bots import RandomBot
 from worker import queue as work_queue
@@ -82,7 +82,7 @@ def qualify_version(db: Database, data_dir: Path, version_id: int) -> Submission
     with db.read() as session:
         version = session.get(BotVersion, version_id)
         if version is None:
-            raise StoreError(f"no bot version {version_id}")
+            raise NotFound(f"no bot version {version_id}")
         kind, target, name, number = version.kind, version.target, version.bot.name, version.number
         if version.status is not VersionStatus.PENDING:
             return Submission(name, number, version.status.value, version.reason or "")

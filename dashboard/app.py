@@ -9,7 +9,7 @@ from fastapi.staticfiles import StaticFiles
 
 from arena.platform import Platform
 from arena.settings import Settings
-from dashboard import api, pages
+from dashboard import api, errors, pages
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -20,6 +20,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         "leaderboards, matches and their logs.",
     )
     app.state.platform = Platform(settings)
+    errors.install(app)
     app.include_router(api.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=Path(__file__).parent / "static"), name="static")

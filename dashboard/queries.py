@@ -11,8 +11,8 @@ from sqlalchemy.orm import Session, selectinload
 
 from arena.referee.views import public_view
 from arena.store import tournaments as tournament_store
-from arena.store.bots import StoreError
 from arena.store.disclosure import Disclosure, disclosure
+from arena.store.errors import NotFound, StoreError
 from arena.store.models import (
     Bot,
     BotVersion,
@@ -82,7 +82,7 @@ def _bot_summary(bot: Bot) -> dict[str, Any]:
 def bot(session: Session, name: str, recent: int = 20) -> dict[str, Any]:
     found = session.scalar(select(Bot).where(Bot.name == name).options(selectinload(Bot.versions)))
     if found is None:
-        raise StoreError(f"no bot named {name!r}")
+        raise NotFound(f"no bot named {name!r}")
     versions = [v.id for v in found.versions]
     history = session.execute(
         select(
@@ -247,7 +247,7 @@ def match(session: Session, match_id: int) -> dict[str, Any]:
         .options(selectinload(Match.seats).joinedload(Seat.version).joinedload(BotVersion.bot))
     )
     if found is None:
-        raise StoreError(f"no match {match_id}")
+        raise NotFound(f"no match {match_id}")
     name = session.scalar(select(Tournament.name).where(Tournament.id == found.tournament_id))
     return _match_row(found, name)
 
@@ -257,7 +257,7 @@ def match_log(session: Session, match_id: int) -> tuple[dict[str, Any], Disclosu
     found = session.get(Match, match_id)
     blob = session.scalar(select(MatchLog.data).where(MatchLog.match_id == match_id))
     if found is None or blob is None:
-        raise StoreError(f"match {match_id} has no log (not played yet?)")
+        raise NotFound(f"match {match_id} has no log (not played yet?)")
     tournament = session.get(Tournament, found.tournament_id)
     assert tournament is not None
     return json.loads(zlib.decompress(blob)), disclosure(session, found, tournament)

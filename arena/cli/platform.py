@@ -109,7 +109,7 @@ def bot_submit(
             if queued and wait:
                 status.update(f"qualifying {name} v{result.version}: waiting for a worker...")
                 result = submission.wait(arena.db, name, result.version)
-        except (StoreError, PermissionError, PlatformError) as error:
+        except (StoreError, PlatformError) as error:
             fail(str(error))
     verdict = {"ready": "accepted", "rejected": "REJECTED"}.get(result.status, "pending")
     out.print(f"{name} v{result.version} {verdict}: {result.reason}", markup=False)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
-from arena.store.errors import StoreError
+from arena.store.errors import NotFound, StoreError
 from arena.store.models import Artifact
 
 PREFIX = "sha256:"
@@ -95,7 +95,7 @@ def fetch(session: Session, digest: str) -> bytes:
     """An artifact's archive, checked against its name."""
     artifact = session.get(Artifact, digest)
     if artifact is None:
-        raise StoreError(f"no artifact {digest}")
+        raise NotFound(f"no artifact {digest}")
     data = bytes(artifact.data)
     if digest_of(data) != digest:
         raise StoreError(f"artifact {digest} is corrupt in the database")

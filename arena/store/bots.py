@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from sqlalchemy import select
@@ -9,17 +10,25 @@ from sqlalchemy.orm import Session
 
 from arena.launcher import BotSpecError, parse_bot
 from arena.store import artifacts
-from arena.store.errors import StoreError
+from arena.store.errors import Conflict, Forbidden, NotFound, StoreError
 from arena.store.models import Bot, BotKind, BotVersion
 
 __all__ = ["StoreError", "active_version", "add_bot", "add_version", "check_name"]
 
 
+#: names of bots and tournaments: they go in URLs, command lines and comma lists
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
 def check_name(name: str, what: str) -> str:
-    """A name shown in pages and used in URL paths: 1 to 100 printable characters, no '/'."""
+    """A name shown in pages and used in URL paths and in ``--bots a,b``: 1 to 100
+    letters, digits, '.', '_' and '-', starting with a letter or digit."""
     name = name.strip()
-    if not name or len(name) > 100 or "/" in name or not name.isprintable():
-        raise StoreError(f"a {what} name has 1 to 100 printable characters and no '/'")
+    if not NAME.fullmatch(name):
+        raise StoreError(
+            f"{name!r} is not a valid {what} name: use 1 to 100 letters, digits, '.', '_' "
+            "and '-', starting with a letter or digit"
+        )
     return name
 
 
@@ -47,7 +56,7 @@ def add_bot(
     """A new bot with its first version."""
     name = check_name(name, "bot")
     if session.scalar(select(Bot).where(Bot.name == name)) is not None:
-        raise StoreError(f"a bot named {name!r} exists already")
+        raise Conflict(f"a bot named {name!r} exists already")
     bot = Bot(name=name, owner_id=owner_id)
     version = BotVersion(bot=bot, number=1, kind=kind, target=parse_target(session, kind, target))
     session.add_all([bot, version])
@@ -63,7 +72,7 @@ def active_version(session: Session, name: str) -> BotVersion:
         .order_by(BotVersion.number.desc())
     )
     if version is None:
-        raise StoreError(f"no bot named {name!r}: add it with 'arena bot add'")
+        raise NotFound(f"no bot named {name!r}")
     return version
 
 
@@ -84,9 +93,11 @@ def add_version(
     one and the earlier versions stop being scheduled; otherwise it starts inactive."""
     bot = session.scalar(select(Bot).where(Bot.name == name))
     if bot is None:
-        raise StoreError(f"no bot named {name!r}")
+        raise NotFound(f"no bot named {name!r}")
+    if owner_id is not None and bot.owner_id is None:
+        raise Forbidden(f"bot {name!r} has no owner: only the platform's operator can change it")
     if bot.owner_id is not None and bot.owner_id != owner_id:
-        raise PermissionError(f"bot {name!r} belongs to another owner")
+        raise Forbidden(f"bot {name!r} belongs to another owner")
     if retire_others:
         for version in bot.versions:
             version.active = False

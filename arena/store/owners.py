@@ -8,7 +8,7 @@ import secrets
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena.store.bots import StoreError
+from arena.store.errors import Conflict, StoreError
 from arena.store.models import Owner
 
 
@@ -22,7 +22,7 @@ def add_owner(session: Session, name: str) -> tuple[Owner, str]:
     if not name or len(name) > 100:
         raise StoreError("an owner name has 1 to 100 characters")
     if session.scalar(select(Owner).where(Owner.name == name)) is not None:
-        raise StoreError(f"an owner named {name!r} exists already")
+        raise Conflict(f"an owner named {name!r} exists already")
     token = f"arena_{secrets.token_urlsafe(32)}"
     owner = Owner(name=name, token_hash=_digest(token))
     session.add(owner)

@@ -12,7 +12,8 @@ from sqlalchemy.orm import Session, joinedload
 from arena import ratings, schedule, seeds
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
-from arena.store.bots import StoreError, active_version, check_name
+from arena.store.bots import active_version, check_name
+from arena.store.errors import Conflict, NotFound, StoreError
 from arena.store.models import (
     Bot,
     BotVersion,
@@ -49,7 +50,7 @@ def create(
     get a new process for each match (slower; by default a worker keeps them warm)."""
     name = check_name(name, "tournament")
     if session.scalar(select(Tournament).where(Tournament.name == name)) is not None:
-        raise StoreError(f"a tournament named {name!r} exists already")
+        raise Conflict(f"a tournament named {name!r} exists already")
     if games < 1:
         raise StoreError("a tournament plays at least one game")
     if len(set(bot_names)) != len(bot_names):
@@ -60,7 +61,10 @@ def create(
         raise StoreError(f"table size {table_size}: {error}") from None
     if reveal_delay < 0:
         raise StoreError("the reveal delay is a number of seconds, 0 or more")
-    versions = [active_version(session, bot) for bot in bot_names]
+    try:
+        versions = [active_version(session, bot) for bot in bot_names]
+    except NotFound as error:  # the request names it: invalid input, not a missing page
+        raise StoreError(str(error)) from None
     key = seeds.key_for(seed)
     ids = [v.id for v in versions]
     try:
@@ -114,7 +118,7 @@ def create(
 def get(session: Session, name: str) -> Tournament:
     tournament = session.scalar(select(Tournament).where(Tournament.name == name))
     if tournament is None:
-        raise StoreError(f"no tournament named {name!r}")
+        raise NotFound(f"no tournament named {name!r}")
     return tournament
 
 
@@ -147,7 +151,7 @@ def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]
     job is missing)."""
     tournament = get(session, name)
     if tournament.status is TournamentStatus.DONE:
-        raise StoreError(f"tournament {name!r} is over")
+        raise Conflict(f"tournament {name!r} is over")
     tournament.status = TournamentStatus.RUNNING
     tournament.started_at = tournament.started_at or now()
     if tournament.format == "ladder":

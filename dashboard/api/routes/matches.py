@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Path, Query, status
+from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
-from arena.store.bots import StoreError
 from arena.store.models import MatchStatus
 from dashboard import queries
 from dashboard.deps import SessionDep
@@ -36,10 +35,7 @@ def list_matches(
 
 @router.get("/matches/{match_id}", response_model=MatchPublic, responses=NOT_FOUND)
 def get_match(match_id: MatchId, session: SessionDep) -> dict:
-    try:
-        return queries.match(session, match_id)
-    except StoreError as error:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, str(error)) from None
+    return queries.match(session, match_id)
 
 
 @router.get(
@@ -54,10 +50,7 @@ def get_match(match_id: MatchId, session: SessionDep) -> dict:
     },
 )
 def get_log(match_id: MatchId, session: SessionDep) -> JSONResponse:
-    try:
-        log = queries.public_log(session, match_id)
-    except StoreError as error:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, str(error)) from None
+    log = queries.public_log(session, match_id)
     return JSONResponse(
         log, headers={"Content-Disposition": f'attachment; filename="match-{match_id}.json"'}
     )

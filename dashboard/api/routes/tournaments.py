@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, status
+from fastapi import APIRouter, status
 
-from arena.engine import RulesError, Ruleset
-from arena.platform import PlatformError
+from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.store import tournaments as tournament_store
-from arena.store.bots import StoreError
 from dashboard import queries
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
 from dashboard.schemas import (
@@ -31,10 +29,7 @@ def list_tournaments(session: SessionDep) -> list[dict]:
 
 @router.get("/tournaments/{name}", response_model=TournamentDetail, responses=NOT_FOUND)
 def get_tournament(name: str, session: SessionDep) -> dict:
-    try:
-        return queries.tournament(session, name)
-    except StoreError as error:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, str(error)) from None
+    return queries.tournament(session, name)
 
 
 @router.get(
@@ -51,23 +46,20 @@ def get_leaderboard(name: str, session: SessionDep) -> list[dict]:
     responses={400: {"description": "Invalid tournament"}, 401: {"description": "No token"}},
 )
 def create_tournament(body: TournamentCreate, owner: OwnerDep, platform: PlatformDep) -> dict:
-    try:
-        ruleset = Ruleset.parse(body.rules.preset, body.rules.options)
-        platform.db.transaction(
-            lambda s: tournament_store.create(
-                s,
-                body.name,
-                ruleset,
-                body.bots,
-                body.table_size,
-                body.games,
-                settings=RefereeSettings(deadline=body.deadline),
-                duplicate=body.duplicate,
-                fresh_processes=body.fresh_processes,
-            )
+    ruleset = Ruleset.parse(body.rules.preset, body.rules.options)
+    platform.db.transaction(
+        lambda s: tournament_store.create(
+            s,
+            body.name,
+            ruleset,
+            body.bots,
+            body.table_size,
+            body.games,
+            settings=RefereeSettings(deadline=body.deadline),
+            duplicate=body.duplicate,
+            fresh_processes=body.fresh_processes,
         )
-    except (StoreError, RulesError) as error:
-        raise HTTPException(status.HTTP_400_BAD_REQUEST, str(error)) from None
+    )
     with platform.db.read() as session:
         return queries.tournament(session, body.name)
 
@@ -83,20 +75,10 @@ def create_tournament(body: TournamentCreate, owner: OwnerDep, platform: Platfor
     },
 )
 def start_tournament(name: str, owner: OwnerDep, platform: PlatformDep) -> dict:
-    try:
-        queued = platform.start_tournament(name)
-    except StoreError as error:
-        code = status.HTTP_404_NOT_FOUND if "no tournament" in str(error) else 409
-        raise HTTPException(code, str(error)) from None
-    except PlatformError as error:
-        raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, str(error)) from None
-    return {"name": name, "queued": queued}
+    return {"name": name, "queued": platform.start_tournament(name)}
 
 
 @router.get("/tournaments/{name}/groups", response_model=list[DealGroup], responses=NOT_FOUND)
 def get_groups(name: str, session: SessionDep) -> list[dict]:
     """Duplicate tournaments: each bot's score per deal group, newest first."""
-    try:
-        return tournament_store.group_scores(session, tournament_store.get(session, name))
-    except StoreError as error:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, str(error)) from None
+    return tournament_store.group_scores(session, tournament_store.get(session, name))
