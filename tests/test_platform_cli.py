@@ -11,6 +11,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
 from sqlalchemy import func, select
 
 from arena.redis_server import free_port
@@ -116,7 +117,10 @@ def test_arena_up_runs_the_demo_to_the_end_with_a_private_redis(tmp_path: Path) 
     assert again.returncode == 0 and "Demo tournament demo-2 complete." in again.stdout
 
 
-def test_ctrl_c_stops_arena_up_cleanly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_ctrl_c_and_kill_stop_arena_up_cleanly(tmp_path: Path, signum: int) -> None:
+    """Ctrl-C (SIGINT), ``kill`` (SIGTERM) and a closed terminal (SIGHUP) all stop the
+    workers, the dashboard and the private Redis."""
     env = environment(Settings(tmp_path, f"sqlite:///{tmp_path / 'arena.db'}", None))
     port = free_port()
     process = subprocess.Popen(
@@ -156,7 +160,7 @@ def test_ctrl_c_stops_arena_up_cleanly(tmp_path: Path) -> None:
                 break
         page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10).read().decode()
         assert "demo" in page, "arena up serves the dashboard"
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signum)
         out, err = process.communicate(timeout=30)
     finally:
         if process.poll() is None:
@@ -168,6 +172,10 @@ def test_ctrl_c_stops_arena_up_cleanly(tmp_path: Path) -> None:
     assert redis.returncode == 1, "the private Redis was stopped"
     assert not [pid for pid in workers.stdout.split() if str(tmp_path) in _environ(pid)], (
         "every worker was stopped"
+    )
+    dashboards = subprocess.run(["pgrep", "-f", "arena dashboard"], capture_output=True, text=True)
+    assert not [p for p in dashboards.stdout.split() if str(tmp_path) in _environ(p)], (
+        "the dashboard was stopped"
     )
 
 

