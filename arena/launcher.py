@@ -14,6 +14,7 @@ import selectors
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -102,10 +103,11 @@ class BotProcesses:
 
         Only for the user's own bots on their machine: uploaded bots run in
         :mod:`arena.sandbox`, where nothing the bot prints is trusted."""
+        stderr = self._stderr(name)
         process = subprocess.Popen(
             command,
             stdout=subprocess.PIPE,
-            stderr=self._stderr(name),
+            stderr=stderr,
             text=True,
             cwd=cwd,
             start_new_session=True,
@@ -114,18 +116,23 @@ class BotProcesses:
         self.processes.append(process)
         endpoint = _wait_listening(process, self.start_timeout)
         if endpoint is None:
-            code = process.poll()
+            code = _exit_code(process)
             self.stop(process)
             state = f"exited with code {code}" if code is not None else "did not start in time"
-            raise RuntimeError(f"bot {name} {state} (command: {' '.join(command)})")
+            raise RuntimeError(
+                f"bot {name} {state} (command: {' '.join(command)}); "
+                f"the end of its output:\n{_tail(stderr)}"
+            )
         threading.Thread(target=_drain, args=(process.stdout,), daemon=True).start()
         return endpoint
 
-    def _stderr(self, name: str) -> IO[str] | int:
+    def _stderr(self, name: str) -> IO[str]:
+        """Where the bot's stderr goes: a file under ``log_dir``, else a temporary one (read
+        back when the bot fails to start: a traceback is what its author needs)."""
         if self.log_dir is None:
-            return subprocess.DEVNULL
+            return tempfile.TemporaryFile("w+")  # noqa: SIM115 - the child keeps it
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        return open(self.log_dir / f"{name}.{len(self.processes)}.stderr.log", "w")  # noqa: SIM115
+        return open(self.log_dir / f"{name}.{len(self.processes)}.stderr.log", "w+")  # noqa: SIM115
 
     def stop(self, process: subprocess.Popen[str]) -> None:
         """Stop the process and its whole group: SIGTERM, then SIGKILL after a grace period."""
@@ -143,6 +150,26 @@ class BotProcesses:
         for process in self.processes:
             self.stop(process)
         self.processes.clear()
+
+
+def _exit_code(process: subprocess.Popen[str], grace: float = 2.0) -> int | None:
+    """Its exit code, waiting a moment: a bot that closed its output is exiting, and an
+    exit must be reported as one, not as a slow start."""
+    try:
+        return process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def _tail(output: IO[str], size: int = 2000) -> str:
+    """The last ``size`` characters written to ``output`` (or a note that there were none)."""
+    try:
+        output.flush()
+        output.seek(0)
+        text = output.read()[-size:].strip()
+    except (OSError, ValueError):
+        return "(unreadable)"
+    return text or "(nothing)"
 
 
 def _signal_group(process: subprocess.Popen[str], signum: int) -> None:

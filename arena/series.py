@@ -34,6 +34,8 @@ class BotFigures:
     latencies_ms: list[float] = field(default_factory=list)
     rating: ratings.Rating = field(default_factory=ratings.new_rating)
     forfeit_reasons: Counter[str] = field(default_factory=Counter)
+    #: each forfeit's sentence ("kind: detail"), how many times
+    forfeit_details: Counter[str] = field(default_factory=Counter)
 
     @property
     def mean_place(self) -> float:
@@ -53,6 +55,7 @@ class BotFigures:
             "places": {str(p): self.places.get(p, 0) for p in range(1, players + 1)},
             "forfeits": self.forfeits,
             "forfeit_reasons": dict(self.forfeit_reasons),
+            "forfeit_details": dict(self.forfeit_details),
             "timeouts": self.timeouts,
             "illegal": self.illegal,
             "latency_ms_mean": _rounded(self.latency("mean")),
@@ -118,6 +121,7 @@ def _record(figures: list[BotFigures], order: list[int], log: dict[str, Any]) ->
         if entry["forfeit"] is not None:
             bot.forfeits += 1
             bot.forfeit_reasons[entry["forfeit"]["kind"]] += 1
+            bot.forfeit_details[f"{entry['forfeit']['kind']}: {entry['forfeit']['detail']}"] += 1
     current = [figures[order[seat]].rating for seat in range(len(order))]
     for seat, rating in enumerate(ratings.rate(current, ranking)):
         figures[order[seat]].rating = rating

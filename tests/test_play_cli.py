@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -135,6 +136,38 @@ def test_a_bot_file_that_defines_no_bot_fails_to_start(tmp_path: Path) -> None:
     result = arena("play", str(path), "sample:random", "--games", "1")
     assert result.returncode == 1
     assert "bot empty exited" in result.stderr
+
+
+def test_a_bot_with_a_syntax_error_shows_its_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "broken.py"
+    path.write_text("from arena.sdk import Bot\n\nclass Broken(Bot)\n    pass\n")
+    result = arena("play", str(path), "sample:random", "--games", "1")
+    assert result.returncode == 1
+    assert "bot broken exited with code 1" in result.stderr
+    assert "SyntaxError" in result.stderr and "class Broken(Bot)" in result.stderr
+
+
+def test_an_endpoint_nobody_listens_on_fails_the_command_with_the_reason() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result = arena("play", f"127.0.0.1:{port}", "sample:random", "--games", "2")
+    assert result.returncode == 1
+    assert f"127.0.0.1:{port} forfeited 2 game(s): unreachable: cannot connect" in result.stderr
+    assert "could not be reached or started in any game" in result.stderr
+
+
+def test_a_bot_that_crashes_on_its_first_move_is_told_why(tmp_path: Path) -> None:
+    path = tmp_path / "crasher.py"
+    path.write_text(
+        "from arena.sdk import Bot\n\n"
+        "class Crasher(Bot):\n"
+        "    def act(self, obs):\n"
+        "        raise RuntimeError('my own bug')\n"
+    )
+    result = arena("play", str(path), "sample:random", "--games", "2")
+    assert result.returncode == 0, "it started: the games were played"
+    assert "crasher forfeited 2 game(s): crashed:" in result.stderr
 
 
 @pytest.fixture(scope="module")

@@ -85,6 +85,23 @@ def play(
                 )
             )
     _print(figures, len(specs), ruleset, games, json_)
+    _explain_forfeits(figures)
+    never_played = [
+        f.name for f in figures if f.games and f.forfeit_reasons["unreachable"] == f.games
+    ]
+    if never_played:
+        err.print(
+            f"error: {', '.join(never_played)} could not be reached or started in any game",
+            markup=False,
+        )
+        raise typer.Exit(1)
+
+
+def _explain_forfeits(figures: list[BotFigures]) -> None:
+    """Each bot's forfeits with the platform's reason (the table only counts them)."""
+    for figure in figures:
+        for sentence, times in figure.forfeit_details.most_common(3):
+            err.print(f"{figure.name} forfeited {times} game(s): {sentence}", markup=False)
 
 
 def replay_command(
