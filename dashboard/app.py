@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import fastapi_offline
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
 from arena.platform import Platform
 from arena.settings import Settings
 from dashboard import api, errors, pages
+
+#: Swagger UI's files, as the fastapi-offline package ships them (version 5: OpenAPI 3.1)
+SWAGGER_UI = Path(fastapi_offline.__file__).parent / "static"
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -18,10 +24,33 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="1",
         description="Bot tournaments for Verish' Ne Verish': bots, tournaments, "
         "leaderboards, matches and their logs.",
+        docs_url=None,  # served below from local files: the default loads them from a CDN
+        redoc_url=None,
     )
     app.state.platform = Platform(settings)
     errors.install(app)
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.mount("/static/swagger", StaticFiles(directory=SWAGGER_UI), name="swagger")
     app.mount("/static", StaticFiles(directory=Path(__file__).parent / "static"), name="static")
+    _offline_docs(app)
     return app
+
+
+def _offline_docs(app: FastAPI) -> None:
+    """The OpenAPI page at ``/docs`` with Swagger UI from the installed package, so it
+    works on a machine without internet."""
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> RedirectResponse:
+        return RedirectResponse("/static/favicon.svg", status_code=301)
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title=f"{app.title} API",
+            swagger_js_url="/static/swagger/swagger-ui-bundle.js",
+            swagger_css_url="/static/swagger/swagger-ui.css",
+            swagger_favicon_url="/static/favicon.svg",
+        )

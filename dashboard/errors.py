@@ -1,11 +1,18 @@
 """One mapping from the platform's errors to HTTP answers, for every API route: a route
 raises what the store or the platform raised, and the client gets a status that says
-what happened, with the platform's own sentence as ``detail``."""
+what happened, with the platform's own sentence as ``detail``. Pages (everything
+outside ``/api`` and the OpenAPI document) answer errors with an HTML page instead."""
 
 from __future__ import annotations
 
 from fastapi import FastAPI, Request, status
-from fastapi.responses import JSONResponse
+from fastapi.exception_handlers import (
+    http_exception_handler,
+    request_validation_exception_handler,
+)
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.exceptions import HTTPException
 
 from arena.engine import RulesError
 from arena.platform import PlatformError
@@ -30,6 +37,43 @@ async def _answer(request: Request, error: Exception) -> JSONResponse:
     return JSONResponse({"detail": str(error)}, status_code=status_of(error))
 
 
+#: what a page says for a status
+TITLES = {400: "Bad request", 404: "Not found", 405: "Not allowed", 422: "Bad request"}
+
+
+def _for_pages(request: Request) -> bool:
+    path = request.url.path
+    return not (path.startswith("/api/") or path == "/openapi.json")
+
+
+def _page(code: int, detail: str) -> HTMLResponse:
+    from dashboard.pages import templates  # the pages' own Jinja environment
+
+    title = TITLES.get(code, "Something went wrong")
+    html = templates.get_template("error.html").render(code=code, title=title, detail=detail)
+    return HTMLResponse(html, status_code=code)
+
+
+async def _http_error(request: Request, error: HTTPException) -> HTMLResponse | JSONResponse:
+    if _for_pages(request):
+        detail = error.detail if isinstance(error.detail, str) else "no such page"
+        return _page(error.status_code, detail)
+    return await http_exception_handler(request, error)
+
+
+async def _bad_query(
+    request: Request, error: RequestValidationError
+) -> HTMLResponse | JSONResponse:
+    if _for_pages(request):
+        where = ", ".join(
+            ".".join(map(str, e["loc"][1:])) + ": " + e["msg"] for e in error.errors()
+        )
+        return _page(status.HTTP_400_BAD_REQUEST, f"this address has a bad parameter ({where})")
+    return await request_validation_exception_handler(request, error)
+
+
 def install(app: FastAPI) -> None:
     for kind in (StoreError, RulesError, PlatformError):
         app.add_exception_handler(kind, _answer)
+    app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _bad_query)

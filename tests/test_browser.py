@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, Route, expect, sync_playwright
 
 from arena.settings import Settings
 from arena.store.owners import add_owner
@@ -101,3 +101,33 @@ def test_leaderboard_bot_match_and_replay(browser_page: Page, base_url: str) -> 
     expect(position).to_have_text(re.compile(rf"^step {total} / {total}"))
     expect(page.locator("#frame-events")).to_contain_text("deal over")
     expect(page.locator("#table-state")).to_contain_text("phase over")
+
+
+def test_api_docs_and_error_pages_need_nothing_but_the_platform(
+    browser_page: Page, base_url: str
+) -> None:
+    """``/docs`` renders Swagger UI from the platform's own files (every request to
+    another host is refused and recorded), and a missing page is a page, not JSON."""
+    page = browser_page
+    elsewhere: list[str] = []
+
+    def only_the_platform(route: Route) -> None:
+        if route.request.url.startswith(base_url):
+            route.continue_()
+        else:
+            elsewhere.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_the_platform)
+    try:
+        page.goto(f"{base_url}/docs")
+        expect(page.locator(".swagger-ui .opblock-summary-path").first).to_be_visible()
+        expect(page.locator(".swagger-ui")).to_contain_text("/api/v1/bots")
+        page.goto(f"{base_url}/bots/nosuchbot")
+        expect(page.locator("h1")).to_have_text("Not found")
+        expect(page.locator("p.error")).to_contain_text("no bot named 'nosuchbot'")
+        page.goto(f"{base_url}/matches?page=abc")
+        expect(page.locator("h1")).to_have_text("Bad request")
+    finally:
+        page.unroute("**/*")
+    assert elsewhere == []
