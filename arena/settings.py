@@ -1,16 +1,24 @@
 """Where the platform keeps its state, from the environment (one place, read once).
 
-``ARENA_DATA_DIR`` (default ``./data``) holds the SQLite database, the private Redis
-and logs. ``ARENA_DATABASE_URL`` selects another database (for example
-``postgresql+psycopg://user@host/db``); ``REDIS_URL`` an existing Redis. A worker on
-another machine needs only ``ARENA_DATABASE_URL`` and ``REDIS_URL``.
+``ARENA_DATA_DIR`` (default ``$XDG_DATA_HOME/arena``, that is ``~/.local/share/arena``,
+whatever the current folder) holds the SQLite database, the private Redis and logs.
+``ARENA_DATABASE_URL`` selects another database (for example
+``postgresql+psycopg://user@host/db``); ``REDIS_URL`` an existing Redis. Without
+``REDIS_URL``, the Redis of an ``arena up`` running on the same data directory is used
+(it writes where it runs to ``running.json`` there). A worker on another machine needs
+only ``ARENA_DATABASE_URL`` and ``REDIS_URL``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+#: what ``arena up`` writes in the data directory while it runs
+RUNNING_FILE = "running.json"
 
 
 @dataclass(frozen=True)
@@ -22,6 +30,35 @@ class Settings:
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
-        data_dir = Path(env.get("ARENA_DATA_DIR", "data")).resolve()
+        data_dir = data_dir_from(env)
         url = env.get("ARENA_DATABASE_URL") or f"sqlite:///{data_dir / 'arena.db'}"
-        return cls(data_dir=data_dir, database_url=url, redis_url=env.get("REDIS_URL") or None)
+        redis_url = env.get("REDIS_URL") or (running(data_dir) or {}).get("redis_url")
+        return cls(data_dir=data_dir, database_url=url, redis_url=redis_url or None)
+
+
+def data_dir_from(env: dict[str, str] | os._Environ[str]) -> Path:
+    if env.get("ARENA_DATA_DIR"):
+        return Path(env["ARENA_DATA_DIR"]).expanduser().resolve()
+    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base).expanduser().resolve() / "arena"
+
+
+def running(data_dir: Path) -> dict[str, Any] | None:
+    """What the ``arena up`` running on ``data_dir`` wrote, if one runs."""
+    try:
+        found = json.loads((data_dir / RUNNING_FILE).read_text())
+        os.kill(int(found["pid"]), 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return found
+
+
+def write_running(data_dir: Path, **where: Any) -> Path:
+    """Say where this running platform is (readable by its owner only: it holds the
+    private Redis's password)."""
+    path = data_dir / RUNNING_FILE
+    data_dir.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as out:
+        json.dump({"pid": os.getpid(), **where}, out)
+    return path

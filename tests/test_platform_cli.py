@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import func, select
 
 from arena.redis_server import free_port
-from arena.settings import Settings
+from arena.settings import Settings, write_running
 from arena.store.db import Database
 from arena.store.models import Match, MatchStatus, Tournament
 
@@ -111,10 +111,20 @@ def test_arena_up_runs_the_demo_to_the_end_with_a_private_redis(tmp_path: Path) 
             )
             > 0
         )
+        ladder_before = s.scalar(
+            select(func.count()).select_from(Match).where(Match.tournament_id == ladder.id)
+        )
     leftovers = subprocess.run(["pgrep", "-f", str(tmp_path / "redis")], capture_output=True)
     assert leftovers.returncode == 1, "the private Redis was stopped"
     again = arena("up", "--games", "4", "--workers", "1", "--exit-when-done", env=env)
-    assert again.returncode == 0 and "Demo tournament demo-2 complete." in again.stdout
+    assert again.returncode == 0 and "Demo tournament demo complete." in again.stdout
+    with db.read() as s:
+        names = set(s.scalars(select(Tournament.name)))
+        ladder_matches = s.scalar(
+            select(func.count()).select_from(Match).where(Match.tournament_id == ladder.id)
+        )
+    assert names == {"demo", "demo-ladder"}, "a second make up shows the same demo"
+    assert ladder_matches == ladder_before, "the ladder stopped with the demo"
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
@@ -160,6 +170,14 @@ def test_ctrl_c_and_kill_stop_arena_up_cleanly(tmp_path: Path, signum: int) -> N
                 break
         page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10).read().decode()
         assert "demo" in page, "arena up serves the dashboard"
+        if signum == signal.SIGINT:  # the README's commands, beside it, with nothing exported
+            made = arena(
+                "tournament", "create", "beside", "--bots", "random,honest",
+                "--table-size", "2", "--games", "2", env=env,
+            )  # fmt: skip
+            assert made.returncode == 0, made.stderr
+            started = arena("tournament", "start", "beside", env=env)
+            assert started.returncode == 0 and "REDIS_URL" not in started.stderr, started.stderr
         process.send_signal(signum)
         out, err = process.communicate(timeout=30)
     finally:
@@ -167,6 +185,7 @@ def test_ctrl_c_and_kill_stop_arena_up_cleanly(tmp_path: Path, signum: int) -> N
             process.kill()
     assert process.returncode == 0, err[-2000:]
     assert "Arena stopped." in out
+    assert not (tmp_path / "running.json").exists(), "it no longer says it runs"
     workers = subprocess.run(["pgrep", "-f", "arena worker"], capture_output=True, text=True)
     redis = subprocess.run(["pgrep", "-f", str(tmp_path / "redis")], capture_output=True)
     assert redis.returncode == 1, "the private Redis was stopped"
@@ -218,3 +237,24 @@ def test_bench_pipeline_json_has_the_documented_keys() -> None:
     assert split["play"] > 0 and split["record"] > 0, (
         "every match's phases are in the workers' logs"
     )
+
+
+def test_the_data_directory_does_not_depend_on_the_current_folder(tmp_path: Path) -> None:
+    env = {"XDG_DATA_HOME": str(tmp_path / "xdg")}
+    assert Settings.from_env(env).data_dir == tmp_path / "xdg" / "arena"
+    assert Settings.from_env({**env, "ARENA_DATA_DIR": str(tmp_path / "d")}).data_dir == (
+        tmp_path / "d"
+    )
+
+
+def test_commands_find_the_redis_of_a_running_arena_up(tmp_path: Path) -> None:
+    env = {"ARENA_DATA_DIR": str(tmp_path)}
+    assert Settings.from_env(env).redis_url is None
+    path = write_running(tmp_path, redis_url="redis://:secret@127.0.0.1:7000/0")
+    assert path.stat().st_mode & 0o777 == 0o600, "it holds a password"
+    assert Settings.from_env(env).redis_url == "redis://:secret@127.0.0.1:7000/0"
+    assert Settings.from_env({**env, "REDIS_URL": "redis://other"}).redis_url == "redis://other"
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    path.write_text(json.dumps({"pid": dead.pid, "redis_url": "redis://gone"}))
+    assert Settings.from_env(env).redis_url is None, "an arena up that died runs nowhere"

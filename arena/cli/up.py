@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Annotated
 
 import typer
+from sqlalchemy import select
 
 from arena.cli import console
 from arena.cli.platform import follow, print_status
@@ -23,11 +24,11 @@ from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.redis_server import RedisServer, masked
 from arena.services import Dashboard, Workers
-from arena.settings import Settings
+from arena.settings import Settings, write_running
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
-from arena.store.models import BotKind, Tournament
+from arena.store.models import BotKind, Tournament, TournamentStatus
 from sample_bots import SAMPLES
 
 out = console.stdout()
@@ -54,8 +55,16 @@ def up(
         name = _demo_tournament(arena, games)
         stack.enter_context(Workers(settings, count, settings.data_dir / "logs"))
         board = stack.enter_context(Dashboard(settings, port, settings.data_dir / "logs"))
-        arena.start_tournament(name)
-        arena.start_tournament(f"{name}-ladder")
+        for tournament in (name, f"{name}-ladder"):
+            if _open(arena, tournament):  # a demo from an earlier run may be over already
+                arena.start_tournament(tournament)
+        running = write_running(
+            settings.data_dir,
+            redis_url=settings.redis_url,
+            database_url=settings.database_url,
+            dashboard=board.url,
+        )
+        stack.callback(running.unlink, missing_ok=True)
         out.print(
             f"Arena is up: {count} workers, Redis at {masked(settings.redis_url)}, "
             f"database at {settings.database_url}",
@@ -66,9 +75,10 @@ def up(
         )
         try:
             _follow(arena, name)
-            _where_to_look(settings, name)
+            _stop_ladder(arena, name)  # the demo is over: nothing plays for nobody
+            _where_to_look(settings, name, board.url)
             if not exit_when_done:
-                out.print(f"Running (the ladder {name}-ladder plays on); press Ctrl-C to stop.")
+                out.print("Running; press Ctrl-C to stop.")
                 while True:
                     time.sleep(3600)
         except KeyboardInterrupt:
@@ -88,9 +98,13 @@ def _stop_on_signals() -> None:
         signal.signal(signum, interrupt)
 
 
+DEMO = "demo"
+
+
 def _demo_tournament(arena: Platform, games: int) -> str:
-    """Register the sample bots once; create a demo round robin with duplicate deals
-    (demo, demo-2, ...) and a demo ladder beside it (NAME-ladder)."""
+    """Register the sample bots once, and the demo once: a round robin with duplicate
+    deals and a ladder beside it (demo-ladder) that plays while the demo does. A later
+    ``arena up`` on the same data shows the same demo (finishing it if it was cut)."""
 
     def work(session) -> str:  # noqa: ANN001
         for sample in SAMPLES:
@@ -98,8 +112,9 @@ def _demo_tournament(arena: Platform, games: int) -> str:
                 bot_store.active_version(session, sample)
             except StoreError:
                 bot_store.add_bot(session, sample, BotKind.SAMPLE, sample)
-        taken = {t.name for t in session.query(Tournament).all()}
-        name = next(n for n in ("demo", *(f"demo-{i}" for i in range(2, 10_000))) if n not in taken)
+        name = DEMO
+        if session.scalar(select(Tournament).where(Tournament.name == name)) is not None:
+            return name
         rules = Ruleset.parse("classic")
         tournament_store.create(
             session,
@@ -118,10 +133,20 @@ def _demo_tournament(arena: Platform, games: int) -> str:
     return arena.db.transaction(work)
 
 
+def _open(arena: Platform, name: str) -> bool:
+    with arena.db.read() as session:
+        return tournament_store.get(session, name).status is not TournamentStatus.DONE
+
+
 def _stop_ladder(arena: Platform, name: str) -> None:
     from arena.store import ladder
 
-    arena.db.transaction(lambda s: ladder.stop(s, tournament_store.get(s, f"{name}-ladder")))
+    def work(session) -> None:  # noqa: ANN001
+        tournament = tournament_store.get(session, f"{name}-ladder")
+        if tournament.status is not TournamentStatus.DONE:
+            ladder.stop(session, tournament)
+
+    arena.db.transaction(work)
 
 
 def _follow(arena: Platform, name: str) -> None:
@@ -130,11 +155,14 @@ def _follow(arena: Platform, name: str) -> None:
     print_status(status)
 
 
-def _where_to_look(settings: Settings, name: str) -> None:
+def _where_to_look(settings: Settings, name: str, dashboard: str) -> None:
     out.print(
         f"Where to look:\n"
+        f"  dashboard: {dashboard}\n"
         f"  results:   arena tournament status {name}   (the database: {settings.database_url})\n"
         f"  workers:   {settings.data_dir / 'logs'}\n"
-        f"  more work: arena tournament create NAME --bots A,B,... ; arena tournament start NAME",
+        f"  more work: arena tournament create NAME --bots A,B,... ; arena tournament start NAME\n"
+        f"             (in another terminal too: commands find this Redis through "
+        f"{settings.data_dir / 'running.json'})",
         markup=False,
     )
