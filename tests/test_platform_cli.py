@@ -258,3 +258,31 @@ def test_commands_find_the_redis_of_a_running_arena_up(tmp_path: Path) -> None:
     dead.wait()
     path.write_text(json.dumps({"pid": dead.pid, "redis_url": "redis://gone"}))
     assert Settings.from_env(env).redis_url is None, "an arena up that died runs nowhere"
+
+
+def test_arena_dashboard_says_where_it_is_and_logs_each_request(tmp_path: Path) -> None:
+    env = environment(Settings(tmp_path, f"sqlite:///{tmp_path / 'arena.db'}", None))
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "dashboard", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        first = process.stdout.readline()
+        assert f"Dashboard: http://127.0.0.1:{port}/" in first
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the dashboard never answered"
+                time.sleep(0.2)
+    finally:
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=30)
+    assert '"GET / HTTP/1.1" 200' in output

@@ -366,7 +366,13 @@ def dashboard_command(
 
     from dashboard.app import create_app
 
-    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+    app = create_app()
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    out.print(
+        f"Dashboard: http://{shown}:{port}/  (API: /api/v1, docs: /docs); Ctrl-C stops it",
+        markup=False,
+    )
+    uvicorn.run(app, host=host, port=port, log_level="info", access_log=True)
 
 
 owner_app = typer.Typer(help="Owners and their API tokens.", no_args_is_help=True)
