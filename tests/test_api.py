@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 from arena.platform import Platform
 from arena.settings import Settings
 from arena.store import matches as match_store
+from arena.store import owners
 from arena.store.owners import add_owner
 from dashboard.app import create_app
 from tests.sandboxing import PLAIN_BOT
@@ -224,3 +225,21 @@ def test_an_uploaded_bot_is_qualified_and_a_broken_version_is_rejected(app_and_t
     assert [(v["status"], v["active"]) for v in versions] == [("ready", True), ("rejected", False)]
     page = client.get("/bots/up").text
     assert "rejected" in page and "forfeited its qualification match" in page
+
+
+def test_an_owner_sees_itself_rotates_and_revokes_its_token(app_and_token) -> None:
+    client, token, arena = app_and_token
+    me = client.get("/api/v1/owners/me", headers=auth(token))
+    assert me.status_code == 200 and me.json()["token"] == "active"
+    assert token not in me.text, "a token is never shown back"
+    rotated = client.post("/api/v1/owners/me/token", headers=auth(token))
+    assert rotated.status_code == 200
+    fresh = rotated.json()["token"]
+    assert fresh != token
+    assert client.get("/api/v1/owners/me", headers=auth(token)).status_code == 401
+    assert client.get("/api/v1/owners/me", headers=auth(fresh)).status_code == 200
+    assert client.delete("/api/v1/owners/me/token", headers=auth(fresh)).status_code == 204
+    assert client.get("/api/v1/owners/me", headers=auth(fresh)).status_code == 401
+    with arena.db.read() as s:
+        [owner] = owners.all_owners(s)
+        assert owners.describe(s, owner)["token"] == "revoked"

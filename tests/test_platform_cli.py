@@ -286,3 +286,21 @@ def test_arena_dashboard_says_where_it_is_and_logs_each_request(tmp_path: Path) 
         process.send_signal(signal.SIGINT)
         output, _ = process.communicate(timeout=30)
     assert '"GET / HTTP/1.1" 200' in output
+
+
+def test_owner_tokens_are_listed_rotated_and_revoked(settings: Settings) -> None:
+    env = environment(settings)
+    first = arena("owner", "add", "alice", env=env)
+    assert first.returncode == 0
+    again = arena("owner", "add", "alice", env=env)
+    assert again.returncode == 2 and "exists already" in again.stderr
+    rotated = arena("owner", "rotate", "alice", env=env)
+    assert rotated.returncode == 0
+    old, new = first.stdout.split()[-1], rotated.stdout.split()[-1]
+    assert new.startswith("arena_") and new != old
+    listed = arena("owner", "list", env=env)
+    assert "alice" in listed.stdout and "active" in listed.stdout and new not in listed.stdout
+    assert arena("owner", "revoke", "alice", env=env).returncode == 0
+    assert "revoked" in arena("owner", "list", env=env).stdout
+    missing = arena("owner", "rotate", "nobody", env=env)
+    assert missing.returncode == 2 and "no owner named 'nobody'" in missing.stderr

@@ -378,6 +378,48 @@ def dashboard_command(
 owner_app = typer.Typer(help="Owners and their API tokens.", no_args_is_help=True)
 
 
+@owner_app.command("list")
+def owner_list() -> None:
+    """Owners, their bots and whether their token works (tokens are never shown)."""
+    from arena.store import owners
+
+    with platform().db.read() as session:
+        rows = [owners.describe(session, owner) for owner in owners.all_owners(session)]
+    table = Table("owner", "token", "bots", "since")
+    for row in rows:
+        table.add_row(row["name"], row["token"], ", ".join(row["bots"]), row["created_at"][:19])
+    out.print(table)
+
+
+@owner_app.command("rotate")
+def owner_rotate(name: Annotated[str, typer.Argument(help="The owner's name.")]) -> None:
+    """Give an owner a new API token (printed once); the old one stops working."""
+    from arena.store import owners
+
+    try:
+        token = platform().db.transaction(
+            lambda session: owners.rotate_token(session, owners.get(session, name))
+        )
+    except StoreError as error:
+        fail(str(error))
+    out.print(f"new API token for {name} (the old one no longer works):", markup=False)
+    print(token)
+
+
+@owner_app.command("revoke")
+def owner_revoke(name: Annotated[str, typer.Argument(help="The owner's name.")]) -> None:
+    """Stop an owner's API token from working (``rotate`` gives a new one)."""
+    from arena.store import owners
+
+    try:
+        platform().db.transaction(
+            lambda session: owners.revoke_token(session, owners.get(session, name))
+        )
+    except StoreError as error:
+        fail(str(error))
+    out.print(f"{name}'s API token is revoked", markup=False)
+
+
 @owner_app.command("add")
 def owner_add(name: Annotated[str, typer.Argument(help="The owner's name.")]) -> None:
     """Create an owner and print its API token (shown once)."""
@@ -387,5 +429,9 @@ def owner_add(name: Annotated[str, typer.Argument(help="The owner's name.")]) ->
         _, token = platform().db.transaction(lambda session: add_owner(session, name))
     except StoreError as error:
         fail(str(error))
-    out.print(f"owner {name} created; API token (keep it, it is not shown again):", markup=False)
+    out.print(
+        f"owner {name} created; API token (keep it, it is not shown again; "
+        f"'arena owner rotate {name}' makes a new one):",
+        markup=False,
+    )
     print(token)

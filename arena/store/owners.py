@@ -8,8 +8,11 @@ import secrets
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena.store.errors import Conflict, StoreError
-from arena.store.models import Owner
+from arena.store.errors import Conflict, NotFound, StoreError
+from arena.store.models import Bot, Owner
+
+#: a revoked owner's stored "digest": never the SHA-256 of any token
+REVOKED = "revoked:"
 
 
 def _digest(token: str) -> str:
@@ -23,11 +26,55 @@ def add_owner(session: Session, name: str) -> tuple[Owner, str]:
         raise StoreError("an owner name has 1 to 100 characters")
     if session.scalar(select(Owner).where(Owner.name == name)) is not None:
         raise Conflict(f"an owner named {name!r} exists already")
-    token = f"arena_{secrets.token_urlsafe(32)}"
+    token = _new_token()
     owner = Owner(name=name, token_hash=_digest(token))
     session.add(owner)
     session.flush()
     return owner, token
+
+
+def _new_token() -> str:
+    return f"arena_{secrets.token_urlsafe(32)}"
+
+
+def get(session: Session, name: str) -> Owner:
+    owner = session.scalar(select(Owner).where(Owner.name == name))
+    if owner is None:
+        raise NotFound(f"no owner named {name!r}")
+    return owner
+
+
+def rotate_token(session: Session, owner: Owner) -> str:
+    """A new token for ``owner``; the old one stops working at once."""
+    token = _new_token()
+    owner.token_hash = _digest(token)
+    session.flush()
+    return token
+
+
+def revoke_token(session: Session, owner: Owner) -> None:
+    """No token works for ``owner`` any more (until one is rotated in)."""
+    owner.token_hash = f"{REVOKED}{secrets.token_hex(16)}"
+    session.flush()
+
+
+def revoked(owner: Owner) -> bool:
+    return owner.token_hash.startswith(REVOKED)
+
+
+def describe(session: Session, owner: Owner) -> dict[str, object]:
+    """What an owner may see of itself (never a token)."""
+    bots = session.scalars(select(Bot.name).where(Bot.owner_id == owner.id).order_by(Bot.name))
+    return {
+        "name": owner.name,
+        "created_at": owner.created_at.isoformat(),
+        "token": "revoked" if revoked(owner) else "active",
+        "bots": list(bots),
+    }
+
+
+def all_owners(session: Session) -> list[Owner]:
+    return list(session.scalars(select(Owner).order_by(Owner.name)))
 
 
 def authenticate(session: Session, token: str) -> Owner | None:
