@@ -29,6 +29,7 @@ from arena.store.models import (
     Seat,
     Tournament,
     TournamentStatus,
+    VersionStatus,
     now,
 )
 from arena.store.schema import current, head
@@ -129,7 +130,7 @@ def test_jobs_carry_a_few_matches_and_shrink_towards_the_end_of_the_queue(
     [
         ({"bot_names": ["random", "ghost"]}, "no bot named 'ghost'"),
         ({"table_size": 5}, "needs at least 5 bots"),
-        ({"bot_names": ["random", "random"]}, "listed twice"),
+        ({"bot_names": ["random", "random"]}, "listed more than once: random"),
     ],
 )
 def test_bad_tournaments_are_refused(db: Database, kwargs: dict, message: str) -> None:
@@ -492,3 +493,29 @@ def test_reconcile_asks_redis_once_per_job_and_outside_the_write(db: Database) -
     after = dict(_jobs(db))
     assert after[1] == "other", "not re-sent a second time"
     assert all(after[m] == job for m, job in repairs.resent)
+
+
+RULES = Ruleset.parse("classic")
+
+
+def test_a_tournament_names_the_bot_it_cannot_use(db: Database) -> None:
+    add_samples(db)
+    with pytest.raises(StoreError, match="listed more than once: counter"):
+        db.transaction(
+            lambda s: tournaments.create(
+                s, "t", Ruleset.parse("classic"), ["counter", "random", "counter"], 2, 1
+            )
+        )
+
+    def reject_counter(session) -> None:  # noqa: ANN001
+        version = bots.active_version(session, "counter")
+        version.active, version.status = False, VersionStatus.REJECTED
+        version.reason = "did not start"
+
+    db.transaction(reject_counter)
+    with pytest.raises(StoreError, match="bot 'counter' has no version that can play: v1 rejected"):
+        db.transaction(
+            lambda s: tournaments.create(
+                s, "t", Ruleset.parse("classic"), ["counter", "random"], 2, 1
+            )
+        )

@@ -72,8 +72,18 @@ def active_version(session: Session, name: str) -> BotVersion:
         .order_by(BotVersion.number.desc())
     )
     if version is None:
-        raise NotFound(f"no bot named {name!r}")
+        bot = session.scalar(select(Bot).where(Bot.name == name))
+        if bot is None:
+            raise NotFound(f"no bot named {name!r}")
+        raise StoreError(f"bot {name!r} has no version that can play: {_versions_of(bot)}")
     return version
+
+
+def _versions_of(bot: Bot) -> str:
+    return "; ".join(
+        f"v{v.number} {v.status.value}" + (f" ({v.reason})" if v.reason else "")
+        for v in sorted(bot.versions, key=lambda v: v.number)
+    )
 
 
 def all_bots(session: Session) -> list[Bot]:

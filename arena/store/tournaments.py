@@ -53,8 +53,9 @@ def create(
         raise Conflict(f"a tournament named {name!r} exists already")
     if games < 1:
         raise StoreError("a tournament plays at least one game")
-    if len(set(bot_names)) != len(bot_names):
-        raise StoreError("a bot is listed twice")
+    twice = sorted({name for name in bot_names if bot_names.count(name) > 1})
+    if twice:
+        raise StoreError(f"listed more than once: {', '.join(twice)}")
     try:
         Game(ruleset, table_size)
     except RulesError as error:
