@@ -6,8 +6,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-#: any printable text but "/" (names appear in URL paths); pages escape what they show
-Name = Field(min_length=1, max_length=100, pattern=r"^[^/\x00-\x1f\x7f]+$")
+from arena.store.bots import NAME
+from arena.store.models import TournamentFormat
+
+#: letters, digits, ".", "_" and "-" (names go in URL paths and in comma lists)
+Name = Field(min_length=1, max_length=100, pattern=f"^{NAME.pattern}$")
 
 
 class VersionPublic(BaseModel):
@@ -64,6 +67,10 @@ class TournamentCreate(BaseModel):
     duplicate: bool = False
     #: uploaded bots start afresh for every match instead of staying warm
     fresh_processes: bool = False
+    #: ``ladder``: plays until stopped, ``games`` tables in play at once
+    format: TournamentFormat = TournamentFormat.ROUND_ROBIN
+    #: ladders: seconds after a match before its seed and hands are public
+    reveal_after: int = Field(default=3600, ge=0, le=365 * 24 * 3600)
 
 
 class Progress(BaseModel):

@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from arena.platform import Platform
 from arena.settings import Settings
 from arena.store import matches as match_store
-from arena.store import owners
+from arena.store import owners, tournaments
 from arena.store.owners import add_owner
 from dashboard.app import create_app
 from tests.sandboxing import PLAIN_BOT
@@ -148,7 +148,7 @@ def test_writes_need_a_valid_token(app_and_token) -> None:
             403,
             "only the platform's operator",
         ),
-        ("/api/v1/bots", {"name": "a,b", "kind": "sample", "target": "random"}, 400, "letters"),
+        ("/api/v1/bots", {"name": "a,b", "kind": "sample", "target": "random"}, 422, "pattern"),
         ("/api/v1/bots", {"name": "random", "kind": "sample", "target": "honest"}, 409, "exists"),
     ],
 )
@@ -171,7 +171,7 @@ def test_html_cannot_name_a_bot_and_text_a_bot_controls_is_shown_escaped(
         headers=auth(token),
         json={"name": XSS, "kind": "sample", "target": "honest"},
     )
-    assert refused.status_code == 400 and "not a valid bot name" in refused.text
+    assert refused.status_code == 422 and "pattern" in refused.text
     add_samples(arena.db, ["random", "honest"])
     made = client.post(
         "/api/v1/tournaments",
@@ -243,3 +243,32 @@ def test_an_owner_sees_itself_rotates_and_revokes_its_token(app_and_token) -> No
     with arena.db.read() as s:
         [owner] = owners.all_owners(s)
         assert owners.describe(s, owner)["token"] == "revoked"
+
+
+def test_a_ladder_is_created_and_started_through_the_api(app_and_token) -> None:
+    client, token, arena = app_and_token
+    add_samples(arena.db, ["random", "honest", "counter"])
+    made = client.post(
+        "/api/v1/tournaments",
+        headers=auth(token),
+        json={
+            "name": "climb",
+            "bots": ["random", "honest", "counter"],
+            "table_size": 2,
+            "games": 2,
+            "format": "ladder",
+            "reveal_after": 60,
+        },
+    )
+    assert made.status_code == 201, made.text
+    started = client.post("/api/v1/tournaments/climb/start", headers=auth(token))
+    assert started.status_code == 200 and started.json()["queued"] == 2, "two tables in play"
+    with arena.db.read() as s:
+        ladder = tournaments.get(s, "climb")
+        assert ladder.format == "ladder" and ladder.reveal_delay == 60
+    bad = client.post(
+        "/api/v1/tournaments",
+        headers=auth(token),
+        json={"name": "x", "bots": ["random", "honest"], "format": "swiss"},
+    )
+    assert bad.status_code == 422 and "ladder" in bad.text

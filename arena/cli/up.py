@@ -28,7 +28,7 @@ from arena.settings import Settings, write_running
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
-from arena.store.models import BotKind, Tournament, TournamentStatus
+from arena.store.models import BotKind, Tournament, TournamentFormat, TournamentStatus
 from sample_bots import SAMPLES
 
 out = console.stdout()
@@ -126,7 +126,13 @@ def _demo_tournament(arena: Platform, games: int) -> str:
             duplicate=True,
         )
         tournament_store.create(
-            session, f"{name}-ladder", rules, list(SAMPLES), table_size=2, games=1, format="ladder"
+            session,
+            f"{name}-ladder",
+            rules,
+            list(SAMPLES),
+            table_size=2,
+            games=1,
+            format=TournamentFormat.LADDER,
         )
         return name
 

@@ -18,7 +18,14 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.store.models import Match, MatchStatus, Tournament, TournamentStatus, now
+from arena.store.models import (
+    Match,
+    MatchStatus,
+    Tournament,
+    TournamentFormat,
+    TournamentStatus,
+    now,
+)
 
 #: a match in one of these is played (or never will be): its deal is no longer in play
 FINISHED = (MatchStatus.DONE, MatchStatus.FAILED, MatchStatus.STALE)
@@ -38,7 +45,7 @@ def disclosure(
         return Disclosure(False, "the match is not played")
     if tournament.status is TournamentStatus.DONE:
         return Disclosure(True, "the tournament is over")
-    if tournament.format == "ladder":
+    if tournament.format == TournamentFormat.LADDER:
         due = _aware(match.finished_at) + timedelta(seconds=tournament.reveal_delay)
         if (moment or now()) >= due:
             return Disclosure(True, f"it finished over {tournament.reveal_delay} s ago")

@@ -22,10 +22,19 @@ from sqlalchemy.orm import Session
 from arena import seeds
 from arena.schedule import assign_seats
 from arena.store.db import Database
-from arena.store.models import Entry, Match, MatchStatus, Seat, Tournament, TournamentStatus, now
+from arena.store.models import (
+    Entry,
+    Match,
+    MatchStatus,
+    Seat,
+    Tournament,
+    TournamentFormat,
+    TournamentStatus,
+    now,
+)
 from arena.store.tournaments import new_job_id
 
-LADDER = "ladder"
+LADDER = TournamentFormat.LADDER
 OPEN = (MatchStatus.PENDING, MatchStatus.QUEUED, MatchStatus.RUNNING)
 
 

@@ -40,6 +40,7 @@ from arena.store.models import (
     RatingChange,
     Seat,
     Tournament,
+    TournamentFormat,
     TournamentStatus,
     now,
 )
@@ -73,7 +74,7 @@ class MatchPlan:
     seed: str
     settings: dict[str, Any]
     seats: list[SeatPlan]
-    format: str = "round_robin"
+    format: str = TournamentFormat.ROUND_ROBIN
     #: duplicate tournaments: the deal group (rated once, when all its rotations are over)
     deal_group: int | None = None
     #: the tournament asks for a new process per match for each uploaded bot
@@ -225,7 +226,7 @@ _FINISH = (
     _tournaments.update()
     .where(
         _tournaments.c.id == bindparam("tournament"),
-        _tournaments.c.format != "ladder",  # a ladder ends when it is stopped
+        _tournaments.c.format != TournamentFormat.LADDER,  # a ladder ends when it is stopped
         _tournaments.c.status == TournamentStatus.RUNNING,
         ~select(_matches.c.id)
         .where(_matches.c.tournament_id == bindparam("tournament"), _matches.c.status.in_(_OPEN))

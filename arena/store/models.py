@@ -60,6 +60,14 @@ class TournamentStatus(StrEnum):
     DONE = "done"
 
 
+class TournamentFormat(StrEnum):
+    """A round robin schedules every match at creation; a ladder keeps tables in play
+    until it is stopped (arena.store.ladder)."""
+
+    ROUND_ROBIN = "round_robin"
+    LADDER = "ladder"
+
+
 class MatchStatus(StrEnum):
     PENDING = "pending"  # scheduled, not yet sent to the queue
     QUEUED = "queued"
@@ -125,7 +133,7 @@ class Tournament(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
     rules: Mapped[dict] = mapped_column(JSON)  # {"preset": ..., "options": {...}}
-    format: Mapped[str] = mapped_column(String(32), default="round_robin")
+    format: Mapped[str] = mapped_column(String(32), default=TournamentFormat.ROUND_ROBIN)
     table_size: Mapped[int] = mapped_column(Integer)
     games: Mapped[int] = mapped_column(Integer)
     #: each deal is played once per seat rotation (deal groups)

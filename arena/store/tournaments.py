@@ -22,6 +22,7 @@ from arena.store.models import (
     MatchStatus,
     Seat,
     Tournament,
+    TournamentFormat,
     TournamentStatus,
     now,
 )
@@ -37,7 +38,7 @@ def create(
     seed: str | None = None,
     settings: RefereeSettings | None = None,
     duplicate: bool = False,
-    format: str = "round_robin",  # noqa: A002 - the option's name
+    format: str = TournamentFormat.ROUND_ROBIN,  # noqa: A002 - the option's name
     reveal_delay: int = 3600,
     fresh_processes: bool = False,
 ) -> Tournament:
@@ -69,9 +70,9 @@ def create(
     key = seeds.key_for(seed)
     ids = [v.id for v in versions]
     try:
-        if format not in ("round_robin", "ladder"):
-            raise ValueError(f"unknown format {format!r}: expected round_robin or ladder")
-        if format == "ladder":
+        if format not in set(TournamentFormat):
+            raise ValueError(f"unknown format {format!r}: expected {' or '.join(TournamentFormat)}")
+        if format == TournamentFormat.LADDER:
             if len(ids) < table_size:
                 raise ValueError(f"a table of {table_size} needs at least {table_size} bots")
             plan = []  # a ladder schedules as it goes (arena.store.ladder)
@@ -91,7 +92,7 @@ def create(
         name=name,
         rules=ruleset.to_dict(),
         table_size=table_size,
-        games=len(plan) if format != "ladder" else games,
+        games=len(plan) if format != TournamentFormat.LADDER else games,
         format=format,
         secret_key=key,
         reveal_delay=reveal_delay,
@@ -155,7 +156,7 @@ def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]
         raise Conflict(f"tournament {name!r} is over")
     tournament.status = TournamentStatus.RUNNING
     tournament.started_at = tournament.started_at or now()
-    if tournament.format == "ladder":
+    if tournament.format == TournamentFormat.LADDER:
         from arena.store.ladder import refill_in
 
         return refill_in(session, tournament.id)

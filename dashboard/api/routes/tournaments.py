@@ -57,6 +57,8 @@ def create_tournament(body: TournamentCreate, owner: OwnerDep, platform: Platfor
             body.games,
             settings=RefereeSettings(deadline=body.deadline),
             duplicate=body.duplicate,
+            format=body.format,
+            reveal_delay=body.reveal_after,
             fresh_processes=body.fresh_processes,
         )
     )
