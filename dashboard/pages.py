@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
+from arena.engine import Ruleset
 from arena.store.bots import StoreError
 from arena.store.models import MatchStatus
 from dashboard import queries, workers
@@ -35,6 +36,8 @@ def script_json(data: Any) -> Markup:
 
 templates.filters["script_json"] = script_json
 templates.filters["percent"] = lambda v: "-" if v is None else f"{v * 100:.0f}%"
+#: a tournament's rules as people write them: ``classic``, ``classic(deals=3,jokers=2)``
+templates.filters["rules"] = lambda rules: str(Ruleset.from_dict(rules))
 
 
 def _not_found(error: StoreError) -> HTTPException:

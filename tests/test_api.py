@@ -272,3 +272,23 @@ def test_a_ladder_is_created_and_started_through_the_api(app_and_token) -> None:
         json={"name": "x", "bots": ["random", "honest"], "format": "swiss"},
     )
     assert bad.status_code == 422 and "ladder" in bad.text
+
+
+def test_pages_show_rules_as_people_write_them(app_and_token) -> None:
+    client, token, arena = app_and_token
+    add_samples(arena.db, ["random", "honest"])
+    made = client.post(
+        "/api/v1/tournaments",
+        headers=auth(token),
+        json={
+            "name": "short",
+            "bots": ["random", "honest"],
+            "table_size": 2,
+            "games": 1,
+            "rules": {"preset": "classic", "options": {"deals": 2}},
+        },
+    )
+    assert made.status_code == 201, made.text
+    for url in ("/", "/tournaments/short"):
+        page = client.get(url).text
+        assert "classic(deals=2)" in page and "{" not in page.split("<main")[1].split("</main")[0]

@@ -58,6 +58,24 @@ def test_rules_play_refuses_bad_options_clearly() -> None:
     assert result.returncode == 2 and "expected key=value" in result.stderr
 
 
+def test_rules_show_prints_every_option_in_effect() -> None:
+    result = arena("rules", "show", "--option", "deals=3", "--players", "5", "--json")
+    assert result.returncode == 0, result.stderr
+    shown = json.loads(result.stdout)
+    assert shown["options"] == {"deals": 3} and shown["effective"]["deals"] == 3
+    assert shown["effective"]["deck"] == "36" and len(shown["effective"]) == 23
+    assert shown["table"] == {
+        "players": 5,
+        "cards": 36,
+        "decks": 1,
+        "declarable_ranks": ["6", "7", "8", "9", "T", "J", "Q", "K", "A"],
+    }
+    text = arena("rules", "show", "--rules", "russian", "--option", "jokers=2")
+    assert text.returncode == 0 and "russian(jokers=2)" in text.stdout
+    assert re.search(r"jokers\s+.\s+2\s+.\s+set", text.stdout), text.stdout
+    assert arena("rules", "show", "--option", "deck=40").returncode == 2
+
+
 def test_bench_engine_json_has_the_documented_keys() -> None:
     result = arena("bench", "engine", "--json", "--seconds", "0.1", "--repeats", "1")
     assert result.returncode == 0, result.stderr

@@ -14,6 +14,7 @@ from rich.table import Table
 from arena import scenarios
 from arena.cli import console, options
 from arena.engine import Game, RulesError, Ruleset
+from arena.engine.cards import deck_ranks
 from arena.engine.rules import parse_option_pairs
 from arena.selfplay import play_series
 
@@ -111,6 +112,43 @@ def play(
             str(summary.illegal[seat]),
         )
     out.print(table)
+
+
+@app.command()
+def show(
+    rules: options.Rules = "classic",
+    option: options.Overrides = None,
+    players: Annotated[int, typer.Option("--players", min=2, help="Seats at the table.")] = 4,
+    json_: options.JsonFlag = False,
+) -> None:
+    """Print the effective rules: every option (the overridden ones marked) and what they
+    make of a table of --players (the deck, the ranks that can be declared)."""
+    ruleset, _ = ruleset_or_exit(rules, option or [], players)
+    game = Game(ruleset, players)
+    effective = ruleset.effective()
+    table_facts = {
+        "players": players,
+        "cards": len(game.deck),
+        "decks": game.decks,
+        "declarable_ranks": [r for r in deck_ranks(game.deck_size) if r in game.declarable],
+    }
+    if json_:
+        print(json.dumps({**ruleset.to_dict(), "effective": effective, "table": table_facts}))
+        return
+    changed = ruleset.overrides()
+    table = Table(title=f"{ruleset} for {players} players (docs/rules.md)")
+    table.add_column("option")
+    table.add_column("value")
+    table.add_column("")
+    for name, value in effective.items():
+        shown = ",".join(value) if isinstance(value, list) else str(value)
+        table.add_row(name, shown or "-", "set" if name in changed else "")
+    out.print(table)
+    ranks = "".join(table_facts["declarable_ranks"])
+    out.print(
+        f"a deck of {table_facts['cards']} cards ({game.decks} pack(s), {game.options.jokers} "
+        f"jokers); ranks that can be declared: {ranks}"
+    )
 
 
 def ruleset_or_exit(preset: str, pairs: list[str], players: int) -> tuple[Ruleset, int]:

@@ -240,9 +240,20 @@ class Ruleset:
     def to_dict(self) -> dict[str, Any]:
         return {"preset": self.preset, "options": self.overrides()}
 
+    def effective(self) -> dict[str, Any]:
+        """Every option's value, by docs/rules.md name (JSON-ready): the rules in full."""
+        return {
+            _NAME_OF[field.name]: _plain(getattr(self.options, field.name))
+            for field in fields(Options)
+        }
+
     def __str__(self) -> str:
         extra = ",".join(f"{name}={value}" for name, value in self.overrides().items())
         return f"{self.preset}({extra})" if extra else self.preset
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
 
 
 def parse_option_pairs(pairs: list[str]) -> dict[str, str]:
