@@ -71,6 +71,16 @@ def bot_page(name: str, session: SessionDep) -> HTMLResponse:
     )
 
 
+@router.get("/leaderboard", response_class=HTMLResponse)
+def leaderboard_page(session: SessionDep) -> HTMLResponse:
+    return render("leaderboard.html", rows=queries.global_leaderboard(session))
+
+
+@router.get("/bots", response_class=HTMLResponse)
+def bots_page(session: SessionDep) -> HTMLResponse:
+    return render("bots.html", bots=queries.bots(session))
+
+
 @router.get("/matches", response_class=HTMLResponse)
 def matches_page(
     session: SessionDep,

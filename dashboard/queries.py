@@ -16,6 +16,7 @@ from arena.store.errors import NotFound, StoreError
 from arena.store.models import (
     Bot,
     BotVersion,
+    Entry,
     Match,
     MatchLog,
     MatchStatus,
@@ -59,6 +60,46 @@ def bots(session: Session) -> list[dict[str, Any]]:
             select(Bot).options(selectinload(Bot.versions)).order_by(Bot.name)
         )
     ]
+
+
+def global_leaderboard(session: Session) -> list[dict[str, Any]]:
+    """Each bot's standing across tournaments: the best conservative rating (mu - 3 sigma)
+    its active version holds in any tournament, where, and over how many games; bots
+    that have not played yet come last."""
+    rows = session.execute(
+        select(
+            Bot.name,
+            BotVersion.number,
+            Tournament.name.label("tournament"),
+            Entry.mu,
+            Entry.sigma,
+            Entry.games,
+        )
+        .join(BotVersion, BotVersion.bot_id == Bot.id)
+        .join(Entry, Entry.bot_version_id == BotVersion.id)
+        .join(Tournament, Tournament.id == Entry.tournament_id)
+        .where(BotVersion.active.is_(True), Entry.games > 0)
+    ).all()
+    best: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        score = row.mu - 3 * row.sigma
+        if row.name not in best or score > best[row.name]["score"]:
+            best[row.name] = {
+                "bot": row.name,
+                "version": row.number,
+                "tournament": row.tournament,
+                "mu": row.mu,
+                "sigma": row.sigma,
+                "score": score,
+                "games": row.games,
+            }
+    ranked = sorted(best.values(), key=lambda r: -r["score"])
+    unplayed = [
+        {"bot": name, "version": None, "tournament": None, "games": 0}
+        for name in session.scalars(select(Bot.name).order_by(Bot.name))
+        if name not in best
+    ]
+    return [{"rank": i + 1, **row} for i, row in enumerate(ranked)] + unplayed
 
 
 def _bot_summary(bot: Bot) -> dict[str, Any]:

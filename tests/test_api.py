@@ -7,9 +7,11 @@ from fastapi.testclient import TestClient
 
 from arena.platform import Platform
 from arena.settings import Settings
+from arena.store import bots, owners, tournaments
 from arena.store import matches as match_store
-from arena.store import owners, tournaments
+from arena.store.models import BotKind
 from arena.store.owners import add_owner
+from dashboard import queries
 from dashboard.app import create_app
 from tests.sandboxing import PLAIN_BOT
 from tests.test_platform_cli import arena as cli
@@ -292,3 +294,22 @@ def test_pages_show_rules_as_people_write_them(app_and_token) -> None:
     for url in ("/", "/tournaments/short"):
         page = client.get(url).text
         assert "classic(deals=2)" in page and "{" not in page.split("<main")[1].split("</main")[0]
+
+
+def test_a_global_leaderboard_and_a_bot_index(app_and_token) -> None:
+    client, token, arena = app_and_token
+    played_tournament(client, token, arena)
+    arena.db.transaction(lambda s: bots.add_bot(s, "newcomer", BotKind.SAMPLE, "random"))
+    with arena.db.read() as s:
+        rows = queries.global_leaderboard(s)
+    rated = [r for r in rows if r["tournament"]]
+    assert [r["rank"] for r in rated] == list(range(1, len(rated) + 1)) and len(rated) >= 2
+    scores = [r["score"] for r in rated]
+    assert scores == sorted(scores, reverse=True)
+    assert rows[-1] == {"bot": "newcomer", "version": None, "tournament": None, "games": 0}
+    board = client.get("/leaderboard")
+    assert board.status_code == 200
+    assert board.text.index(rated[0]["bot"]) < board.text.index("not rated yet")
+    index = client.get("/bots")
+    assert index.status_code == 200 and "newcomer" in index.text
+    assert all(f'href="/bots/{r["bot"]}"' in index.text for r in rated)
