@@ -25,6 +25,7 @@ from arena.settings import Settings
 from arena.store import ladder, matches
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
+from arena.store.models import TournamentFormat
 from arena.store.schema import upgrade
 from worker import queue as work_queue
 from worker.runtime import Runtime, concurrency_from_env, policy_from_env
@@ -168,7 +169,7 @@ class _Job:
             self._count("recorded" if done else "discarded: the claim was lost")
             self._finished(played.plan)
         self._refill_ladders(
-            {p.plan.tournament_id for p in pending if p.plan.format == ladder.LADDER}
+            {p.plan.tournament_id for p in pending if p.plan.format == TournamentFormat.LADDER}
         )
 
     def _refill_ladders(self, tournament_ids: set[int]) -> None:

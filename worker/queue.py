@@ -286,7 +286,10 @@ class JobWatch:
             self._taken.pop(job_id, None)
             return False
         first = self._taken.setdefault(job_id, time.monotonic())
-        return time.monotonic() - first > self.stranded_after
+        if time.monotonic() - first <= self.stranded_after:
+            return False
+        del self._taken[job_id]  # its matches go out under a new job: never asked again
+        return True
 
 
 def job_pending(queue: Queue, job_id: str) -> bool:

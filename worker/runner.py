@@ -26,7 +26,7 @@ from arena.sandbox.box import sweep_folders
 from arena.sandbox.cgroup import sweep
 from arena.settings import Settings
 from arena.store import ladder, matches
-from arena.store.models import Tournament, TournamentStatus
+from arena.store.models import Tournament, TournamentFormat, TournamentStatus
 from worker import jobs
 from worker import queue as work_queue
 
@@ -79,7 +79,7 @@ def refill_ladders() -> list[tuple[int, str]]:
         running = list(
             session.scalars(
                 select(Tournament.id).where(
-                    Tournament.format == ladder.LADDER,
+                    Tournament.format == TournamentFormat.LADDER,
                     Tournament.status == TournamentStatus.RUNNING,
                 )
             )

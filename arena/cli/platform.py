@@ -18,7 +18,7 @@ from arena.referee import RefereeSettings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
-from arena.store.models import BotKind
+from arena.store.models import BotKind, TournamentFormat
 from worker import queue as work_queue
 
 out = console.stdout()
@@ -232,7 +232,7 @@ def tournament_stop(name: Annotated[str, typer.Argument(help="The ladder.")]) ->
 
     def work(session) -> int:  # noqa: ANN001
         tournament = tournament_store.get(session, name)
-        if tournament.format != ladder.LADDER:
+        if tournament.format != TournamentFormat.LADDER:
             raise StoreError(f"{name!r} is not a ladder (a round robin ends by itself)")
         return ladder.stop(session, tournament)
 

@@ -34,7 +34,6 @@ from arena.store.models import (
 )
 from arena.store.tournaments import new_job_id
 
-LADDER = TournamentFormat.LADDER
 OPEN = (MatchStatus.PENDING, MatchStatus.QUEUED, MatchStatus.RUNNING)
 
 
@@ -47,7 +46,10 @@ def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
     tournament = session.scalar(
         select(Tournament).where(Tournament.id == tournament_id).with_for_update()
     )
-    if tournament.format != LADDER or tournament.status is not TournamentStatus.RUNNING:
+    if (
+        tournament.format != TournamentFormat.LADDER
+        or tournament.status is not TournamentStatus.RUNNING
+    ):
         return []
     in_play = (
         session.scalar(
