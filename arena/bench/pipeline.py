@@ -239,7 +239,7 @@ def _timed_tournament(
         )
     )
     with Workers(settings, count, settings.data_dir / "logs"):
-        _wait_registered(arena, count)
+        wait_registered(arena, count)
         tournament_id = _tournament_id(arena, name)
         began = now()
         arena.start_tournament(name)
@@ -312,7 +312,7 @@ def _finished_at(arena: Platform, tournament_id: int) -> datetime | None:
     return finished.replace(tzinfo=UTC) if finished.tzinfo is None else finished  # SQLite
 
 
-def _wait_registered(arena: Platform, count: int, timeout: float = 60.0) -> None:
+def wait_registered(arena: Platform, count: int, timeout: float = 60.0) -> None:
     connection = work_queue.connect(arena.settings.redis_url or "")
     deadline = time.monotonic() + timeout
     while len(Worker.all(connection=connection)) < count:

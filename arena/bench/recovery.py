@@ -9,12 +9,13 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
 
+from arena.bench.pipeline import wait_registered
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.redis_server import RedisServer
@@ -22,7 +23,7 @@ from arena.services import Workers
 from arena.settings import Settings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
-from arena.store.models import BotKind, Match, MatchStatus
+from arena.store.models import BotKind, Match, MatchStatus, now
 
 SAMPLES = ["random", "honest", "counter", "bluffer"]
 
@@ -45,22 +46,24 @@ def run(
             )
         )
         with Workers(settings, workers, Path(tmp) / "logs"):
-            time.sleep(3)  # registered
+            wait_registered(arena, workers)
             arena.start_tournament("t")
             while arena.tournament_status("t")["matches"]["done"] < matches // 3:
                 time.sleep(0.02)
             if progress:
                 progress("Redis lost")
             redis.stop()
-            lost = time.monotonic()
+            lost, lost_at = time.monotonic(), now()
             redis.start()
-            lost_at = _now_db(arena)
             while arena.tournament_status("t")["status"] != "done":
                 time.sleep(0.1)
             recovered_in = time.monotonic() - lost
         with arena.db.read() as s:
             finished = sorted(
-                s.scalars(select(Match.finished_at).where(Match.status == MatchStatus.DONE))
+                _aware(t)
+                for t in s.scalars(
+                    select(Match.finished_at).where(Match.status == MatchStatus.DONE)
+                )
             )
     before = [t for t in finished if t < lost_at]
     after = [t for t in finished if t >= lost_at]
@@ -81,11 +84,6 @@ def _rate(times: list[datetime]) -> float:
     return (len(times) - 1) / (times[-1] - times[0]).total_seconds()
 
 
-def _now_db(arena: Platform) -> datetime:
-    """Now, as the database's timestamps are written (naive in SQLite)."""
-    with arena.db.read() as s:
-        stamp = s.scalar(select(Match.finished_at).where(Match.finished_at.is_not(None)).limit(1))
-    from arena.store.models import now
-
-    moment = now()
-    return moment.replace(tzinfo=None) if stamp is not None and stamp.tzinfo is None else moment
+def _aware(moment: datetime) -> datetime:
+    """SQLite gives back naive UTC times."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
