@@ -14,9 +14,9 @@ from markupsafe import Markup
 from arena.engine import Ruleset
 from arena.store.bots import StoreError
 from arena.store.models import MatchStatus
-from dashboard import queries, workers
+from dashboard import charts, queries, workers
 from dashboard.deps import PlatformDep, SessionDep
-from dashboard.replay import frames
+from dashboard.replay import deal_summaries, frames
 
 templates = Environment(
     loader=FileSystemLoader(Path(__file__).parent / "templates"),
@@ -52,9 +52,10 @@ def tournaments_page(session: SessionDep) -> HTMLResponse:
 @router.get("/tournaments/{name}", response_class=HTMLResponse)
 def tournament_page(name: str, session: SessionDep) -> HTMLResponse:
     try:
-        return render("tournament.html", t=queries.tournament(session, name))
+        found = queries.tournament(session, name)
     except StoreError as error:
         raise _not_found(error) from None
+    return render("tournament.html", t=found, chart=rating_chart(found["ratings"]))
 
 
 @router.get("/bots/{name}", response_class=HTMLResponse)
@@ -66,7 +67,7 @@ def bot_page(name: str, session: SessionDep) -> HTMLResponse:
     return render(
         "bot.html",
         bot=bot,
-        charts={t: chart(points) for t, points in bot["ratings"].items()},
+        charts={t: rating_chart(history) for t, history in bot["ratings"].items()},
         unreachable_streak=queries.UNREACHABLE_STREAK,
     )
 
@@ -114,7 +115,14 @@ def match_page(
         raise _not_found(error) from None
     names = [f"{s['bot']} v{s['version']}" for s in match["seats"]]
     replay = frames(log, reveal=shown.public) if log and shown else []
-    return render("match.html", match=match, names=names, frames=replay, disclosure=shown)
+    return render(
+        "match.html",
+        match=match,
+        names=names,
+        frames=replay,
+        deals=deal_summaries(replay, names),
+        disclosure=shown,
+    )
 
 
 @router.get("/workers", response_class=HTMLResponse)
@@ -122,28 +130,6 @@ def workers_page(platform: PlatformDep) -> HTMLResponse:
     return render("workers.html", info=workers.info(platform))
 
 
-def chart(points: list[dict[str, Any]], width: int = 640, height: int = 200) -> dict[str, Any]:
-    """An SVG polyline of mu (and the mu - 3 sigma line) over the matches."""
-    if not points:
-        return {"width": width, "height": height, "mu": "", "low": ""}
-    values = [p["mu"] for p in points] + [p["mu"] - 3 * p["sigma"] for p in points]
-    top, bottom = max(values) + 1, min(values) - 1
-    step = width / max(1, len(points) - 1)
-
-    def line(key: str) -> str:
-        return " ".join(
-            f"{i * step:.1f},{(top - value) / (top - bottom) * height:.1f}"
-            for i, value in enumerate(
-                p["mu"] - (3 * p["sigma"] if key == "low" else 0) for p in points
-            )
-        )
-
-    return {
-        "width": width,
-        "height": height,
-        "mu": line("mu"),
-        "low": line("low"),
-        "top": round(top, 1),
-        "bottom": round(bottom, 1),
-        "count": len(points),
-    }
+def rating_chart(history: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """One chart of several versions' ratings (dashboard.charts)."""
+    return charts.chart([charts.Series(label, points) for label, points in history.items()])

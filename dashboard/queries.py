@@ -6,8 +6,8 @@ import json
 import zlib
 from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy import case, func, select
+from sqlalchemy.orm import Session, aliased, selectinload
 
 from arena.referee.views import public_view
 from arena.store import tournaments as tournament_store
@@ -24,14 +24,40 @@ from arena.store.models import (
     Seat,
     Tournament,
 )
+from dashboard import charts
 
 PER_PAGE = 50
+#: bots drawn on a tournament's rating chart (its leaders)
+CHART_BOTS = 8
+#: deal groups a tournament page lists (the newest; the API lists all of them)
+GROUPS_SHOWN = 20
 
 
 def tournaments(session: Session) -> list[dict[str, Any]]:
+    """Every tournament, newest first, with its bot count and current leader."""
+    entries = session.execute(
+        select(Entry.tournament_id, Bot.name, BotVersion.number, Entry.mu, Entry.sigma, Entry.games)
+        .join(BotVersion, BotVersion.id == Entry.bot_version_id)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+    ).all()
+    bots: dict[int, int] = {}
+    leaders: dict[int, tuple[float, str]] = {}
+    for entry in entries:
+        bots[entry.tournament_id] = bots.get(entry.tournament_id, 0) + 1
+        score = entry.mu - 3 * entry.sigma
+        best = leaders.get(entry.tournament_id)
+        if entry.games and (best is None or score > best[0]):
+            leaders[entry.tournament_id] = (score, f"{entry.name} v{entry.number}")
     rows = []
     for tournament in session.scalars(select(Tournament).order_by(Tournament.id.desc())):
-        rows.append(_tournament_summary(session, tournament))
+        leader = leaders.get(tournament.id)
+        rows.append(
+            {
+                **_tournament_summary(session, tournament),
+                "bots": bots.get(tournament.id, 0),
+                "leader": leader[1] if leader else None,
+            }
+        )
     return rows
 
 
@@ -47,10 +73,120 @@ def tournament(session: Session, name: str) -> dict[str, Any]:
     summary = _tournament_summary(session, found)
     summary["leaderboard"] = tournament_store.leaderboard(session, found)
     summary["duplicate"] = found.duplicate
-    summary["groups"] = (
-        tournament_store.group_scores(session, found, limit=20) if found.duplicate else []
+    groups = tournament_store.group_scores(session, found) if found.duplicate else []
+    summary["groups"] = groups[:GROUPS_SHOWN]
+    summary["groups_total"] = len(groups)
+    leaders = summary["leaderboard"][:CHART_BOTS]
+    summary["ratings"] = rating_history(
+        session, found.id, [(row["bot"], row["version"]) for row in leaders]
     )
+    summary["head_to_head"] = head_to_head(session, found.id)
     return summary
+
+
+def rating_history(
+    session: Session, tournament_id: int, versions: list[tuple[str, int]]
+) -> dict[str, list[dict[str, Any]]]:
+    """Each version's ratings in a tournament ("bot vN": points with ``x`` the
+    tournament's rated-match number, ``n`` the version's own update number, ``mu``,
+    ``sigma``, ``at``; the last point's ``n`` is its number of updates), thinned in the
+    database to about ``charts.MAX_POINTS`` each, so a ladder of 50,000 matches costs
+    what one of 200 does."""
+    if not versions:
+        return {}
+    wanted = set(versions)
+    candidates = session.execute(
+        select(BotVersion.id, Bot.name, BotVersion.number)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(Bot.name.in_({bot for bot, _ in versions}))
+    )
+    ids = {
+        version: f"{name} v{number}"
+        for version, name, number in candidates
+        if (name, number) in wanted
+    }
+    mine = (RatingChange.tournament_id == tournament_id) & RatingChange.bot_version_id.in_(ids)
+    longest = session.scalar(
+        select(func.count())
+        .where(mine)
+        .group_by(RatingChange.bot_version_id)
+        .order_by(func.count().desc())
+        .limit(1)
+    )
+    stride = max(1, -(-(longest or 0) // charts.MAX_POINTS))
+    numbered = (
+        select(
+            RatingChange.bot_version_id,
+            RatingChange.completion,
+            RatingChange.mu,
+            RatingChange.sigma,
+            Match.finished_at,
+            func.row_number()
+            .over(partition_by=RatingChange.bot_version_id, order_by=RatingChange.completion)
+            .label("n"),
+            func.count().over(partition_by=RatingChange.bot_version_id).label("total"),
+        )
+        .join(Match, Match.id == RatingChange.match_id)
+        .where(mine)
+        .subquery()
+    )
+    rows = session.execute(
+        select(numbered)
+        .where(((numbered.c.n - 1) % stride == 0) | (numbered.c.n == numbered.c.total))
+        .order_by(numbered.c.bot_version_id, numbered.c.completion)
+    ).all()
+    history: dict[str, list[dict[str, Any]]] = {ids[v]: [] for v in ids}
+    for row in rows:
+        history[ids[row.bot_version_id]].append(
+            {
+                "x": row.completion + 1,
+                "n": row.n,
+                "mu": row.mu,
+                "sigma": row.sigma,
+                "at": row.finished_at.isoformat() if row.finished_at else None,
+            }
+        )
+    order = [f"{bot} v{number}" for bot, number in versions]
+    return {label: history[label] for label in order if label in history}
+
+
+def head_to_head(session: Session, tournament_id: int) -> dict[str, Any]:
+    """For each pair of versions that met: how often the row's version finished ahead
+    of the column's, behind it, or level (places compared within the match)."""
+    mine = select(Match.id).where(
+        Match.tournament_id == tournament_id, Match.status == MatchStatus.DONE
+    )
+    a, b = aliased(Seat), aliased(Seat)
+    rows = session.execute(
+        select(
+            a.bot_version_id,
+            b.bot_version_id,
+            func.sum(case((a.place < b.place, 1), else_=0)),
+            func.sum(case((a.place > b.place, 1), else_=0)),
+            func.sum(case((a.place == b.place, 1), else_=0)),
+        )
+        .join(b, (b.match_id == a.match_id) & (b.bot_version_id != a.bot_version_id))
+        .where(a.match_id.in_(mine), a.place.is_not(None), b.place.is_not(None))
+        .group_by(a.bot_version_id, b.bot_version_id)
+    ).all()
+    labels = _version_labels(session, {row[0] for row in rows})
+    return {
+        "bots": sorted(labels.values()),
+        "cells": {
+            f"{labels[x]}|{labels[y]}": {"ahead": ahead, "behind": behind, "level": level}
+            for x, y, ahead, behind, level in rows
+        },
+    }
+
+
+def _version_labels(session: Session, ids: set[int]) -> dict[int, str]:
+    """``bot vN`` for each bot version id."""
+    found = session.execute(
+        select(BotVersion.id, Bot.name, BotVersion.number)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(BotVersion.id.in_(ids))
+    )
+    return {version: f"{name} v{number}" for version, name, number in found}
 
 
 def bots(session: Session) -> list[dict[str, Any]]:
@@ -125,24 +261,20 @@ def bot(session: Session, name: str, recent: int = 20) -> dict[str, Any]:
     if found is None:
         raise NotFound(f"no bot named {name!r}")
     versions = [v.id for v in found.versions]
-    history = session.execute(
-        select(
-            Tournament.name,
-            RatingChange.completion,
-            RatingChange.mu,
-            RatingChange.sigma,
-            BotVersion.number,
-        )
-        .join(Tournament, Tournament.id == RatingChange.tournament_id)
-        .join(BotVersion, BotVersion.id == RatingChange.bot_version_id)
-        .where(RatingChange.bot_version_id.in_(versions))
-        .order_by(Tournament.id, RatingChange.completion)
+    played_in = session.execute(
+        select(Tournament.id, Tournament.name, BotVersion.number)
+        .join(Entry, Entry.tournament_id == Tournament.id)
+        .join(BotVersion, BotVersion.id == Entry.bot_version_id)
+        .where(Entry.bot_version_id.in_(versions), Entry.games > 0)
+        .order_by(Tournament.id, BotVersion.number)
     ).all()
-    ratings: dict[str, list[dict[str, Any]]] = {}
-    for row in history:
-        ratings.setdefault(row.name, []).append(
-            {"completion": row.completion, "mu": row.mu, "sigma": row.sigma, "version": row.number}
-        )
+    by_tournament: dict[tuple[int, str], list[tuple[str, int]]] = {}
+    for tournament_id, tournament_name, number in played_in:
+        by_tournament.setdefault((tournament_id, tournament_name), []).append((name, number))
+    ratings = {
+        tournament_name: rating_history(session, tournament_id, compared)
+        for (tournament_id, tournament_name), compared in by_tournament.items()
+    }
     matches_page = matches(session, bot=name, per_page=recent)
     failures = session.execute(
         select(

@@ -1,8 +1,10 @@
 """Replay frames for the match page: the engine re-applies the log's steps and each
-frame is the table after one step (every hand, the pile, the claim, what happened).
+frame is the table after one step (every hand, the pile group by group, the claim, the
+call and the cards it revealed, what happened), plus one summary per deal.
 
 Until the log is public (arena.store.disclosure) the frames keep every card face down
-that the table did not see: hands show only their sizes, plays only their claims."""
+that the table did not see: hands show only their sizes, the pile only its claims;
+cards a call turned over were seen by everyone and stay shown."""
 
 from __future__ import annotations
 
@@ -30,7 +32,8 @@ def frames(log: dict[str, Any], reveal: bool = True) -> list[dict[str, Any]]:
                 "the deal",
                 None,
                 None,
-                [describe(event_from_dict(e), names) for e in recorded["opening_events"]],
+                [event_from_dict(e) for e in recorded["opening_events"]],
+                names,
             )
         )
         for step in recorded["steps"]:
@@ -52,14 +55,36 @@ def frames(log: dict[str, Any], reveal: bool = True) -> list[dict[str, Any]]:
                     title,
                     seat,
                     step.get("latency_ms"),
-                    [describe(event_from_dict(e), names) for e in step["events"]],
+                    [event_from_dict(e) for e in step["events"]],
+                    names,
                 )
             )
         match.record(deal)
     if not reveal:
         for frame in result:
             frame["hands"] = [[None] * len(hand) for hand in frame["hands"]]
+            for group in frame["pile_groups"]:
+                group["cards"] = [None] * len(group["cards"])
     return result
+
+
+def deal_summaries(frames_: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]:
+    """One line per deal for the replay's index: where it starts in the frames, how many
+    plays and calls it took, how many calls were right, and how it ended."""
+    summaries: dict[int, dict[str, Any]] = {}
+    for position, frame in enumerate(frames_):
+        deal = summaries.setdefault(
+            frame["deal"],
+            {"deal": frame["deal"], "start": position, "plays": 0, "calls": 0, "caught": 0},
+        )
+        deal["plays"] += frame["kind"] == "play"
+        if frame["call"] is not None:
+            deal["calls"] += 1
+            deal["caught"] += frame["call"]["right"]
+        if frame["ranking"] is not None:
+            deal["ranking"] = [[names[seat] for seat in group] for group in frame["ranking"]]
+            deal["reason"] = frame["ending"]
+    return list(summaries.values())
 
 
 def public_title(action: Any) -> str:
@@ -70,15 +95,37 @@ def public_title(action: Any) -> str:
 
 
 def _frame(
-    deal, index: int, title: str, seat: int | None, latency: float | None, events: list[str]
-) -> dict[str, Any]:  # noqa: ANN001
+    deal,  # noqa: ANN001
+    index: int,
+    title: str,
+    seat: int | None,
+    latency: float | None,
+    events: list[Any],
+    names: list[str],
+) -> dict[str, Any]:
     live = deal.pile[-1] if deal.live else None
     return {
         "deal": index,
         "title": title,
         "seat": seat,
+        "kind": _kind(events),
         "latency_ms": latency,
-        "events": events,
+        "events": [describe(event, names) for event in events],
+        "call": _call(events),
+        "revealed": next(
+            (
+                {"author": e.author, "cards": list(e.cards), "truthful": e.truthful}
+                for e in events
+                if e.kind == "revealed"
+            ),
+            None,
+        ),
+        "ranking": next((e.ranking for e in events if e.kind == "deal_over"), None),
+        "ending": next((e.reason for e in events if e.kind == "deal_over"), None),
+        "pile_groups": [
+            {"author": g.author, "cards": list(g.cards), "rank": g.rank, "count": g.count}
+            for g in deal.pile
+        ],
         "hands": [list(hand) for hand in deal.hands],
         "pile": deal.pile_count,
         "discard": len(deal.discard),
@@ -96,6 +143,27 @@ def _frame(
             "count": live.count,
         },
     }
+
+
+def _kind(events: list[Any]) -> str:
+    """What a step was, for the replay's seat bubbles: a play, a call, a pass, other."""
+    kinds = {event.kind for event in events}
+    for kind, name in (("played", "play"), ("called", "call"), ("passed", "pass")):
+        if kind in kinds:
+            return name
+    return "other"
+
+
+def _call(events: list[Any]) -> dict[str, Any] | None:
+    """A call and whether it was right: a challenge is right when the cards were a bluff,
+    a belief when they were true."""
+    called = next((e for e in events if e.kind == "called"), None)
+    if called is None:
+        return None
+    revealed = next((e for e in events if e.kind == "revealed"), None)
+    truthful = revealed.truthful if revealed is not None else None
+    right = truthful is not None and (truthful == (called.call != "challenge"))
+    return {"seat": called.seat, "call": called.call, "author": called.author, "right": right}
 
 
 def describe(event: Any, names: list[str]) -> str:

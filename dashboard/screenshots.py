@@ -87,6 +87,14 @@ def _shoot(base: str, match_id: int, out: Path) -> None:
         for _ in range(7):
             page.keyboard.press("ArrowRight")
         page.screenshot(path=str(out / "replay.png"), full_page=True)
+        page.goto(f"{base}/bots/{SAMPLES[0]}")
+        page.locator("svg.chart circle.mark").nth(20).hover()
+        page.screenshot(path=str(out / "bot.png"), full_page=True)
+        page.set_viewport_size({"width": 400, "height": 800})
+        page.goto(f"{base}/matches/{match_id}")
+        for _ in range(7):
+            page.keyboard.press("ArrowRight")
+        page.screenshot(path=str(out / "replay-phone.png"), full_page=True)
         browser.close()
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,13 +9,15 @@ from pathlib import Path
 import psycopg
 import pytest
 import redis
+from fastapi.testclient import TestClient
 
+from arena.platform import Platform
 from arena.settings import Settings
 from arena.store.db import Database
+from arena.store.owners import add_owner
 from arena.store.schema import upgrade
-
-POSTGRES_ADMIN = os.environ.get("ARENA_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
-REDIS_TEST_URL = os.environ.get("ARENA_TEST_REDIS", "redis://127.0.0.1:6379/13")
+from dashboard.app import create_app
+from tests.support.services import POSTGRES_ADMIN, REDIS_TEST_URL
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -61,3 +62,11 @@ def redis_url() -> Iterator[str]:
 @pytest.fixture
 def settings(tmp_path: Path, database_url: str, redis_url: str) -> Settings:
     return Settings(tmp_path, database_url, redis_url)
+
+
+@pytest.fixture
+def app_and_token(settings: Settings) -> tuple[TestClient, str, Platform]:
+    client = TestClient(create_app(settings))
+    arena = client.app.state.platform
+    _, token = arena.db.transaction(lambda s: add_owner(s, "alice"))
+    return client, token, arena

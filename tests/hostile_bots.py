@@ -17,7 +17,7 @@ from arena.sdk import Bot, Observation, Play, serve
 from arena.v1 import player_pb2 as pb
 from arena.v1 import player_pb2_grpc
 from sample_bots.honest import HonestBot
-from tests.support import add_raw_play_handler
+from tests.support.engine import add_raw_play_handler
 
 
 class Sleeper(HonestBot):

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from arena.engine import (
     BELIEVE,
     CHALLENGE,
     PASS,
-    RANK_OF,
-    RANKS,
     ActionError,
     Play,
     Quartets,
@@ -19,16 +16,7 @@ from arena.engine import (
     parse_action,
 )
 from arena.engine.events import EVENT_TYPES, Played, Revealed, event_from_dict, event_to_dict
-
-cards = st.lists(st.sampled_from(sorted(RANK_OF)), min_size=1, max_size=8).map(tuple)
-plays = st.builds(Play, cards, st.sampled_from(RANKS), st.integers(1, 12))
-actions = st.one_of(
-    plays,
-    st.just(CHALLENGE),
-    st.just(BELIEVE),
-    st.just(PASS),
-    st.lists(st.sampled_from(RANKS), max_size=3, unique=True).map(lambda r: Quartets(tuple(r))),
-)
+from tests.support.engine import actions
 
 
 @given(actions)

@@ -3,52 +3,20 @@
 from __future__ import annotations
 
 import pytest
-from fastapi.testclient import TestClient
 
 from arena.platform import Platform
-from arena.settings import Settings
 from arena.store import bots, owners, tournaments
 from arena.store import matches as match_store
 from arena.store.models import BotKind
 from arena.store.owners import add_owner
 from dashboard import queries
-from dashboard.app import create_app
 from tests.sandboxing import PLAIN_BOT
-from tests.test_platform_cli import arena as cli
-from tests.test_platform_cli import environment
-from tests.test_store import add_samples, match_ids, play
+from tests.support.api import auth, played_tournament
+from tests.support.cli import arena as cli
+from tests.support.cli import environment
+from tests.support.store import add_samples, match_ids, play
 
-SAMPLES = ["random", "honest", "counter", "bluffer"]
 XSS = "<img src=x onerror=\"alert('x')\">"
-
-
-@pytest.fixture
-def app_and_token(settings: Settings) -> tuple[TestClient, str, Platform]:
-    client = TestClient(create_app(settings))
-    arena = client.app.state.platform
-    _, token = arena.db.transaction(lambda s: add_owner(s, "alice"))
-    return client, token, arena
-
-
-def played_tournament(client: TestClient, token: str, arena: Platform, games: int = 6) -> None:
-    add_samples(arena.db)
-    created = client.post(
-        "/api/v1/tournaments",
-        headers=auth(token),
-        json={"name": "cup", "bots": SAMPLES, "table_size": 4, "games": games},
-    )
-    assert created.status_code == 201, created.text
-    assert client.post("/api/v1/tournaments/cup/start", headers=auth(token)).json() == {
-        "name": "cup",
-        "queued": games,
-    }
-    for match_id in match_ids(arena.db):
-        plan = match_store.claim(arena.db, match_id, "test")
-        assert match_store.record(arena.db, plan, play(plan), 1.0)
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def test_reads_after_a_played_tournament(app_and_token) -> None:

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from arena.settings import Settings
 from arena.store.owners import add_owner
 from dashboard.app import create_app
-from tests.test_store import add_samples
+from tests.support.store import add_samples
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.models import Artifact, BotKind, BotVersion
 from tests.sandboxing import PLAIN_BOT
-from tests.test_workers import wait_done
+from tests.support.workers import wait_done
 
 
 def bot_folder(tmp_path: Path, name: str, marker: str) -> Path:

@@ -2,23 +2,30 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import socket
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import uvicorn
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from playwright.sync_api import Page, Route, expect, sync_playwright
+from sqlalchemy import select
 
 from arena.settings import Settings
+from arena.store import matches as match_store
+from arena.store.models import Match, Tournament
 from arena.store.owners import add_owner
 from dashboard.app import create_app
-from tests.test_api import played_tournament
+from tests.support.api import auth, played_tournament
+from tests.support.store import SAMPLES, play
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -34,11 +41,17 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(scope="module")
-def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def served(tmp_path_factory: pytest.TempPathFactory) -> tuple[FastAPI, str]:
     data: Path = tmp_path_factory.mktemp("browser")
     app = create_app(Settings(data, f"sqlite:///{data / 'arena.db'}", "redis://127.0.0.1:6379/13"))
     _, token = app.state.platform.db.transaction(lambda s: add_owner(s, "e2e"))
     played_tournament(TestClient(app), token, app.state.platform, games=4)
+    return app, token
+
+
+@pytest.fixture(scope="module")
+def base_url(served: tuple[FastAPI, str]) -> Iterator[str]:
+    app, _ = served
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -71,10 +84,23 @@ def test_leaderboard_bot_match_and_replay(browser_page: Page, base_url: str) -> 
     expect(rows).to_have_count(4)
     expect(rows.first.locator("td").first).to_have_text("1")
     expect(page.locator("#progress .progress")).to_have_text("4 / 4")
+    expect(page.locator("#tournament-chart g.series")).to_have_count(4)
+    expect(page.locator("#head-to-head tbody tr")).to_have_count(4)
+    met = page.locator("#head-to-head tbody tr").first.locator("td[title]")
+    expect(met).to_have_count(3)  # every other bot, all four sat at each table
     leader = rows.first.locator("td.bot a").inner_text()
     rows.first.locator("td.bot a").click()
     expect(page.locator("h1.bot-name")).to_have_text(leader)
-    assert page.locator("svg.chart polyline.mu").get_attribute("points").count(",") == 4
+    marks = page.locator("svg.chart circle.mark")
+    expect(marks).to_have_count(4)
+    tip = page.locator(".chart-tip")
+    expect(tip).to_be_hidden()
+    marks.last.hover()
+    expect(tip).to_be_visible()
+    expect(tip).to_contain_text(f"{leader} v1 · update 4")
+    expect(tip).to_contain_text("mu ")
+    expect(page.locator("svg.chart text.y-tick").first).to_be_visible()
+    expect(page.locator("svg.chart text.x-date").first).to_have_text(re.compile(r"^\d\d:\d\d$"))
 
     page.goto(f"{base_url}/matches?tournament=cup")
     expect(page.locator("table.matches tbody tr")).to_have_count(4)
@@ -83,24 +109,50 @@ def test_leaderboard_bot_match_and_replay(browser_page: Page, base_url: str) -> 
     position = page.locator("#position")
     expect(position).to_have_text(re.compile(r"^step 0 / \d+ · deal 1$"))
     total = int(re.search(r"/ (\d+)", position.inner_text()).group(1))
-    expect(page.locator("#hands .hand")).to_have_count(4)
-    dealt = page.locator("#hands .hand .card").count()
-    assert dealt == 36, "every card of the 36-card deck is in a hand at the deal"
+    expect(page.locator("#table .seat")).to_have_count(4)
+    cards = page.locator("#table .seat .card")
+    assert cards.count() == 36, "every card of the 36-card deck is in a hand at the deal"
+    assert page.locator("#table .seat .card.red").count() == 18, "hearts and diamonds are red"
+    faces = {cards.nth(i).inner_text()[-1] for i in range(cards.count())}
+    assert faces == {"♠", "♥", "♦", "♣"}
     expect(page.locator("#frame-events li").first).to_contain_text("dealt")
 
     page.click("#forward")
     expect(position).to_have_text(re.compile(r"^step 1 / "))
     expect(page.locator("#frame-title")).to_contain_text("play")
-    expect(page.locator("#frame-events li").first).to_contain_text("claiming")
-    assert page.locator("#hands .hand .card").count() < dealt, "the played cards left the hand"
+    expect(page.locator("#table .seat.acted .bubble.claim")).to_have_text(re.compile(r"^\d+ × "))
+    expect(page.locator("#table .pile .group")).to_have_count(1)
+    assert page.locator("#table .pile .group .card:not(.back)").count() >= 1, "a public log"
+    assert page.locator("#table .seat .card").count() < 36, "the played cards left the hand"
     page.keyboard.press("ArrowRight")
     expect(position).to_have_text(re.compile(r"^step 2 / "))
     page.keyboard.press("ArrowLeft")
     expect(position).to_have_text(re.compile(r"^step 1 / "))
-    page.click("#last")
-    expect(position).to_have_text(re.compile(rf"^step {total} / {total}"))
+
+    page.select_option("#speed", "10")
+    page.click("#play")
+    expect(page.locator("#play")).to_have_attribute("aria-pressed", "true")
+    expect(position).to_have_text(re.compile(rf"^step {total} / {total}"), timeout=total * 200)
+    expect(page.locator("#play")).to_have_attribute("aria-pressed", "false")
     expect(page.locator("#frame-events")).to_contain_text("deal over")
-    expect(page.locator("#table-state")).to_contain_text("phase over")
+    frames = json.loads(page.locator("#frames").text_content())
+    called = next(i for i, f in enumerate(frames) if f["revealed"])
+    page.locator("#scrubber").fill(str(called))
+    expect(position).to_have_text(re.compile(rf"^step {called} / "))
+    shown = page.locator("#table .revealed")
+    expect(shown.locator(".verdict")).to_have_text(
+        "true" if frames[called]["revealed"]["truthful"] else "bluff!"
+    )
+    expect(shown.locator(".card")).to_have_count(len(frames[called]["revealed"]["cards"]))
+    expect(page.locator("#table .seat.acted .bubble.call")).to_have_text(
+        re.compile(r"^I (don't )?believe")
+    )
+    deals = page.locator("#deals li")
+    assert deals.count() >= 1
+    expect(deals.first).to_contain_text(re.compile(r"\d+ plays, \d+ calls \(\d+ right\)"))
+    expect(deals.last).to_have_class(re.compile("current"))
+    deals.first.locator("a").click()
+    expect(position).to_have_text(re.compile(r"^step 0 / "))
 
 
 def test_api_docs_and_error_pages_need_nothing_but_the_platform(
@@ -131,3 +183,66 @@ def test_api_docs_and_error_pages_need_nothing_but_the_platform(
     finally:
         page.unroute("**/*")
     assert elsewhere == []
+
+
+@pytest.mark.parametrize("path", ["/", "/tournaments/cup", "/leaderboard", "/bots/counter"])
+def test_pages_fit_a_phone(browser_page: Page, base_url: str, path: str) -> None:
+    """At 400 px nothing runs off the right edge (wide tables scroll inside themselves)."""
+    page = browser_page
+    page.set_viewport_size({"width": 400, "height": 800})
+    try:
+        page.goto(f"{base_url}{path}")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 400, f"{path} is {width} px wide"
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def test_the_replay_fits_a_phone(browser_page: Page, base_url: str) -> None:
+    page = browser_page
+    page.set_viewport_size({"width": 400, "height": 800})
+    try:
+        page.goto(f"{base_url}/matches?tournament=cup")
+        page.locator("table.matches tbody tr").first.locator("a").first.click()
+        expect(page.locator("#table .seat")).to_have_count(4)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 400
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def test_a_running_tournament_s_leaderboard_updates_itself(
+    browser_page: Page, base_url: str, served: tuple[FastAPI, str]
+) -> None:
+    """Matches recorded while the page is open show up in its leaderboard without a
+    reload, and the page stops asking once the tournament is over."""
+    app, token = served
+    arena = app.state.platform
+    client = TestClient(app)
+    created = client.post(
+        "/api/v1/tournaments",
+        headers=auth(token),
+        json={"name": "live", "bots": SAMPLES, "table_size": 4, "games": 3},
+    )
+    assert created.status_code == 201, created.text
+    assert client.post("/api/v1/tournaments/live/start", headers=auth(token)).status_code == 200
+    page = browser_page
+    page.goto(f"{base_url}/tournaments/live")
+    games = page.locator("#leaderboard tbody tr td:nth-child(6)")
+    expect(games).to_have_count(4)
+    expect(page.locator("#live-note")).to_be_visible()
+    assert {games.nth(i).inner_text() for i in range(4)} == {"0"}
+    with arena.db.read() as session:
+        ids = list(
+            session.scalars(
+                select(Match.id)
+                .join(Tournament)
+                .where(Tournament.name == "live")
+                .order_by(Match.id)
+            )
+        )
+    elsewhere = ThreadPoolExecutor(1)  # Playwright's loop runs in this thread
+    for played, match_id in enumerate(ids, 1):
+        plan = match_store.claim(arena.db, match_id, "browser")
+        assert match_store.record(arena.db, plan, elsewhere.submit(play, plan).result(), 1.0)
+        expect(games.first).to_have_text(str(played), timeout=10_000)
+    expect(page.locator("#progress .status")).to_have_text("done", timeout=10_000)

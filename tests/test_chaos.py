@@ -24,8 +24,12 @@ from arena.redis_server import RedisServer
 from arena.services import Workers
 from arena.settings import Settings
 from arena.store.models import Match, MatchStatus
-from tests.conftest import POSTGRES_ADMIN
-from tests.test_workers import assert_ratings_replay, assert_recorded_exactly_once, setup_tournament
+from tests.support.services import POSTGRES_ADMIN
+from tests.support.workers import (
+    assert_ratings_replay,
+    assert_recorded_exactly_once,
+    setup_tournament,
+)
 from worker.runner import RECOVERY_BOUND_SECONDS
 
 MATCHES = 400

@@ -27,9 +27,9 @@ from arena.sdk.bot import MatchInfo, MatchResult
 from arena.store import bots, tournaments
 from arena.store import matches as match_store
 from arena.store.models import BotKind, Match
-from tests.support import served
-from tests.test_api import app_and_token, auth  # noqa: F401 - the fixture
-from tests.test_store import add_samples, match_ids, play
+from tests.support.api import auth
+from tests.support.engine import served
+from tests.support.store import add_samples, match_ids, play
 
 OTHERS = ["honest", "counter", "bluffer"]
 

@@ -18,8 +18,8 @@ from arena.services import Workers
 from arena.settings import Settings
 from arena.store import tournaments
 from arena.store.models import Match, MatchStatus
-from tests.conftest import POSTGRES_ADMIN
-from tests.test_workers import (
+from tests.support.services import POSTGRES_ADMIN
+from tests.support.workers import (
     assert_ratings_replay,
     assert_recorded_exactly_once,
     setup_tournament,

@@ -15,7 +15,7 @@ import pytest
 from arena.engine import Deal, Game, Phase, Ruleset
 from arena.engine.events import Illegal
 from arena.policies import RandomLegal
-from tests.support import Recorder, random_game, replay, table_cards
+from tests.support.engine import Recorder, random_game, replay, table_cards
 
 
 def check_state(deal: Deal, dealt: Counter[str]) -> None:

@@ -12,7 +12,7 @@ from arena.store import bots, ladder, matches, tournaments
 from arena.store.db import Database
 from arena.store.models import BotKind, Match, MatchStatus, Seat, TournamentStatus
 from arena.store.schema import alembic_config
-from tests.test_store import play
+from tests.support.store import play
 
 NAMES = [f"bot{i}" for i in range(6)]
 KINDS = ["random", "honest", "counter", "bluffer", "random", "counter"]

@@ -17,7 +17,7 @@ import pytest
 from arena.engine import RANK_OF, Deal, Game, Observation, Ruleset
 from arena.engine.events import Discarded, Revealed
 from arena.policies import RandomLegal
-from tests.support import Recorder, random_game
+from tests.support.engine import Recorder, random_game
 
 
 def card_ids(value: Any) -> list[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -18,29 +17,7 @@ from arena.redis_server import free_port
 from arena.settings import Settings, write_running
 from arena.store.db import Database
 from arena.store.models import Match, MatchStatus, Tournament
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def arena(
-    *args: str, env: dict[str, str], timeout: float = 300
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
-def environment(settings: Settings) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env.update(ARENA_DATA_DIR=str(settings.data_dir), ARENA_DATABASE_URL=settings.database_url)
-    if settings.redis_url:
-        env["REDIS_URL"] = settings.redis_url
-    return env
+from tests.support.cli import ROOT, arena, environment
 
 
 def test_bots_and_a_tournament_from_the_command_line(settings: Settings) -> None:

@@ -12,8 +12,7 @@ from arena.engine import Deal, Game, Ruleset
 from arena.engine.events import DealOver, Discarded
 from arena.policies import RandomLegal
 from arena.v1 import player_pb2 as pb
-from tests.support import Recorder, random_game
-from tests.test_actions import actions
+from tests.support.engine import Recorder, actions, random_game
 
 
 @pytest.mark.parametrize("seed", range(40))

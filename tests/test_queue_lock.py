@@ -14,7 +14,7 @@ from rq.job import Job
 
 from arena.redis_server import RedisServer, masked
 from arena.settings import Settings
-from tests.test_platform_cli import arena, environment
+from tests.support.cli import arena, environment
 from worker import queue as work_queue
 
 

@@ -30,9 +30,9 @@ from arena.settings import Settings
 from arena.store import bots, matches, tournaments
 from arena.store.db import Database
 from arena.store.models import BotKind, Match, MatchStatus, now
-from tests.conftest import POSTGRES_ADMIN
-from tests.test_store import make_tournament
-from tests.test_workers import (
+from tests.support.services import POSTGRES_ADMIN
+from tests.support.store import make_tournament
+from tests.support.workers import (
     assert_ratings_replay,
     assert_recorded_exactly_once,
     setup_tournament,

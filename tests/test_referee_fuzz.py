@@ -27,7 +27,7 @@ from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings, replay
 from arena.referee.seats import FailureKind, SessionPool
 from arena.v1 import player_pb2 as pb
 from sample_bots import HonestBot
-from tests.support import add_raw_play_handler
+from tests.support.engine import add_raw_play_handler
 
 RULES = Ruleset.parse("classic", {"deals": 2})
 FAST = RefereeSettings(deadline=0.1, time_bank=0.5, strikes=3, illegal_limit=5, start_timeout=1)

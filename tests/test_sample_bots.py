@@ -10,7 +10,7 @@ from arena.engine import Deal, Game, Ruleset
 from arena.engine.events import Illegal
 from arena.selfplay import play_deal, play_series
 from sample_bots import SAMPLES
-from tests.support import random_game
+from tests.support.engine import random_game
 
 HEADS_UP = Ruleset.parse("classic")
 

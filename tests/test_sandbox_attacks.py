@@ -23,8 +23,8 @@ from arena.engine import Ruleset
 from arena.referee import LocalSeat, Referee, RefereeSettings
 from arena.sandbox import Limits, Sandbox, SandboxedSeat, SandboxError, availability
 from sample_bots import HonestBot
-from tests.conftest import POSTGRES_ADMIN, REDIS_TEST_URL
 from tests.sandboxing import ATTACKS, attack_bot, host_processes_with, listeners
+from tests.support.services import POSTGRES_ADMIN, REDIS_TEST_URL
 
 pytestmark = pytest.mark.sandbox
 

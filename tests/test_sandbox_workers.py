@@ -18,7 +18,7 @@ from arena.settings import Settings
 from arena.store import bots, tournaments
 from arena.store.models import BotKind
 from tests.sandboxing import PLAIN_BOT, attack_bot, host_processes_with, listeners
-from tests.test_workers import assert_recorded_exactly_once, wait_done
+from tests.support.workers import assert_recorded_exactly_once, wait_done
 
 pytestmark = [
     pytest.mark.sandbox,
@@ -107,7 +107,7 @@ def test_a_sandbox_the_platform_cannot_build_gives_the_match_back_without_a_forf
     platform's failure: the match goes back to the queue, no bot is charged."""
     from arena.sandbox import Sandbox, SandboxUnavailable, bwrap
     from arena.store.models import Match, MatchStatus
-    from tests.test_workers import worker_in_this_process
+    from tests.support.workers import worker_in_this_process
 
     monkeypatch.setattr(bwrap, "executable", lambda: "/bin/false")
     with pytest.raises(SandboxUnavailable, match="before the bot's code ran"):

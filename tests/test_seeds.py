@@ -9,8 +9,7 @@ from arena.engine import Ruleset
 from arena.store import bots, tournaments
 from arena.store.db import Database
 from arena.store.models import BotKind, Match
-
-SAMPLES = ["random", "honest", "counter", "bluffer"]
+from tests.support.store import SAMPLES
 
 
 def test_a_random_key_holds_256_bits_and_is_new_each_time() -> None:

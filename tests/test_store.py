@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import zlib
-from contextlib import ExitStack
 from datetime import timedelta
 
 import pytest
@@ -12,9 +11,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import func, select, update
 
-from arena import aio, ratings
+from arena import ratings
 from arena.engine import Ruleset
-from arena.referee import Referee, RefereeSettings, replay
+from arena.referee import replay
 from arena.store import bots, matches, tournaments
 from arena.store.bots import StoreError
 from arena.store.db import Database
@@ -27,47 +26,13 @@ from arena.store.models import (
     MatchStatus,
     RatingChange,
     Seat,
-    Tournament,
     TournamentStatus,
     VersionStatus,
     now,
 )
 from arena.store.schema import current, head
 from arena.style import STYLE_FIELDS
-from worker.seats import seats_for
-
-SAMPLES = ["random", "honest", "counter", "bluffer"]
-
-
-def add_samples(db: Database, names: list[str] = SAMPLES) -> None:
-    db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in names])
-
-
-def make_tournament(db: Database, games: int = 8, name: str = "t", **kwargs) -> Tournament:
-    add_samples(db)
-    tournament = db.transaction(
-        lambda s: tournaments.create(
-            s, name, Ruleset.parse("classic"), SAMPLES, 4, games, seed="s", **kwargs
-        )
-    )
-    db.transaction(lambda s: tournaments.start(s, name))
-    return tournament
-
-
-def play(plan: matches.MatchPlan) -> dict:
-    ruleset = Ruleset.from_dict(plan.rules)
-    referee = Referee(
-        ruleset,
-        seats_for(plan.seats, ruleset, plan.seed, ExitStack(), []),
-        plan.seed,
-        RefereeSettings(**plan.settings),
-    )
-    return aio.run(referee.run())
-
-
-def match_ids(db: Database) -> list[int]:
-    with db.read() as s:
-        return list(s.scalars(select(Match.id).order_by(Match.index)))
+from tests.support.store import SAMPLES, add_samples, make_tournament, match_ids, play
 
 
 def test_migrations_reach_head_and_match_the_models(db: Database) -> None:

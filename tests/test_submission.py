@@ -11,8 +11,8 @@ from sqlalchemy import select
 from arena.platform import Platform
 from arena.settings import Settings
 from arena.store.models import Artifact, BotVersion
-from tests.test_api import TRUTHFUL
-from tests.test_platform_cli import arena, environment
+from tests.sandboxing import PLAIN_BOT
+from tests.support.cli import arena, environment
 
 BOTS = Path(__file__).parent / "sandbox_bots"
 
@@ -21,7 +21,7 @@ def test_submit_qualify_and_play_an_uploaded_bot(settings: Settings, tmp_path: P
     env = environment(settings)
     folder = tmp_path / "truthful"
     folder.mkdir()
-    (folder / "bot.py").write_text(TRUTHFUL)
+    (folder / "bot.py").write_text(PLAIN_BOT.read_text())
     accepted = arena("bot", "submit", "mine", "--path", str(folder), env=env)
     assert accepted.returncode == 0, accepted.stderr
     assert "mine v1 accepted: qualified: finished a match against random" in accepted.stdout
@@ -89,7 +89,7 @@ def test_uploads_are_refused_where_no_sandbox_can_be_built(
     monkeypatch.setattr(submission, "availability", lambda: unavailable)
     folder = tmp_path / "truthful"
     folder.mkdir()
-    (folder / "bot.py").write_text(TRUTHFUL)
+    (folder / "bot.py").write_text(PLAIN_BOT.read_text())
     platform = Platform(settings)
     with pytest.raises(PlatformError, match="uploaded bots cannot run here: no user namespaces"):
         submission.submit(platform, "mine", BotKind.PATH, str(folder))

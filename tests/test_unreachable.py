@@ -21,8 +21,8 @@ from arena.store import bots, tournaments
 from arena.store.models import Bot, BotKind, BotVersion, Seat
 from dashboard.app import create_app
 from sample_bots import RandomBot
-from tests.test_platform_cli import arena, environment
-from tests.test_workers import wait_done
+from tests.support.cli import arena, environment
+from tests.support.workers import wait_done
 
 
 def refusing_port() -> int:

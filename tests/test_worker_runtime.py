@@ -19,8 +19,8 @@ from arena.services import Workers
 from arena.settings import Settings
 from arena.store import bots, tournaments
 from arena.store.models import BotKind, Match, MatchLog
-from tests.support import served
-from tests.test_workers import wait_done
+from tests.support.engine import served
+from tests.support.workers import wait_done
 
 RULES = Ruleset.parse("classic")
 THINK_SECONDS = 0.02

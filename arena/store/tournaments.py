@@ -259,9 +259,12 @@ def status(session: Session, name: str) -> dict[str, Any]:
     return {**summary(session, tournament), "leaderboard": leaderboard(session, tournament)}
 
 
-def group_scores(session: Session, tournament: Tournament, limit: int = 50) -> list[dict[str, Any]]:
+def group_scores(
+    session: Session, tournament: Tournament, limit: int | None = None
+) -> list[dict[str, Any]]:
     """Duplicate tournaments: each bot's summed places per deal group (lower is better),
-    newest groups first; a group counts once all its rotations are played."""
+    newest groups first (all of them, or the newest ``limit``); a group counts once all
+    its rotations are played."""
     rows = session.execute(
         select(Match.deal_group, Bot.name, func.sum(Seat.place), func.count())
         .join(Seat, Seat.match_id == Match.id)

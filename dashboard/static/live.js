@@ -1,9 +1,49 @@
-// Live progress: refresh the tournaments' counters every 2 seconds while any is running.
+// Live pages: while any tournament runs, refresh its counters every 2 seconds, and its
+// leaderboard on its own page.
 (function () {
   "use strict";
+  var PERIOD_MS = 2000;
+
+  function percent(v) { return v == null ? "-" : Math.round(v * 100) + "%"; }
+  function fixed(v) { return v == null ? "-" : v.toFixed(2); }
+
+  function cell(content, cls) {
+    var td = document.createElement("td");
+    if (cls) { td.className = cls; }
+    if (content instanceof Node) { td.appendChild(content); } else { td.textContent = content; }
+    return td;
+  }
+
+  function leaderboardRow(r) {
+    var tr = document.createElement("tr");
+    var link = document.createElement("a");
+    link.href = "/bots/" + encodeURIComponent(r.bot);
+    link.textContent = r.bot;
+    var who = document.createDocumentFragment();
+    who.appendChild(link);
+    who.appendChild(document.createTextNode(" v" + r.version));
+    [cell(String(r.rank)), cell(who, "bot"), cell(fixed(r.mu)), cell(fixed(r.sigma)), cell(fixed(r.score), "score"),
+      cell(String(r.games)), cell(fixed(r.mean_place)), cell(percent(r.win_share)), cell(String(r.forfeits)),
+      cell(String(r.strikes)), cell(String(r.illegal)), cell(percent(r.bluff_rate)), cell(percent(r.challenge_rate)),
+      cell(percent(r.challenge_accuracy)), cell(percent(r.believe_rate)), cell(percent(r.believe_accuracy))
+    ].forEach(function (td) { tr.appendChild(td); });
+    return tr;
+  }
+
+  function refreshLeaderboard(table) {
+    var name = table.dataset.leaderboard;
+    return fetch("/api/v1/tournaments/" + encodeURIComponent(name) + "/leaderboard")
+      .then(function (r) { return r.json(); })
+      .then(function (rows) {
+        var body = table.querySelector("tbody");
+        body.replaceChildren.apply(body, rows.map(leaderboardRow));
+        table.dataset.updated = String(Date.now());
+      });
+  }
+
   function update() {
     fetch("/api/v1/tournaments").then(function (r) { return r.json(); }).then(function (list) {
-      var running = false;
+      var running = false, boards = [];
       list.forEach(function (t) {
         document.querySelectorAll('[data-tournament="' + CSS.escape(t.name) + '"]').forEach(function (row) {
           var m = t.matches;
@@ -12,10 +52,19 @@
           row.querySelector(".running").textContent = m.running;
           row.querySelector(".failed").textContent = m.failed;
         });
+        document.querySelectorAll('table[data-leaderboard="' + CSS.escape(t.name) + '"]').forEach(function (table) {
+          if (t.status === "running" || table.dataset.last !== String(t.matches.finished)) {
+            table.dataset.last = String(t.matches.finished);
+            boards.push(refreshLeaderboard(table));
+          }
+        });
         if (t.status === "running") { running = true; }
       });
-      if (running) { setTimeout(update, 2000); }
+      return Promise.all(boards).then(function () { if (running) { setTimeout(update, PERIOD_MS); } });
     }).catch(function () { setTimeout(update, 5000); });
   }
-  setTimeout(update, 2000);
+  document.querySelectorAll("table[data-leaderboard]").forEach(function (table) {
+    table.dataset.last = document.querySelector("#progress .progress").textContent.split(" / ")[0];
+  });
+  setTimeout(update, PERIOD_MS);
 })();

@@ -11,10 +11,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from hypothesis import strategies as st
+
 from arena.engine import (
     BELIEVE,
     CHALLENGE,
     PASS,
+    RANK_OF,
     RANKS,
     Action,
     Deal,
@@ -191,3 +194,19 @@ def add_raw_play_handler(server: Any, play: Callable[..., Any]) -> None:
     server.add_generic_rpc_handlers(
         [grpc.method_handlers_generic_handler("arena.v1.PlayerService", {"Play": handler})]
     )
+
+
+#: any action, as text and JSON can carry it (Hypothesis)
+cards = st.lists(st.sampled_from(sorted(RANK_OF)), min_size=1, max_size=8).map(tuple)
+
+
+plays = st.builds(Play, cards, st.sampled_from(RANKS), st.integers(1, 12))
+
+
+actions = st.one_of(
+    plays,
+    st.just(CHALLENGE),
+    st.just(BELIEVE),
+    st.just(PASS),
+    st.lists(st.sampled_from(RANKS), max_size=3, unique=True).map(lambda r: Quartets(tuple(r))),
+)

@@ -1,0 +1,115 @@
+"""Rating charts as data for an SVG template: several series on one pair of axes, the
+x axis in rated matches with their dates, the y axis in TrueSkill mu, and every point
+carrying its hover text. Pure: points in, geometry out."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+#: the colours series take in turn (distinguishable, and readable on white)
+PALETTE = ("#2b6cb0", "#c05621", "#2f855a", "#b83280", "#6b46c1", "#c53030", "#2c7a7b", "#975a16")
+#: points drawn per series at most; longer histories keep evenly spaced points and the last
+MAX_POINTS = 200
+WIDTH, HEIGHT = 720, 260
+LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 40
+
+
+@dataclass
+class Series:
+    """One line: a bot version's ratings, in the order they were updated."""
+
+    label: str
+    #: dicts with ``x`` (the tournament's rated-match number), ``mu``, ``sigma`` and
+    #: ``at`` (when the match finished, ISO text, or None)
+    points: list[dict[str, Any]]
+    colour: str = ""
+    #: how many times the rating changed (points may be thinned)
+    updates: int = 0
+    path: str = ""
+    band: str = ""
+    marks: list[dict[str, Any]] = field(default_factory=list)
+
+
+def thin(points: list[dict[str, Any]], limit: int = MAX_POINTS) -> list[dict[str, Any]]:
+    """At most ``limit`` points, evenly spaced, always keeping the first and the last."""
+    if len(points) <= limit:
+        return points
+    step = (len(points) - 1) / (limit - 1)
+    return [points[round(i * step)] for i in range(limit)]
+
+
+def ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """Round values for an axis from ``low`` to ``high`` (1, 2 or 5 times a power of ten)."""
+    if high <= low:
+        return [low]
+    raw = (high - low) / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    first = math.ceil(low / step) * step
+    return [round(first + i * step, 10) for i in range(int((high - first) / step) + 1)]
+
+
+def chart(series: list[Series], width: int = WIDTH, height: int = HEIGHT) -> dict[str, Any]:
+    """Geometry for the template: each series' polyline (mu) and band (mu ± 3 sigma is
+    too wide to read; the band is mu - 3 sigma, the leaderboard's score), hover marks,
+    and both axes' ticks with labels."""
+    drawn = [s for s in series if s.points]
+    for s in drawn:
+        s.updates = s.points[-1].get("n", len(s.points))
+    if not drawn:
+        return {"width": width, "height": height, "series": [], "empty": True}
+    for number, s in enumerate(drawn):
+        s.points = thin(s.points)
+        s.colour = PALETTE[number % len(PALETTE)]
+    xs = [p["x"] for s in drawn for p in s.points]
+    ys = [v for s in drawn for p in s.points for v in (p["mu"], p["mu"] - 3 * p["sigma"])]
+    x_low, x_high = min(xs), max(max(xs), min(xs) + 1)
+    y_low, y_high = math.floor(min(ys)) - 1, math.ceil(max(ys)) + 1
+    plot_w, plot_h = width - LEFT - RIGHT, height - TOP - BOTTOM
+
+    def px(x: float) -> float:
+        return round(LEFT + (x - x_low) / (x_high - x_low) * plot_w, 1)
+
+    def py(y: float) -> float:
+        return round(TOP + (y_high - y) / (y_high - y_low) * plot_h, 1)
+
+    dates = {p["x"]: p["at"] for s in drawn for p in s.points if p.get("at")}
+    one_day = len({at[:10] for at in dates.values()}) <= 1
+    for s in drawn:
+        s.path = " ".join(f"{px(p['x'])},{py(p['mu'])}" for p in s.points)
+        s.band = " ".join(f"{px(p['x'])},{py(p['mu'] - 3 * p['sigma'])}" for p in s.points)
+        s.marks = [
+            {
+                "x": px(p["x"]),
+                "y": py(p["mu"]),
+                "tip": f"{s.label} · update {p.get('n', '?')} (rated match {p['x']})"
+                + (f" · {p['at'][:16].replace('T', ' ')}" if p.get("at") else "")
+                + f" · mu {p['mu']:.2f} · sigma {p['sigma']:.2f}"
+                + f" · score {p['mu'] - 3 * p['sigma']:.2f}",
+            }
+            for p in s.points
+        ]
+    x_ticks = [t for t in ticks(x_low, x_high) if t == int(t)]
+    return {
+        "width": width,
+        "height": height,
+        "empty": False,
+        "series": drawn,
+        "plot": {"left": LEFT, "right": width - RIGHT, "top": TOP, "bottom": height - BOTTOM},
+        "y_ticks": [{"y": py(t), "label": f"{t:g}"} for t in ticks(y_low, y_high)],
+        "x_ticks": [
+            {"x": px(t), "label": f"{int(t)}", "date": _nearest_date(dates, t, one_day)}
+            for t in x_ticks
+        ],
+    }
+
+
+def _nearest_date(dates: dict[int, str], x: float, one_day: bool) -> str:
+    """When the rated match nearest to ``x`` finished: its time (UTC) when the chart
+    spans one day, else its month and day."""
+    if not dates:
+        return ""
+    at = dates[min(dates, key=lambda known: abs(known - x))]
+    return at[11:16] if one_day else at[5:10]

@@ -1,0 +1,94 @@
+"""Tournaments played by real workers: setting one up, waiting for it, checking that every
+match was recorded once and that the ratings equal a sequential replay."""
+
+from __future__ import annotations
+
+import json
+import time
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from sqlalchemy import func, select
+
+from arena import ratings
+from arena.engine import Ruleset
+from arena.platform import Platform
+from arena.settings import Settings
+from arena.store import bots, tournaments
+from arena.store.models import (
+    BotKind,
+    Entry,
+    Match,
+    MatchLog,
+    MatchStatus,
+    RatingChange,
+    TournamentStatus,
+)
+from tests.support.store import SAMPLES
+
+
+def setup_tournament(arena: Platform, games: int, name: str = "t", **options) -> None:
+    arena.db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in SAMPLES])
+    arena.db.transaction(
+        lambda s: tournaments.create(
+            s, name, Ruleset.parse("classic", options), SAMPLES, 4, games, seed=name
+        )
+    )
+
+
+def wait_done(arena: Platform, name: str = "t", timeout: float = 120.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while (status := arena.tournament_status(name))["status"] != TournamentStatus.DONE.value:
+        assert time.monotonic() < deadline, f"not done in {timeout} s: {status['matches']}"
+        time.sleep(0.2)
+    return status
+
+
+def assert_recorded_exactly_once(arena: Platform, games: int) -> None:
+    with arena.db.read() as s:
+        assert (
+            s.scalar(
+                select(func.count()).select_from(Match).where(Match.status == MatchStatus.DONE)
+            )
+            == games
+        )
+        assert s.scalar(select(func.count()).select_from(MatchLog)) == games
+        completions = sorted(s.scalars(select(Match.completion)))
+        assert completions == list(range(1, games + 1)), "each match completed once"
+        assert s.scalar(select(func.count()).select_from(RatingChange)) == 4 * games
+
+
+def assert_ratings_replay(arena: Platform) -> None:
+    """The stored ratings equal a sequential replay of the recorded results."""
+    with arena.db.read() as s:
+        expected: dict[int, ratings.Rating] = {}
+        for match in s.scalars(select(Match).order_by(Match.completion)):
+            log = json.loads(zlib.decompress(s.get(MatchLog, match.id).data))
+            versions = [seat.bot_version_id for seat in match.seats]
+            current = [expected.get(v, ratings.new_rating()) for v in versions]
+            expected.update(
+                zip(versions, ratings.rate(current, log["result"]["ranking"]), strict=True)
+            )
+        for entry in s.scalars(select(Entry)):
+            assert entry.mu == pytest.approx(expected[entry.bot_version_id].mu, abs=1e-9)
+            assert entry.sigma == pytest.approx(expected[entry.bot_version_id].sigma, abs=1e-9)
+
+
+@contextmanager
+def worker_in_this_process(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator:
+    """``worker.jobs`` configured for ``settings``, to run jobs in the test's process."""
+    from worker import jobs
+
+    for key, value in (
+        ("ARENA_DATA_DIR", str(settings.data_dir)),
+        ("ARENA_DATABASE_URL", settings.database_url),
+        ("REDIS_URL", settings.redis_url or ""),
+    ):
+        monkeypatch.setenv(key, value)
+    jobs.reset()
+    try:
+        yield jobs
+    finally:
+        jobs.reset()

@@ -1,0 +1,88 @@
+"""Rating charts and the head-to-head table: the pure geometry, and the queries behind
+them on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import itertools
+
+from fastapi.testclient import TestClient
+
+from arena.store import tournaments as tournament_store
+from dashboard import charts, queries
+from tests.support.api import played_tournament
+
+
+def test_ticks_are_round_and_cover_the_range() -> None:
+    assert charts.ticks(0, 100) == [0, 20, 40, 60, 80, 100]
+    assert charts.ticks(13.2, 31.9) == [15, 20, 25, 30]
+    assert charts.ticks(1, 7) == [2, 4, 6]
+    assert charts.ticks(5, 5) == [5]
+
+
+def test_long_histories_are_thinned_keeping_both_ends() -> None:
+    points = [{"x": i} for i in range(1, 10_001)]
+    kept = charts.thin(points)
+    assert len(kept) == charts.MAX_POINTS
+    assert kept[0]["x"] == 1 and kept[-1]["x"] == 10_000
+    assert [p["x"] for p in kept] == sorted({p["x"] for p in kept})
+
+
+def test_a_chart_places_every_series_inside_its_plot() -> None:
+    rising = [{"x": i, "n": i, "mu": 20 + i, "sigma": 8 - i, "at": None} for i in range(1, 6)]
+    flat = [{"x": i, "n": i // 2, "mu": 25, "sigma": 3, "at": None} for i in range(2, 7, 2)]
+    chart = charts.chart([charts.Series("a v1", rising), charts.Series("b v1", flat)])
+    plot = chart["plot"]
+    assert [s.updates for s in chart["series"]] == [5, 3]
+    assert chart["series"][0].colour != chart["series"][1].colour
+    for series in chart["series"]:
+        for mark in series.marks:
+            assert plot["left"] <= mark["x"] <= plot["right"]
+            assert plot["top"] <= mark["y"] <= plot["bottom"]
+    highest = min(chart["series"][0].marks, key=lambda m: m["y"])  # SVG y grows downwards
+    assert "mu 25.00 · sigma 3.00" in highest["tip"] and "update 5" in highest["tip"]
+
+
+def test_rating_history_and_head_to_head_agree_with_the_played_matches(app_and_token) -> None:
+    client: TestClient
+    client, token, arena = app_and_token
+    played_tournament(client, token, arena, games=8)
+    with arena.db.read() as session:
+        found = tournament_store.get(session, "cup")
+        board = tournament_store.leaderboard(session, found)
+        history = queries.rating_history(
+            session, found.id, [(row["bot"], row["version"]) for row in board]
+        )
+        grid = queries.head_to_head(session, found.id)
+        places = [
+            {seat["bot"]: seat["place"] for seat in match["seats"]}
+            for match in queries.matches(session, tournament="cup")["items"]
+        ]
+    assert list(history) == [f"{row['bot']} v{row['version']}" for row in board]
+    for row in board:
+        points = history[f"{row['bot']} v{row['version']}"]
+        assert [p["n"] for p in points] == list(range(1, 9))
+        assert points[-1]["mu"] == row["mu"] or abs(points[-1]["mu"] - row["mu"]) < 1e-3
+        assert all(p["at"] for p in points)
+    assert grid["bots"] == sorted(f"{row['bot']} v1" for row in board)
+    for a, b in itertools.permutations(sorted(row["bot"] for row in board), 2):
+        cell = grid["cells"][f"{a} v1|{b} v1"]
+        ahead = sum(p[a] < p[b] for p in places)
+        behind = sum(p[a] > p[b] for p in places)
+        assert (cell["ahead"], cell["behind"]) == (ahead, behind)
+        assert cell["ahead"] + cell["behind"] + cell["level"] == 8
+        mirror = grid["cells"][f"{b} v1|{a} v1"]
+        assert (mirror["ahead"], mirror["behind"]) == (behind, ahead)
+
+
+def test_a_long_history_is_thinned_in_the_database(app_and_token) -> None:
+    client, token, arena = app_and_token
+    played_tournament(client, token, arena, games=12)
+    with arena.db.read() as session:
+        found = tournament_store.get(session, "cup")
+        saved = charts.MAX_POINTS
+        charts.MAX_POINTS = 5
+        try:
+            thinned = queries.rating_history(session, found.id, [("counter", 1)])
+        finally:
+            charts.MAX_POINTS = saved
+    assert [p["n"] for p in thinned["counter v1"]] == [1, 4, 7, 10, 12]
