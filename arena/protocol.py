@@ -47,7 +47,11 @@ class ProtocolError(ValueError):
 
 
 def ruleset_to_proto(ruleset: Ruleset) -> pb.Ruleset:
-    return pb.Ruleset(preset=ruleset.preset, options_json=json.dumps(ruleset.overrides()))
+    return pb.Ruleset(
+        preset=ruleset.preset,
+        options_json=json.dumps(ruleset.overrides()),
+        effective_options_json=json.dumps(ruleset.effective()),
+    )
 
 
 def ruleset_from_proto(message: pb.Ruleset) -> Ruleset:

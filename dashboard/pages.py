@@ -125,6 +125,12 @@ def match_page(
     )
 
 
+@router.get("/owner", response_class=HTMLResponse)
+def owner_page() -> HTMLResponse:
+    """An owner's own page: everything on it comes from the API with the owner's token."""
+    return render("owner.html")
+
+
 @router.get("/workers", response_class=HTMLResponse)
 def workers_page(platform: PlatformDep) -> HTMLResponse:
     return render("workers.html", info=workers.info(platform))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from arena.platform import Platform
 from arena.store import bots, owners, tournaments
 from arena.store import matches as match_store
 from arena.store.models import BotKind
@@ -12,9 +11,8 @@ from arena.store.owners import add_owner
 from dashboard import queries
 from tests.sandboxing import PLAIN_BOT
 from tests.support.api import auth, played_tournament
-from tests.support.cli import arena as cli
-from tests.support.cli import environment
-from tests.support.store import add_samples, match_ids, play
+from tests.support.cli import ROOT, run_queued_jobs
+from tests.support.store import SAMPLES, add_samples, match_ids, play
 
 XSS = "<img src=x onerror=\"alert('x')\">"
 
@@ -49,12 +47,6 @@ def test_reads_after_a_played_tournament(app_and_token) -> None:
         "/workers",
     ):
         assert client.get(url).status_code == 200, url
-
-
-def run_queued_jobs(arena: Platform) -> None:
-    """A worker plays what is queued (qualification matches) and stops."""
-    worker = cli("worker", "--burst", env=environment(arena.settings))
-    assert worker.returncode == 0, worker.stderr[-2000:]
 
 
 def test_writes_need_a_valid_token(app_and_token) -> None:
@@ -281,3 +273,33 @@ def test_a_global_leaderboard_and_a_bot_index(app_and_token) -> None:
     index = client.get("/bots")
     assert index.status_code == 200 and "newcomer" in index.text
     assert all(f'href="/bots/{r["bot"]}"' in index.text for r in rated)
+
+
+def test_a_bot_s_output_in_a_match_is_served_to_its_owner_only(app_and_token) -> None:
+    client, token, arena = app_and_token
+    talker = (ROOT / "tests" / "sandbox_bots" / "talker.py").read_text()
+    submitted = client.post(
+        "/api/v1/bots",
+        headers=auth(token),
+        json={"name": "talker", "kind": "python", "source": talker},
+    )
+    assert submitted.status_code == 202, submitted.text
+    run_queued_jobs(arena)
+    add_samples(arena.db)
+    created = client.post(
+        "/api/v1/tournaments",
+        headers=auth(token),
+        json={"name": "talk", "bots": ["talker", *SAMPLES[:3]], "table_size": 4, "games": 2},
+    )
+    assert created.status_code == 201, created.text
+    client.post("/api/v1/tournaments/talk/start", headers=auth(token))
+    run_queued_jobs(arena)
+    mine = client.get("/api/v1/owners/me/seats", headers=auth(token)).json()
+    assert [(s["bot"], s["tournament"]) for s in mine] == [("talker", "talk")] * 2
+    assert all("talker: " in s["output"] and s["place"] for s in mine)
+    _, other = arena.db.transaction(lambda s: owners.add_owner(s, "bob"))
+    assert client.get("/api/v1/owners/me/seats", headers=auth(other)).json() == []
+    assert client.get("/api/v1/owners/me/seats").status_code == 401
+    for match in {s["match"] for s in mine}:
+        assert "talker: " not in client.get(f"/api/v1/matches/{match}").text
+        assert "talker: " not in client.get(f"/api/v1/matches/{match}/log").text

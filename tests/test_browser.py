@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import redis
 import uvicorn
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -25,6 +26,8 @@ from arena.store.models import Match, Tournament
 from arena.store.owners import add_owner
 from dashboard.app import create_app
 from tests.support.api import auth, played_tournament
+from tests.support.cli import run_queued_jobs
+from tests.support.services import REDIS_TEST_URL
 from tests.support.store import SAMPLES, play
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -43,7 +46,8 @@ CHROMIUM_ARGS = [
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> tuple[FastAPI, str]:
     data: Path = tmp_path_factory.mktemp("browser")
-    app = create_app(Settings(data, f"sqlite:///{data / 'arena.db'}", "redis://127.0.0.1:6379/13"))
+    redis.Redis.from_url(REDIS_TEST_URL).flushdb()
+    app = create_app(Settings(data, f"sqlite:///{data / 'arena.db'}", REDIS_TEST_URL))
     _, token = app.state.platform.db.transaction(lambda s: add_owner(s, "e2e"))
     played_tournament(TestClient(app), token, app.state.platform, games=4)
     return app, token
@@ -246,3 +250,69 @@ def test_a_running_tournament_s_leaderboard_updates_itself(
         assert match_store.record(arena.db, plan, elsewhere.submit(play, plan).result(), 1.0)
         expect(games.first).to_have_text(str(played), timeout=10_000)
     expect(page.locator("#progress .status")).to_have_text("done", timeout=10_000)
+
+
+TALKER = Path(__file__).parent / "sandbox_bots" / "talker.py"
+
+
+def test_an_owner_submits_a_bot_through_the_form_and_reads_its_output(
+    browser_page: Page, base_url: str, served: tuple[FastAPI, str]
+) -> None:
+    """Sign in with the token, upload a bot with the form, watch it qualify, play it in
+    a tournament, and read what it printed in that match (only with the token)."""
+    app, token = served
+    arena = app.state.platform
+    elsewhere = ThreadPoolExecutor(1)  # workers run beside Playwright's loop
+    page = browser_page
+    page.goto(f"{base_url}/owner")
+    page.fill("#token", "not-a-token")
+    page.click("#sign-in button")
+    expect(page.locator("#sign-in-error")).to_contain_text("a valid owner token is required")
+    page.fill("#token", token)
+    page.click("#sign-in button")
+    expect(page.locator("#owner-name")).to_have_text("e2e")
+    expect(page.locator("#token-state")).to_have_text("active")
+
+    page.fill("#bot-name", "bad name")
+    page.fill("#bot-source", TALKER.read_text())
+    page.evaluate("document.getElementById('submit-form').noValidate = true")
+    page.click("#submit-form button")
+    expect(page.locator("#submission")).to_contain_text("Not submitted: name:")
+
+    page.fill("#bot-name", "talker")
+    page.locator("#bot-file").set_input_files(str(TALKER))
+    page.fill("#bot-source", "")
+    page.click("#submit-form button")
+    expect(page.locator("#submission")).to_contain_text("talker v1: pending")
+    elsewhere.submit(run_queued_jobs, arena).result()
+    expect(page.locator("#submission")).to_contain_text(
+        "talker v1: ready: qualified", timeout=15_000
+    )
+    expect(page.locator('#my-bots section[data-bot="talker"] tr.status-ready')).to_have_count(1)
+
+    client = TestClient(app)
+    created = client.post(
+        "/api/v1/tournaments",
+        headers=auth(token),
+        json={"name": "talk", "bots": ["talker", *SAMPLES[:3]], "table_size": 4, "games": 1},
+    )
+    assert created.status_code == 201, created.text
+    assert client.post("/api/v1/tournaments/talk/start", headers=auth(token)).status_code == 200
+    elsewhere.submit(run_queued_jobs, arena).result()
+    page.reload()  # signed in still: the token is kept in the tab
+    seats = page.locator("#my-seats tbody tr")
+    expect(seats).to_have_count(1)
+    expect(seats.first).to_contain_text("talker v1")
+    seats.first.locator("details summary").click()
+    expect(seats.first.locator("pre.output")).to_contain_text("talker: ")
+    match_id = seats.first.locator("a").first.inner_text()
+    page.goto(f"{base_url}/matches/{match_id}")
+    expect(page.locator("#seats")).to_contain_text("talker")
+    for public in (
+        page.content(),
+        client.get(f"/api/v1/matches/{match_id}").text,
+        client.get(f"/api/v1/matches/{match_id}/log").text,
+        client.get("/api/v1/bots/talker").text,
+    ):
+        assert "talker: " not in public, "the output is the owner's alone"
+    assert client.get("/api/v1/owners/me/seats").status_code == 401

@@ -146,7 +146,9 @@ class _Job:
             if not self.pending:
                 self.oldest = time.monotonic()
             self.pending.append(
-                matches.PlayedMatch(plan, played.log, played.referee_ms, played.started_at)
+                matches.PlayedMatch(
+                    plan, played.log, played.referee_ms, played.started_at, played.outputs
+                )
             )
             if time.monotonic() - self.oldest >= FLUSH_SECONDS:
                 self.flush()

@@ -16,7 +16,7 @@ import os
 import threading
 import time
 from collections.abc import Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,7 +28,7 @@ from arena.store.cache import ArtifactCache
 from arena.store.matches import MatchPlan
 from arena.store.models import now
 from worker.seats import warm_seats
-from worker.warm import WarmPolicy, WarmSandboxes
+from worker.warm import SeatLease, WarmPolicy, WarmSandboxes
 
 T = TypeVar("T")
 
@@ -72,6 +72,8 @@ class Played:
     #: where the match's time went (ms): ``setup`` (seats: processes, streams) and the
     #: referee's ``start``, ``play`` and ``end``
     timing: dict[str, float]
+    #: by seat: what an uploaded bot printed during the match (its owner sees it)
+    outputs: dict[int, str] = field(default_factory=dict)
 
 
 class Runtime:
@@ -132,15 +134,16 @@ class Runtime:
             log: dict[str, Any] | None = None
             try:
                 log = await referee.run()
+                outputs = {seat: text for seat, lease in leases.items() if (text := lease.output())}
             finally:
                 await self._release(leases, log)
             timing = {"setup_ms": (began - setup_began) * 1000, **referee.timing}
-            return Played(log, (time.perf_counter() - began) * 1000, started_at, timing)
+            return Played(log, (time.perf_counter() - began) * 1000, started_at, timing, outputs)
 
-    async def _release(self, leases: dict, log: dict[str, Any] | None) -> None:
-        for seat, warm in leases.items():
+    async def _release(self, leases: dict[int, SeatLease], log: dict[str, Any] | None) -> None:
+        for seat, lease in leases.items():
             failed = log is None or log["seats"][seat]["forfeit"] is not None
-            await self.sandboxes.release(warm, failed)
+            await self.sandboxes.release(lease.warm, failed)
 
     async def tidy(self) -> None:
         """Stop sandboxes idle too long (between jobs)."""

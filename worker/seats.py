@@ -23,7 +23,7 @@ from arena.sandbox import (
 )
 from arena.store.matches import SeatPlan
 from sample_bots import SAMPLES
-from worker.warm import Warm, WarmSandboxes
+from worker.warm import SeatLease, WarmSandboxes
 
 
 def seats_for(
@@ -66,7 +66,7 @@ async def warm_seats(
     code_for: Callable[[str], Path],
     *,
     fresh: bool = False,
-) -> tuple[list[Seat], dict[int, Warm]]:
+) -> tuple[list[Seat], dict[int, SeatLease]]:
     """The seats of a match in a worker's runtime: streams to endpoints come from ``pool``
     and outlive the match; uploaded bots run in warm sandboxes (``leases``, by seat, go
     back to ``sandboxes`` after the match), one process per bot version (two bots with
@@ -74,7 +74,7 @@ async def warm_seats(
     artifact cache); with ``fresh`` each gets a process of its own for this match."""
     players = len(plans)
     seats: list[Seat] = []
-    leases: dict[int, Warm] = {}
+    leases: dict[int, SeatLease] = {}
     try:
         for index, plan in enumerate(plans):
             if plan.kind == "sample":
@@ -95,7 +95,9 @@ async def warm_seats(
                 except SandboxError as error:  # the bot's failure: it forfeits
                     seats.append(UnstartableSeat(plan.name, str(error)))
                     continue
-                leases[index] = warm
+                # a new process's first match also gets what it printed while starting
+                first = warm.matches == 0 and warm.leases == 1
+                leases[index] = SeatLease(warm, 0 if first else warm.box.output_size())
                 seats.append(
                     SandboxedSeat(
                         warm.box,
@@ -106,8 +108,8 @@ async def warm_seats(
                     )
                 )
     except BaseException:
-        for warm in leases.values():
-            await sandboxes.release(warm, failed=True)
+        for lease in leases.values():
+            await sandboxes.release(lease.warm, failed=True)
         raise
     return seats, leases
 

@@ -68,6 +68,18 @@ class Warm:
 
 
 @dataclass(frozen=True)
+class SeatLease:
+    """A seat's share of a warm process for one match, and where the process's output
+    stood when the match began (what it prints from there is the match's)."""
+
+    warm: Warm
+    output_mark: int
+
+    def output(self) -> str:
+        return self.warm.box.output_since(self.output_mark)
+
+
+@dataclass(frozen=True)
 class WarmPolicy:
     #: matches one process serves before it is replaced
     max_matches: int = 500

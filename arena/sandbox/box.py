@@ -299,6 +299,24 @@ class Sandbox:
         text = data[-size:].decode(errors="replace").strip()
         return scrub(text) or "(none)"
 
+    def output_size(self) -> int:
+        """Bytes the bot has printed so far (a mark for ``output_since``)."""
+        try:
+            return self.output.stat().st_size if self.output is not None and self.home else 0
+        except OSError:
+            return 0
+
+    def output_since(self, mark: int, size: int = 4096) -> str:
+        """What the bot printed after ``mark`` (its last ``size`` bytes, host paths
+        removed; empty if nothing)."""
+        try:
+            with open(self.output, "rb") as out:  # type: ignore[arg-type]
+                out.seek(max(mark, out.seek(0, os.SEEK_END) - size))
+                data = out.read(size)
+        except (OSError, TypeError):
+            return ""
+        return scrub(data.decode(errors="replace").strip())
+
     def _read_output(self) -> bytes:
         if self._final_output is not None and self.home is None:
             return self._final_output

@@ -4,11 +4,12 @@ A ladder keeps ``games`` tables in play. Whenever a match is recorded the worker
 refills it (and the reconciler does too, in case a worker died in between), under
 the tournament's lock so concurrent refills never overshoot. Each new table is
 seeded by the bot with the fewest games (ties: the highest sigma, the least known),
-so no bot is starved, and filled with the opponents nearest its mu; seats go where
-each bot has sat least (each entry counts its seats: a placement reads the entries and
-the tables in play, never the ladder's history, so it costs the same at the 100,000th
-match as at the 100th). Opponents come from the bots within one game of the least
-played, nearest in mu first.
+so no bot is starved. Its opponents are drawn at random from the bots within one game
+of the least played, each with a weight that favours close and uncertain ratings
+(``arena.matchmaking``) but never reaches zero, so every pair keeps meeting and no
+pairing locks in. Seats go where each bot has sat least (each entry counts its seats: a
+placement reads the entries and the tables in play, never the ladder's history, so it
+costs the same at the 100,000th match as at the 100th).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections import Counter
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from arena import seeds
+from arena import matchmaking, seeds
 from arena.schedule import assign_seats
 from arena.store.db import Database
 from arena.store.models import (
@@ -67,7 +68,11 @@ def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
 
 
 def _new_match(session: Session, tournament: Tournament) -> Match:
-    entries = list(session.scalars(select(Entry).where(Entry.tournament_id == tournament.id)))
+    entries = list(
+        session.scalars(
+            select(Entry).where(Entry.tournament_id == tournament.id).order_by(Entry.id)
+        )
+    )
     busy = Counter(
         session.scalars(
             select(Seat.bot_version_id)
@@ -84,17 +89,17 @@ def _new_match(session: Session, tournament: Tournament) -> Match:
     seed = min(entries, key=lambda e: (load[e.bot_version_id], -e.sigma, rng.random()))
     others = [e for e in entries if e is not seed]
     lightest = min(load[e.bot_version_id] for e in others)
-    # opponents within one game of the least played, nearest in mu first: near the seed's
-    # level without letting anyone fall behind
-    others.sort(
-        key=lambda e: (
-            load[e.bot_version_id] > lightest + 1,
-            abs(e.mu - seed.mu),
-            load[e.bot_version_id],
-            rng.random(),
+    # opponents within one game of the least played (nobody falls behind), then the
+    # others if the table is not full yet
+    near = [e for e in others if load[e.bot_version_id] <= lightest + 1]
+    far = [e for e in others if load[e.bot_version_id] > lightest + 1]
+    wanted = tournament.table_size - 1
+    chosen = matchmaking.draw(_rating(seed), {e: _rating(e) for e in near}, wanted, rng)
+    if len(chosen) < wanted:
+        chosen += matchmaking.draw(
+            _rating(seed), {e: _rating(e) for e in far}, wanted - len(chosen), rng
         )
-    )
-    table = [seed.bot_version_id] + [e.bot_version_id for e in others[: tournament.table_size - 1]]
+    table = [seed.bot_version_id] + [e.bot_version_id for e in chosen]
     by_version = {e.bot_version_id: e for e in entries}
     seated = Counter(
         {
@@ -118,6 +123,10 @@ def _new_match(session: Session, tournament: Tournament) -> Match:
     session.flush()
     match.job_id = new_job_id(match.id)
     return match
+
+
+def _rating(entry: Entry) -> tuple[float, float]:
+    return entry.mu, entry.sigma
 
 
 def _count_seat(entry: Entry, seat: int) -> None:

@@ -18,7 +18,7 @@ import logging
 import secrets
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache, partial
 from typing import Any
@@ -351,6 +351,8 @@ class PlayedMatch:
     log: dict[str, Any]
     referee_ms: float
     started_at: datetime | None = None
+    #: by seat: what an uploaded bot printed during the match (Seat.output)
+    outputs: dict[int, str] = field(default_factory=dict)
 
 
 def record(
@@ -447,6 +449,7 @@ class _Result:
             played.referee_ms,
             played.started_at,
         )
+        outputs = played.outputs
         log = played.log
         self.blob = zlib.compress(json.dumps(log, separators=(",", ":")).encode(), 1)
         self.ranking = [tuple(group) for group in log["result"]["ranking"]]
@@ -464,6 +467,7 @@ class _Result:
                     "forfeit": forfeit is not None,
                     "forfeit_kind": forfeit["kind"] if forfeit else None,
                     "forfeit_reason": forfeit["detail"] if forfeit else None,
+                    "output": outputs.get(index),
                     "strikes": entry["strikes"],
                     "illegal": entry["illegal"],
                     "decisions": entry["decisions"],

@@ -230,6 +230,10 @@ class Seat(PlayStyle, Base):
     decisions: Mapped[int] = mapped_column(Integer, default=0)
     latency_mean_ms: Mapped[float | None] = mapped_column(Float)
     latency_p99_ms: Mapped[float | None] = mapped_column(Float)
+    #: an uploaded bot's output (stdout and stderr) while it played this match, its last
+    #: ``OUTPUT_BYTES``; its process may have served other matches of the same version
+    #: at the same time. For the bot's owner only: never in a public page or log.
+    output: Mapped[str | None] = mapped_column(Text)
     version: Mapped[BotVersion] = relationship()
 
 

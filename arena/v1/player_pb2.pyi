@@ -63,12 +63,14 @@ class MatchStart(_message.Message):
     def __init__(self, protocol_version: _Optional[int] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[Ruleset, _Mapping]] = ..., deadline_seconds: _Optional[float] = ..., time_bank_seconds: _Optional[float] = ..., deals: _Optional[int] = ...) -> None: ...
 
 class Ruleset(_message.Message):
-    __slots__ = ("preset", "options_json")
+    __slots__ = ("preset", "options_json", "effective_options_json")
     PRESET_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
+    EFFECTIVE_OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
     preset: str
     options_json: str
-    def __init__(self, preset: _Optional[str] = ..., options_json: _Optional[str] = ...) -> None: ...
+    effective_options_json: str
+    def __init__(self, preset: _Optional[str] = ..., options_json: _Optional[str] = ..., effective_options_json: _Optional[str] = ...) -> None: ...
 
 class Hello(_message.Message):
     __slots__ = ("protocol_version", "name", "version", "want_log")

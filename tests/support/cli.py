@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from arena.platform import Platform
 from arena.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,3 +32,9 @@ def environment(settings: Settings) -> dict[str, str]:
     if settings.redis_url:
         env["REDIS_URL"] = settings.redis_url
     return env
+
+
+def run_queued_jobs(platform: Platform) -> None:
+    """A worker plays what is queued (qualification matches, tournaments) and stops."""
+    worker = arena("worker", "--burst", env=environment(platform.settings))
+    assert worker.returncode == 0, worker.stderr[-2000:]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, status
+from typing import Annotated
+
+from fastapi import APIRouter, Query, status
 from pydantic import BaseModel
 
 from arena.store import owners
 from arena.store.models import Owner
+from dashboard import queries
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
 
 router = APIRouter(tags=["owners"])
@@ -24,10 +27,42 @@ class NewToken(BaseModel):
     token: str
 
 
+class OwnSeat(BaseModel):
+    """One of the owner's seats in a recorded match, with what its bot printed."""
+
+    match: int
+    tournament: str
+    finished_at: str | None
+    seat: int
+    bot: str
+    version: int
+    place: int | None
+    forfeit: str | None
+    reason: str | None
+    strikes: int
+    illegal: int
+    #: what the bot printed while playing this match (its last 4 KB; uploaded bots
+    #: only: a bot running elsewhere keeps its own output). A warm process may play
+    #: several matches of the same version at once, so lines of those may be mixed in.
+    output: str | None
+
+
 @router.get("/owners/me", response_model=OwnerPublic, responses=NO_TOKEN)
 def me(owner: OwnerDep, session: SessionDep) -> dict:
     """The owner whose token this is, and its bots."""
     return owners.describe(session, session.get(Owner, owner.id))
+
+
+@router.get("/owners/me/seats", response_model=list[OwnSeat], responses=NO_TOKEN)
+def my_seats(
+    owner: OwnerDep,
+    session: SessionDep,
+    bot: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> list[dict]:
+    """The owner's bots' seats in recorded matches, newest first, with each bot's output
+    during the match: visible to the owner only."""
+    return queries.owner_seats(session, owner.id, bot, limit)
 
 
 @router.post("/owners/me/token", response_model=NewToken, responses=NO_TOKEN)
