@@ -11,7 +11,7 @@ from typing import Any
 #: the colours series take in turn (distinguishable, and readable on white)
 PALETTE = ("#2b6cb0", "#c05621", "#2f855a", "#b83280", "#6b46c1", "#c53030", "#2c7a7b", "#975a16")
 #: points drawn per series at most; longer histories keep evenly spaced points and the last
-MAX_POINTS = 200
+MAX_POINTS = 120
 WIDTH, HEIGHT = 720, 260
 LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 40
 

@@ -52,10 +52,21 @@ def tournaments_page(session: SessionDep) -> HTMLResponse:
 @router.get("/tournaments/{name}", response_class=HTMLResponse)
 def tournament_page(name: str, session: SessionDep) -> HTMLResponse:
     try:
-        found = queries.tournament(session, name)
+        found = queries.tournament_page(session, name)
     except StoreError as error:
         raise _not_found(error) from None
-    return render("tournament.html", t=found, chart=rating_chart(found["ratings"]))
+    return render("tournament.html", t=found)
+
+
+@router.get("/tournaments/{name}/chart", response_class=HTMLResponse)
+def tournament_chart(name: str, session: SessionDep) -> HTMLResponse:
+    """The leaders' rating chart, as a fragment the tournament page loads after itself
+    (the leaderboard shows at once; the chart follows, and follows live updates)."""
+    try:
+        history = queries.leaders_ratings(session, name)
+    except StoreError as error:
+        raise _not_found(error) from None
+    return render("_chart_fragment.html", chart=rating_chart(history), tournament=name)
 
 
 @router.get("/bots/{name}", response_class=HTMLResponse)

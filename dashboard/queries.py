@@ -6,10 +6,11 @@ import json
 import zlib
 from typing import Any
 
-from sqlalchemy import case, func, select
-from sqlalchemy.orm import Session, aliased, selectinload
+from sqlalchemy import String, cast, func, select
+from sqlalchemy.orm import Session, selectinload
 
 from arena.referee.views import public_view
+from arena.store import pairs
 from arena.store import tournaments as tournament_store
 from arena.store.disclosure import Disclosure, disclosure
 from arena.store.errors import NotFound, StoreError
@@ -29,6 +30,8 @@ from dashboard import charts
 PER_PAGE = 50
 #: bots drawn on a tournament's rating chart (its leaders)
 CHART_BOTS = 8
+#: bots in a tournament's head-to-head table (its leaders)
+HEAD_TO_HEAD_BOTS = 12
 #: deal groups a tournament page lists (the newest; the API lists all of them)
 GROUPS_SHOWN = 20
 
@@ -71,21 +74,35 @@ def _tournament_summary(session: Session, tournament: Tournament) -> dict[str, A
 def tournament(session: Session, name: str) -> dict[str, Any]:
     found = tournament_store.get(session, name)
     summary = _tournament_summary(session, found)
+    summary["id"] = found.id
     summary["leaderboard"] = tournament_store.leaderboard(session, found)
     summary["duplicate"] = found.duplicate
     groups = tournament_store.group_scores(session, found) if found.duplicate else []
     summary["groups"] = groups[:GROUPS_SHOWN]
     summary["groups_total"] = len(groups)
-    leaders = summary["leaderboard"][:CHART_BOTS]
-    summary["ratings"] = rating_history(
-        session, found.id, [(row["bot"], row["version"]) for row in leaders]
+    return summary
+
+
+def leaders_ratings(session: Session, name: str) -> dict[str, list[dict[str, Any]]]:
+    """The rating histories of a tournament's leaders (its chart)."""
+    found = tournament_store.get(session, name)
+    leaders = tournament_store.leaderboard(session, found)[:CHART_BOTS]
+    return rating_history(session, found.id, [row["version_id"] for row in leaders])
+
+
+def tournament_page(session: Session, name: str) -> dict[str, Any]:
+    """A tournament as its page shows it: ``tournament`` plus the leaders' head-to-head
+    table (the rating chart comes separately: ``leaders_ratings``)."""
+    summary = tournament(session, name)
+    table = summary["leaderboard"][:HEAD_TO_HEAD_BOTS]
+    summary["head_to_head"] = head_to_head(
+        session, summary["id"], [row["version_id"] for row in table]
     )
-    summary["head_to_head"] = head_to_head(session, found.id)
     return summary
 
 
 def rating_history(
-    session: Session, tournament_id: int, versions: list[tuple[str, int]]
+    session: Session, tournament_id: int, versions: list[int]
 ) -> dict[str, list[dict[str, Any]]]:
     """Each version's ratings in a tournament ("bot vN": points with ``x`` the
     tournament's rated-match number, ``n`` the version's own update number, ``mu``,
@@ -94,88 +111,71 @@ def rating_history(
     what one of 200 does."""
     if not versions:
         return {}
-    wanted = set(versions)
-    candidates = session.execute(
-        select(BotVersion.id, Bot.name, BotVersion.number)
-        .join(Bot, Bot.id == BotVersion.bot_id)
-        .where(Bot.name.in_({bot for bot, _ in versions}))
-    )
-    ids = {
-        version: f"{name} v{number}"
-        for version, name, number in candidates
-        if (name, number) in wanted
-    }
+    ids = _version_labels(session, set(versions))
+    # each version's completions as one string (a covering index scan, one row per
+    # version: fast where rows by the thousand are not), then only the kept rows
     mine = (RatingChange.tournament_id == tournament_id) & RatingChange.bot_version_id.in_(ids)
-    longest = session.scalar(
-        select(func.count())
-        .where(mine)
-        .group_by(RatingChange.bot_version_id)
-        .order_by(func.count().desc())
-        .limit(1)
-    )
-    stride = max(1, -(-(longest or 0) // charts.MAX_POINTS))
-    numbered = (
+    listed = session.execute(
         select(
             RatingChange.bot_version_id,
-            RatingChange.completion,
-            RatingChange.mu,
-            RatingChange.sigma,
-            Match.finished_at,
-            func.row_number()
-            .over(partition_by=RatingChange.bot_version_id, order_by=RatingChange.completion)
-            .label("n"),
-            func.count().over(partition_by=RatingChange.bot_version_id).label("total"),
+            func.aggregate_strings(cast(RatingChange.completion, String), ","),
         )
-        .join(Match, Match.id == RatingChange.match_id)
         .where(mine)
-        .subquery()
-    )
-    rows = session.execute(
-        select(numbered)
-        .where(((numbered.c.n - 1) % stride == 0) | (numbered.c.n == numbered.c.total))
-        .order_by(numbered.c.bot_version_id, numbered.c.completion)
+        .group_by(RatingChange.bot_version_id)
     ).all()
+    kept: dict[int, dict[int, int]] = {}  # by version: completion -> its update number
+    for version, completions in listed:
+        ordered = sorted(map(int, completions.split(",")))
+        kept[version] = {ordered[n - 1]: n for n in _thinned(len(ordered), charts.MAX_POINTS)}
+    rows = [
+        row
+        for version, points in kept.items()
+        for row in session.execute(
+            select(
+                RatingChange.bot_version_id,
+                RatingChange.completion,
+                RatingChange.mu,
+                RatingChange.sigma,
+                Match.finished_at,
+            )
+            .join(Match, Match.id == RatingChange.match_id)
+            .where(
+                RatingChange.tournament_id == tournament_id,
+                RatingChange.bot_version_id == version,
+                RatingChange.completion.in_(points),
+            )
+            .order_by(RatingChange.completion)
+        )
+    ]
     history: dict[str, list[dict[str, Any]]] = {ids[v]: [] for v in ids}
     for row in rows:
         history[ids[row.bot_version_id]].append(
             {
                 "x": row.completion + 1,
-                "n": row.n,
+                "n": kept[row.bot_version_id][row.completion],
                 "mu": row.mu,
                 "sigma": row.sigma,
                 "at": row.finished_at.isoformat() if row.finished_at else None,
             }
         )
-    order = [f"{bot} v{number}" for bot, number in versions]
-    return {label: history[label] for label in order if label in history}
+    return {ids[v]: history[ids[v]] for v in versions if v in ids}
 
 
-def head_to_head(session: Session, tournament_id: int) -> dict[str, Any]:
-    """For each pair of versions that met: how often the row's version finished ahead
-    of the column's, behind it, or level (places compared within the match)."""
-    mine = select(Match.id).where(
-        Match.tournament_id == tournament_id, Match.status == MatchStatus.DONE
-    )
-    a, b = aliased(Seat), aliased(Seat)
-    rows = session.execute(
-        select(
-            a.bot_version_id,
-            b.bot_version_id,
-            func.sum(case((a.place < b.place, 1), else_=0)),
-            func.sum(case((a.place > b.place, 1), else_=0)),
-            func.sum(case((a.place == b.place, 1), else_=0)),
-        )
-        .join(b, (b.match_id == a.match_id) & (b.bot_version_id != a.bot_version_id))
-        .where(a.match_id.in_(mine), a.place.is_not(None), b.place.is_not(None))
-        .group_by(a.bot_version_id, b.bot_version_id)
-    ).all()
-    labels = _version_labels(session, {row[0] for row in rows})
+def _thinned(count: int, limit: int) -> list[int]:
+    """About ``limit`` of the numbers 1..count, evenly spaced, always the first and last."""
+    stride = max(1, -(-count // limit))
+    return sorted({*range(1, count + 1, stride), count}) if count else []
+
+
+def head_to_head(session: Session, tournament_id: int, versions: list[int]) -> dict[str, Any]:
+    """For each pair of ``versions`` that met: how often the row's version finished ahead
+    of the column's, behind it, or level (places compared within each match), from the
+    running totals (arena.store.pairs)."""
+    totals = pairs.between(session, tournament_id, versions)
+    labels = _version_labels(session, set(versions))
     return {
-        "bots": sorted(labels.values()),
-        "cells": {
-            f"{labels[x]}|{labels[y]}": {"ahead": ahead, "behind": behind, "level": level}
-            for x, y, ahead, behind, level in rows
-        },
+        "bots": [labels[v] for v in versions if v in labels],
+        "cells": {f"{labels[a]}|{labels[b]}": cell for (a, b), cell in totals.items()},
     }
 
 
@@ -262,15 +262,14 @@ def bot(session: Session, name: str, recent: int = 20) -> dict[str, Any]:
         raise NotFound(f"no bot named {name!r}")
     versions = [v.id for v in found.versions]
     played_in = session.execute(
-        select(Tournament.id, Tournament.name, BotVersion.number)
+        select(Tournament.id, Tournament.name, Entry.bot_version_id)
         .join(Entry, Entry.tournament_id == Tournament.id)
-        .join(BotVersion, BotVersion.id == Entry.bot_version_id)
         .where(Entry.bot_version_id.in_(versions), Entry.games > 0)
-        .order_by(Tournament.id, BotVersion.number)
+        .order_by(Tournament.id, Entry.bot_version_id)
     ).all()
-    by_tournament: dict[tuple[int, str], list[tuple[str, int]]] = {}
-    for tournament_id, tournament_name, number in played_in:
-        by_tournament.setdefault((tournament_id, tournament_name), []).append((name, number))
+    by_tournament: dict[tuple[int, str], list[int]] = {}
+    for tournament_id, tournament_name, version in played_in:
+        by_tournament.setdefault((tournament_id, tournament_name), []).append(version)
     ratings = {
         tournament_name: rating_history(session, tournament_id, compared)
         for (tournament_id, tournament_name), compared in by_tournament.items()

@@ -250,6 +250,8 @@ def test_a_running_tournament_s_leaderboard_updates_itself(
         assert match_store.record(arena.db, plan, elsewhere.submit(play, plan).result(), 1.0)
         expect(games.first).to_have_text(str(played), timeout=10_000)
     expect(page.locator("#progress .status")).to_have_text("done", timeout=10_000)
+    marks = page.locator("#tournament-chart g.series").first.locator("circle.mark")
+    expect(marks).to_have_count(3, timeout=10_000)  # the chart follows the matches too
 
 
 TALKER = Path(__file__).parent / "sandbox_bots" / "talker.py"

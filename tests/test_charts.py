@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import itertools
 
+from alembic import command
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from arena.store import tournaments as tournament_store
+from arena.store.models import PairResult
+from arena.store.schema import alembic_config
 from dashboard import charts, queries
 from tests.support.api import played_tournament
 
@@ -49,10 +53,9 @@ def test_rating_history_and_head_to_head_agree_with_the_played_matches(app_and_t
     with arena.db.read() as session:
         found = tournament_store.get(session, "cup")
         board = tournament_store.leaderboard(session, found)
-        history = queries.rating_history(
-            session, found.id, [(row["bot"], row["version"]) for row in board]
-        )
-        grid = queries.head_to_head(session, found.id)
+        leaders = [row["version_id"] for row in board]
+        history = queries.rating_history(session, found.id, leaders)
+        grid = queries.head_to_head(session, found.id, leaders)
         places = [
             {seat["bot"]: seat["place"] for seat in match["seats"]}
             for match in queries.matches(session, tournament="cup")["items"]
@@ -63,7 +66,7 @@ def test_rating_history_and_head_to_head_agree_with_the_played_matches(app_and_t
         assert [p["n"] for p in points] == list(range(1, 9))
         assert points[-1]["mu"] == row["mu"] or abs(points[-1]["mu"] - row["mu"]) < 1e-3
         assert all(p["at"] for p in points)
-    assert grid["bots"] == sorted(f"{row['bot']} v1" for row in board)
+    assert grid["bots"] == [f"{row['bot']} v1" for row in board]
     for a, b in itertools.permutations(sorted(row["bot"] for row in board), 2):
         cell = grid["cells"][f"{a} v1|{b} v1"]
         ahead = sum(p[a] < p[b] for p in places)
@@ -82,7 +85,35 @@ def test_a_long_history_is_thinned_in_the_database(app_and_token) -> None:
         saved = charts.MAX_POINTS
         charts.MAX_POINTS = 5
         try:
-            thinned = queries.rating_history(session, found.id, [("counter", 1)])
+            counter = next(
+                r["version_id"]
+                for r in tournament_store.leaderboard(session, found)
+                if r["bot"] == "counter"
+            )
+            thinned = queries.rating_history(session, found.id, [counter])
         finally:
             charts.MAX_POINTS = saved
     assert [p["n"] for p in thinned["counter v1"]] == [1, 4, 7, 10, 12]
+
+
+def test_head_to_head_totals_kept_while_recording_equal_the_migration_s_backfill(
+    app_and_token,
+) -> None:
+    """The running totals written with each match equal what migration 0010 computes
+    from the seats of the recorded matches."""
+    client, token, arena = app_and_token
+    played_tournament(client, token, arena, games=10)
+
+    def totals() -> list[tuple]:
+        with arena.db.read() as session:
+            return sorted(tuple(row) for row in session.execute(select(PairResult.__table__)))
+
+    kept = totals()
+    assert len(kept) == 6 and all(sum(row[3:]) == 10 for row in kept)
+    config = alembic_config()
+    with arena.db.engine.connect() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0009")
+        command.upgrade(config, "head")
+        connection.commit()
+    assert totals() == kept

@@ -24,6 +24,7 @@ from arena import ratings, seeds
 from arena.engine import Ruleset
 from arena.referee import LocalSeat, play_match
 from arena.settings import Settings
+from arena.store import pairs
 from arena.store.models import (
     Bot,
     BotKind,
@@ -32,6 +33,7 @@ from arena.store.models import (
     Match,
     MatchLog,
     MatchStatus,
+    RatingChange,
     Seat,
     Tournament,
     TournamentStatus,
@@ -69,6 +71,8 @@ def run(
             "leaderboard_api_ms": _median(
                 client, ["/api/v1/tournaments/bench/leaderboard"] * repeats
             ),
+            "chart_ms": _median(client, ["/tournaments/bench/chart"] * repeats),
+            "bot_page_ms": _median(client, [f"/bots/bot-{i % bots:03d}" for i in range(repeats)]),
         }
     return {
         **timings,
@@ -172,21 +176,41 @@ def _seed(db, bots: int, matches: int, logs: int) -> list[int]:  # noqa: ANN001
                     for i in chunk
                 ],
             )
+            tables = {i: [bot + 1 for bot in rng.sample(range(bots), 4)] for i in chunk}
             connection.execute(
                 insert(Seat),
                 [
                     {
                         "match_id": i + 1,
                         "seat": seat,
-                        "bot_version_id": bot + 1,
+                        "bot_version_id": version,
                         "place": seat + 1,
                         "strikes": 0,
                         "illegal": 0,
                         "decisions": 9,
                     }
-                    for i in chunk
-                    for seat, bot in enumerate(rng.sample(range(bots), 4))
+                    for i, table in tables.items()
+                    for seat, version in enumerate(table)
                 ],
+            )
+            connection.execute(
+                insert(RatingChange),
+                [
+                    {
+                        "tournament_id": 1,
+                        "bot_version_id": version,
+                        "match_id": i + 1,
+                        "completion": i,
+                        "mu": 25 + rng.gauss(0, 3),
+                        "sigma": 1 + rng.random(),
+                    }
+                    for i, table in tables.items()
+                    for version in table
+                ],
+            )
+            pairs.add(
+                connection,
+                [row for table in tables.values() for row in pairs.rows(1, table, [1, 2, 3, 4])],
             )
         logged = rng.sample(range(1, matches + 1), logs)
         rows = connection.execute(

@@ -187,6 +187,8 @@ def dashboard(
         ("match_ms", "match page (replay)"),
         ("matches_by_bot_ms", "matches of one bot"),
         ("leaderboard_api_ms", "leaderboard API"),
+        ("chart_ms", "leaders' rating chart"),
+        ("bot_page_ms", "bot page (its chart)"),
     ):
         out.print(f"  {label:22} {figures[key]:7.2f} ms")
     out.print("  target: each of the first three under 50 ms")

@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 
 from arena import ratings
 from arena.engine.match import places
+from arena.store import pairs
 from arena.store.db import Database
 from arena.store.models import (
     Bot,
@@ -477,6 +478,12 @@ class _Result:
                 }
             )
 
+    def pairs(self) -> list[dict[str, int]]:
+        """What the match adds to the head-to-head totals."""
+        return pairs.rows(
+            self.plan.tournament_id, self.versions, [row["place"] for row in self.seats]
+        )
+
     def totals(self) -> list[dict[str, int]]:
         """What each seat adds to its entry's running totals."""
         return [
@@ -573,6 +580,7 @@ class _Batch:
             [{"match_id": r.plan.match_id, "data": r.blob, "size": len(r.blob)} for r in mine],
         )
         connection.execute(_ENTRY_TOTALS, [row for result in mine for row in result.totals()])
+        pairs.add(connection, [row for result in mine for row in result.pairs()])
         if self.grouped:
             self._rate_closed_groups(connection, mine, first)
         else:

@@ -180,6 +180,20 @@ class Entry(PlayStyle, Base):
     version: Mapped[BotVersion] = relationship()
 
 
+class PairResult(Base):
+    """How two bot versions of a tournament fared when they met (the head-to-head table),
+    kept as running totals when matches are recorded; ``low`` is the smaller version id."""
+
+    __tablename__ = "pair_results"
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    low_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), primary_key=True)
+    high_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), primary_key=True)
+    #: matches in which ``low`` finished ahead of ``high``, behind it, and level
+    low_ahead: Mapped[int] = mapped_column(Integer, default=0)
+    high_ahead: Mapped[int] = mapped_column(Integer, default=0)
+    level: Mapped[int] = mapped_column(Integer, default=0)
+
+
 class Match(Base):
     __tablename__ = "matches"
     __table_args__ = (
@@ -241,6 +255,10 @@ class RatingChange(Base):
     """A bot version's rating after a match, in the tournament's completion order."""
 
     __tablename__ = "rating_history"
+    #: a version's history in a tournament, in order (charts read it that way)
+    __table_args__ = (
+        Index("ix_rating_history_version", "tournament_id", "bot_version_id", "completion"),
+    )
     id: Mapped[int] = mapped_column(primary_key=True)
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
     bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)

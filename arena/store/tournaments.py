@@ -215,6 +215,7 @@ def leaderboard(session: Session, tournament: Tournament) -> list[dict[str, Any]
             {
                 "bot": entry.version.bot.name,
                 "version": entry.version.number,
+                "version_id": entry.bot_version_id,
                 "mu": round(entry.mu, 3),
                 "sigma": round(entry.sigma, 3),
                 "score": round(entry.mu - 3 * entry.sigma, 3),

@@ -1,8 +1,10 @@
-// Rating charts: a tooltip follows the point under the pointer; the legend's boxes
-// show and hide series.
+// Rating charts: a tooltip follows the point under the pointer; the legend's boxes show
+// and hide series. A slot with data-src loads its chart (a server-rendered fragment)
+// after the page, and again when live.js says the tournament moved on.
 (function () {
   "use strict";
-  document.querySelectorAll("figure.rating-chart").forEach(function (figure) {
+
+  function init(figure) {
     var tip = figure.querySelector(".chart-tip");
     figure.querySelectorAll("circle.mark").forEach(function (mark) {
       mark.addEventListener("mouseenter", function () {
@@ -22,5 +24,25 @@
         });
       });
     });
-  });
+  }
+
+  function load(slot) {
+    return fetch(slot.dataset.src).then(function (r) {
+      if (!r.ok) { throw new Error("HTTP " + r.status); }
+      return r.text();
+    }).then(function (html) {
+      var hidden = Array.prototype.map.call(slot.querySelectorAll(".legend input:not(:checked)"),
+        function (box) { return box.dataset.series; });
+      slot.innerHTML = html;  // the platform's own escaped fragment
+      slot.querySelectorAll(".legend input[data-series]").forEach(function (box) {
+        if (hidden.indexOf(box.dataset.series) >= 0) { box.checked = false; box.dispatchEvent(new Event("change")); }
+      });
+      slot.querySelectorAll("figure.rating-chart").forEach(init);
+      slot.dataset.loaded = String(Date.now());
+    }).catch(function (error) { slot.textContent = "The chart could not be loaded: " + error.message; });
+  }
+
+  document.querySelectorAll("figure.rating-chart").forEach(init);
+  document.querySelectorAll(".chart-slot[data-src]").forEach(load);
+  window.arenaCharts = { reload: function () { document.querySelectorAll(".chart-slot[data-src]").forEach(load); } };
 })();

@@ -38,6 +38,7 @@
         var body = table.querySelector("tbody");
         body.replaceChildren.apply(body, rows.map(leaderboardRow));
         table.dataset.updated = String(Date.now());
+        if (window.arenaCharts) { window.arenaCharts.reload(); }
       });
   }
 

@@ -36,7 +36,7 @@ def get_tournament(name: str, session: SessionDep) -> dict:
     "/tournaments/{name}/leaderboard", response_model=list[LeaderboardRow], responses=NOT_FOUND
 )
 def get_leaderboard(name: str, session: SessionDep) -> list[dict]:
-    return get_tournament(name, session)["leaderboard"]
+    return tournament_store.leaderboard(session, tournament_store.get(session, name))
 
 
 @router.post(
