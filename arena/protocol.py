@@ -6,6 +6,7 @@ so events convert generically by field name.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from functools import lru_cache
@@ -47,11 +48,17 @@ class ProtocolError(ValueError):
 
 
 def ruleset_to_proto(ruleset: Ruleset) -> pb.Ruleset:
+    overrides, effective = _ruleset_json(ruleset)
     return pb.Ruleset(
-        preset=ruleset.preset,
-        options_json=json.dumps(ruleset.overrides()),
-        effective_options_json=json.dumps(ruleset.effective()),
+        preset=ruleset.preset, options_json=overrides, effective_options_json=effective
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _ruleset_json(ruleset: Ruleset) -> tuple[str, str]:
+    """The overrides and every option in effect, as JSON: once per ruleset, not once per
+    seat of every match."""
+    return json.dumps(ruleset.overrides()), json.dumps(ruleset.effective())
 
 
 def ruleset_from_proto(message: pb.Ruleset) -> Ruleset:
