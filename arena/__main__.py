@@ -1,3 +1,3 @@
-from arena.cli import main
+from arena.command import main
 
 main()

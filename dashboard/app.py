@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
 from arena.platform import Platform
-from arena.settings import Settings
+from arena.platform.settings import Settings
 from dashboard import api, errors, pages
 
 #: Swagger UI's files, as the fastapi-offline package ships them (version 5: OpenAPI 3.1)

@@ -17,9 +17,9 @@ import uvicorn
 
 from arena import aio
 from arena.engine import Ruleset
-from arena.redis_server import free_port
+from arena.platform.redis_server import free_port
+from arena.platform.settings import Settings
 from arena.referee import Referee, RefereeSettings
-from arena.settings import Settings
 from arena.store import bots, matches, tournaments
 from arena.store.models import BotKind, Match
 from dashboard.app import create_app

@@ -8,8 +8,8 @@ from rq import Worker
 from rq.registry import FailedJobRegistry, StartedJobRegistry
 
 from arena.platform import Platform, PlatformError
-from arena.store.tournaments import MAX_BATCH
-from worker.queue import sandbox_of
+from arena.store.jobs import MAX_BATCH
+from worker.rq_classes import sandbox_of
 
 
 def info(platform: Platform, failed_limit: int = 50) -> dict[str, Any]:

@@ -1,14 +1,30 @@
 """Sample bots, each runnable as its own process: ``python -m sample_bots.NAME --port P``.
 
 Each is an SDK :class:`~arena.sdk.Bot`; in process, ``SAMPLES[name](ruleset=..., players=...,
-seed=...)`` builds one that works as a policy too.
+seed=...)`` builds one that works as a policy too. The bots are imported when first
+asked for, so reading ``NAMES`` loads nothing (the store checks names with it).
 """
 
 from __future__ import annotations
 
-from sample_bots.bluffer import BlufferBot
-from sample_bots.counter import CounterBot
-from sample_bots.honest import HonestBot
-from sample_bots.random import RandomBot
+import importlib
+from typing import Any
 
-SAMPLES = {"random": RandomBot, "honest": HonestBot, "counter": CounterBot, "bluffer": BlufferBot}
+#: the sample bots' names (``sample:NAME`` on the command line)
+NAMES = ("random", "honest", "counter", "bluffer")
+_CLASSES = {
+    "RandomBot": "random",
+    "HonestBot": "honest",
+    "CounterBot": "counter",
+    "BlufferBot": "bluffer",
+}
+__all__ = ["NAMES", "SAMPLES", *_CLASSES]
+
+
+def __getattr__(name: str) -> Any:  # noqa: ANN401 - a bot class or the table of them
+    """``SAMPLES`` (name -> bot class) and the bot classes, imported on first use."""
+    if name == "SAMPLES":
+        return {sample: __getattr__(cls) for cls, sample in _CLASSES.items()}
+    if name in _CLASSES:
+        return getattr(importlib.import_module(f"sample_bots.{_CLASSES[name]}"), name)
+    raise AttributeError(f"module 'sample_bots' has no attribute {name!r}")

@@ -12,7 +12,7 @@ import redis
 from fastapi.testclient import TestClient
 
 from arena.platform import Platform
-from arena.settings import Settings
+from arena.platform.settings import Settings
 from arena.store.db import Database
 from arena.store.owners import add_owner
 from arena.store.schema import upgrade

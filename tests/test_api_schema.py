@@ -11,7 +11,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 
-from arena.settings import Settings
+from arena.platform.settings import Settings
 from arena.store.owners import add_owner
 from dashboard.app import create_app
 from tests.support.store import add_samples

@@ -11,8 +11,8 @@ from sqlalchemy import select, update
 
 from arena.engine import Ruleset
 from arena.platform import Platform
-from arena.services import Workers
-from arena.settings import Settings
+from arena.platform.services import Workers
+from arena.platform.settings import Settings
 from arena.store import artifacts, bots, tournaments
 from arena.store.bots import StoreError
 from arena.store.cache import ArtifactCache

@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 from playwright.sync_api import Page, Route, expect, sync_playwright
 from sqlalchemy import select
 
-from arena.settings import Settings
+from arena.platform.settings import Settings
 from arena.store import matches as match_store
 from arena.store.models import Match, Tournament
 from arena.store.owners import add_owner

@@ -20,9 +20,9 @@ import pytest
 from sqlalchemy import select
 
 from arena.platform import Platform
-from arena.redis_server import RedisServer
-from arena.services import Workers
-from arena.settings import Settings
+from arena.platform.redis_server import RedisServer
+from arena.platform.services import Workers
+from arena.platform.settings import Settings
 from arena.store.models import Match, MatchStatus
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.workers import (

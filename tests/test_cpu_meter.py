@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from arena.sandbox.meter import CpuMeter, process_tree_cpu
+from arena.platform.sandbox.meter import CpuMeter, process_tree_cpu
 
 
 class Counter:

@@ -13,10 +13,10 @@ import pytest
 from sqlalchemy import select
 
 from arena.platform import Platform
-from arena.redis_server import RedisServer
-from arena.services import Workers
-from arena.settings import Settings
-from arena.store import tournaments
+from arena.platform.redis_server import RedisServer
+from arena.platform.services import Workers
+from arena.platform.settings import Settings
+from arena.store import jobs as store_jobs
 from arena.store.models import Match, MatchStatus
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.workers import (
@@ -64,7 +64,7 @@ def test_a_match_whose_worker_is_killed_mid_play_is_played_again_within_the_boun
             time.sleep(0.2)
         recovered = time.monotonic() - killed_at
         wait_done(arena)
-    assert len(job) == tournaments.job_sizes(16, workers=1)[0]
+    assert len(job) == store_jobs.job_sizes(16, workers=1)[0]
     assert len(held) >= 2 and all(m.worker == victim.worker for m in job if m.id in held), (
         "the killed worker held the rest of its job"
     )

@@ -13,7 +13,7 @@ import pytest
 
 from arena import aio
 from arena.engine import Ruleset
-from arena.launcher import BotProcesses
+from arena.platform.launcher import BotProcesses
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings, replay
 from sample_bots import HonestBot
 

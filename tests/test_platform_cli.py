@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from arena.redis_server import free_port
-from arena.settings import Settings, write_running
+from arena.platform.redis_server import free_port
+from arena.platform.settings import Settings, write_running
 from arena.store.db import Database
 from arena.store.models import Match, MatchStatus, Tournament
 from tests.support.cli import ROOT, arena, environment

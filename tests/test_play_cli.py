@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.bench import pipeline
-from arena.launcher import BotProcesses
+from arena.platform.launcher import BotProcesses
 
 ROOT = Path(__file__).resolve().parents[1]
 

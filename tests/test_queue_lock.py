@@ -12,10 +12,11 @@ import redis
 from rq import Callback, Queue
 from rq.job import Job
 
-from arena.redis_server import RedisServer, masked
-from arena.settings import Settings
+from arena.platform import queue as work_queue
+from arena.platform.redis_server import RedisServer, masked
+from arena.platform.settings import Settings
 from tests.support.cli import arena, environment
-from worker import queue as work_queue
+from worker import rq_classes
 
 
 class Evil:
@@ -84,11 +85,11 @@ def test_foreign_jobs_are_refused_and_the_worker_plays_on(
 
 
 def test_refusal_names_what_is_wrong_with_a_job(redis_url: str) -> None:
-    queue = work_queue.match_queue(work_queue.connect(redis_url))
+    queue = rq_classes.locked_queue(work_queue.connect(redis_url))
     ours = queue.enqueue(work_queue.JOB_FUNCTION, [1, 2])
-    assert work_queue.refusal(ours) is None
+    assert rq_classes.refusal(ours) is None
     qualification = queue.enqueue(work_queue.QUALIFY_FUNCTION, 7)
-    assert work_queue.refusal(qualification) is None
+    assert rq_classes.refusal(qualification) is None
     cases = {
         "not one bot version id": queue.enqueue(work_queue.QUALIFY_FUNCTION, "7; rm -rf /"),
         "calls 'os.system'": queue.enqueue("os.system", "true"),
@@ -101,8 +102,8 @@ def test_refusal_names_what_is_wrong_with_a_job(redis_url: str) -> None:
     for expected, job in cases.items():
         fetched = queue.fetch_job(job.id)
         assert fetched is not None
-        assert expected in (work_queue.refusal(fetched) or ""), expected
-        with pytest.raises(work_queue.ForeignJob):
+        assert expected in (rq_classes.refusal(fetched) or ""), expected
+        with pytest.raises(rq_classes.ForeignJob):
             _ = fetched.func
         assert fetched.failure_callback is None and fetched.success_callback is None
 

@@ -23,11 +23,13 @@ from sqlalchemy import select, update
 
 from arena.engine import Ruleset
 from arena.platform import Platform
-from arena.redis_server import RedisServer
-from arena.sandbox import box
-from arena.services import Workers
-from arena.settings import Settings
+from arena.platform import queue as work_queue
+from arena.platform.redis_server import RedisServer
+from arena.platform.sandbox import box
+from arena.platform.services import Workers
+from arena.platform.settings import Settings
 from arena.store import bots, matches, tournaments
+from arena.store import jobs as store_jobs
 from arena.store.db import Database
 from arena.store.models import BotKind, Match, MatchStatus, now
 from tests.support.services import POSTGRES_ADMIN
@@ -38,7 +40,6 @@ from tests.support.workers import (
     setup_tournament,
     wait_done,
 )
-from worker import queue as work_queue
 from worker.runner import RECOVERY_BOUND_SECONDS
 
 
@@ -90,7 +91,7 @@ def test_matches_sent_again_travel_in_jobs_of_the_usual_size(db: Database) -> No
     jobs: dict[str, list[int]] = {}
     for match_id, job_id in repairs.resent:
         jobs.setdefault(job_id, []).append(match_id)
-    assert sorted(len(batch) for batch in jobs.values()) == sorted(tournaments.job_sizes(40, 2))
+    assert sorted(len(batch) for batch in jobs.values()) == sorted(store_jobs.job_sizes(40, 2))
     assert sorted(m for batch in jobs.values() for m in batch) == list(range(1, 41))
     with db.read() as s:
         stored = dict(s.execute(select(Match.id, Match.job_id)).all())

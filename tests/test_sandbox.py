@@ -10,8 +10,7 @@ import pytest
 
 from arena import aio
 from arena.engine import Ruleset
-from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
-from arena.sandbox import (
+from arena.platform.sandbox import (
     UNSANDBOXED_ENV,
     Limits,
     Sandbox,
@@ -19,6 +18,7 @@ from arena.sandbox import (
     SandboxError,
     availability,
 )
+from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
 from sample_bots import HonestBot
 
 BOTS = Path(__file__).parent / "sandbox_bots"

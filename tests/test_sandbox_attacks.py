@@ -20,8 +20,8 @@ import redis
 
 from arena import aio
 from arena.engine import Ruleset
+from arena.platform.sandbox import Limits, Sandbox, SandboxedSeat, SandboxError, availability
 from arena.referee import LocalSeat, Referee, RefereeSettings
-from arena.sandbox import Limits, Sandbox, SandboxedSeat, SandboxError, availability
 from sample_bots import HonestBot
 from tests.sandboxing import ATTACKS, attack_bot, host_processes_with, listeners
 from tests.support.services import POSTGRES_ADMIN, REDIS_TEST_URL

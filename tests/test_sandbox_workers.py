@@ -13,8 +13,8 @@ import redis
 
 from arena.engine import Ruleset
 from arena.platform import Platform
-from arena.services import Workers
-from arena.settings import Settings
+from arena.platform.services import Workers
+from arena.platform.settings import Settings
 from arena.store import bots, tournaments
 from arena.store.models import BotKind
 from tests.sandboxing import PLAIN_BOT, attack_bot, host_processes_with, listeners
@@ -105,7 +105,7 @@ def test_a_sandbox_the_platform_cannot_build_gives_the_match_back_without_a_forf
 ) -> None:
     """bubblewrap broken on the host (here: a program that exits at once) is the
     platform's failure: the match goes back to the queue, no bot is charged."""
-    from arena.sandbox import Sandbox, SandboxUnavailable, bwrap
+    from arena.platform.sandbox import Sandbox, SandboxUnavailable, bwrap
     from arena.store.models import Match, MatchStatus
     from tests.support.workers import worker_in_this_process
 

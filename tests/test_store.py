@@ -15,6 +15,7 @@ from arena import ratings
 from arena.engine import Ruleset
 from arena.referee import replay
 from arena.store import bots, matches, tournaments
+from arena.store import jobs as store_jobs
 from arena.store.bots import StoreError
 from arena.store.db import Database
 from arena.store.models import (
@@ -48,7 +49,7 @@ def test_bots_are_validated(db: Database) -> None:
         db.transaction(lambda s: bots.add_bot(s, "random", BotKind.SAMPLE, "honest"))
     with pytest.raises(StoreError, match="no sample bot 'nope'"):
         db.transaction(lambda s: bots.add_bot(s, "x", BotKind.SAMPLE, "nope"))
-    with pytest.raises(StoreError, match="not host:port"):
+    with pytest.raises(StoreError, match="'nowhere' is not HOST:PORT"):
         db.transaction(lambda s: bots.add_bot(s, "y", BotKind.ENDPOINT, "nowhere"))
     with db.read() as s:
         assert [b.name for b in bots.all_bots(s)] == ["random"]
@@ -66,7 +67,7 @@ def test_a_tournament_schedules_every_match_with_its_seats(db: Database) -> None
         by_job: dict[str, list[int]] = {}
         for match in sorted(all_matches, key=lambda m: m.index):
             by_job.setdefault(match.job_id, []).append(match.index)
-        sizes = tournaments.job_sizes(24, workers=1)
+        sizes = store_jobs.job_sizes(24, workers=1)
         assert sorted(map(len, by_job.values()), reverse=True) == sizes == [12, 6, 3, 1, 1, 1]
         assert all(
             indices == list(range(indices[0], indices[0] + len(indices)))
@@ -79,15 +80,15 @@ def test_a_tournament_schedules_every_match_with_its_seats(db: Database) -> None
 def test_jobs_carry_a_few_matches_and_shrink_towards_the_end_of_the_queue(
     matches_: int, workers: int
 ) -> None:
-    sizes = tournaments.job_sizes(matches_, workers)
+    sizes = store_jobs.job_sizes(matches_, workers)
     assert sum(sizes) == matches_
-    assert all(1 <= size <= tournaments.MAX_BATCH for size in sizes)
+    assert all(1 <= size <= store_jobs.MAX_BATCH for size in sizes)
     assert sizes == sorted(sizes, reverse=True)
     # what is left after any job is enough to keep every worker busy for that long
     for index, size in enumerate(sizes):
         assert size == 1 or sum(sizes[index + 1 :]) >= 2 * workers * size - size
-    if matches_ >= 16 * workers * tournaments.MAX_BATCH:
-        assert sizes[0] == tournaments.MAX_BATCH and sizes[-workers:] == [1] * workers
+    if matches_ >= 16 * workers * store_jobs.MAX_BATCH:
+        assert sizes[0] == store_jobs.MAX_BATCH and sizes[-workers:] == [1] * workers
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select
 
 from arena.platform import Platform
-from arena.settings import Settings
+from arena.platform.settings import Settings
 from arena.store.models import Artifact, BotVersion
 from tests.sandboxing import PLAIN_BOT
 from tests.support.cli import arena, environment
@@ -79,9 +79,8 @@ def test_submit_refuses_bad_input(settings: Settings, tmp_path: Path) -> None:
 def test_uploads_are_refused_where_no_sandbox_can_be_built(
     settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from arena import submission
-    from arena.platform import Platform, PlatformError
-    from arena.sandbox.probe import Availability
+    from arena.platform import Platform, PlatformError, submission
+    from arena.platform.sandbox.probe import Availability
     from arena.store import bots
     from arena.store.models import BotKind
 

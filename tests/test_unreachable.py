@@ -14,9 +14,9 @@ from sqlalchemy import select
 from arena.endpoints import EndpointError, parse_endpoint, reachable
 from arena.engine import Ruleset
 from arena.platform import Platform
+from arena.platform.services import Workers
+from arena.platform.settings import Settings
 from arena.referee import GrpcSeat, LocalSeat, RefereeSettings, play_match
-from arena.services import Workers
-from arena.settings import Settings
 from arena.store import bots, tournaments
 from arena.store.models import Bot, BotKind, BotVersion, Seat
 from dashboard.app import create_app

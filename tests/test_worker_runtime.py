@@ -13,10 +13,10 @@ from sqlalchemy import select
 
 from arena.engine import Ruleset
 from arena.platform import Platform
+from arena.platform.services import Workers
+from arena.platform.settings import Settings
 from arena.referee import RefereeSettings
 from arena.sdk import BELIEVE, CHALLENGE, PASS, Bot, Play, Quartets
-from arena.services import Workers
-from arena.settings import Settings
 from arena.store import bots, tournaments
 from arena.store.models import BotKind, Match, MatchLog
 from tests.support.engine import served

@@ -8,8 +8,9 @@ from sqlalchemy import select, update
 
 from arena.engine import Ruleset
 from arena.platform import Platform
-from arena.services import Workers
-from arena.settings import Settings
+from arena.platform import queue as work_queue
+from arena.platform.services import Workers
+from arena.platform.settings import Settings
 from arena.store import bots, tournaments
 from arena.store.models import (
     BotKind,
@@ -25,7 +26,6 @@ from tests.support.workers import (
     wait_done,
     worker_in_this_process,
 )
-from worker import queue as work_queue
 
 
 def test_four_workers_play_200_matches_once_with_ratings_in_completion_order(

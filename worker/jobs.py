@@ -21,13 +21,13 @@ from functools import lru_cache
 
 from rq import Queue
 
-from arena.settings import Settings
+from arena.platform import queue as work_queue
+from arena.platform.settings import Settings
 from arena.store import ladder, matches
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.models import TournamentFormat
 from arena.store.schema import upgrade
-from worker import queue as work_queue
 from worker.runtime import Runtime, concurrency_from_env, policy_from_env
 
 log = logging.getLogger(__name__)
@@ -107,7 +107,7 @@ def play_matches(match_ids: list[int]) -> str:
 
 def qualify_version(version_id: int) -> str:
     """Play a pending bot version's qualification match and settle it."""
-    from arena.submission import qualify_version as qualify
+    from arena.platform.submission import qualify_version as qualify
 
     result = qualify(database(), settings().data_dir, version_id)
     return f"{result.bot} v{result.version}: {result.status}: {result.reason}"

@@ -21,14 +21,14 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue
 from sqlalchemy import select
 
-from arena.sandbox import availability
-from arena.sandbox.box import sweep_folders
-from arena.sandbox.cgroup import sweep
-from arena.settings import Settings
+from arena.platform import queue as work_queue
+from arena.platform.sandbox import availability
+from arena.platform.sandbox.box import sweep_folders
+from arena.platform.sandbox.cgroup import sweep
+from arena.platform.settings import Settings
 from arena.store import ladder, matches
 from arena.store.models import Tournament, TournamentFormat, TournamentStatus
-from worker import jobs
-from worker import queue as work_queue
+from worker import jobs, rq_classes
 
 log = logging.getLogger(__name__)
 RECONCILE_SECONDS = 5.0
@@ -189,8 +189,8 @@ def _work(redis_url: str, sandbox: str, burst: bool, level: str) -> None:
             delay = first
             if previous is not None:
                 _bury(previous)
-            previous = work_queue.MatchWorker(
-                [work_queue.match_queue(connection)],
+            previous = rq_classes.MatchWorker(
+                [rq_classes.locked_queue(connection)],
                 connection=connection,
                 name=f"arena-{jobs.worker_name()}-{time.monotonic_ns()}",
                 sandbox=sandbox,
@@ -205,7 +205,7 @@ def _work(redis_url: str, sandbox: str, burst: bool, level: str) -> None:
         delay = min(delay * 2, most)
 
 
-def _bury(worker: work_queue.MatchWorker) -> None:
+def _bury(worker: rq_classes.MatchWorker) -> None:
     """Remove a replaced worker's registration and stop its listener (best effort)."""
     with contextlib.suppress(Exception):
         worker.register_death()

@@ -1,5 +1,5 @@
 """Seats for a match from stored bot versions: samples in process, endpoints over gRPC,
-uploaded Python bots each in a fresh sandbox for the match (see arena.sandbox).
+uploaded Python bots each in a fresh sandbox for the match (see arena.platform.sandbox).
 
 A sandbox the platform cannot build raises :class:`SandboxUnavailable` out of here: the
 job gives the match back (an infrastructure failure, played again), never a forfeit."""
@@ -12,15 +12,15 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from arena.engine import Ruleset
-from arena.referee import GrpcSeat, LocalSeat, Seat
-from arena.referee.seats import FailureKind, SeatFailure, SessionPool
-from arena.sandbox import (
+from arena.platform.sandbox import (
     Sandbox,
     SandboxedSeat,
     SandboxError,
     SandboxUnavailable,
     availability,
 )
+from arena.referee import GrpcSeat, LocalSeat, Seat
+from arena.referee.seats import FailureKind, SeatFailure, SessionPool
 from arena.store.matches import SeatPlan
 from sample_bots import SAMPLES
 from worker.warm import SeatLease, WarmSandboxes

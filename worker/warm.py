@@ -7,7 +7,7 @@ matches through the SDK; what the bot keeps in globals is its own business, and 
 ever meets its own matches).
 
 Each seat is charged the CPU its process used while the match waited on it
-(arena.sandbox.meter) and forfeits its match beyond ``match_cpu_seconds``.
+(arena.platform.sandbox.meter) and forfeits its match beyond ``match_cpu_seconds``.
 
 A process is retired (it takes no new seat, and is stopped once its last seat is
 done) when it died or broke a limit, when one of its seats forfeited, when it used
@@ -30,10 +30,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.sandbox import Limits, Sandbox
-from arena.sandbox.box import DEFAULT_LIMITS
-from arena.sandbox.meter import CpuMeter
-from arena.sandbox.seat import MATCH_CPU_SECONDS
+from arena.platform.sandbox import Limits, Sandbox
+from arena.platform.sandbox.box import DEFAULT_LIMITS
+from arena.platform.sandbox.meter import CpuMeter
+from arena.platform.sandbox.seat import MATCH_CPU_SECONDS
 
 log = logging.getLogger(__name__)
 

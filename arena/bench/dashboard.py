@@ -22,8 +22,8 @@ from sqlalchemy import insert, select
 
 from arena import ratings, seeds
 from arena.engine import Ruleset
+from arena.platform.settings import Settings
 from arena.referee import LocalSeat, play_match
-from arena.settings import Settings
 from arena.store import pairs
 from arena.store.models import (
     Bot,

@@ -32,7 +32,7 @@ import grpc
 
 from arena import aio, protocol
 from arena.engine import Action, Observation, Ruleset
-from arena.launcher import BotProcesses, BotSpec, command_for
+from arena.platform.launcher import BotProcesses, BotSpec, command_for
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
 from arena.referee.seats import SessionPool, open_channel
 from arena.v1 import bench_pb2, bench_pb2_grpc, player_pb2_grpc

@@ -39,15 +39,15 @@ from rq import Worker
 from sqlalchemy import bindparam, func, select
 
 from arena.engine import Ruleset
-from arena.launcher import BotProcesses, BotSpec, command_for
 from arena.platform import Platform
-from arena.redis_server import RedisServer
-from arena.services import Workers
-from arena.settings import Settings
+from arena.platform import queue as work_queue
+from arena.platform.launcher import BotProcesses, BotSpec, command_for
+from arena.platform.redis_server import RedisServer
+from arena.platform.services import Workers
+from arena.platform.settings import Settings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
 from arena.store.models import BotKind, Match, Seat, Tournament, TournamentStatus, now
-from worker import queue as work_queue
 from worker.jobs import TIMING_PREFIX
 
 BOTS = 4
@@ -313,7 +313,7 @@ def _finished_at(arena: Platform, tournament_id: int) -> datetime | None:
 
 
 def wait_registered(arena: Platform, count: int, timeout: float = 60.0) -> None:
-    connection = work_queue.connect(arena.settings.redis_url or "")
+    connection = work_queue.connect(arena.platform.settings.redis_url or "")
     deadline = time.monotonic() + timeout
     while len(Worker.all(connection=connection)) < count:
         if time.monotonic() > deadline:

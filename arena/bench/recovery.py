@@ -18,9 +18,9 @@ from sqlalchemy import select
 from arena.bench.pipeline import wait_registered
 from arena.engine import Ruleset
 from arena.platform import Platform
-from arena.redis_server import RedisServer
-from arena.services import Workers
-from arena.settings import Settings
+from arena.platform.redis_server import RedisServer
+from arena.platform.services import Workers
+from arena.platform.settings import Settings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
 from arena.store.models import BotKind, Match, MatchStatus, now

@@ -14,12 +14,12 @@ from arena.cli import console, options
 from arena.cli.rules import ruleset_or_exit
 from arena.endpoints import EndpointError, reachable
 from arena.platform import Platform, PlatformError
+from arena.platform import queue as work_queue
 from arena.referee import RefereeSettings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
 from arena.store.models import BotKind, TournamentFormat
-from worker import queue as work_queue
 
 out = console.stdout()
 err = console.stderr()
@@ -93,7 +93,7 @@ def bot_submit(
 
     With workers running, a worker plays the qualification match; without, it is
     played here."""
-    from arena import submission
+    from arena.platform import submission
 
     if (endpoint is None) == (path is None):
         fail("give exactly one of --endpoint, --path")
@@ -118,7 +118,7 @@ def bot_submit(
 
 
 def _workers_running(arena: Platform) -> bool:
-    if not arena.settings.redis_url:
+    if not arena.platform.settings.redis_url:
         return False
     try:
         return work_queue.workers_listening(arena.queue) > 0
@@ -344,7 +344,7 @@ def print_status(status: dict) -> None:
 def db_upgrade() -> None:
     """Bring the database to the current schema (every command does this too)."""
     arena = platform()
-    out.print(f"database at {arena.settings.database_url} is current")
+    out.print(f"database at {arena.platform.settings.database_url} is current")
 
 
 def worker_command(

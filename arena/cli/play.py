@@ -13,7 +13,7 @@ from rich.table import Table
 from arena import aio, seeds
 from arena.cli import console, options
 from arena.cli.rules import ruleset_or_exit
-from arena.launcher import BotProcesses, BotSpecError, parse_bot
+from arena.platform.launcher import BotProcesses, BotSpecError, parse_bot
 from arena.referee import RefereeSettings, replay
 from arena.series import BotFigures, run_grpc_series
 

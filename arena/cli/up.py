@@ -22,9 +22,9 @@ from arena.cli import console
 from arena.cli.platform import follow, print_status
 from arena.engine import Ruleset
 from arena.platform import Platform
-from arena.redis_server import RedisServer, masked
-from arena.services import Dashboard, Workers
-from arena.settings import Settings, write_running
+from arena.platform.redis_server import RedisServer, masked
+from arena.platform.services import Dashboard, Workers
+from arena.platform.settings import Settings, write_running
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError

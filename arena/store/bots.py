@@ -8,7 +8,8 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena.launcher import BotSpecError, parse_bot
+import sample_bots
+from arena.endpoints import EndpointError, parse_endpoint
 from arena.store import artifacts
 from arena.store.errors import Conflict, Forbidden, NotFound, StoreError
 from arena.store.models import Bot, BotKind, BotVersion
@@ -40,14 +41,17 @@ def parse_target(session: Session, kind: BotKind, target: str) -> str:
             artifacts.fetch(session, artifacts.digest_in(target))  # it exists, intact
             return target
         return artifacts.store(session, Path(target))
-    text = f"sample:{target}" if kind is BotKind.SAMPLE else target
+    if kind is BotKind.SAMPLE:
+        if target not in sample_bots.NAMES:
+            raise StoreError(
+                f"no sample bot {target!r}: expected one of {', '.join(sample_bots.NAMES)}"
+            )
+        return target
     try:
-        spec = parse_bot(text)
-    except BotSpecError as error:
+        parse_endpoint(target)
+    except EndpointError as error:
         raise StoreError(str(error)) from None
-    if spec.kind != kind.value:
-        raise StoreError(f"{target!r} is not a valid {kind.value}")
-    return spec.value
+    return target
 
 
 def add_bot(

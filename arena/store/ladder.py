@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from arena import matchmaking, seeds
 from arena.schedule import assign_seats
 from arena.store.db import Database
+from arena.store.jobs import new_job_id
 from arena.store.models import (
     Entry,
     Match,
@@ -33,7 +34,6 @@ from arena.store.models import (
     TournamentStatus,
     now,
 )
-from arena.store.tournaments import new_job_id
 
 OPEN = (MatchStatus.PENDING, MatchStatus.QUEUED, MatchStatus.RUNNING)
 

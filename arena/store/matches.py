@@ -30,6 +30,7 @@ from arena import ratings
 from arena.engine.match import places
 from arena.store import pairs
 from arena.store.db import Database
+from arena.store.jobs import job_sizes, new_job_id
 from arena.store.models import (
     Bot,
     BotKind,
@@ -45,7 +46,6 @@ from arena.store.models import (
     TournamentStatus,
     now,
 )
-from arena.store.tournaments import job_sizes, new_job_id
 from arena.style import STYLE_FIELDS, style_counts
 
 logger = logging.getLogger(__name__)

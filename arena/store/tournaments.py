@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import asdict
 from typing import Any
 
@@ -12,8 +11,10 @@ from sqlalchemy.orm import Session, joinedload
 from arena import ratings, schedule, seeds
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
+from arena.store import ladder
 from arena.store.bots import active_version, check_name
 from arena.store.errors import Conflict, NotFound, StoreError
+from arena.store.jobs import job_sizes, new_job_id
 from arena.store.models import (
     Bot,
     BotVersion,
@@ -126,22 +127,6 @@ def get(session: Session, name: str) -> Tournament:
 
 #: the most matches one queue job carries (a worker plays a job's matches at once when
 #: their bots are outside it: worker.runtime)
-MAX_BATCH = 16
-
-
-def job_sizes(matches: int, workers: int) -> list[int]:
-    """How many matches each queue job carries, in queue order ("guided" scheduling).
-
-    A job carries up to ``MAX_BATCH`` matches (RQ costs milliseconds per job), and a
-    job never holds more than a ``2 * workers``-th of what is left: the jobs shrink
-    towards the end of the queue, down to single matches, so no worker is still
-    playing a long job while the others have nothing left."""
-    share = 2 * max(1, workers)
-    sizes, remaining = [], matches
-    while remaining:
-        sizes.append(max(1, min(MAX_BATCH, remaining // share)))
-        remaining -= sizes[-1]
-    return sizes
 
 
 def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]]:
@@ -157,9 +142,7 @@ def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]
     tournament.status = TournamentStatus.RUNNING
     tournament.started_at = tournament.started_at or now()
     if tournament.format == TournamentFormat.LADDER:
-        from arena.store.ladder import refill_in
-
-        return refill_in(session, tournament.id)
+        return ladder.refill_in(session, tournament.id)
     pending = list(
         session.scalars(
             select(Match.id)
@@ -182,10 +165,6 @@ def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]
             ],
         )
     return jobs
-
-
-def new_job_id(match_id: int) -> str:
-    return f"arena-match-{match_id}-{uuid.uuid4().hex[:8]}"
 
 
 def progress(session: Session, tournament: Tournament) -> dict[str, int]:

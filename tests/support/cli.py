@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from arena.platform import Platform
-from arena.settings import Settings
+from arena.platform.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 

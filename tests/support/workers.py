@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from arena import ratings
 from arena.engine import Ruleset
 from arena.platform import Platform
-from arena.settings import Settings
+from arena.platform.settings import Settings
 from arena.store import bots, tournaments
 from arena.store.models import (
     BotKind,

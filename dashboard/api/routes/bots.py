@@ -8,9 +8,9 @@ from pathlib import Path
 from fastapi import APIRouter, status
 
 from arena.platform import Platform
+from arena.platform.submission import submit
 from arena.store.errors import Conflict, NotFound, StoreError
 from arena.store.models import BotKind
-from arena.submission import submit
 from dashboard import queries
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
 from dashboard.schemas import BotCreate, BotPublic, SubmissionPublic, VersionCreate

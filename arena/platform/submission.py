@@ -22,15 +22,21 @@ from sqlalchemy import select
 from arena import aio
 from arena.engine import Ruleset
 from arena.platform import Platform, PlatformError
+from arena.platform import queue as work_queue
+from arena.platform.sandbox import (
+    Sandbox,
+    SandboxedSeat,
+    SandboxError,
+    SandboxUnavailable,
+    availability,
+)
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
-from arena.sandbox import Sandbox, SandboxedSeat, SandboxError, SandboxUnavailable, availability
 from arena.store import bots as bot_store
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.errors import NotFound
 from arena.store.models import Bot, BotKind, BotVersion, VersionStatus
 from sample_bots import RandomBot
-from worker import queue as work_queue
 
 QUALIFYING_RULES = Ruleset.parse("classic")
 QUALIFYING = RefereeSettings(deadline=1.0, time_bank=5.0, start_timeout=10.0)

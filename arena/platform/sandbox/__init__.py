@@ -7,11 +7,11 @@ the referee over a Unix socket the platform chose. See ``box`` for the life of o
 sandbox, ``bwrap`` for what the bot sees, ``cgroup`` for the limits.
 """
 
-from arena.sandbox.box import UNSANDBOXED_ENV, Sandbox, scrub, unsandboxed
-from arena.sandbox.errors import SandboxError, SandboxUnavailable
-from arena.sandbox.limits import Limits
-from arena.sandbox.probe import availability
-from arena.sandbox.seat import SandboxedSeat
+from arena.platform.sandbox.box import UNSANDBOXED_ENV, Sandbox, scrub, unsandboxed
+from arena.platform.sandbox.errors import SandboxError, SandboxUnavailable
+from arena.platform.sandbox.limits import Limits
+from arena.platform.sandbox.probe import availability
+from arena.platform.sandbox.seat import SandboxedSeat
 
 __all__ = [
     "UNSANDBOXED_ENV",

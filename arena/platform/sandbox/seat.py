@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable
 
+from arena.platform.sandbox.box import Sandbox
+from arena.platform.sandbox.meter import CpuMeter
 from arena.referee.seats import FailureKind, GrpcSeat, SeatFailure, SessionPool
-from arena.sandbox.box import Sandbox
-from arena.sandbox.meter import CpuMeter
 
 #: CPU seconds an uploaded bot may use in one match (its decisions and its start)
 MATCH_CPU_SECONDS = 30.0

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from arena.settings import Settings
+from arena.platform.settings import Settings
 
 
 def environment(settings: Settings) -> dict[str, str]:

@@ -25,11 +25,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.sandbox import bwrap
-from arena.sandbox.cgroup import Cgroup
-from arena.sandbox.errors import SandboxError, SandboxUnavailable
-from arena.sandbox.limits import Limits
-from arena.sandbox.meter import process_tree_cpu
+from arena.platform.sandbox import bwrap
+from arena.platform.sandbox.cgroup import Cgroup
+from arena.platform.sandbox.errors import SandboxError, SandboxUnavailable
+from arena.platform.sandbox.limits import Limits
+from arena.platform.sandbox.meter import process_tree_cpu
 
 log = logging.getLogger(__name__)
 DEFAULT_LIMITS = Limits()

@@ -10,11 +10,11 @@ from typing import Any
 
 from rq import Queue
 
-from arena.settings import Settings
+from arena.platform import queue as work_queue
+from arena.platform.settings import Settings
 from arena.store import tournaments
 from arena.store.db import Database
 from arena.store.schema import upgrade
-from worker import queue as work_queue
 
 
 class PlatformError(RuntimeError):

