@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import zlib
 from typing import Any
 
 from sqlalchemy import String, cast, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from arena.referee.views import public_view
-from arena.store import pairs
+from arena.store import logs, pairs
 from arena.store import tournaments as tournament_store
 from arena.store.disclosure import Disclosure, disclosure
 from arena.store.errors import NotFound, StoreError
@@ -432,7 +430,7 @@ def match_log(session: Session, match_id: int) -> tuple[dict[str, Any], Disclosu
         raise NotFound(f"match {match_id} has no log (not played yet?)")
     tournament = session.get(Tournament, found.tournament_id)
     assert tournament is not None
-    return json.loads(zlib.decompress(blob)), disclosure(session, found, tournament)
+    return logs.decode(blob), disclosure(session, found, tournament)
 
 
 def public_log(session: Session, match_id: int) -> dict[str, Any]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import zlib
 from datetime import timedelta
 
 import pytest
@@ -14,7 +13,7 @@ from sqlalchemy import func, select, update
 from arena import ratings
 from arena.engine import Ruleset
 from arena.referee import replay
-from arena.store import bots, matches, tournaments
+from arena.store import bots, logs, matches, tournaments
 from arena.store import jobs as store_jobs
 from arena.store.bots import StoreError
 from arena.store.db import Database
@@ -121,7 +120,7 @@ def test_a_match_is_claimed_and_recorded_exactly_once(db: Database) -> None:
     with db.read() as s:
         match = s.get(Match, match_id)
         assert match.status is MatchStatus.DONE and match.completion == 1
-        stored = json.loads(zlib.decompress(s.get(MatchLog, match_id).data))
+        stored = logs.decode(s.get(MatchLog, match_id).data)
         assert stored == json.loads(json.dumps(log)) and replay(stored).ok
         assert s.scalar(select(func.count()).select_from(RatingChange)) == 4
         places = sorted(seat.place for seat in match.seats)
@@ -188,7 +187,7 @@ def _assert_ratings_replay(db: Database) -> None:
         expected = {e.bot_version_id: ratings.new_rating() for e in tournament.entries}
         recorded = select(Match).where(Match.completion.is_not(None)).order_by(Match.completion)
         for match in s.scalars(recorded):
-            log = json.loads(zlib.decompress(s.get(MatchLog, match.id).data))
+            log = logs.decode(s.get(MatchLog, match.id).data)
             versions = [seat.bot_version_id for seat in match.seats]
             rated = ratings.rate([expected[v] for v in versions], log["result"]["ranking"])
             expected.update(zip(versions, rated, strict=True))
@@ -265,13 +264,13 @@ def test_matches_recorded_together_are_recorded_as_one_by_one(db: Database) -> N
     assert [[x.bot_version_id for x in p.seats] for p in one] == [
         [x.bot_version_id for x in p.seats] for p in together
     ]
-    logs = [play(plan) for plan in one]
+    played = [play(plan) for plan in one]
     order = [4, 0, 5, 1, 2, 3]  # completion order differs from the schedule
     for index in order:
-        assert matches.record(db, one[index], logs[index], 1.0)
+        assert matches.record(db, one[index], played[index], 1.0)
     first, rest = order[:2], order[2:]
     for indices in (first, rest):
-        batch = [matches.PlayedMatch(together[i], logs[i], 1.0) for i in indices]
+        batch = [matches.PlayedMatch(together[i], played[i], 1.0) for i in indices]
         assert matches.record_all(db, batch) == [True] * len(indices)
     assert _recorded(db, "together") == _recorded(db, "one")
     assert _recorded(db, "one")["status"] == [TournamentStatus.DONE, 6]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import zlib
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.referee import RefereeSettings
 from arena.sdk import BELIEVE, CHALLENGE, PASS, Bot, Play, Quartets
-from arena.store import bots, tournaments
+from arena.store import bots, logs, tournaments
 from arena.store.models import BotKind, Match, MatchLog
 from tests.support.engine import served
 from tests.support.workers import wait_done
@@ -77,7 +76,7 @@ def play_tournament(settings: Settings, name: str, concurrency: int, monkeypatch
             .where(Match.tournament_id == tournament.id)
             .order_by(Match.index)
         ).all()
-    return [{"log": json.loads(zlib.decompress(data))} for data in rows]
+    return [{"log": logs.decode(data)} for data in rows]
 
 
 def overlaps(matches: list[dict]) -> int:
@@ -245,11 +244,11 @@ def play_against_samples(
         arena.start_tournament("t")
         wait_done(arena, "t")
     with arena.db.read() as s:
-        logs = [
-            json.loads(zlib.decompress(data))
+        played = [
+            logs.decode(data)
             for data in s.scalars(select(MatchLog.data).join(Match, Match.id == MatchLog.match_id))
         ]
-    seats = [(int(log["match_id"]), entry) for log in logs for entry in log["seats"]]
+    seats = [(int(log["match_id"]), entry) for log in played for entry in log["seats"]]
     mine = {match_id: e["forfeit"] for match_id, e in seats if e["name"] == f"{name} v1"}
     return mine, [e for _, e in seats if e["name"] != f"{name} v1"]
 
@@ -308,8 +307,8 @@ def test_processes_stay_warm_across_matches_unless_fresh_ones_are_asked_for(
             wait_done(arena, name)
             with arena.db.read() as s:
                 tournament = tournaments.get(s, name)
-                logs = [
-                    json.loads(zlib.decompress(data))
+                played = [
+                    logs.decode(data)
                     for data in s.scalars(
                         select(MatchLog.data)
                         .join(Match, Match.id == MatchLog.match_id)
@@ -317,7 +316,7 @@ def test_processes_stay_warm_across_matches_unless_fresh_ones_are_asked_for(
                         .order_by(Match.index)
                     )
                 ]
-            hellos[name] = [(e["name"], e["hello"]["name"]) for log in logs for e in log["seats"]]
+            hellos[name] = [(e["name"], e["hello"]["name"]) for log in played for e in log["seats"]]
     warm = {
         name: [hello for who, hello in hellos["warm"] if who == name] for name in ("m1 v1", "m2 v1")
     }

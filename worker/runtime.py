@@ -25,7 +25,7 @@ from arena.engine import Ruleset
 from arena.referee import Referee, RefereeSettings
 from arena.referee.seats import SessionPool
 from arena.store.cache import ArtifactCache
-from arena.store.matches import MatchPlan
+from arena.store.leases import MatchPlan
 from arena.store.models import now
 from worker.seats import warm_seats
 from worker.warm import SeatLease, WarmPolicy, WarmSandboxes

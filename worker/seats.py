@@ -21,7 +21,7 @@ from arena.platform.sandbox import (
 )
 from arena.referee import GrpcSeat, LocalSeat, Seat
 from arena.referee.seats import FailureKind, SeatFailure, SessionPool
-from arena.store.matches import SeatPlan
+from arena.store.leases import SeatPlan
 from sample_bots import SAMPLES
 from worker.warm import SeatLease, WarmSandboxes
 

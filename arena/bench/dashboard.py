@@ -7,13 +7,11 @@ figure is the median over ``repeats`` requests through the ASGI app, rendering i
 
 from __future__ import annotations
 
-import json
 import random
 import statistics
 import tempfile
 import time
 import warnings
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,7 +22,7 @@ from arena import ratings, seeds
 from arena.engine import Ruleset
 from arena.platform.settings import Settings
 from arena.referee import LocalSeat, play_match
-from arena.store import pairs
+from arena.store import logs, pairs
 from arena.store.models import (
     Bot,
     BotKind,
@@ -96,7 +94,7 @@ def _median(client: TestClient, urls: list[str]) -> float:
     return round(statistics.median(samples), 2)
 
 
-def _seed(db, bots: int, matches: int, logs: int) -> list[int]:  # noqa: ANN001
+def _seed(db, bots: int, matches: int, logged_matches: int) -> list[int]:  # noqa: ANN001
     rng = random.Random(0)
     rules = Ruleset.parse("classic")
     with db.engine.begin() as connection:
@@ -212,7 +210,7 @@ def _seed(db, bots: int, matches: int, logs: int) -> list[int]:  # noqa: ANN001
                 connection,
                 [row for table in tables.values() for row in pairs.rows(1, table, [1, 2, 3, 4])],
             )
-        logged = rng.sample(range(1, matches + 1), logs)
+        logged = rng.sample(range(1, matches + 1), logged_matches)
         rows = connection.execute(
             select(Seat.match_id, Seat.bot_version_id).where(Seat.match_id.in_(logged))
         ).all()
@@ -221,7 +219,7 @@ def _seed(db, bots: int, matches: int, logs: int) -> list[int]:  # noqa: ANN001
             log = play_match(
                 rules, [LocalSeat(RandomBot(seed=s), n) for s, n in enumerate(names)], seed=match_id
             )
-            blob = zlib.compress(json.dumps(log).encode(), 1)
+            blob = logs.encode(log)
             connection.execute(
                 insert(MatchLog).values(match_id=match_id, data=blob, size=len(blob))
             )

@@ -25,6 +25,7 @@ from arena.schedule import assign_seats
 from arena.store.db import Database
 from arena.store.jobs import new_job_id
 from arena.store.models import (
+    OPEN_STATUSES,
     Entry,
     Match,
     MatchStatus,
@@ -34,8 +35,6 @@ from arena.store.models import (
     TournamentStatus,
     now,
 )
-
-OPEN = (MatchStatus.PENDING, MatchStatus.QUEUED, MatchStatus.RUNNING)
 
 
 def refill(db: Database, tournament_id: int) -> list[tuple[int, str]]:
@@ -56,7 +55,7 @@ def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
         session.scalar(
             select(func.count())
             .select_from(Match)
-            .where(Match.tournament_id == tournament_id, Match.status.in_(OPEN))
+            .where(Match.tournament_id == tournament_id, Match.status.in_(OPEN_STATUSES))
         )
         or 0
     )
@@ -77,7 +76,7 @@ def _new_match(session: Session, tournament: Tournament) -> Match:
         session.scalars(
             select(Seat.bot_version_id)
             .join(Match, Match.id == Seat.match_id)
-            .where(Match.tournament_id == tournament.id, Match.status.in_(OPEN))
+            .where(Match.tournament_id == tournament.id, Match.status.in_(OPEN_STATUSES))
         )
     )
     last = session.scalar(select(func.max(Match.index)).where(Match.tournament_id == tournament.id))

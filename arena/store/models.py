@@ -77,6 +77,10 @@ class MatchStatus(StrEnum):
     STALE = "stale"  # a seated bot version was replaced: discarded, not rated
 
 
+#: a match in one of these may still be played
+OPEN_STATUSES = (MatchStatus.PENDING, MatchStatus.QUEUED, MatchStatus.RUNNING)
+
+
 class PlayStyle:
     """Play-style counters (arena.style): per seat for a match, summed per entry."""
 

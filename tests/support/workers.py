@@ -3,9 +3,7 @@ match was recorded once and that the ratings equal a sequential replay."""
 
 from __future__ import annotations
 
-import json
 import time
-import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -16,7 +14,7 @@ from arena import ratings
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.settings import Settings
-from arena.store import bots, tournaments
+from arena.store import bots, logs, tournaments
 from arena.store.models import (
     BotKind,
     Entry,
@@ -65,7 +63,7 @@ def assert_ratings_replay(arena: Platform) -> None:
     with arena.db.read() as s:
         expected: dict[int, ratings.Rating] = {}
         for match in s.scalars(select(Match).order_by(Match.completion)):
-            log = json.loads(zlib.decompress(s.get(MatchLog, match.id).data))
+            log = logs.decode(s.get(MatchLog, match.id).data)
             versions = [seat.bot_version_id for seat in match.seats]
             current = [expected.get(v, ratings.new_rating()) for v in versions]
             expected.update(

@@ -1,0 +1,373 @@
+"""Claims and leases: a worker claims a queued match (a random token and a lease it
+renews while it plays), gives it back when the platform failed, and the reconciler
+queues again what a dead worker left. A worker may record a match only while it holds
+the match's current claim (arena.store.results)."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import cache
+from typing import Any
+
+from sqlalchemy import Connection, Row, bindparam, select, update
+from sqlalchemy.orm import Session
+
+from arena.store.db import Database
+from arena.store.jobs import job_sizes, new_job_id
+from arena.store.models import (
+    OPEN_STATUSES,
+    Bot,
+    BotKind,
+    BotVersion,
+    Entry,
+    Match,
+    MatchStatus,
+    Seat,
+    Tournament,
+    TournamentFormat,
+    TournamentStatus,
+    now,
+)
+from arena.store.rating_policy import rate_group_if_closed
+
+logger = logging.getLogger(__name__)
+
+# The hot path (claim, record) runs Core statements compiled once, with bound parameters:
+# building an ORM statement per call costs more than SQLite takes to run it.
+_matches, _seats, _tournaments = Match.__table__, Seat.__table__, Tournament.__table__
+_entries_table, _versions = Entry.__table__, BotVersion.__table__
+
+#: attempts before a match is failed: the first run and 3 retries
+MAX_ATTEMPTS = 4
+
+
+LEASE = timedelta(seconds=15)
+
+
+@dataclass(frozen=True)
+class SeatPlan:
+    bot_version_id: int
+    name: str
+    kind: str
+    target: str
+
+
+@dataclass(frozen=True)
+class MatchPlan:
+    match_id: int
+    tournament_id: int
+    claim: str
+    rules: dict[str, Any]
+    seed: str
+    settings: dict[str, Any]
+    seats: list[SeatPlan]
+    format: str = TournamentFormat.ROUND_ROBIN
+    #: duplicate tournaments: the deal group (rated once, when all its rotations are over)
+    deal_group: int | None = None
+    #: the tournament asks for a new process per match for each uploaded bot
+    fresh_processes: bool = False
+
+
+_CLAIM = (
+    _matches.update()
+    .where(
+        _matches.c.id.in_(bindparam("matches", expanding=True)),
+        _matches.c.status == MatchStatus.QUEUED,
+    )
+    .values(
+        status=MatchStatus.RUNNING,
+        claim=bindparam("token"),
+        worker=bindparam("worker"),
+        attempts=_matches.c.attempts + 1,
+        lease_until=bindparam("lease_until"),
+        started_at=bindparam("started_at"),
+    )
+    .returning(_matches.c.id)
+)
+
+
+_PLAN = (
+    select(
+        _matches.c.id.label("match_id"),
+        _matches.c.seed,
+        _tournaments.c.id,
+        _tournaments.c.rules,
+        _tournaments.c.settings,
+        _tournaments.c.format,
+        _matches.c.deal_group,
+        _tournaments.c.fresh_processes,
+    )
+    .join(_tournaments, _tournaments.c.id == _matches.c.tournament_id)
+    .where(_matches.c.id.in_(bindparam("matches", expanding=True)))
+)
+
+
+_PLAN_SEATS = (
+    select(
+        _seats.c.match_id,
+        _seats.c.bot_version_id,
+        Bot.__table__.c.name,
+        _versions.c.number,
+        _versions.c.kind,
+        _versions.c.target,
+        _versions.c.active,
+    )
+    .join(_versions, _versions.c.id == _seats.c.bot_version_id)
+    .join(Bot.__table__, Bot.__table__.c.id == _versions.c.bot_id)
+    .where(_seats.c.match_id.in_(bindparam("matches", expanding=True)))
+    .order_by(_seats.c.match_id, _seats.c.seat)
+)
+
+
+_RENEW = (
+    _matches.update()
+    .where(
+        _matches.c.id.in_(bindparam("matches", expanding=True)),
+        _matches.c.claim == bindparam("token"),
+        _matches.c.status == MatchStatus.RUNNING,
+    )
+    .values(lease_until=bindparam("lease_until"))
+)
+
+
+_WAITING = select(_matches.c.id, _matches.c.job_id).where(
+    _matches.c.status == MatchStatus.QUEUED, _matches.c.queued_at < bindparam("before")
+)
+
+
+def claim(db: Database, match_id: int, worker: str, lease: timedelta = LEASE) -> MatchPlan | None:
+    """Take a queued match; ``None`` if it is not queued (done, failed, or someone has it)."""
+    plans = claim_all(db, [match_id], worker, lease)
+    return plans[0] if plans else None
+
+
+def claim_all(
+    db: Database, match_ids: list[int], worker: str, lease: timedelta = LEASE
+) -> list[MatchPlan]:
+    """Take those of ``match_ids`` that are still queued, under one claim token, in order.
+
+    One conditional UPDATE holds the write lock; the plans are read afterwards. A match
+    whose bots changed since it was scheduled is marked stale instead of returned."""
+    token = secrets.token_hex(16)
+    moment = now()
+    taken = set(
+        db.transaction(
+            lambda session: (
+                session.connection()
+                .execute(
+                    _CLAIM,
+                    {
+                        "matches": match_ids,
+                        "token": token,
+                        "worker": worker,
+                        "lease_until": moment + lease,
+                        "started_at": moment,
+                    },
+                )
+                .scalars()
+                .all()
+            )
+        )
+    )
+    ordered = [m for m in match_ids if m in taken]
+    if not ordered:
+        return []
+    with db.read_core() as connection:
+        rows = {row.match_id: row for row in connection.execute(_PLAN, {"matches": ordered})}
+        seat_rows: dict[int, list] = {}
+        for row in connection.execute(_PLAN_SEATS, {"matches": ordered}):
+            seat_rows.setdefault(row.match_id, []).append(row)
+    plans = []
+    for match_id in ordered:
+        plan = _plan(db, rows[match_id], seat_rows[match_id], token)
+        if plan is not None:
+            plans.append(plan)
+    return plans
+
+
+def _plan(db: Database, row: Row, seat_rows: list[Row], token: str) -> MatchPlan | None:
+    """The match's plan, or None after marking it stale (a seated bot was replaced)."""
+    retired = [f"{r.name} v{r.number}" for r in seat_rows if not r.active]
+    if retired:
+        db.transaction(lambda session: mark_stale(session, row.match_id, token, retired))
+        return None
+    seats = [
+        SeatPlan(r.bot_version_id, f"{r.name} v{r.number}", BotKind(r.kind).value, r.target)
+        for r in seat_rows
+    ]
+    return MatchPlan(
+        row.match_id,
+        row.id,
+        token,
+        row.rules,
+        row.seed,
+        row.settings,
+        seats,
+        row.format,
+        row.deal_group,
+        row.fresh_processes,
+    )
+
+
+def mark_stale(session: Session, match_id: int, token: str, retired: list[str]) -> bool:
+    """Discard a match whose bots changed since it was scheduled (it is not rated)."""
+    changed = session.execute(
+        update(Match)
+        .where(Match.id == match_id, Match.claim == token, Match.status == MatchStatus.RUNNING)
+        .values(
+            status=MatchStatus.STALE,
+            claim=None,
+            lease_until=None,
+            finished_at=now(),
+            error=f"stale: replaced since scheduled: {', '.join(retired)}",
+        )
+    ).rowcount
+    if changed:
+        tournament_id, group = session.execute(
+            select(Match.tournament_id, Match.deal_group).where(Match.id == match_id)
+        ).one()
+        rate_group_if_closed(session.connection(), tournament_id, group, match_id)
+        finish_if_complete(session.connection(), tournament_id)
+    return bool(changed)
+
+
+def renew(db: Database, match_ids: list[int], token: str, lease: timedelta = LEASE) -> int:
+    """Extend the leases of the claimed matches still running; how many were extended."""
+    return db.transaction(
+        lambda session: (
+            session.connection()
+            .execute(_RENEW, {"matches": match_ids, "token": token, "lease_until": now() + lease})
+            .rowcount
+        )
+    )
+
+
+def give_back(db: Database, plan: MatchPlan, error: str) -> tuple[MatchStatus, str | None]:
+    """After an infrastructure failure: queue the match again (a new job id), or fail it
+    when its attempts are spent. Returns the new status and the job id to enqueue."""
+
+    def work(session: Session) -> tuple[MatchStatus, str | None]:
+        match = session.scalar(select(Match).where(Match.id == plan.match_id).with_for_update())
+        if match.status is not MatchStatus.RUNNING or match.claim != plan.claim:
+            return match.status, None
+        return _retry_or_fail(session, match, error)
+
+    return db.transaction(work)
+
+
+def _retry_or_fail(session: Session, match: Match, error: str) -> tuple[MatchStatus, str | None]:
+    match.claim, match.lease_until, match.worker = None, None, None
+    match.error = error
+    if match.attempts >= MAX_ATTEMPTS:
+        match.status = MatchStatus.FAILED
+        match.finished_at = now()
+        session.flush()
+        rate_group_if_closed(session.connection(), match.tournament_id, match.deal_group, match.id)
+        finish_if_complete(session.connection(), match.tournament_id)
+        return MatchStatus.FAILED, None
+    match.status = MatchStatus.QUEUED
+    match.job_id = new_job_id(match.id)
+    match.queued_at = now()
+    return MatchStatus.QUEUED, match.job_id
+
+
+@dataclass
+class Repairs:
+    requeued: list[tuple[int, str]]
+    failed: list[int]
+    resent: list[tuple[int, str]]
+
+
+def reconcile(
+    db: Database,
+    job_pending: Callable[[str], bool],
+    lost_after: timedelta = timedelta(seconds=10),
+    workers: int = 1,
+) -> Repairs:
+    """Repair what a lost worker or a lost queue left behind (the database is the truth):
+
+    - a running match whose lease expired (its worker died): queued again, or failed
+      once its attempts are spent;
+    - a queued match whose job will not play it (gone from Redis, ended, or abandoned:
+      ``job_pending`` says): sent again.
+    Redis is asked before the write lock is taken (once per job: a job carries several
+    matches); the write re-sends only matches still queued under the job it asked about.
+    What goes out again travels in jobs of the usual sizes for ``workers`` workers (after
+    Redis lost everything, thousands of single-match jobs would slow the rest of the
+    run). Returns what to enqueue; enqueue it after this commits.
+    """
+    with db.read_core() as connection:
+        waiting = connection.execute(_WAITING, {"before": now() - lost_after}).all()
+    pending = cache(job_pending)
+    lost = {match_id: job for match_id, job in waiting if job is None or not pending(job)}
+
+    def work(session: Session) -> Repairs:
+        failed, expired, resent = [], [], []
+        moment = now()
+        for match in session.scalars(
+            select(Match)
+            .where(Match.status == MatchStatus.RUNNING, Match.lease_until < moment)
+            .with_for_update(skip_locked=True)
+        ):
+            status, _ = _retry_or_fail(
+                session, match, f"the worker playing it was lost (attempt {match.attempts})"
+            )
+            (expired if status is MatchStatus.QUEUED else failed).append(match)
+        for match in session.scalars(
+            select(Match)
+            .where(Match.id.in_(list(lost)), Match.status == MatchStatus.QUEUED)
+            .with_for_update(skip_locked=True)
+        ):
+            if match.job_id == lost[match.id]:  # else re-sent meanwhile
+                resent.append(match)
+        return Repairs(
+            requeued=_in_jobs(expired, workers, moment),
+            failed=[match.id for match in failed],
+            resent=_in_jobs(resent, workers, moment),
+        )
+
+    return db.transaction(work)
+
+
+def _in_jobs(queued: list[Match], workers: int, moment: datetime) -> list[tuple[int, str]]:
+    """Give queued matches new job ids, a job per batch of the usual size (a tournament's
+    matches in their order); the ``(match id, job id)`` pairs to enqueue."""
+    by_tournament: dict[int, list[Match]] = {}
+    for match in sorted(queued, key=lambda m: (m.tournament_id, m.index)):
+        by_tournament.setdefault(match.tournament_id, []).append(match)
+    jobs = []
+    for matches in by_tournament.values():
+        rest = iter(matches)
+        for size in job_sizes(len(matches), workers):
+            batch = [next(rest) for _ in range(size)]
+            job_id = new_job_id(batch[0].id)
+            for match in batch:
+                match.job_id, match.queued_at = job_id, moment
+                jobs.append((match.id, job_id))
+    return jobs
+
+
+_FINISH = (
+    _tournaments.update()
+    .where(
+        _tournaments.c.id == bindparam("tournament"),
+        _tournaments.c.format != TournamentFormat.LADDER,  # a ladder ends when it is stopped
+        _tournaments.c.status == TournamentStatus.RUNNING,
+        ~select(_matches.c.id)
+        .where(
+            _matches.c.tournament_id == bindparam("tournament"),
+            _matches.c.status.in_(OPEN_STATUSES),
+        )
+        .exists(),
+    )
+    .values(status=TournamentStatus.DONE, finished_at=bindparam("finished_at"))
+)
+
+
+def finish_if_complete(connection: Connection, tournament_id: int) -> None:
+    """Mark a running tournament done once none of its matches is still open."""
+    connection.execute(_FINISH, {"tournament": tournament_id, "finished_at": now()})

@@ -1,0 +1,387 @@
+"""Recording results exactly once: a batch of played matches is written in one
+transaction (results, logs, running totals, head-to-head, ratings, completion
+numbers) only for the matches whose claim the worker still holds and whose bots were
+not replaced meanwhile; the rest is discarded.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, func, select
+from sqlalchemy.orm import Session
+
+from arena import ratings
+from arena.engine.match import places
+from arena.store import logs, pairs
+from arena.store.db import Database
+from arena.store.leases import MatchPlan, finish_if_complete, mark_stale
+from arena.store.models import (
+    BotVersion,
+    Entry,
+    Match,
+    MatchLog,
+    MatchStatus,
+    Seat,
+    Tournament,
+    now,
+)
+from arena.store.rating_policy import (
+    COMPLETED,
+    ENTRIES,
+    ENTRY,
+    ENTRY_RATING,
+    RATE_AGAIN,
+    RATING_CHANGE,
+    SNAPSHOT,
+    Ratings,
+    rate_group_if_closed,
+    rate_in_turn,
+    ratings_of,
+)
+from arena.style import STYLE_FIELDS, style_counts
+
+logger = logging.getLogger(__name__)
+
+#: attempts before a match is failed: the first run and 3 retries
+#: times a batch is rated again from a newer snapshot before it is written (TrueSkill
+#: takes about a millisecond per match: better outside the write lock than under it)
+
+
+# ------------------------------------------------------------------ statements built once
+# The hot path (claim, record) runs Core statements compiled once, with bound parameters:
+# building an ORM statement per call costs more than SQLite takes to run it.
+
+_matches, _seats, _tournaments = Match.__table__, Seat.__table__, Tournament.__table__
+_entries_table, _versions = Entry.__table__, BotVersion.__table__
+
+_RETIRED = select(_versions.c.id).where(
+    _versions.c.id.in_(bindparam("versions", expanding=True)), _versions.c.active.is_(False)
+)
+_SEATS_RETIRED = (
+    select(_seats.c.match_id)
+    .join(_versions, _versions.c.id == _seats.c.bot_version_id)
+    .where(_seats.c.match_id == _matches.c.id, _versions.c.active.is_(False))
+)
+#: the played matches still ours to record: running, under our claim (compared by the
+#: caller), no seated bot replaced meanwhile; locked on PostgreSQL
+_RECORDABLE = (
+    select(_matches.c.id, _matches.c.claim)
+    .where(
+        _matches.c.id.in_(bindparam("matches", expanding=True)),
+        _matches.c.status == MatchStatus.RUNNING,
+        ~_SEATS_RETIRED.exists(),
+    )
+    .with_for_update(of=_matches)
+)
+_DONE = (
+    _matches.update()
+    .where(_matches.c.id == bindparam("match"))
+    .values(
+        status=MatchStatus.DONE,
+        claim=None,
+        lease_until=None,
+        finished_at=bindparam("finished_at"),
+        referee_ms=bindparam("referee_ms"),
+        error=None,
+        completion=bindparam("completion"),
+        # a claimed match may wait for others of its job: keep when it really started
+        started_at=func.coalesce(
+            bindparam("started_at", type_=_matches.c.started_at.type), _matches.c.started_at
+        ),
+    )
+)
+_COUNT = (
+    _tournaments.update()
+    .where(_tournaments.c.id == bindparam("tournament"))
+    .values(completed=_tournaments.c.completed + bindparam("recorded"))
+    .returning(_tournaments.c.completed)
+)
+_SEAT_RESULTS = _seats.update().where(
+    _seats.c.match_id == bindparam("match"), _seats.c.seat == bindparam("number")
+)
+_LOG = MatchLog.__table__.insert()
+
+
+@dataclass(frozen=True)
+class PlayedMatch:
+    """A match played under its claim, waiting to be recorded."""
+
+    plan: MatchPlan
+    log: dict[str, Any]
+    referee_ms: float
+    started_at: datetime | None = None
+    #: by seat: what an uploaded bot printed during the match (Seat.output)
+    outputs: dict[int, str] = field(default_factory=dict)
+
+
+def record(
+    db: Database,
+    plan: MatchPlan,
+    log: dict[str, Any],
+    referee_ms: float,
+    started_at: datetime | None = None,
+) -> bool:
+    """Store one played match once: see ``record_all``."""
+    return record_all(db, [PlayedMatch(plan, log, referee_ms, started_at)])[0]
+
+
+def record_all(db: Database, played: list[PlayedMatch]) -> list[bool]:
+    """Store the results, logs and new ratings of played matches, each once, in one
+    transaction; for each, whether it was recorded (False: its claim was lost, or a
+    seated bot was replaced meanwhile and the match is now stale).
+
+    A worker records a job's matches together: the write lock, the transaction and a
+    tournament's bookkeeping are paid once, not per match. Everything is prepared
+    before the lock is taken, ratings included (from a snapshot); the write applies them
+    only if no other result was recorded since (the tournament's completion counter),
+    and otherwise rates again under the lock. Either way in completion order, once.
+    """
+    results = [Result(match) for match in played]
+    by_tournament: dict[int, list[Result]] = {}
+    for result in results:
+        by_tournament.setdefault(result.plan.tournament_id, []).append(result)
+    batches = [_Batch(db, group) for group in by_tournament.values()]
+    for _ in range(RATE_AGAIN):  # rate again outside the lock while another result landed
+        stale = [batch for batch in batches if not batch.up_to_date(db)]
+        if not stale:
+            break
+        for batch in stale:
+            batch.prepare(db)
+    recorded = db.transaction(
+        lambda session: {
+            match_id for batch in batches for match_id in batch.write(session.connection())
+        }
+    )
+    for result in results:
+        if result.plan.match_id not in recorded:
+            _discard_if_replaced_or_log(db, result.plan)
+    return [result.plan.match_id in recorded for result in results]
+
+
+def _discard_if_replaced_or_log(db: Database, plan: MatchPlan) -> None:
+    """Best effort: if this fails, the match's lease runs out, the reconciler queues it
+    again, and the next claim finds the replaced bot and discards it then."""
+    try:
+        db.transaction(partial(_discard_if_replaced, plan=plan))
+    except Exception:
+        logger.exception("match %s: cannot check whether it went stale", plan.match_id)
+
+
+def _discard_if_replaced(session: Session, plan: MatchPlan) -> bool:
+    """A result that could not be recorded: if a seated bot was replaced while the match
+    was played, the match is stale (discarded, not rated)."""
+    versions = [seat.bot_version_id for seat in plan.seats]
+    retired = set(session.connection().execute(_RETIRED, {"versions": versions}).scalars())
+    names = [seat.name for seat in plan.seats if seat.bot_version_id in retired]
+    return bool(names) and mark_stale(session, plan.match_id, plan.claim, names)
+
+
+def _entry_totals():  # noqa: ANN202 - a Core UPDATE with increments, built once
+    entries = Entry.__table__
+    increments = {
+        name: entries.c[name] + bindparam(f"d_{name}")
+        for name in ("strikes", "illegal", "decisions", *STYLE_FIELDS)
+    }
+    return (
+        entries.update()
+        .where(*ENTRY)
+        .values(
+            games=entries.c.games + 1,
+            place_sum=entries.c.place_sum + bindparam("d_place"),
+            wins=entries.c.wins + bindparam("d_win"),
+            forfeits=entries.c.forfeits + bindparam("d_forfeit"),
+            **increments,
+        )
+    )
+
+
+_ENTRY_TOTALS = _entry_totals()
+
+
+class Result:
+    """A played match, ready to be written: its seats' rows and what they add to the
+    running totals."""
+
+    def __init__(self, played: PlayedMatch) -> None:
+        self.plan, self.referee_ms, self.started_at = (
+            played.plan,
+            played.referee_ms,
+            played.started_at,
+        )
+        outputs = played.outputs
+        log = played.log
+        self.blob = logs.encode(log)
+        self.ranking = [tuple(group) for group in log["result"]["ranking"]]
+        place_of = {seat: place for place, group in places(tuple(self.ranking)) for seat in group}
+        styles = style_counts(log)
+        self.versions = [seat.bot_version_id for seat in self.plan.seats]
+        self.seats = []
+        for index, entry in enumerate(log["seats"]):
+            forfeit = entry["forfeit"]
+            self.seats.append(
+                {
+                    "match": self.plan.match_id,
+                    "number": index,
+                    "place": place_of[index],
+                    "forfeit": forfeit is not None,
+                    "forfeit_kind": forfeit["kind"] if forfeit else None,
+                    "forfeit_reason": forfeit["detail"] if forfeit else None,
+                    "output": outputs.get(index),
+                    "strikes": entry["strikes"],
+                    "illegal": entry["illegal"],
+                    "decisions": entry["decisions"],
+                    "latency_mean_ms": entry["latency_ms"]["mean"],
+                    "latency_p99_ms": entry["latency_ms"]["p99"],
+                    **styles[index],
+                }
+            )
+
+    def pairs(self) -> list[dict[str, int]]:
+        """What the match adds to the head-to-head totals."""
+        return pairs.rows(
+            self.plan.tournament_id, self.versions, [row["place"] for row in self.seats]
+        )
+
+    def totals(self) -> list[dict[str, int]]:
+        """What each seat adds to its entry's running totals."""
+        return [
+            {
+                "tournament": self.plan.tournament_id,
+                "version": version,
+                "d_place": row["place"],
+                "d_win": int(row["place"] == 1),
+                "d_forfeit": int(row["forfeit"]),
+                "d_strikes": row["strikes"],
+                "d_illegal": row["illegal"],
+                "d_decisions": row["decisions"],
+                **{f"d_{name}": row[name] for name in STYLE_FIELDS},
+            }
+            for version, row in zip(self.versions, self.seats, strict=True)
+        ]
+
+
+class _Batch:
+    """One tournament's played matches, recorded together in completion order."""
+
+    def __init__(self, db: Database, results: list[Result]) -> None:
+        self.results = results
+        self.tournament_id = results[0].plan.tournament_id
+        self.versions = sorted({v for result in results for v in result.versions})
+        #: duplicate deals are rated by group, under the lock
+        self.grouped = results[0].plan.deal_group is not None
+        self.seen: int | None = None
+        self.steps: list[list[ratings.Rating]] | None = None
+        if not self.grouped:
+            self.prepare(db)
+
+    def prepare(self, db: Database) -> None:
+        """Rate the results from a snapshot of the entries (outside the write lock)."""
+        with db.read_core() as connection:
+            rows = connection.execute(SNAPSHOT, self._entries_of()).all()
+        self.seen = rows[0].completed
+        self.steps = rate_in_turn(ratings_of(rows), self.results)
+
+    def up_to_date(self, db: Database) -> bool:
+        """Whether no result was recorded since the snapshot (one row read)."""
+        if self.grouped:
+            return True
+        with db.read_core() as connection:
+            completed = connection.execute(COMPLETED, {"tournament": self.tournament_id})
+            return completed.scalar() == self.seen
+
+    def _entries_of(self) -> dict[str, Any]:
+        return {"tournament": self.tournament_id, "versions": self.versions}
+
+    def write(self, connection: Connection) -> list[int]:
+        """Record the results still ours; their match ids."""
+        ids = [result.plan.match_id for result in self.results]
+        claims = dict(connection.execute(_RECORDABLE, {"matches": ids}).all())
+        mine = [r for r in self.results if claims.get(r.plan.match_id) == r.plan.claim]
+        if not mine:
+            return []
+        # on PostgreSQL this locks the tournament row: concurrent results take their
+        # completion numbers, and apply their ratings, one batch at a time
+        last = connection.execute(
+            _COUNT, {"tournament": self.tournament_id, "recorded": len(mine)}
+        ).scalar()
+        first = last - len(mine) + 1
+        moment = now()
+        connection.execute(
+            _DONE,
+            [
+                {
+                    "match": result.plan.match_id,
+                    "finished_at": moment,
+                    "referee_ms": result.referee_ms,
+                    "completion": first + index,
+                    "started_at": result.started_at,
+                }
+                for index, result in enumerate(mine)
+            ],
+        )
+        connection.execute(_SEAT_RESULTS, [row for result in mine for row in result.seats])
+        connection.execute(
+            _LOG,
+            [{"match_id": r.plan.match_id, "data": r.blob, "size": len(r.blob)} for r in mine],
+        )
+        connection.execute(_ENTRY_TOTALS, [row for result in mine for row in result.totals()])
+        pairs.add(connection, [row for result in mine for row in result.pairs()])
+        if self.grouped:
+            self._rate_closed_groups(connection, mine, first)
+        else:
+            self._rate(connection, mine, first)
+        finish_if_complete(connection, self.tournament_id)
+        return [result.plan.match_id for result in mine]
+
+    def _rate(self, connection: Connection, mine: list[Result], first: int) -> None:
+        steps = self.steps
+        if steps is None or self.seen != first - 1 or len(mine) < len(self.results):
+            # another result was recorded since the snapshot (or one of ours was lost)
+            current = ratings_of(connection.execute(ENTRIES, self._entries_of()))
+            steps = rate_in_turn(current, mine)
+        final: Ratings = {}
+        for result, rated in zip(mine, steps, strict=True):
+            final.update(zip(result.versions, rated, strict=True))
+        connection.execute(
+            ENTRY_RATING,
+            [
+                {
+                    "tournament": self.tournament_id,
+                    "version": v,
+                    "new_mu": r.mu,
+                    "new_sigma": r.sigma,
+                }
+                for v, r in final.items()
+            ],
+        )
+        connection.execute(
+            RATING_CHANGE,
+            [
+                {
+                    "tournament_id": self.tournament_id,
+                    "bot_version_id": version,
+                    "match_id": result.plan.match_id,
+                    "completion": first + index,
+                    "mu": r.mu,
+                    "sigma": r.sigma,
+                }
+                for index, (result, rated) in enumerate(zip(mine, steps, strict=True))
+                for version, r in zip(result.versions, rated, strict=True)
+            ],
+        )
+
+    def _rate_closed_groups(self, connection: Connection, mine: list[Result], first: int) -> None:
+        """Rate each deal group these results closed, once, in the order they closed it."""
+        closing: dict[int, tuple[int, int]] = {}  # group: its last match here, completion
+        for index, result in enumerate(mine):
+            group = result.plan.deal_group
+            assert group is not None
+            closing.pop(group, None)  # re-inserted: the dict keeps the closing order
+            closing[group] = (result.plan.match_id, first + index)
+        for group, (match_id, completion) in closing.items():
+            rate_group_if_closed(connection, self.tournament_id, group, match_id, completion)
