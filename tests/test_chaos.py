@@ -24,13 +24,13 @@ from arena.platform.redis_server import RedisServer
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.store.models import Match, MatchStatus
+from arena.timing import RECOVERY_BOUND_SECONDS
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.workers import (
     assert_ratings_replay,
     assert_recorded_exactly_once,
     setup_tournament,
 )
-from worker.runner import RECOVERY_BOUND_SECONDS
 
 MATCHES = 400
 WORKERS = 3

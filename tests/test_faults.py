@@ -18,6 +18,7 @@ from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.store import jobs as store_jobs
 from arena.store.models import Match, MatchStatus
+from arena.timing import RECOVERY_BOUND_SECONDS
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.workers import (
     assert_ratings_replay,
@@ -25,7 +26,6 @@ from tests.support.workers import (
     setup_tournament,
     wait_done,
 )
-from worker.runner import RECOVERY_BOUND_SECONDS
 
 
 def running_match(arena: Platform, timeout: float = 30.0) -> Match:

@@ -32,6 +32,7 @@ from arena.store import bots, matches, tournaments
 from arena.store import jobs as store_jobs
 from arena.store.db import Database
 from arena.store.models import BotKind, Match, MatchStatus, now
+from arena.timing import RECOVERY_BOUND_SECONDS
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.store import make_tournament
 from tests.support.workers import (
@@ -40,7 +41,6 @@ from tests.support.workers import (
     setup_tournament,
     wait_done,
 )
-from worker.runner import RECOVERY_BOUND_SECONDS
 
 
 def _rq_time(moment: datetime) -> str:

@@ -28,10 +28,10 @@ from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.models import TournamentFormat
 from arena.store.schema import upgrade
+from arena.timing import FLUSH_SECONDS, HEARTBEAT_SECONDS
 from worker.runtime import Runtime, concurrency_from_env, policy_from_env
 
 log = logging.getLogger(__name__)
-HEARTBEAT_SECONDS = 5
 
 
 @lru_cache(maxsize=1)
@@ -75,8 +75,6 @@ def worker_name() -> str:
 
 #: the start of a job's timing line in the worker's log
 TIMING_PREFIX = "job timing:"
-#: played results wait at most this long to be recorded with the job's next ones
-FLUSH_SECONDS = 1.0
 
 
 def play_matches(match_ids: list[int]) -> str:

@@ -28,21 +28,15 @@ from arena.platform.sandbox.cgroup import sweep
 from arena.platform.settings import Settings
 from arena.store import ladder, matches
 from arena.store.models import Tournament, TournamentFormat, TournamentStatus
+from arena.timing import (
+    LOST_AFTER,
+    RECONCILE_SECONDS,
+    RECONNECT_SECONDS,
+    RESTART_CHECK_SECONDS,
+)
 from worker import jobs, rq_classes
 
 log = logging.getLogger(__name__)
-RECONCILE_SECONDS = 5.0
-#: any match whose worker dies is playing again within this many seconds (while another
-#: worker runs): a lease lapses in 15 s (matches.LEASE), a job started but not claimed is
-#: abandoned after 15 s (queue.STRANDED_SECONDS), and a reconciler looks every 5 s
-RECOVERY_BOUND_SECONDS = 30.0
-
-
-#: a queued match is re-sent only once it has waited this long (its job may be on its
-#: way to Redis), except just after Redis restarted: every job was lost then
-LOST_AFTER = timedelta(seconds=10)
-#: how often a reconciler asks Redis whether it restarted (its ``run_id`` changes)
-RESTART_CHECK_SECONDS = 0.5
 
 
 def reconcile_once(
@@ -169,10 +163,6 @@ def run(burst: bool = False, reconcile: bool = True) -> None:
         if reconciler is not None:
             reconciler.stopped.set()
         jobs.reset()  # stops the warm sandboxes and closes the streams to bots
-
-
-#: seconds between attempts to reach Redis (reset once it answers)
-RECONNECT_SECONDS = (0.5, 5.0)
 
 
 def _work(redis_url: str, sandbox: str, burst: bool, level: str) -> None:

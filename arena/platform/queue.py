@@ -21,23 +21,13 @@ from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
+from arena.timing import FAILURE_TTL, JOB_TIMEOUT, STRANDED_SECONDS
+
 log = logging.getLogger(__name__)
 
 QUEUE_NAME = "arena-matches"
 JOB_FUNCTION = "worker.jobs.play_matches"
 QUALIFY_FUNCTION = "worker.jobs.qualify_version"
-#: RQ kills a job that runs longer than this per match (a match's own deadlines end it
-#: far sooner; a worker plays a job's matches at once). The reconciler never waits on
-#: it: the database says which matches are played (see :class:`JobWatch`). Finished
-#: jobs are kept 10 minutes for ``rq info``, failed ones a day; the database holds the
-#: results and the reasons.
-JOB_TIMEOUT = 600
-FAILURE_TTL = 24 * 3600
-#: a worker claims a job's matches as soon as it starts the job: a job started this
-#: long ago whose matches are still queued was abandoned (its worker died or hangs
-#: before the claim), and a job taken off the queue but not started for this long was
-#: dropped by a worker that died in between
-STRANDED_SECONDS = 15.0
 #: the most match ids one job may carry (a larger job is refused as foreign)
 MAX_JOB_MATCHES = 64
 

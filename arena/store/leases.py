@@ -33,6 +33,7 @@ from arena.store.models import (
     now,
 )
 from arena.store.rating_policy import rate_group_if_closed
+from arena.timing import LEASE
 
 logger = logging.getLogger(__name__)
 
@@ -43,9 +44,6 @@ _entries_table, _versions = Entry.__table__, BotVersion.__table__
 
 #: attempts before a match is failed: the first run and 3 retries
 MAX_ATTEMPTS = 4
-
-
-LEASE = timedelta(seconds=15)
 
 
 @dataclass(frozen=True)
