@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from arena.engine.deal import Deal
-from arena.engine.events import Illegal, PickedUp
+from arena.engine.events import EndReason, Illegal, PickedUp
 from arena.engine.game import Game
 from arena.engine.match import Match, places
 from arena.engine.rules import Ruleset
@@ -55,7 +55,7 @@ class SeriesSummary:
     def add_deal(self, deal: Deal) -> None:
         self.deals += 1
         self.decisions += deal.turns
-        self.max_turn_stops += deal.end_reason == "max_turns"
+        self.max_turn_stops += deal.end_reason is EndReason.MAX_TURNS
         for event in deal.events:
             if isinstance(event, PickedUp):
                 self.pickups[event.seat] += 1

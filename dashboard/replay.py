@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.engine import Game, Ruleset, action_from_dict
-from arena.engine.events import event_from_dict
+from arena.engine.events import CallKind, event_from_dict
 from arena.engine.match import Match
 
 
@@ -162,7 +162,7 @@ def _call(events: list[Any]) -> dict[str, Any] | None:
         return None
     revealed = next((e for e in events if e.kind == "revealed"), None)
     truthful = revealed.truthful if revealed is not None else None
-    right = truthful is not None and (truthful == (called.call != "challenge"))
+    right = truthful is not None and (truthful == (called.call is not CallKind.CHALLENGE))
     return {"seat": called.seat, "call": called.call, "author": called.author, "right": right}
 
 
@@ -175,7 +175,7 @@ def describe(event: Any, names: list[str]) -> str:
     if kind == "played":
         return f"{who} places {event.placed} claiming {event.count} x {event.rank}"
     if kind == "called":
-        verb = "does not believe" if event.call == "challenge" else "believes"
+        verb = "does not believe" if event.call is CallKind.CHALLENGE else "believes"
         return f"{who} {verb} {names[event.author]}"
     if kind == "revealed":
         truth = "true" if event.truthful else "a bluff"

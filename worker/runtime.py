@@ -26,7 +26,7 @@ from arena.referee import Referee, RefereeSettings
 from arena.referee.seats import SessionPool
 from arena.store.cache import ArtifactCache
 from arena.store.leases import MatchPlan
-from arena.store.models import now
+from arena.store.models import BotKind, now
 from worker.seats import warm_seats
 from worker.warm import SeatLease, WarmPolicy, WarmSandboxes
 
@@ -108,7 +108,7 @@ class Runtime:
         if self._slots is None or self._cpu_lane is None:
             self._slots = asyncio.Semaphore(self.concurrency)
             self._cpu_lane = asyncio.Semaphore(1)
-        in_process = all(seat.kind == "sample" for seat in plan.seats)
+        in_process = all(seat.kind is BotKind.SAMPLE for seat in plan.seats)
         async with self._cpu_lane if in_process else self._slots:
             ruleset = Ruleset.from_dict(plan.rules)
             setup_began = time.perf_counter()

@@ -22,6 +22,7 @@ from arena.platform.sandbox import (
 from arena.referee import GrpcSeat, LocalSeat, Seat
 from arena.referee.seats import FailureKind, SeatFailure, SessionPool
 from arena.store.leases import SeatPlan
+from arena.store.models import BotKind
 from sample_bots import SAMPLES
 from worker.warm import SeatLease, WarmSandboxes
 
@@ -39,10 +40,10 @@ def seats_for(
     players = len(plans)
     seats: list[Seat] = []
     for index, plan in enumerate(plans):
-        if plan.kind == "sample":
+        if plan.kind is BotKind.SAMPLE:
             bot = SAMPLES[plan.target](ruleset=ruleset, players=players, seed=f"{seed}/{index}")
             seats.append(LocalSeat(bot, plan.name))
-        elif plan.kind == "endpoint":
+        elif plan.kind is BotKind.ENDPOINT:
             seats.append(GrpcSeat(plan.target, plan.name))
         else:
             where = availability()
@@ -77,10 +78,10 @@ async def warm_seats(
     leases: dict[int, SeatLease] = {}
     try:
         for index, plan in enumerate(plans):
-            if plan.kind == "sample":
+            if plan.kind is BotKind.SAMPLE:
                 bot = SAMPLES[plan.target](ruleset=ruleset, players=players, seed=f"{seed}/{index}")
                 seats.append(LocalSeat(bot, plan.name))
-            elif plan.kind == "endpoint":
+            elif plan.kind is BotKind.ENDPOINT:
                 seats.append(GrpcSeat(plan.target, plan.name, pool=pool))
             else:
                 where = availability()

@@ -32,7 +32,7 @@ import grpc
 
 from arena import aio, protocol
 from arena.engine import Action, Observation, Ruleset
-from arena.platform.launcher import BotProcesses, BotSpec, command_for
+from arena.platform.launcher import BotProcesses, BotSpec, SpecKind, command_for
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
 from arena.referee.seats import SessionPool, open_channel
 from arena.v1 import bench_pb2, bench_pb2_grpc, player_pb2_grpc
@@ -144,7 +144,7 @@ def run(
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     rules = Ruleset.parse("classic")
-    random_bot = command_for(BotSpec("sample", "random"))
+    random_bot = command_for(BotSpec(SpecKind.SAMPLE, "random"))
     echo = [sys.executable, "-m", "arena.bench.echo"]
     with BotProcesses() as processes:
         shared = processes.start(random_bot, "random")

@@ -41,7 +41,7 @@ from sqlalchemy import bindparam, func, select
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform import queue as work_queue
-from arena.platform.launcher import BotProcesses, BotSpec, command_for
+from arena.platform.launcher import BotProcesses, BotSpec, SpecKind, command_for
 from arena.platform.redis_server import RedisServer
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
@@ -215,7 +215,7 @@ def _register_bots(
             return processes.start(
                 ["node", str(node_bot_installed() / "bot.js"), "--port", "0"], name
             )
-        return processes.start(command_for(BotSpec("file", str(code))), name)
+        return processes.start(command_for(BotSpec(SpecKind.FILE, str(code))), name)
 
     def work(session) -> None:  # noqa: ANN001
         for name in names:

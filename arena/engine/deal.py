@@ -25,10 +25,13 @@ from arena.engine.actions import Action, Play, Quartets
 from arena.engine.cards import JOKER, RANK_OF, fours_in
 from arena.engine.events import (
     Called,
+    CallKind,
     DealOver,
     Dealt,
     Discarded,
+    DiscardReason,
     Drew,
+    EndReason,
     Event,
     Forfeited,
     Illegal,
@@ -145,7 +148,7 @@ class Deal:
         self.exits: list[int] = []
         self.forfeits: list[int] = []
         self.ranking: tuple[tuple[int, ...], ...] | None = None
-        self.end_reason: str | None = None
+        self.end_reason: EndReason | None = None
         self.turns = 0
         self.events: list[Event] = []
         self._rng = random.Random(seed)
@@ -153,8 +156,8 @@ class Deal:
         self._passed: set[int] = set()
         self._pending: list[int] = []  # final_call: played out, waiting for their final call
         self._resume: tuple[int, Phase] | None = None  # after a quartets answer: next after seat
-        self._fixed = options.sequence == "fixed"
-        self._honest = options.count == "honest"
+        self._fixed = options.fixed_sequence
+        self._honest = options.honest_counts
         self._lead_ranks = tuple(sorted(game.declarable, key=_RANK_INDEX.__getitem__))
         self._start()
 
@@ -181,7 +184,7 @@ class Deal:
         if seat == self.to_act:
             return True
         return (
-            self.options.calls == "open"
+            self.options.calls_open
             and kind in ("challenge", "believe")
             and self.live
             and 0 <= seat < self.players
@@ -286,7 +289,7 @@ class Deal:
 
     def _check_max_turns(self) -> None:
         if self.phase is not OVER and self.turns >= self.options.max_turns:
-            self._finish("max_turns")
+            self._finish(EndReason.MAX_TURNS)
 
     def forfeit(self, seat: int) -> None:
         """Remove ``seat`` at once: its hand leaves play unrevealed; it ranks below all others."""
@@ -300,7 +303,7 @@ class Deal:
         hand = self.hands[seat]
         if hand:
             self.discard.extend(hand)
-            self.events.append(Discarded(seat, "forfeit", (), len(hand)))
+            self.events.append(Discarded(seat, DiscardReason.FORFEIT, (), len(hand)))
             self.hands[seat] = []
         authored_live = self.live and self.pile[-1].author == seat
         if authored_live:
@@ -387,10 +390,10 @@ class Deal:
         if kind == "believe" and not self._believe_on:
             return "believe is not allowed in these rules"
         group = self.pile[-1]
-        self.events.append(Called(seat, kind, group.author))
+        self.events.append(Called(seat, CallKind(kind), group.author))
         shown = (
             (group.cards[self._rng.randrange(len(group.cards))],)
-            if (self.options.reveal == "one")
+            if (self.options.reveals_one)
             else group.cards
         )
         truthful = len(group.cards) == group.count and all(
@@ -400,13 +403,13 @@ class Deal:
         self._anchor = seat
         if kind == "challenge":
             if truthful:
-                keep = self.options.after_pickup == "keep_value"
+                keep = self.options.keeps_value
                 self._take_pile(seat, author_accepted=True, keep_value=keep)
             else:
                 self._take_pile(group.author, author_accepted=False)
         elif not truthful:
             self._take_pile(seat, author_accepted=True)
-        elif self.options.believe == "group":
+        elif self.options.believe_discards_group:
             self._believed_group(seat, group, shown)
         else:
             self._believed_table(seat, shown)
@@ -458,14 +461,14 @@ class Deal:
         rank = self.round_rank
         if self._end_round():
             return
-        if self.options.quartets == "always" and self._discard_all_fours(picker):
+        if self.options.quartets_always and self._discard_all_fours(picker):
             return
         following = LEAD
         if keep_value:
             self.round_rank = rank
             self._anchor = picker
             following = CONTINUE
-        if cards and self.options.quartets == "after_pickup" and self._fours(picker):
+        if cards and self.options.quartets_after_pickup and self._fours(picker):
             self.phase = QUARTETS
             self.to_act = picker
             self._resume = (picker, following)
@@ -479,7 +482,7 @@ class Deal:
         self.live = False
         self.discard.extend(group.cards)
         self.events.append(
-            Discarded(group.author, "believed", shown, len(group.cards) - len(shown))
+            Discarded(group.author, DiscardReason.BELIEVED, shown, len(group.cards) - len(shown))
         )
         if self._author_done(group.author):
             return
@@ -493,7 +496,7 @@ class Deal:
         cards = self.pile_cards()
         author = self._clear_pile()
         self.discard.extend(cards)
-        self.events.append(Discarded(None, "believed", shown, len(cards) - len(shown)))
+        self.events.append(Discarded(None, DiscardReason.BELIEVED, shown, len(cards) - len(shown)))
         if author is not None and self._author_done(author):
             return
         if self._end_round():
@@ -507,7 +510,7 @@ class Deal:
         author = self._clear_pile()
         if cards:
             self.discard.extend(cards)
-            self.events.append(Discarded(None, "passed_out", (), len(cards)))
+            self.events.append(Discarded(None, DiscardReason.PASSED_OUT, (), len(cards)))
         if author is not None and self._author_done(author):
             return
         if self._end_round():
@@ -571,7 +574,7 @@ class Deal:
             drawn.reverse()
             hand.extend(drawn)
             self.events.append(Drew(seat, take))
-            if self.options.quartets == "always" and self._discard_all_fours(seat):
+            if self.options.quartets_always and self._discard_all_fours(seat):
                 return
         if not hand:  # empty hand, empty stock: the player leaves at the start of the turn
             if not self._leave(seat):
@@ -596,7 +599,7 @@ class Deal:
 
     @property
     def _believe_on(self) -> bool:
-        return self.options.believe != "none"
+        return self.options.believe_allowed
 
     def _required_rank(self) -> str:
         rank = self.round_rank
@@ -626,7 +629,7 @@ class Deal:
                 hand.remove(card)
                 removed.append(card)
         self.discard.extend(removed)
-        self.events.append(Discarded(seat, "quartets", tuple(removed), 0))
+        self.events.append(Discarded(seat, DiscardReason.QUARTETS, tuple(removed), 0))
         if not hand and not self._stock and self.active[seat]:
             return self._leave(seat)
         return False
@@ -642,23 +645,25 @@ class Deal:
         self.active[seat] = False
         self.exits.append(seat)
         self.events.append(Left(seat, len(self.exits)))
-        if self.options.end == "first_out":
-            self._finish("finished")
+        if self.options.first_out_wins:
+            self._finish(EndReason.FINISHED)
             return True
         return self._check_over()
 
     def _check_over(self) -> bool:
         if sum(self.active) <= 1:
-            self._finish("finished")
+            self._finish(EndReason.FINISHED)
             return True
         return False
 
-    def _finish(self, reason: str) -> None:
+    def _finish(self, reason: EndReason) -> None:
         self.phase = OVER
         self.to_act = None
         self.round_rank = None
         self.end_reason = reason
-        self.ranking = self._rank(by_cards=reason == "max_turns" or self.options.end == "first_out")
+        self.ranking = self._rank(
+            by_cards=reason is EndReason.MAX_TURNS or self.options.first_out_wins
+        )
         self.events.append(DealOver(self.ranking, reason))
 
     def _rank(self, *, by_cards: bool) -> tuple[tuple[int, ...], ...]:
@@ -681,13 +686,13 @@ class Deal:
                 self.dealer, tuple(map(len, self.hands)), len(self._stock), self.hidden is not None
             )
         )
-        if options.quartets == "always":
+        if options.quartets_always:
             for seat in range(self.players):
                 if self.active[seat] and self._discard_all_fours(seat):
                     return
         if self._check_over():
             return
-        first = self.dealer if options.first_player == "dealer" else self._next_active(self.dealer)
+        first = self.dealer if options.dealer_leads else self._next_active(self.dealer)
         if not self.active[first]:
             first = self._next_active(first)
         self._begin_turn(first, LEAD)

@@ -8,6 +8,7 @@ event log can be shown to every seat as it is. Card identities appear only in
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any, NamedTuple
 
 
@@ -38,11 +39,28 @@ class Played(NamedTuple):
     kind = "played"
 
 
+class CallKind(StrEnum):
+    CHALLENGE = "challenge"  # "I don't believe": the live group is turned over
+    BELIEVE = "believe"  # "I believe": the live group is discarded unseen
+
+
+class DiscardReason(StrEnum):
+    BELIEVED = "believed"
+    PASSED_OUT = "passed_out"
+    QUARTETS = "quartets"
+    FORFEIT = "forfeit"
+
+
+class EndReason(StrEnum):
+    FINISHED = "finished"
+    MAX_TURNS = "max_turns"
+
+
 class Called(NamedTuple):
     """``seat`` challenged or believed the live group of ``author``."""
 
     seat: int
-    call: str
+    call: CallKind
     author: int
 
     kind = "called"
@@ -69,7 +87,7 @@ class Discarded(NamedTuple):
     """Cards left play: ``cards`` were shown, ``unseen`` more left face down."""
 
     seat: int | None
-    reason: str  # "believed", "passed_out", "quartets", "forfeit"
+    reason: DiscardReason
     cards: tuple[str, ...]
     unseen: int
 
@@ -106,7 +124,7 @@ class Forfeited(NamedTuple):
 
 class DealOver(NamedTuple):
     ranking: tuple[tuple[int, ...], ...]
-    reason: str  # "finished", "max_turns"
+    reason: EndReason
 
     kind = "deal_over"
 
@@ -153,9 +171,22 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     return data
 
 
+#: fields read back as their enum
+_ENUMS: dict[tuple[str, str], type[StrEnum]] = {
+    ("called", "call"): CallKind,
+    ("discarded", "reason"): DiscardReason,
+    ("deal_over", "reason"): EndReason,
+}
+
+
 def event_from_dict(data: dict[str, Any]) -> Event:
     cls = EVENT_TYPES[data["kind"]]
-    return cls(*(_tupled(data[name]) for name in cls._fields))
+    values = []
+    for name in cls._fields:
+        value = _tupled(data[name])
+        enum = _ENUMS.get((cls.kind, name))
+        values.append(enum(value) if enum is not None else value)
+    return cls(*values)
 
 
 def _jsonable(value: Any) -> Any:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from arena.engine.cards import ascending_sequence, build_deck, deck_ranks
-from arena.engine.rules import RulesError, Ruleset
+from arena.engine.rules import Deck, RulesError, Ruleset
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 12
@@ -93,8 +93,8 @@ class Game:
         return hands, cards[dealt:], hidden
 
 
-def _resolve_deck(deck: str, players: int) -> int:
-    if deck == "auto":
+def _resolve_deck(deck: Deck, players: int) -> int:
+    if deck is Deck.AUTO:
         return 36 if players <= 3 else 52
     return int(deck)
 

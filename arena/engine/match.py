@@ -93,7 +93,7 @@ class Match:
 
     def _next_dealer(self, ranking: Ranking, deal_forfeits: list[int]) -> int:
         out = set(self.forfeits)
-        if self.game.options.next_dealer == "loser":
+        if self.game.options.loser_deals_next:
             losers = _losers(ranking, self.forfeits, deal_forfeits)
             if len(losers) == 1:
                 return losers[0]

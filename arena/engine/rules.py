@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
+from enum import StrEnum
 from typing import Any
 
 from arena.engine.cards import RANKS, CardError, parse_rank
@@ -18,15 +19,78 @@ class RulesError(ValueError):
     """An unknown preset or option, or a bad option value."""
 
 
+# --- the options that choose between named behaviours (docs/rules.md names them) ---
+
+
+class Deck(StrEnum):
+    CARDS_36 = "36"
+    CARDS_52 = "52"
+    AUTO = "auto"  # 36 cards for up to 3 players, else 52
+
+
+class FirstPlayer(StrEnum):
+    LEFT_OF_DEALER = "left_of_dealer"
+    DEALER = "dealer"
+
+
+class Count(StrEnum):
+    FREE = "free"  # the claimed count may differ from the cards placed
+    HONEST = "honest"  # the claimed count is the number of cards placed
+
+
+class BelieveScope(StrEnum):
+    NONE = "none"  # no "I believe" call
+    GROUP = "group"  # believing discards the live group
+    TABLE = "table"  # believing discards the whole table
+
+
+class Reveal(StrEnum):
+    GROUP = "group"  # a challenge turns over the whole live group
+    ONE = "one"  # a challenge turns over one card of it
+
+
+class AfterPickup(StrEnum):
+    NEW_ROUND = "new_round"
+    KEEP_VALUE = "keep_value"  # the round's rank stays after a pickup
+
+
+class Calls(StrEnum):
+    NEXT = "next"  # only the next player may call
+    OPEN = "open"  # any other player may call
+
+
+class RankSequence(StrEnum):
+    FIXED = "fixed"  # every claim of a round names the round's rank
+    ASCENDING = "ascending"  # each claim names the next rank up
+
+
+class QuartetDiscard(StrEnum):
+    NONE = "none"
+    AFTER_PICKUP = "after_pickup"  # a player who picks up may discard complete fours
+    ALWAYS = "always"  # complete fours are discarded whenever they form
+
+
+class End(StrEnum):
+    LAST_LOSER = "last_loser"  # play until one player is left with cards
+    FIRST_OUT = "first_out"  # the first player out wins; the rest rank by cards
+
+
+class NextDealer(StrEnum):
+    ROTATE = "rotate"
+    LOSER = "loser"
+
+
 # --- value parsers: each takes a JSON or command-line value and returns the canonical one ---
 
 
-def _choice(*allowed: str) -> Callable[[Any], str]:
-    def parse(value: Any) -> str:
+def _choice(kind: type[StrEnum]) -> Callable[[Any], StrEnum]:
+    def parse(value: Any) -> StrEnum:
         text = str(value).strip().lower()
-        if text not in allowed:
-            raise RulesError(f"expected one of {', '.join(allowed)}, got {value!r}")
-        return text
+        try:
+            return kind(text)
+        except ValueError:
+            allowed = ", ".join(member.value for member in kind)
+            raise RulesError(f"expected one of {allowed}, got {value!r}") from None
 
     return parse
 
@@ -58,8 +122,8 @@ def _is_null(value: Any) -> bool:
     return value is None or str(value).strip().lower() in ("null", "none", "")
 
 
-def _deck(value: Any) -> str:
-    return _choice("36", "52", "auto")(value)
+def _deck(value: Any) -> Deck:
+    return Deck(_choice(Deck)(value))
 
 
 def _decks(value: Any) -> int | str:
@@ -105,29 +169,81 @@ def _ranks(value: Any) -> tuple[str, ...]:
 class Options:
     """Every rule option, by its ``docs/rules.md`` name (``pass`` is :attr:`allow_pass`)."""
 
-    deck: str
+    deck: Deck
     decks: int | str
     jokers: int
     hidden_card: bool
     hand_size: int | None
-    first_player: str
+    first_player: FirstPlayer
     max_play: int | str | None
-    count: str
-    believe: str
-    reveal: str
+    count: Count
+    believe: BelieveScope
+    reveal: Reveal
     protect_single_lead: bool
     allow_pass: bool
-    after_pickup: str
-    calls: str
-    sequence: str
+    after_pickup: AfterPickup
+    calls: Calls
+    sequence: RankSequence
     banned_ranks: tuple[str, ...]
-    quartets: str
+    quartets: QuartetDiscard
     quartet_exempt: tuple[str, ...]
     final_call: bool
-    end: str
+    end: End
     deals: int
-    next_dealer: str
+    next_dealer: NextDealer
     max_turns: int
+
+    # --- the questions the engine asks of the rules ---
+
+    @property
+    def honest_counts(self) -> bool:
+        return self.count is Count.HONEST
+
+    @property
+    def fixed_sequence(self) -> bool:
+        return self.sequence is RankSequence.FIXED
+
+    @property
+    def calls_open(self) -> bool:
+        """Any other player may call, not only the next one."""
+        return self.calls is Calls.OPEN
+
+    @property
+    def reveals_one(self) -> bool:
+        return self.reveal is Reveal.ONE
+
+    @property
+    def keeps_value(self) -> bool:
+        """The round's rank stays after a pickup."""
+        return self.after_pickup is AfterPickup.KEEP_VALUE
+
+    @property
+    def believe_allowed(self) -> bool:
+        return self.believe is not BelieveScope.NONE
+
+    @property
+    def believe_discards_group(self) -> bool:
+        return self.believe is BelieveScope.GROUP
+
+    @property
+    def quartets_always(self) -> bool:
+        return self.quartets is QuartetDiscard.ALWAYS
+
+    @property
+    def quartets_after_pickup(self) -> bool:
+        return self.quartets is QuartetDiscard.AFTER_PICKUP
+
+    @property
+    def first_out_wins(self) -> bool:
+        return self.end is End.FIRST_OUT
+
+    @property
+    def dealer_leads(self) -> bool:
+        return self.first_player is FirstPlayer.DEALER
+
+    @property
+    def loser_deals_next(self) -> bool:
+        return self.next_dealer is NextDealer.LOSER
 
 
 #: option name (as in docs/rules.md) -> (attribute of :class:`Options`, parser)
@@ -137,56 +253,57 @@ OPTIONS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "jokers": ("jokers", _jokers),
     "hidden_card": ("hidden_card", _boolean),
     "hand_size": ("hand_size", _hand_size),
-    "first_player": ("first_player", _choice("left_of_dealer", "dealer")),
+    "first_player": ("first_player", _choice(FirstPlayer)),
     "max_play": ("max_play", _max_play),
-    "count": ("count", _choice("free", "honest")),
-    "believe": ("believe", _choice("none", "group", "table")),
-    "reveal": ("reveal", _choice("group", "one")),
+    "count": ("count", _choice(Count)),
+    "believe": ("believe", _choice(BelieveScope)),
+    "reveal": ("reveal", _choice(Reveal)),
     "protect_single_lead": ("protect_single_lead", _boolean),
     "pass": ("allow_pass", _boolean),
-    "after_pickup": ("after_pickup", _choice("new_round", "keep_value")),
-    "calls": ("calls", _choice("next", "open")),
-    "sequence": ("sequence", _choice("fixed", "ascending")),
+    "after_pickup": ("after_pickup", _choice(AfterPickup)),
+    "calls": ("calls", _choice(Calls)),
+    "sequence": ("sequence", _choice(RankSequence)),
     "banned_ranks": ("banned_ranks", _ranks),
-    "quartets": ("quartets", _choice("none", "after_pickup", "always")),
+    "quartets": ("quartets", _choice(QuartetDiscard)),
     "quartet_exempt": ("quartet_exempt", _ranks),
     "final_call": ("final_call", _boolean),
-    "end": ("end", _choice("last_loser", "first_out")),
+    "end": ("end", _choice(End)),
     "deals": ("deals", lambda value: _integer(value, 1)),
-    "next_dealer": ("next_dealer", _choice("rotate", "loser")),
+    "next_dealer": ("next_dealer", _choice(NextDealer)),
     "max_turns": ("max_turns", lambda value: _integer(value, 1)),
 }
 _NAME_OF = {attribute: name for name, (attribute, _) in OPTIONS.items()}
 
 CLASSIC = Options(
-    deck="36", decks="auto", jokers=0, hidden_card=False, hand_size=None,
-    first_player="left_of_dealer", max_play=None, count="free", believe="group",
-    reveal="group", protect_single_lead=False, allow_pass=False, after_pickup="new_round",
-    calls="next", sequence="fixed", banned_ranks=(), quartets="none", quartet_exempt=(),
-    final_call=False, end="last_loser", deals=1, next_dealer="rotate", max_turns=2000,
+    deck=Deck.CARDS_36, decks="auto", jokers=0, hidden_card=False, hand_size=None,
+    first_player=FirstPlayer.LEFT_OF_DEALER, max_play=None, count=Count.FREE,
+    believe=BelieveScope.GROUP, reveal=Reveal.GROUP, protect_single_lead=False, allow_pass=False,
+    after_pickup=AfterPickup.NEW_ROUND, calls=Calls.NEXT, sequence=RankSequence.FIXED,
+    banned_ranks=(), quartets=QuartetDiscard.NONE, quartet_exempt=(), final_call=False,
+    end=End.LAST_LOSER, deals=1, next_dealer=NextDealer.ROTATE, max_turns=2000,
 )  # fmt: skip
 
 PRESETS: dict[str, Options] = {
     "classic": CLASSIC,
     "pagat": replace(
         CLASSIC,
-        deck="auto",
+        deck=Deck.AUTO,
         decks=1,
         hidden_card=True,
         max_play=3,
-        count="honest",
-        believe="none",
-        quartets="after_pickup",
+        count=Count.HONEST,
+        believe=BelieveScope.NONE,
+        quartets=QuartetDiscard.AFTER_PICKUP,
     ),  # fmt: skip
     "russian": replace(
         CLASSIC,
         decks=1,
-        first_player="dealer",
+        first_player=FirstPlayer.DEALER,
         max_play="possible",
-        count="honest",
-        believe="table",
+        count=Count.HONEST,
+        believe=BelieveScope.TABLE,
         protect_single_lead=True,
-        next_dealer="loser",
+        next_dealer=NextDealer.LOSER,
     ),  # fmt: skip
 }
 
@@ -268,7 +385,10 @@ def parse_option_pairs(pairs: list[str]) -> dict[str, str]:
 
 
 def _check_consistent(options: Options) -> None:
-    if set(options.banned_ranks) >= set(RANKS[RANKS.index("6") :]) and options.deck == "36":
+    if (
+        set(options.banned_ranks) >= set(RANKS[RANKS.index("6") :])
+        and options.deck is Deck.CARDS_36
+    ):
         raise RulesError("banned_ranks bans every rank of the 36-card deck")
     if set(options.banned_ranks) >= set(RANKS):
         raise RulesError("banned_ranks bans every rank")

@@ -18,6 +18,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import IO
 
@@ -32,16 +33,24 @@ class BotSpecError(ValueError):
     """A BOT argument that names no bot."""
 
 
+class SpecKind(StrEnum):
+    """What a BOT argument of ``arena play`` names."""
+
+    ENDPOINT = "endpoint"  # a running bot at HOST:PORT
+    FILE = "file"  # a Python bot file, started as a local process
+    SAMPLE = "sample"  # sample:NAME
+
+
 @dataclass(frozen=True)
 class BotSpec:
-    kind: str  # "endpoint", "file", "sample"
+    kind: SpecKind
     value: str
 
     @property
     def name(self) -> str:
-        if self.kind == "sample":
+        if self.kind is SpecKind.SAMPLE:
             return self.value
-        if self.kind == "file":
+        if self.kind is SpecKind.FILE:
             return Path(self.value).stem
         return self.value
 
@@ -51,22 +60,22 @@ def parse_bot(text: str) -> BotSpec:
         name = text.removeprefix("sample:")
         if name not in SAMPLES:
             raise BotSpecError(f"no sample bot {name!r}: expected one of {', '.join(SAMPLES)}")
-        return BotSpec("sample", name)
+        return BotSpec(SpecKind.SAMPLE, name)
     if text.endswith(".py") or Path(text).is_file():
         if not Path(text).is_file():
             raise BotSpecError(f"no bot file {text!r}")
-        return BotSpec("file", str(Path(text).resolve()))
+        return BotSpec(SpecKind.FILE, str(Path(text).resolve()))
     if _ENDPOINT.match(text):
         try:
             parse_endpoint(text)
         except EndpointError as error:
             raise BotSpecError(str(error)) from None
-        return BotSpec("endpoint", text)
+        return BotSpec(SpecKind.ENDPOINT, text)
     raise BotSpecError(f"{text!r} is not host:port, a Python bot file, or sample:NAME")
 
 
 def command_for(spec: BotSpec) -> list[str]:
-    if spec.kind == "sample":
+    if spec.kind is SpecKind.SAMPLE:
         return [sys.executable, "-m", f"sample_bots.{spec.value}", "--port", "0"]
     return [sys.executable, "-m", "arena.sdk.run", spec.value, "--port", "0"]
 
@@ -87,7 +96,7 @@ class BotProcesses:
 
     def endpoint(self, spec: BotSpec) -> str:
         """The endpoint of ``spec``: as given, or of a process started for it."""
-        if spec.kind == "endpoint":
+        if spec.kind is SpecKind.ENDPOINT:
             return spec.value
         return self.start(command_for(spec), spec.name)
 

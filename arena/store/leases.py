@@ -50,7 +50,7 @@ MAX_ATTEMPTS = 4
 class SeatPlan:
     bot_version_id: int
     name: str
-    kind: str
+    kind: BotKind
     target: str
 
 
@@ -194,7 +194,7 @@ def _plan(db: Database, row: Row, seat_rows: list[Row], token: str) -> MatchPlan
         db.transaction(lambda session: mark_stale(session, row.match_id, token, retired))
         return None
     seats = [
-        SeatPlan(r.bot_version_id, f"{r.name} v{r.number}", BotKind(r.kind).value, r.target)
+        SeatPlan(r.bot_version_id, f"{r.name} v{r.number}", BotKind(r.kind), r.target)
         for r in seat_rows
     ]
     return MatchPlan(
