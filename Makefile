@@ -26,9 +26,11 @@ test: $(STAMP) browser
 	$(BIN)/ruff format --check arena worker dashboard sample_bots tests
 	$(BIN)/pytest
 
-# While working: everything but the long runs (marked slow).
+# While working (well under a minute): the engine, protocol, store on SQLite and API
+# tests; no long runs, services, processes, browser or sandboxes (markers in pyproject).
 test-fast: $(STAMP)
-	$(BIN)/pytest -m "not slow" -q
+	$(BIN)/pytest -q -m "not slow and not services and not processes and not browser and not sandbox" \
+		--hypothesis-profile=fast
 
 bench: $(STAMP)
 	$(BIN)/arena bench engine

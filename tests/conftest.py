@@ -10,6 +10,7 @@ import psycopg
 import pytest
 import redis
 from fastapi.testclient import TestClient
+from hypothesis import settings as hypothesis_settings
 
 from arena.platform import Platform
 from arena.platform.settings import Settings
@@ -18,6 +19,9 @@ from arena.store.owners import add_owner
 from arena.store.schema import upgrade
 from dashboard.app import create_app
 from tests.support.services import POSTGRES_ADMIN, REDIS_TEST_URL
+
+#: ``make test-fast`` runs property tests with fewer examples (``make test``: the default)
+hypothesis_settings.register_profile("fast", max_examples=20)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -70,3 +74,18 @@ def app_and_token(settings: Settings) -> tuple[TestClient, str, Platform]:
     arena = client.app.state.platform
     _, token = arena.db.transaction(lambda s: add_owner(s, "alice"))
     return client, token, arena
+
+
+#: fixtures that reach a service: Redis, or a database server
+_SERVICE_FIXTURES = {"redis_url", "settings", "app_and_token"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that needs Redis or PostgreSQL ``services`` (from the fixtures it
+    uses), so ``make test-fast`` can leave them out."""
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if _SERVICE_FIXTURES & set(item.fixturenames) or params.get("database_url") == (
+            "postgresql"
+        ):
+            item.add_marker(pytest.mark.services)

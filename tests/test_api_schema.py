@@ -16,6 +16,8 @@ from arena.store.owners import add_owner
 from dashboard.app import create_app
 from tests.support.store import add_samples
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201

@@ -21,6 +21,8 @@ from arena.store.models import Artifact, BotKind, BotVersion
 from tests.sandboxing import PLAIN_BOT
 from tests.support.workers import wait_done
 
+pytestmark = pytest.mark.processes
+
 
 def bot_folder(tmp_path: Path, name: str, marker: str) -> Path:
     folder = tmp_path / name

@@ -30,6 +30,8 @@ from tests.support.cli import run_queued_jobs
 from tests.support.services import REDIS_TEST_URL
 from tests.support.store import SAMPLES, play
 
+pytestmark = pytest.mark.browser
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",

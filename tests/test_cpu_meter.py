@@ -7,7 +7,11 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from arena.platform.sandbox.meter import CpuMeter, process_tree_cpu
+
+pytestmark = pytest.mark.processes
 
 
 class Counter:

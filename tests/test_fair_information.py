@@ -31,6 +31,8 @@ from tests.support.api import auth
 from tests.support.engine import served
 from tests.support.store import add_samples, match_ids, play
 
+pytestmark = pytest.mark.processes
+
 OTHERS = ["honest", "counter", "bluffer"]
 
 

@@ -27,6 +27,8 @@ from tests.support.workers import (
     wait_done,
 )
 
+pytestmark = pytest.mark.processes
+
 
 def running_match(arena: Platform, timeout: float = 30.0) -> Match:
     deadline = time.monotonic() + timeout

@@ -17,6 +17,8 @@ from arena.platform.launcher import BotProcesses
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings, replay
 from sample_bots import HonestBot
 
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[1]
 RULES = Ruleset.parse("classic")
 FAST = RefereeSettings(deadline=0.1, time_bank=0.2, strikes=3, illegal_limit=3, start_timeout=2.0)

@@ -15,7 +15,7 @@ import pytest
 from arena.engine import Deal, Game, Phase, Ruleset
 from arena.engine.events import Illegal
 from arena.policies import RandomLegal
-from tests.support.engine import Recorder, random_game, replay, table_cards
+from tests.support.engine import Recorder, random_game, replay, seeds, table_cards
 
 
 def check_state(deal: Deal, dealt: Counter[str]) -> None:
@@ -58,7 +58,7 @@ def play_recorded(seed: int, game: Game | None = None) -> tuple[Deal, Recorder, 
     return deal, recorder, layout
 
 
-@pytest.mark.parametrize("seed", range(400))
+@pytest.mark.parametrize("seed", seeds(400))
 def test_random_rulesets_keep_every_invariant(seed: int) -> None:
     deal, recorder, layout = play_recorded(seed)
     ranked = [seat for group in deal.ranking for seat in group]

@@ -9,7 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.cli import ROOT
+
+pytestmark = pytest.mark.processes
 
 #: what a bot author who installs only the SDK does not have
 PLATFORM_ONLY = (

@@ -17,7 +17,7 @@ import pytest
 from arena.engine import RANK_OF, Deal, Game, Observation, Ruleset
 from arena.engine.events import Discarded, Revealed
 from arena.policies import RandomLegal
-from tests.support.engine import Recorder, random_game
+from tests.support.engine import Recorder, random_game, seeds
 
 
 def card_ids(value: Any) -> list[str]:
@@ -71,7 +71,7 @@ def snapshot(deal: Deal) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("seed", range(150))
+@pytest.mark.parametrize("seed", seeds(150))
 def test_no_observation_holds_an_unrevealed_card(seed: int) -> None:
     rng = random.Random(seed)
     game = random_game(rng)

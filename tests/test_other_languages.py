@@ -10,9 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from arena import protocol
 from arena.engine import Ruleset
 from tests.support.cli import ROOT
+
+pytestmark = pytest.mark.processes
 
 GUIDE = ROOT / "docs" / "other-languages.md"
 

@@ -19,6 +19,8 @@ from arena.store.db import Database
 from arena.store.models import Match, MatchStatus, Tournament
 from tests.support.cli import ROOT, arena, environment
 
+pytestmark = pytest.mark.processes
+
 
 def test_bots_and_a_tournament_from_the_command_line(settings: Settings) -> None:
     env = environment(settings)

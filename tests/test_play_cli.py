@@ -14,6 +14,8 @@ import pytest
 from arena.bench import pipeline
 from arena.platform.launcher import BotProcesses
 
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

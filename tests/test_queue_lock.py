@@ -18,6 +18,8 @@ from arena.platform.settings import Settings
 from tests.support.cli import arena, environment
 from worker import rq_classes
 
+pytestmark = pytest.mark.processes
+
 
 class Evil:
     """Runs a command when unpickled: what a pickle-reading worker would do."""

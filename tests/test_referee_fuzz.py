@@ -29,6 +29,8 @@ from arena.v1 import player_pb2 as pb
 from sample_bots import HonestBot
 from tests.support.engine import add_raw_play_handler
 
+pytestmark = pytest.mark.processes
+
 RULES = Ruleset.parse("classic", {"deals": 2})
 FAST = RefereeSettings(deadline=0.1, time_bank=0.5, strikes=3, illegal_limit=5, start_timeout=1)
 #: the clean match checks what the stream carries over, not timing: no deadline is tight

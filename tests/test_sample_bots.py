@@ -12,6 +12,8 @@ from arena.selfplay import play_deal, play_series
 from sample_bots import SAMPLES
 from tests.support.engine import random_game
 
+pytestmark = pytest.mark.processes
+
 HEADS_UP = Ruleset.parse("classic")
 
 

@@ -21,6 +21,8 @@ from arena.platform.sandbox import (
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
 from sample_bots import HonestBot
 
+pytestmark = pytest.mark.processes
+
 BOTS = Path(__file__).parent / "sandbox_bots"
 RULES = Ruleset.parse("classic")
 SETTINGS = RefereeSettings(deadline=0.5, time_bank=0.5, start_timeout=5)

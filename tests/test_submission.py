@@ -14,6 +14,8 @@ from arena.store.models import Artifact, BotVersion
 from tests.sandboxing import PLAIN_BOT
 from tests.support.cli import arena, environment
 
+pytestmark = pytest.mark.processes
+
 BOTS = Path(__file__).parent / "sandbox_bots"
 
 

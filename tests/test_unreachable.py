@@ -24,6 +24,8 @@ from sample_bots import RandomBot
 from tests.support.cli import arena, environment
 from tests.support.workers import wait_done
 
+pytestmark = pytest.mark.processes
+
 
 def refusing_port() -> int:
     """A loopback port nothing listens on (bound, then closed)."""

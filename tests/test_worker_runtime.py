@@ -21,6 +21,9 @@ from arena.store.models import BotKind, Match, MatchLog
 from tests.support.engine import served
 from tests.support.workers import wait_done
 
+pytestmark = pytest.mark.processes
+
+
 RULES = Ruleset.parse("classic")
 THINK_SECONDS = 0.02
 LATE_SECONDS = 0.5

@@ -27,6 +27,8 @@ from tests.support.workers import (
     worker_in_this_process,
 )
 
+pytestmark = pytest.mark.processes
+
 
 def test_four_workers_play_200_matches_once_with_ratings_in_completion_order(
     settings: Settings,

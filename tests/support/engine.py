@@ -210,3 +210,13 @@ actions = st.one_of(
     st.just(PASS),
     st.lists(st.sampled_from(RANKS), max_size=3, unique=True).map(lambda r: Quartets(tuple(r))),
 )
+
+
+def seeds(count: int, fast: int = 20) -> list:
+    """Seeds ``0..count-1`` for a parametrized random-game test: the first ``fast`` run in
+    ``make test-fast``, all of them (the rest marked slow) in ``make test``."""
+    import pytest
+
+    return [
+        seed if seed < fast else pytest.param(seed, marks=pytest.mark.slow) for seed in range(count)
+    ]
