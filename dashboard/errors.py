@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException
 
 from arena.engine import RulesError
 from arena.platform import PlatformError
+from arena.platform.errors import SERVICE_ERRORS, unavailable
 from arena.store.errors import Conflict, Forbidden, NotFound, StoreError
 
 #: most specific first
@@ -37,8 +38,21 @@ async def _answer(request: Request, error: Exception) -> JSONResponse:
     return JSONResponse({"detail": str(error)}, status_code=status_of(error))
 
 
+async def _service_down(request: Request, error: Exception) -> HTMLResponse | JSONResponse:
+    detail = unavailable(error)
+    if _for_pages(request):
+        return _page(status.HTTP_503_SERVICE_UNAVAILABLE, detail)
+    return JSONResponse({"detail": detail}, status_code=status.HTTP_503_SERVICE_UNAVAILABLE)
+
+
 #: what a page says for a status
-TITLES = {400: "Bad request", 404: "Not found", 405: "Not allowed", 422: "Bad request"}
+TITLES = {
+    400: "Bad request",
+    404: "Not found",
+    405: "Not allowed",
+    422: "Bad request",
+    503: "Unavailable",
+}
 
 
 def _for_pages(request: Request) -> bool:
@@ -75,5 +89,7 @@ async def _bad_query(
 def install(app: FastAPI) -> None:
     for kind in (StoreError, RulesError, PlatformError):
         app.add_exception_handler(kind, _answer)
+    for kind in SERVICE_ERRORS:
+        app.add_exception_handler(kind, _service_down)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _bad_query)

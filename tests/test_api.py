@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-import pytest
+import socket
+from pathlib import Path
 
+import pytest
+from fastapi.testclient import TestClient
+
+from arena.platform.settings import Settings
 from arena.store import bots, owners, tournaments
 from arena.store import matches as match_store
 from arena.store.models import BotKind
 from arena.store.owners import add_owner
 from dashboard import queries
+from dashboard.app import create_app
 from tests.sandboxing import PLAIN_BOT
 from tests.support.api import auth, played_tournament
 from tests.support.cli import ROOT, run_queued_jobs
@@ -303,3 +309,25 @@ def test_a_bot_s_output_in_a_match_is_served_to_its_owner_only(app_and_token) ->
     for match in {s["match"] for s in mine}:
         assert "talker: " not in client.get(f"/api/v1/matches/{match}").text
         assert "talker: " not in client.get(f"/api/v1/matches/{match}/log").text
+
+
+def test_a_redis_that_is_down_is_a_503_with_one_line(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    settings = Settings(
+        tmp_path, f"sqlite:///{tmp_path / 'arena.db'}", f"redis://127.0.0.1:{closed}/0"
+    )
+    client = TestClient(create_app(settings))
+    arena = client.app.state.platform
+    _, token = arena.db.transaction(lambda s: add_owner(s, "alice"))
+    add_samples(arena.db)
+    made = client.post(
+        "/api/v1/tournaments",
+        headers=auth(token),
+        json={"name": "cup", "bots": SAMPLES, "table_size": 4, "games": 2},
+    )
+    assert made.status_code == 201, made.text
+    started = client.post("/api/v1/tournaments/cup/start", headers=auth(token))
+    assert started.status_code == 503
+    assert started.json()["detail"].startswith("Redis is not reachable")

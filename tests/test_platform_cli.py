@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -283,3 +285,27 @@ def test_owner_tokens_are_listed_rotated_and_revoked(settings: Settings) -> None
     assert "revoked" in arena("owner", "list", env=env).stdout
     missing = arena("owner", "rotate", "nobody", env=env)
     assert missing.returncode == 2 and "no owner named 'nobody'" in missing.stderr
+
+
+def test_a_service_that_is_down_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """Redis refusing connections (a closed loopback port) and a database server that is
+    not there: the command says which service, in one line, and exits 1."""
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "ARENA_DATABASE_URL")}
+    env |= {"ARENA_DATA_DIR": str(tmp_path), "REDIS_URL": f"redis://127.0.0.1:{closed}/0"}
+    for bot in ("random", "honest"):
+        assert arena("bot", "add", bot, "--sample", bot, env=env).returncode == 0
+    made = arena("tournament", "create", "t", "--bots", "random,honest", "--table-size", "2",
+                 "--games", "2", env=env)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    started = arena("tournament", "start", "t", env=env)
+    assert started.returncode == 1
+    assert "Traceback" not in started.stderr and len(started.stderr.strip().splitlines()) == 1
+    assert "Redis is not reachable" in started.stderr and str(closed) in started.stderr
+    no_db = env | {"ARENA_DATABASE_URL": f"postgresql+psycopg://postgres@127.0.0.1:{closed}/x"}
+    listed = arena("bot", "list", env=no_db)
+    assert listed.returncode == 1 and "Traceback" not in listed.stderr
+    assert "the database is not reachable" in listed.stderr
+    assert len(listed.stderr.strip().splitlines()) == 1, listed.stderr

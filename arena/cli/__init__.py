@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
-from arena.cli import bench, platform, play, rules, up
+from arena.cli import bench, console, platform, play, rules, up
+from arena.engine import RulesError
+from arena.platform import PlatformError
+from arena.platform.errors import SERVICE_ERRORS, unavailable
+from arena.store.errors import StoreError
 
 app = typer.Typer(
     help="Arena: bot tournaments for the bluffing card game Verish' Ne Verish'.",
@@ -26,4 +32,16 @@ app.add_typer(platform.owner_app, name="owner")
 
 
 def main() -> None:
-    app()
+    """Run the command; a service that is down or a request the store refuses ends it
+    with one line on stderr (exit 1 and 2), never a traceback."""
+    try:
+        app()
+    except SERVICE_ERRORS as error:
+        console.stderr().print(f"[red]error:[/red] {unavailable(error)}", highlight=False)
+        sys.exit(1)
+    except PlatformError as error:
+        console.stderr().print(f"[red]error:[/red] {error}", highlight=False)
+        sys.exit(1)
+    except (StoreError, RulesError) as error:
+        console.stderr().print(f"[red]error:[/red] {error}", highlight=False)
+        sys.exit(2)

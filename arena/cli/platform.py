@@ -15,6 +15,7 @@ from arena.cli.rules import ruleset_or_exit
 from arena.endpoints import EndpointError, reachable
 from arena.platform import Platform, PlatformError
 from arena.platform import queue as work_queue
+from arena.platform.errors import SERVICE_ERRORS, unavailable
 from arena.referee import RefereeSettings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
@@ -32,6 +33,9 @@ db_app = typer.Typer(help="The database.", no_args_is_help=True)
 def platform() -> Platform:
     try:
         return Platform()
+    except SERVICE_ERRORS as error:
+        fail(unavailable(error), 1)
+        raise
     except Exception as error:
         fail(f"cannot open the database: {error}", 1)
         raise
