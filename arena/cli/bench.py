@@ -162,6 +162,14 @@ def pipeline(
             f"    per match with {workers} worker(s), ms (matches overlap): "
             + ", ".join(f"{phase} {ms:.2f}" for phase, ms in split.items())
         )
+    for kind, ratio in figures["decision_ratios"].items():
+        if kind in bench_pipeline.COST_TARGETS and kind != kinds[0]:
+            target = bench_pipeline.COST_TARGETS[kind]
+            verdict = "met" if ratio >= target else "NOT MET"
+            out.print(
+                f"  target: {kind} per decision at least x{target:.2f} of {kinds[0]}: "
+                f"x{ratio:.2f}, {verdict}"
+            )
 
 
 @app.command()
