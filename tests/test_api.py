@@ -94,7 +94,12 @@ def test_writes_need_a_valid_token(app_and_token) -> None:
     [
         ("/api/v1/bots", {"name": "x", "kind": "sample", "target": "nope"}, 400, "no sample bot"),
         ("/api/v1/bots", {"name": "x", "kind": "python", "source": ""}, 400, "needs its source"),
-        ("/api/v1/bots", {"name": "x", "kind": "endpoint", "target": "nowhere"}, 400, "host:port"),
+        (
+            "/api/v1/bots",
+            {"name": "x", "kind": "endpoint", "target": "nowhere"},
+            400,
+            "is not HOST:PORT",
+        ),
         ("/api/v1/bots", {"name": "", "kind": "sample", "target": "random"}, 422, "name"),
         ("/api/v1/tournaments", {"name": "t", "bots": ["a", "b"]}, 400, "no bot named 'a'"),
         (
