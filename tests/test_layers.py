@@ -3,7 +3,6 @@ Linter), and a bot that runs on the SDK alone, without the platform's packages."
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
@@ -11,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import ROOT
+from tests.support.cli import ROOT, play_served_bot
 
 pytestmark = pytest.mark.processes
 
@@ -49,30 +48,8 @@ def test_imports_follow_the_layers() -> None:
 
 
 def test_a_bot_runs_and_plays_on_the_sdk_alone() -> None:
-    bot = subprocess.Popen(
-        [sys.executable, "-c", SDK_ONLY, "tests/sandbox_bots/talker.py", "--port", "0"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        line = bot.stdout.readline()
-        address = re.fullmatch(r"listening on (\S+)\n", line)
-        assert address, f"the bot did not start: {line!r}"
-        played = subprocess.run(
-            [sys.executable, "-m", "arena", "play", address.group(1), "sample:random"]
-            + ["--games", "2", "--json"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-    finally:
-        bot.terminate()
-        bot.wait(10)
-    assert played.returncode == 0, played.stdout + played.stderr
-    mine = json.loads(played.stdout)["bots"][0]
+    command = [sys.executable, "-c", SDK_ONLY, "tests/sandbox_bots/talker.py", "--port", "0"]
+    mine = play_served_bot(command, ROOT, ["sample:random"], games=2)
     assert mine["games"] == 2 and mine["forfeits"] == 0, mine
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from arena import protocol
 from arena.engine import Ruleset
-from tests.support.cli import ROOT
+from tests.support.cli import ROOT, play_served_bot
 
 pytestmark = pytest.mark.processes
 
@@ -39,26 +39,8 @@ def test_the_guide_s_bot_plays_against_the_samples_from_flat_stubs(tmp_path: Pat
         "player_pb2_grpc.py",
     }
     (tmp_path / "mybot.py").write_text(_python_bot())
-    bot = subprocess.Popen(
-        [sys.executable, "mybot.py", "0"], cwd=tmp_path, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        line = bot.stdout.readline()
-        address = re.fullmatch(r"listening on (127\.0\.0\.1:\d+)\n", line).group(1)
-        played = subprocess.run(
-            [sys.executable, "-m", "arena", "play", address, "sample:random", "sample:honest"]
-            + ["sample:counter", "--games", "3", "--json"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-    finally:
-        bot.terminate()
-        bot.wait(10)
-    assert played.returncode == 0, played.stdout + played.stderr
-    rows = json.loads(played.stdout)["bots"]
-    mine = next(row for row in rows if row["bot"] == address)
+    opponents = ["sample:random", "sample:honest", "sample:counter"]
+    mine = play_served_bot([sys.executable, "mybot.py", "0"], tmp_path, opponents, games=3)
     assert mine["games"] == 3 and mine["forfeits"] == 0 and mine["illegal"] == 0, mine
 
 

@@ -5,28 +5,15 @@ from __future__ import annotations
 import json
 import re
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from arena.bench import pipeline
 from arena.platform.launcher import BotProcesses
+from tests.support.cli import ROOT, arena
 
 pytestmark = pytest.mark.processes
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def arena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def test_the_four_sample_bots_play_a_series(tmp_path: Path) -> None:
