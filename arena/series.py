@@ -18,6 +18,7 @@ from arena import ratings, seeds
 from arena.engine import Ruleset
 from arena.engine.match import places
 from arena.referee import GrpcSeat, Referee, RefereeSettings, Seat
+from arena.referee.log import MatchLog, StepKind
 from arena.referee.referee import percentile
 from arena.referee.seats import SessionPool
 from arena.schedule import round_robin
@@ -106,33 +107,36 @@ def grpc_seats(endpoints: Sequence[str], pool: SessionPool | None = None) -> Sea
     return lambda bot, name: GrpcSeat(endpoints[bot], name, pool=pool)
 
 
-def _record(figures: list[BotFigures], order: list[int], log: dict[str, Any]) -> None:
-    ranking = [tuple(group) for group in log["result"]["ranking"]]
-    for place, group in places(tuple(ranking)):
+def _record(figures: list[BotFigures], order: list[int], data: dict[str, Any]) -> None:
+    log = MatchLog.from_dict(data)
+    ranking = log.result.ranking
+    for place, group in places(ranking):
         for seat in group:
             bot = figures[order[seat]]
             bot.games += 1
             bot.places[place] += 1
-    for entry in log["seats"]:
-        bot = figures[order[entry["seat"]]]
-        bot.timeouts += entry["strikes"]
-        bot.illegal += entry["illegal"] - entry["strikes"]
-        bot.latencies_ms.extend(_latencies(log, entry["seat"]))
-        if entry["forfeit"] is not None:
+    for entry in log.seats:
+        bot = figures[order[entry.seat]]
+        bot.timeouts += entry.strikes
+        bot.illegal += entry.illegal - entry.strikes
+        bot.latencies_ms.extend(_latencies(log, entry.seat))
+        if entry.forfeit is not None:
             bot.forfeits += 1
-            bot.forfeit_reasons[entry["forfeit"]["kind"]] += 1
-            bot.forfeit_details[f"{entry['forfeit']['kind']}: {entry['forfeit']['detail']}"] += 1
+            bot.forfeit_reasons[entry.forfeit.kind] += 1
+            bot.forfeit_details[f"{entry.forfeit.kind}: {entry.forfeit.detail}"] += 1
     current = [figures[order[seat]].rating for seat in range(len(order))]
     for seat, rating in enumerate(ratings.rate(current, ranking)):
         figures[order[seat]].rating = rating
 
 
-def _latencies(log: dict[str, Any], seat: int) -> list[float]:
+def _latencies(log: MatchLog, seat: int) -> list[float]:
     return [
-        step["latency_ms"]
-        for deal in log["deals"]
-        for step in deal["steps"]
-        if step["seat"] == seat and step["kind"] in ("act", "timeout")
+        step.latency_ms
+        for deal in log.deals
+        for step in deal.steps
+        if step.seat == seat
+        and step.kind in (StepKind.ACT, StepKind.TIMEOUT)
+        and step.latency_ms is not None
     ]
 
 

@@ -12,6 +12,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
 from arena.engine import Ruleset
+from arena.referee.log import MatchLog
 from arena.store.bots import StoreError
 from arena.store.models import MatchStatus
 from dashboard import charts, queries, workers
@@ -125,7 +126,7 @@ def match_page(
     except StoreError as error:
         raise _not_found(error) from None
     names = [f"{s['bot']} v{s['version']}" for s in match["seats"]]
-    replay = frames(log, reveal=shown.public) if log and shown else []
+    replay = frames(MatchLog.from_dict(log), reveal=shown.public) if log and shown else []
     return render(
         "match.html",
         match=match,

@@ -8,56 +8,42 @@ cards a call turned over were seen by everyone and stay shown."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from arena.engine import Game, Ruleset, action_from_dict
-from arena.engine.events import CallKind, event_from_dict
+from arena.engine import Action, Game
+from arena.engine.events import CallKind
 from arena.engine.match import Match
+from arena.referee.log import MatchLog, StepKind
 
 
-def frames(log: dict[str, Any], reveal: bool = True) -> list[dict[str, Any]]:
-    game = Game(Ruleset.from_dict(log["ruleset"]), log["players"])
-    names = [f"{seat['name']}" for seat in log["seats"]]
-    match = Match(game, log["seed"], log["dealer"])
-    for forfeit in log["forfeits"]:
-        if forfeit["deal"] is None:
-            match.forfeit(forfeit["seat"])
+def frames(log: MatchLog, reveal: bool = True) -> list[dict[str, Any]]:
+    assert log.seed is not None, "frames are computed from the full log"
+    names = log.names
+    match = Match(Game(log.ruleset, log.players), log.seed, log.dealer)
+    for forfeit in log.forfeits:
+        if forfeit.deal is None:
+            match.forfeit(forfeit.seat)
     result: list[dict[str, Any]] = []
-    for recorded in log["deals"]:
+    for recorded in log.deals:
         deal = match.next_deal()
         result.append(
-            _frame(
-                deal,
-                recorded["index"],
-                "the deal",
-                None,
-                None,
-                [event_from_dict(e) for e in recorded["opening_events"]],
-                names,
-            )
+            _frame(deal, recorded.index, "the deal", None, None, recorded.opening_events, names)
         )
-        for step in recorded["steps"]:
-            seat = step["seat"]
-            if step["kind"] == "act":
-                action = action_from_dict(step["action"])
-                deal.apply(seat, action)
-                title = f"{names[seat]}: {action if reveal else public_title(action)}"
-            elif step["kind"] == "timeout":
+        for step in recorded.steps:
+            seat = step.seat
+            if step.kind is StepKind.ACT:
+                assert isinstance(step.action, Action)  # the full log: plays have their cards
+                deal.apply(seat, step.action)
+                title = f"{names[seat]}: {step.action if reveal else public_title(step.action)}"
+            elif step.kind is StepKind.TIMEOUT:
                 deal.time_out(seat)
                 title = f"{names[seat]}: no answer in time"
             else:
                 match.forfeit(seat)
                 title = f"{names[seat]} forfeits"
             result.append(
-                _frame(
-                    deal,
-                    recorded["index"],
-                    title,
-                    seat,
-                    step.get("latency_ms"),
-                    [event_from_dict(e) for e in step["events"]],
-                    names,
-                )
+                _frame(deal, recorded.index, title, seat, step.latency_ms, step.events, names)
             )
         match.record(deal)
     if not reveal:
@@ -100,7 +86,7 @@ def _frame(
     title: str,
     seat: int | None,
     latency: float | None,
-    events: list[Any],
+    events: Sequence[Any],
     names: list[str],
 ) -> dict[str, Any]:
     live = deal.pile[-1] if deal.live else None
@@ -145,7 +131,7 @@ def _frame(
     }
 
 
-def _kind(events: list[Any]) -> str:
+def _kind(events: Sequence[Any]) -> str:
     """What a step was, for the replay's seat bubbles: a play, a call, a pass, other."""
     kinds = {event.kind for event in events}
     for kind, name in (("played", "play"), ("called", "call"), ("passed", "pass")):
@@ -154,7 +140,7 @@ def _kind(events: list[Any]) -> str:
     return "other"
 
 
-def _call(events: list[Any]) -> dict[str, Any] | None:
+def _call(events: Sequence[Any]) -> dict[str, Any] | None:
     """A call and whether it was right: a challenge is right when the cards were a bluff,
     a belief when they were true."""
     called = next((e for e in events if e.kind == "called"), None)

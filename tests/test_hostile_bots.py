@@ -3,6 +3,7 @@ or hangs the referee; each ends in the exact outcome docs/rules.md "Forfeit" giv
 
 from __future__ import annotations
 
+import json
 import socket
 import sys
 import time
@@ -15,6 +16,7 @@ from arena import aio
 from arena.engine import Ruleset
 from arena.platform.launcher import BotProcesses
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings, replay
+from arena.referee.log import MatchLog
 from sample_bots import HonestBot
 
 pytestmark = pytest.mark.processes
@@ -45,6 +47,8 @@ def play(endpoint: str, settings: RefereeSettings = FAST) -> tuple[dict, float]:
     elapsed = time.perf_counter() - began
     report = replay(log)
     assert report.ok, report.mismatches
+    as_json = json.loads(json.dumps(log))
+    assert MatchLog.from_dict(as_json).to_dict() == as_json, "the typed log reads it whole"
     return log, elapsed
 
 

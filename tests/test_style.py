@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from arena.engine import Ruleset
 from arena.referee import LocalSeat, play_match
+from arena.referee.log import MatchLog
 from arena.style import style_counts
 from sample_bots import SAMPLES
 
@@ -20,7 +21,7 @@ def log_of(names: list[str], seed: int = 1) -> dict:
 
 def test_counts_match_the_log() -> None:
     log = log_of(["honest", "bluffer", "counter"])
-    counts = style_counts(log)
+    counts = style_counts(MatchLog.from_dict(log))
     steps = [s for d in log["deals"] for s in d["steps"] if s["kind"] == "act"]
     for seat, mine in enumerate(counts):
         played = [
@@ -51,7 +52,9 @@ def test_the_bluffer_bluffs_more_than_the_honest_bot_and_never_believes() -> Non
     believes = 0
     for seed in range(5):
         log = log_of(["honest", "bluffer"], seed)
-        for name, counts in zip(["honest", "bluffer"], style_counts(log), strict=True):
+        for name, counts in zip(
+            ["honest", "bluffer"], style_counts(MatchLog.from_dict(log)), strict=True
+        ):
             totals[name][0] += counts["bluffs"]
             totals[name][1] += counts["plays"]
             if name == "bluffer":

@@ -8,6 +8,7 @@ event log can be shown to every seat as it is. Card identities appear only in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -179,14 +180,24 @@ _ENUMS: dict[tuple[str, str], type[StrEnum]] = {
 }
 
 
-def event_from_dict(data: dict[str, Any]) -> Event:
-    cls = EVENT_TYPES[data["kind"]]
-    values = []
-    for name in cls._fields:
-        value = _tupled(data[name])
+def _reader(cls: type) -> Callable[[dict[str, Any]], Event]:
+    """A parser for one event type, built once: each field read as its type wants (lists
+    as tuples, enums as members, the rest as it is)."""
+    fields: list[tuple[str, Callable[[Any], Any] | None]] = []
+    for name, annotation in cls.__annotations__.items():
         enum = _ENUMS.get((cls.kind, name))
-        values.append(enum(value) if enum is not None else value)
-    return cls(*values)
+        text = str(annotation)
+        fields.append((name, enum if enum is not None else _tupled if "tuple" in text else None))
+
+    def read(data: dict[str, Any]) -> Event:
+        return cls(*[data[n] if convert is None else convert(data[n]) for n, convert in fields])
+
+    return read
+
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    return _READERS[data["kind"]](data)
 
 
 def _jsonable(value: Any) -> Any:
@@ -199,3 +210,6 @@ def _tupled(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(_tupled(item) for item in value)
     return value
+
+
+_READERS = {kind: _reader(cls) for kind, cls in EVENT_TYPES.items()}

@@ -31,6 +31,7 @@ from arena.platform.sandbox import (
     availability,
 )
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
+from arena.referee.log import MatchLog
 from arena.store import bots as bot_store
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
@@ -140,20 +141,22 @@ def qualify(
 
             candidate = LocalSeat(SAMPLES[target](ruleset=QUALIFYING_RULES, players=2), name)
         seats = [candidate, LocalSeat(RandomBot(seed=0), "random")]
-        log = aio.run(Referee(QUALIFYING_RULES, seats, seed="qualify", settings=QUALIFYING).run())
-    seat = log["seats"][0]
-    forfeit = seat["forfeit"]
-    if forfeit is not None:
-        return False, f"forfeited its qualification match: {forfeit['kind']}: {forfeit['detail']}"
-    if seat["strikes"]:
+        data = aio.run(Referee(QUALIFYING_RULES, seats, seed="qualify", settings=QUALIFYING).run())
+    log = MatchLog.from_dict(data)
+    seat = log.seats[0]
+    if seat.forfeit is not None:
         return False, (
-            f"answered late {seat['strikes']} times in its qualification match "
+            f"forfeited its qualification match: {seat.forfeit.kind}: {seat.forfeit.detail}"
+        )
+    if seat.strikes:
+        return False, (
+            f"answered late {seat.strikes} times in its qualification match "
             f"(deadline {QUALIFYING.deadline:g} s)"
         )
-    place = next(i for i, group in enumerate(log["result"]["ranking"], 1) if 0 in group)
+    place = next(i for i, group in enumerate(log.result.ranking, 1) if 0 in group)
     return True, (
         f"qualified: finished a match against random (place {place} of 2, "
-        f"{log['seats'][0]['illegal']} illegal actions)"
+        f"{seat.illegal} illegal actions)"
     )
 
 

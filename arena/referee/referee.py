@@ -20,11 +20,10 @@ from arena import aio, protocol
 from arena.engine import Deal, Game, Ruleset
 from arena.engine.events import Illegal, event_to_dict
 from arena.engine.match import Match
+from arena.referee.log import LOG_FORMAT
 from arena.referee.seats import FailureKind, Seat, SeatFailure, SeatTimeout
 from arena.referee.views import seat_view
 from arena.v1 import player_pb2 as pb
-
-LOG_FORMAT = "arena.match-log/1"
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine import Game, Ruleset, action_from_dict
-from arena.engine.events import event_to_dict
+from arena.engine import Action, Game
+from arena.engine.events import Event, event_to_dict
 from arena.engine.match import Match
-from arena.referee.referee import LOG_FORMAT
-from arena.referee.views import is_view
+from arena.referee.log import MatchLog, Result, StepKind
 
 
 @dataclass
@@ -29,65 +28,66 @@ class ReplayReport:
         return not self.mismatches
 
 
-def replay(log: dict[str, Any]) -> ReplayReport:
-    if log.get("format") != LOG_FORMAT:
-        raise ValueError(f"not an Arena match log (format {log.get('format')!r})")
-    if is_view(log):
-        raise ValueError(f"a {log['view']} view of a match keeps its cards secret: no replay")
-    game = Game(Ruleset.from_dict(log["ruleset"]), log["players"])
-    match = Match(game, log["seed"], log["dealer"])
+def replay(data: dict[str, Any]) -> ReplayReport:
+    log = MatchLog.from_dict(data)  # LogFormatError (a ValueError) if it is not a log
+    if log.is_view:
+        raise ValueError(f"a {log.view} view of a match keeps its cards secret: no replay")
+    assert log.seed is not None  # a full log has its seed
+    match = Match(Game(log.ruleset, log.players), log.seed, log.dealer)
     report = ReplayReport()
-    for forfeit in log["forfeits"]:
-        if forfeit["deal"] is None:
-            match.forfeit(forfeit["seat"])
-    for recorded in log["deals"]:
-        where = f"deal {recorded['index']}"
+    for forfeit in log.forfeits:
+        if forfeit.deal is None:
+            match.forfeit(forfeit.seat)
+    for recorded in log.deals:
+        where = f"deal {recorded.index}"
         if match.over:
             report.mismatches.append(f"{where}: the match was already over")
             break
         deal = match.next_deal()
         report.deals += 1
         layout = {
-            "hands": [list(h) for h in deal.dealt],
-            "stock": deal.stock,
-            "hidden": deal.hidden,
+            "hands": (recorded.hands, tuple(tuple(h) for h in deal.dealt)),
+            "stock": (recorded.stock, tuple(deal.stock)),
+            "hidden": (recorded.hidden, deal.hidden),
         }
-        for key, value in layout.items():
-            if recorded[key] != value:
+        for key, (logged, dealt) in layout.items():
+            if logged != dealt:
                 report.mismatches.append(f"{where}: {key} dealt differently")
-        _compare_events(report, where, recorded["opening_events"], deal.events)
-        for number, step in enumerate(recorded["steps"]):
+        _compare_events(report, where, recorded.opening_events, deal.events)
+        for number, step in enumerate(recorded.steps):
             before = len(deal.events)
-            seat = step["seat"]
-            if step["kind"] == "act":
-                deal.apply(seat, action_from_dict(step["action"]))
-            elif step["kind"] == "timeout":
-                deal.time_out(seat)
+            if step.kind is StepKind.ACT:
+                assert isinstance(step.action, Action)  # a full log's plays have their cards
+                deal.apply(step.seat, step.action)
+            elif step.kind is StepKind.TIMEOUT:
+                deal.time_out(step.seat)
             else:
-                match.forfeit(seat)
+                match.forfeit(step.seat)
             report.steps += 1
-            _compare_events(report, f"{where} step {number}", step["events"], deal.events[before:])
+            _compare_events(report, f"{where} step {number}", step.events, deal.events[before:])
         if not deal.over:
             report.mismatches.append(f"{where}: the deal is not over after the recorded steps")
             break
         match.record(deal)
-        if [list(group) for group in deal.ranking] != recorded["ranking"]:
-            report.mismatches.append(f"{where}: ranking {deal.ranking} != {recorded['ranking']}")
-    result = {
-        "ranking": [list(g) for g in match.ranking()],
-        "losses": list(match.losses),
-        "place_sums": list(match.place_sums),
-    }
-    for key, value in result.items():
-        if log["result"][key] != value:
-            report.mismatches.append(f"result: {key} {value} != recorded {log['result'][key]}")
+        if tuple(tuple(group) for group in deal.ranking) != recorded.ranking:
+            report.mismatches.append(f"{where}: ranking {deal.ranking} != {recorded.ranking}")
+    replayed = Result(
+        tuple(tuple(g) for g in match.ranking()), tuple(match.losses), tuple(match.place_sums)
+    )
+    for key in ("ranking", "losses", "place_sums"):
+        if getattr(log.result, key) != getattr(replayed, key):
+            report.mismatches.append(
+                f"result: {key} {getattr(replayed, key)} != recorded {getattr(log.result, key)}"
+            )
     return report
 
 
-def _compare_events(report: ReplayReport, where: str, recorded: list, actual: list) -> None:
+def _compare_events(
+    report: ReplayReport, where: str, recorded: tuple[Event, ...], actual: list[Event]
+) -> None:
+    # as JSON: two event types with equal fields are equal tuples, not equal events
     replayed = [event_to_dict(event) for event in actual]
+    logged = [event_to_dict(event) for event in recorded]
     report.events += len(replayed)
-    if replayed != recorded:
-        report.mismatches.append(
-            f"{where}: events differ: recorded {recorded}, replayed {replayed}"
-        )
+    if replayed != logged:
+        report.mismatches.append(f"{where}: events differ: recorded {logged}, replayed {replayed}")

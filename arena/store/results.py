@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from arena import ratings
 from arena.engine.match import places
+from arena.referee import log as match_log
 from arena.store import logs, pairs
 from arena.store.db import Database
 from arena.store.leases import MatchPlan, finish_if_complete, mark_stale
@@ -214,29 +215,29 @@ class Result:
             played.started_at,
         )
         outputs = played.outputs
-        log = played.log
-        self.blob = logs.encode(log)
-        self.ranking = [tuple(group) for group in log["result"]["ranking"]]
-        place_of = {seat: place for place, group in places(tuple(self.ranking)) for seat in group}
+        self.blob = logs.encode(played.log)
+        log = match_log.MatchLog.from_dict(played.log)
+        self.ranking = list(log.result.ranking)
+        place_of = {seat: place for place, group in places(log.result.ranking) for seat in group}
         styles = style_counts(log)
         self.versions = [seat.bot_version_id for seat in self.plan.seats]
         self.seats = []
-        for index, entry in enumerate(log["seats"]):
-            forfeit = entry["forfeit"]
+        for index, entry in enumerate(log.seats):
+            forfeit = entry.forfeit
             self.seats.append(
                 {
                     "match": self.plan.match_id,
                     "number": index,
                     "place": place_of[index],
                     "forfeit": forfeit is not None,
-                    "forfeit_kind": forfeit["kind"] if forfeit else None,
-                    "forfeit_reason": forfeit["detail"] if forfeit else None,
+                    "forfeit_kind": forfeit.kind if forfeit else None,
+                    "forfeit_reason": forfeit.detail if forfeit else None,
                     "output": outputs.get(index),
-                    "strikes": entry["strikes"],
-                    "illegal": entry["illegal"],
-                    "decisions": entry["decisions"],
-                    "latency_mean_ms": entry["latency_ms"]["mean"],
-                    "latency_p99_ms": entry["latency_ms"]["p99"],
+                    "strikes": entry.strikes,
+                    "illegal": entry.illegal,
+                    "decisions": entry.decisions,
+                    "latency_mean_ms": entry.latency_ms["mean"],
+                    "latency_p99_ms": entry.latency_ms["p99"],
                     **styles[index],
                 }
             )
