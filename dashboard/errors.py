@@ -17,13 +17,14 @@ from starlette.exceptions import HTTPException
 from arena.engine import RulesError
 from arena.platform import PlatformError
 from arena.platform.errors import SERVICE_ERRORS, unavailable
-from arena.store.errors import Conflict, Forbidden, NotFound, StoreError
+from arena.store.errors import Conflict, Forbidden, Invalid, NotFound, StoreError
 
 #: most specific first
 STATUS_OF: tuple[tuple[type[Exception], int], ...] = (
     (NotFound, status.HTTP_404_NOT_FOUND),
     (Conflict, status.HTTP_409_CONFLICT),
     (Forbidden, status.HTTP_403_FORBIDDEN),
+    (Invalid, status.HTTP_400_BAD_REQUEST),
     (StoreError, status.HTTP_400_BAD_REQUEST),
     (RulesError, status.HTTP_400_BAD_REQUEST),
     (PlatformError, status.HTTP_503_SERVICE_UNAVAILABLE),

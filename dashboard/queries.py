@@ -11,7 +11,7 @@ from arena.referee.views import public_view
 from arena.store import logs, pairs
 from arena.store import tournaments as tournament_store
 from arena.store.disclosure import Disclosure, disclosure
-from arena.store.errors import NotFound, StoreError
+from arena.store.errors import Invalid, NotFound
 from arena.store.models import (
     Bot,
     BotVersion,
@@ -347,7 +347,7 @@ def matches(
         )
     if status:
         if status not in {s.value for s in MatchStatus}:
-            raise StoreError(
+            raise Invalid(
                 f"unknown status {status!r}: expected one of "
                 f"{', '.join(s.value for s in MatchStatus)}"
             )

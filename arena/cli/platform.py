@@ -20,6 +20,7 @@ from arena.referee import RefereeSettings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
+from arena.store.errors import Invalid
 from arena.store.models import BotKind, TournamentFormat
 
 out = console.stdout()
@@ -237,7 +238,7 @@ def tournament_stop(name: Annotated[str, typer.Argument(help="The ladder.")]) ->
     def work(session) -> int:  # noqa: ANN001
         tournament = tournament_store.get(session, name)
         if tournament.format != TournamentFormat.LADDER:
-            raise StoreError(f"{name!r} is not a ladder (a round robin ends by itself)")
+            raise Invalid(f"{name!r} is not a ladder (a round robin ends by itself)")
         return ladder.stop(session, tournament)
 
     try:

@@ -195,7 +195,6 @@ def _reader(cls: type) -> Callable[[dict[str, Any]], Event]:
     return read
 
 
-
 def event_from_dict(data: dict[str, Any]) -> Event:
     return _READERS[data["kind"]](data)
 

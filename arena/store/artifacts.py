@@ -18,7 +18,7 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
-from arena.store.errors import NotFound, StoreError
+from arena.store.errors import Invalid, NotFound
 from arena.store.models import Artifact
 
 PREFIX = "sha256:"
@@ -32,15 +32,15 @@ _SKIPPED = ("__pycache__",)
 def pack(source: Path) -> bytes:
     """The upload at ``source`` as a deterministic .tar.gz; StoreError when it is no bot."""
     if not source.exists():
-        raise StoreError(f"no bot file or folder at {source}")
+        raise Invalid(f"no bot file or folder at {source}")
     if source.is_dir():
         if not (source / "bot.py").is_file():
-            raise StoreError(f"the folder {source} has no bot.py")
+            raise Invalid(f"the folder {source} has no bot.py")
         files = _files(source)
     elif source.suffix == ".py" and source.is_file():
         files = [(source.name, source)]
     else:
-        raise StoreError(f"{source} is not a Python file or a folder with bot.py")
+        raise Invalid(f"{source} is not a Python file or a folder with bot.py")
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for name, path in files:
@@ -51,7 +51,7 @@ def pack(source: Path) -> bytes:
             tar.addfile(info, io.BytesIO(data))
     packed = gzip.compress(raw.getvalue(), mtime=0)
     if len(packed) > MAX_ARCHIVE_BYTES:
-        raise StoreError(f"the upload is {len(packed):,} bytes packed: over {MAX_ARCHIVE_BYTES:,}")
+        raise Invalid(f"the upload is {len(packed):,} bytes packed: over {MAX_ARCHIVE_BYTES:,}")
     return packed
 
 
@@ -62,13 +62,13 @@ def _files(folder: Path) -> list[tuple[str, Path]]:
         if any(part.startswith(".") or part in _SKIPPED for part in relative.parts):
             continue
         if path.is_symlink():
-            raise StoreError(f"{relative} is a symbolic link: upload plain files")
+            raise Invalid(f"{relative} is a symbolic link: upload plain files")
         if path.is_file():
             files.append((relative.as_posix(), path))
         elif not path.is_dir():
-            raise StoreError(f"{relative} is not a plain file")
+            raise Invalid(f"{relative} is not a plain file")
         if len(files) > MAX_FILES:
-            raise StoreError(f"the upload holds more than {MAX_FILES} files")
+            raise Invalid(f"the upload holds more than {MAX_FILES} files")
     return files
 
 
@@ -98,7 +98,7 @@ def fetch(session: Session, digest: str) -> bytes:
         raise NotFound(f"no artifact {digest}")
     data = bytes(artifact.data)
     if digest_of(data) != digest:
-        raise StoreError(f"artifact {digest} is corrupt in the database")
+        raise Invalid(f"artifact {digest} is corrupt in the database")
     return data
 
 

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 import sample_bots
 from arena.endpoints import EndpointError, parse_endpoint
 from arena.store import artifacts
-from arena.store.errors import Conflict, Forbidden, NotFound, StoreError
+from arena.store.errors import Conflict, Forbidden, Invalid, NotFound, StoreError
 from arena.store.models import Bot, BotKind, BotVersion
 
 __all__ = ["StoreError", "active_version", "add_bot", "add_version", "check_name"]
@@ -26,7 +26,7 @@ def check_name(name: str, what: str) -> str:
     letters, digits, '.', '_' and '-', starting with a letter or digit."""
     name = name.strip()
     if not NAME.fullmatch(name):
-        raise StoreError(
+        raise Invalid(
             f"{name!r} is not a valid {what} name: use 1 to 100 letters, digits, '.', '_' "
             "and '-', starting with a letter or digit"
         )
@@ -43,14 +43,14 @@ def parse_target(session: Session, kind: BotKind, target: str) -> str:
         return artifacts.store(session, Path(target))
     if kind is BotKind.SAMPLE:
         if target not in sample_bots.NAMES:
-            raise StoreError(
+            raise Invalid(
                 f"no sample bot {target!r}: expected one of {', '.join(sample_bots.NAMES)}"
             )
         return target
     try:
         parse_endpoint(target)
     except EndpointError as error:
-        raise StoreError(str(error)) from None
+        raise Invalid(str(error)) from None
     return target
 
 
@@ -79,7 +79,7 @@ def active_version(session: Session, name: str) -> BotVersion:
         bot = session.scalar(select(Bot).where(Bot.name == name))
         if bot is None:
             raise NotFound(f"no bot named {name!r}")
-        raise StoreError(f"bot {name!r} has no version that can play: {_versions_of(bot)}")
+        raise Invalid(f"bot {name!r} has no version that can play: {_versions_of(bot)}")
     return version
 
 

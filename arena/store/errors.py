@@ -19,3 +19,7 @@ class Conflict(StoreError):
 class Forbidden(StoreError):
     """The requester may not change this (another owner's bot, or one only the operator
     may change)."""
+
+
+class Invalid(StoreError):
+    """The request itself is wrong: a bad name, target, option or argument."""

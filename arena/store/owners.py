@@ -8,7 +8,7 @@ import secrets
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena.store.errors import Conflict, NotFound, StoreError
+from arena.store.errors import Conflict, Invalid, NotFound
 from arena.store.models import Bot, Owner
 
 #: a revoked owner's stored "digest": never the SHA-256 of any token
@@ -23,7 +23,7 @@ def add_owner(session: Session, name: str) -> tuple[Owner, str]:
     """A new owner and its token (shown once; only its digest is kept)."""
     name = name.strip()
     if not name or len(name) > 100:
-        raise StoreError("an owner name has 1 to 100 characters")
+        raise Invalid("an owner name has 1 to 100 characters")
     if session.scalar(select(Owner).where(Owner.name == name)) is not None:
         raise Conflict(f"an owner named {name!r} exists already")
     token = _new_token()

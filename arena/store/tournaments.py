@@ -13,7 +13,7 @@ from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
 from arena.store import ladder
 from arena.store.bots import active_version, check_name
-from arena.store.errors import Conflict, NotFound, StoreError
+from arena.store.errors import Conflict, Invalid, NotFound
 from arena.store.jobs import job_sizes, new_job_id
 from arena.store.models import (
     Bot,
@@ -54,20 +54,20 @@ def create(
     if session.scalar(select(Tournament).where(Tournament.name == name)) is not None:
         raise Conflict(f"a tournament named {name!r} exists already")
     if games < 1:
-        raise StoreError("a tournament plays at least one game")
+        raise Invalid("a tournament plays at least one game")
     twice = sorted({name for name in bot_names if bot_names.count(name) > 1})
     if twice:
-        raise StoreError(f"listed more than once: {', '.join(twice)}")
+        raise Invalid(f"listed more than once: {', '.join(twice)}")
     try:
         Game(ruleset, table_size)
     except RulesError as error:
-        raise StoreError(f"table size {table_size}: {error}") from None
+        raise Invalid(f"table size {table_size}: {error}") from None
     if reveal_delay < 0:
-        raise StoreError("the reveal delay is a number of seconds, 0 or more")
+        raise Invalid("the reveal delay is a number of seconds, 0 or more")
     try:
         versions = [active_version(session, bot) for bot in bot_names]
     except NotFound as error:  # the request names it: invalid input, not a missing page
-        raise StoreError(str(error)) from None
+        raise Invalid(str(error)) from None
     key = seeds.key_for(seed)
     ids = [v.id for v in versions]
     try:
@@ -88,7 +88,7 @@ def create(
                 for index, table in enumerate(schedule.round_robin(ids, table_size, games, key))
             ]
     except ValueError as error:
-        raise StoreError(str(error)) from None
+        raise Invalid(str(error)) from None
     tournament = Tournament(
         name=name,
         rules=ruleset.to_dict(),

@@ -9,7 +9,7 @@ from fastapi import APIRouter, status
 
 from arena.platform import Platform
 from arena.platform.submission import submit
-from arena.store.errors import Conflict, NotFound, StoreError
+from arena.store.errors import Conflict, Invalid, NotFound
 from arena.store.models import BotKind
 from dashboard import queries
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
@@ -69,14 +69,14 @@ def submit_version(
 def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -> dict:
     if body.kind == "python":
         if not body.source.strip():
-            raise StoreError("a python version needs its source")
+            raise Invalid("a python version needs its source")
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "bot.py"
             path.write_text(body.source)
             result = submit(platform, name, BotKind.PATH, str(path), owner_id, queued=True)
     else:
         if not body.target.strip():
-            raise StoreError(f"a {body.kind} version needs its target")
+            raise Invalid(f"a {body.kind} version needs its target")
         result = submit(platform, name, BotKind(body.kind), body.target, owner_id, queued=True)
     return {
         "bot": result.bot,
