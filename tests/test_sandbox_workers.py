@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 import redis
+from sqlalchemy import select
 
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.store import bots, tournaments
-from arena.store.models import BotKind
+from arena.store.models import BotKind, Seat
 from tests.sandboxing import PLAIN_BOT, attack_bot, host_processes_with, listeners
 from tests.support.workers import assert_recorded_exactly_once, wait_done
 
@@ -94,7 +95,11 @@ def test_a_thousand_sandbox_starts_under_two_workers_charge_no_bot(
     elapsed = time.monotonic() - began
     assert status["matches"]["done"] == 250, status["matches"]
     assert status["matches"]["failed"] == 0
-    assert forfeits(status) == 0, status["leaderboard"]
+    with arena.db.read() as session:
+        reasons = session.execute(
+            select(Seat.match_id, Seat.forfeit_kind, Seat.forfeit_reason).where(Seat.forfeit)
+        ).all()
+    assert forfeits(status) == 0, reasons
     logs = "".join(p.read_text() for p in (settings.data_dir / "logs").glob("*.log"))
     assert "skipping fork() handlers" not in logs
     print(f"1000 sandbox starts: 250 matches in {elapsed:.1f} s ({250 / elapsed:.2f} matches/s)")

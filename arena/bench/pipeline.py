@@ -316,7 +316,7 @@ def _finished_at(arena: Platform, tournament_id: int) -> datetime | None:
 
 
 def wait_registered(arena: Platform, count: int, timeout: float = 60.0) -> None:
-    connection = work_queue.connect(arena.platform.settings.redis_url or "")
+    connection = work_queue.connect(arena.settings.redis_url or "")
     deadline = time.monotonic() + timeout
     while len(Worker.all(connection=connection)) < count:
         if time.monotonic() > deadline:

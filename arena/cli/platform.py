@@ -123,7 +123,7 @@ def bot_submit(
 
 
 def _workers_running(arena: Platform) -> bool:
-    if not arena.platform.settings.redis_url:
+    if not arena.settings.redis_url:
         return False
     try:
         return work_queue.workers_listening(arena.queue) > 0
@@ -349,7 +349,7 @@ def print_status(status: dict) -> None:
 def db_upgrade() -> None:
     """Bring the database to the current schema (every command does this too)."""
     arena = platform()
-    out.print(f"database at {arena.platform.settings.database_url} is current")
+    out.print(f"database at {arena.settings.database_url} is current")
 
 
 def worker_command(
