@@ -83,19 +83,21 @@ def _shoot(base: str, match_id: int, out: Path) -> None:
         page.goto(f"{base}/tournaments/demo")
         page.screenshot(path=str(out / "leaderboard.png"), full_page=True)
         page.set_viewport_size({"width": 1280, "height": 720})
-        page.goto(f"{base}/matches/{match_id}")
-        for _ in range(7):
-            page.keyboard.press("ArrowRight")
-        page.screenshot(path=str(out / "replay.png"), full_page=True)
+        _replay_step(page, f"{base}/matches/{match_id}", out / "replay.png")
         page.goto(f"{base}/bots/{SAMPLES[0]}")
         page.locator("svg.chart circle.mark").nth(20).hover()
         page.screenshot(path=str(out / "bot.png"), full_page=True)
         page.set_viewport_size({"width": 400, "height": 800})
-        page.goto(f"{base}/matches/{match_id}")
-        for _ in range(7):
-            page.keyboard.press("ArrowRight")
-        page.screenshot(path=str(out / "replay-phone.png"), full_page=True)
+        _replay_step(page, f"{base}/matches/{match_id}", out / "replay-phone.png")
         browser.close()
+
+
+def _replay_step(page, url: str, path: Path, steps: int = 7) -> None:  # noqa: ANN001
+    """A photograph of a replay a few steps in."""
+    page.goto(url)
+    for _ in range(steps):
+        page.keyboard.press("ArrowRight")
+    page.screenshot(path=str(path), full_page=True)
 
 
 if __name__ == "__main__":
