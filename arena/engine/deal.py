@@ -45,6 +45,8 @@ from arena.engine.game import Game
 from arena.engine.legal import LegalActions, PlaySpec
 from arena.engine.observation import LiveGroup, Observation
 
+_CALL_KINDS = {kind.value: kind for kind in CallKind}
+
 
 class Phase(StrEnum):
     LEAD = "lead"
@@ -85,7 +87,15 @@ class Deal:
         "_honest",
         "_in_play_at_deal",
         "_lead_ranks",
+        "_believe_group",
+        "_believe_on",
+        "_calls_open",
+        "_first_out",
+        "_keeps_value",
         "_passed",
+        "_quartets_after_pickup",
+        "_quartets_always",
+        "_reveals_one",
         "_pending",
         "_resume",
         "_rng",
@@ -156,8 +166,17 @@ class Deal:
         self._passed: set[int] = set()
         self._pending: list[int] = []  # final_call: played out, waiting for their final call
         self._resume: tuple[int, Phase] | None = None  # after a quartets answer: next after seat
+        # the rules' answers, read once per deal (asked at every decision)
         self._fixed = options.fixed_sequence
         self._honest = options.honest_counts
+        self._believe_on = options.believe_allowed
+        self._calls_open = options.calls_open
+        self._reveals_one = options.reveals_one
+        self._keeps_value = options.keeps_value
+        self._believe_group = options.believe_discards_group
+        self._quartets_always = options.quartets_always
+        self._quartets_after_pickup = options.quartets_after_pickup
+        self._first_out = options.first_out_wins
         self._lead_ranks = tuple(sorted(game.declarable, key=_RANK_INDEX.__getitem__))
         self._start()
 
@@ -184,7 +203,7 @@ class Deal:
         if seat == self.to_act:
             return True
         return (
-            self.options.calls_open
+            self._calls_open
             and kind in ("challenge", "believe")
             and self.live
             and 0 <= seat < self.players
@@ -390,10 +409,10 @@ class Deal:
         if kind == "believe" and not self._believe_on:
             return "believe is not allowed in these rules"
         group = self.pile[-1]
-        self.events.append(Called(seat, CallKind(kind), group.author))
+        self.events.append(Called(seat, _CALL_KINDS[kind], group.author))
         shown = (
             (group.cards[self._rng.randrange(len(group.cards))],)
-            if (self.options.reveals_one)
+            if (self._reveals_one)
             else group.cards
         )
         truthful = len(group.cards) == group.count and all(
@@ -403,13 +422,13 @@ class Deal:
         self._anchor = seat
         if kind == "challenge":
             if truthful:
-                keep = self.options.keeps_value
+                keep = self._keeps_value
                 self._take_pile(seat, author_accepted=True, keep_value=keep)
             else:
                 self._take_pile(group.author, author_accepted=False)
         elif not truthful:
             self._take_pile(seat, author_accepted=True)
-        elif self.options.believe_discards_group:
+        elif self._believe_group:
             self._believed_group(seat, group, shown)
         else:
             self._believed_table(seat, shown)
@@ -461,14 +480,14 @@ class Deal:
         rank = self.round_rank
         if self._end_round():
             return
-        if self.options.quartets_always and self._discard_all_fours(picker):
+        if self._quartets_always and self._discard_all_fours(picker):
             return
         following = LEAD
         if keep_value:
             self.round_rank = rank
             self._anchor = picker
             following = CONTINUE
-        if cards and self.options.quartets_after_pickup and self._fours(picker):
+        if cards and self._quartets_after_pickup and self._fours(picker):
             self.phase = QUARTETS
             self.to_act = picker
             self._resume = (picker, following)
@@ -574,7 +593,7 @@ class Deal:
             drawn.reverse()
             hand.extend(drawn)
             self.events.append(Drew(seat, take))
-            if self.options.quartets_always and self._discard_all_fours(seat):
+            if self._quartets_always and self._discard_all_fours(seat):
                 return
         if not hand:  # empty hand, empty stock: the player leaves at the start of the turn
             if not self._leave(seat):
@@ -596,10 +615,6 @@ class Deal:
         return following
 
     # ------------------------------------------------------------------ helpers
-
-    @property
-    def _believe_on(self) -> bool:
-        return self.options.believe_allowed
 
     def _required_rank(self) -> str:
         rank = self.round_rank
@@ -645,7 +660,7 @@ class Deal:
         self.active[seat] = False
         self.exits.append(seat)
         self.events.append(Left(seat, len(self.exits)))
-        if self.options.first_out_wins:
+        if self._first_out:
             self._finish(EndReason.FINISHED)
             return True
         return self._check_over()
@@ -661,9 +676,7 @@ class Deal:
         self.to_act = None
         self.round_rank = None
         self.end_reason = reason
-        self.ranking = self._rank(
-            by_cards=reason is EndReason.MAX_TURNS or self.options.first_out_wins
-        )
+        self.ranking = self._rank(by_cards=reason is EndReason.MAX_TURNS or self._first_out)
         self.events.append(DealOver(self.ranking, reason))
 
     def _rank(self, *, by_cards: bool) -> tuple[tuple[int, ...], ...]:
