@@ -30,6 +30,10 @@ class StepKind(StrEnum):
     FORFEIT = "forfeit"  # the seat forfeited here
 
 
+#: a step's kind by its JSON text (a lookup: an enum call costs more, once per step)
+_STEP_KINDS = {kind.value: kind for kind in StepKind}
+
+
 @dataclass(frozen=True, slots=True)
 class FaceDownPlay:
     """A play as the table saw it in a view: how many cards, the claim, never the cards."""
@@ -67,11 +71,11 @@ class Step:
         action = data["action"]
         return cls(
             data["seat"],
-            StepKind(data["kind"]),
+            _STEP_KINDS[data["kind"]],
             None if action is None else _action(action),
             data.get("latency_ms"),
             data.get("at_ms"),
-            tuple(event_from_dict(event) for event in data["events"]),
+            tuple([event_from_dict(event) for event in data["events"]]),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -119,8 +123,8 @@ class DealRecord:
             tuple(None if hand is None else tuple(hand) for hand in data["hands"]),
             None if data["stock"] is None else tuple(data["stock"]),
             data["hidden"],
-            tuple(event_from_dict(event) for event in data["opening_events"]),
-            tuple(Step.from_dict(step) for step in data["steps"]),
+            tuple([event_from_dict(event) for event in data["opening_events"]]),
+            tuple([Step.from_dict(step) for step in data["steps"]]),
             None if ranking is None else tuple(tuple(group) for group in ranking),
             None if end is None else EndReason(end),
             data.get("turns"),
