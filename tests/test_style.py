@@ -62,3 +62,18 @@ def test_the_bluffer_bluffs_more_than_the_honest_bot_and_never_believes() -> Non
     honest_rate = totals["honest"][0] / totals["honest"][1]
     bluffer_rate = totals["bluffer"][0] / totals["bluffer"][1]
     assert bluffer_rate > 0.5 > honest_rate and believes == 0
+
+
+def test_the_style_the_referee_counts_is_the_style_the_steps_show() -> None:
+    """The referee counts style as the match goes (each seat's ``style``); counting the
+    logged steps again (as for a log written before seats carried it) gives the same."""
+    for seed in range(4):
+        log = log_of(["honest", "bluffer", "counter"], seed)
+        written = [seat["style"] for seat in log["seats"]]
+        without = {
+            **log,
+            "seats": [{k: v for k, v in s.items() if k != "style"} for s in log["seats"]],
+        }
+        assert style_counts(MatchLog.from_dict(without)) == written
+        assert style_counts(MatchLog.from_dict(log)) == written
+        assert sum(counts["plays"] for counts in written) > 0

@@ -10,7 +10,7 @@ unchanged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -182,6 +182,8 @@ class SeatRecord:
     latency_ms: dict[str, float | None]
     failures: tuple[dict[str, Any], ...]
     forfeit: ForfeitRecord | None
+    #: play style (arena.style.STYLE_FIELDS); None in logs written before seats had it
+    style: dict[str, int] | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SeatRecord:
@@ -196,6 +198,7 @@ class SeatRecord:
             data["latency_ms"],
             tuple(data["failures"]),
             None if forfeit is None else ForfeitRecord.from_dict(forfeit, data["seat"]),
+            data.get("style"),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -209,6 +212,7 @@ class SeatRecord:
             "latency_ms": self.latency_ms,
             "failures": list(self.failures),
             "forfeit": None if self.forfeit is None else self.forfeit.to_dict(with_seat=False),
+            **({} if self.style is None else {"style": self.style}),
         }
 
 
@@ -245,12 +249,23 @@ class MatchLog:
     settings: dict[str, Any]
     seats: tuple[SeatRecord, ...]
     forfeits: tuple[ForfeitRecord, ...]
-    deals: tuple[DealRecord, ...]
+    #: the deals as JSON, read into :class:`DealRecord` on first use of ``deals`` (the
+    #: recorder needs the seats and the result, not every event of every deal)
+    deal_data: tuple[dict[str, Any], ...]
     result: Result
     started_at: str | None
     duration_ms: float | None
     #: ``full``, ``public`` or ``seat N`` (arena.referee.views)
     view: str = "full"
+    _read: dict[str, tuple[DealRecord, ...]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    @property
+    def deals(self) -> tuple[DealRecord, ...]:
+        if "deals" not in self._read:
+            self._read["deals"] = tuple([DealRecord.from_dict(d) for d in self.deal_data])
+        return self._read["deals"]
 
     @property
     def is_view(self) -> bool:
@@ -274,7 +289,7 @@ class MatchLog:
             data["settings"],
             tuple(SeatRecord.from_dict(seat) for seat in data["seats"]),
             tuple(ForfeitRecord.from_dict(forfeit) for forfeit in data["forfeits"]),
-            tuple(DealRecord.from_dict(deal) for deal in data["deals"]),
+            tuple(data["deals"]),
             Result.from_dict(data["result"]),
             data.get("started_at"),
             data.get("duration_ms"),
@@ -292,7 +307,7 @@ class MatchLog:
             "settings": self.settings,
             "seats": [seat.to_dict() for seat in self.seats],
             "forfeits": [forfeit.to_dict() for forfeit in self.forfeits],
-            "deals": [deal.to_dict() for deal in self.deals],
+            "deals": [deal.to_dict() for deal in self.deals],  # read, then written back
             "result": self.result.to_dict(),
             "started_at": self.started_at,
             "duration_ms": self.duration_ms,

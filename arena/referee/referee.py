@@ -17,12 +17,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from arena import aio, protocol
-from arena.engine import Deal, Game, Ruleset
+from arena.engine import Action, Deal, Game, Ruleset
 from arena.engine.events import Illegal, event_to_dict
 from arena.engine.match import Match
 from arena.referee.log import LOG_FORMAT
 from arena.referee.seats import FailureKind, Seat, SeatFailure, SeatTimeout
 from arena.referee.views import seat_view
+from arena.style import StyleCounter
 from arena.v1 import player_pb2 as pb
 
 
@@ -73,6 +74,7 @@ class Referee:
         self.match = Match(self.game, seed, dealer)
         self.match_id = match_id or uuid.uuid4().hex
         self.stats = [SeatStats(seat.name, bank=self.settings.time_bank) for seat in seats]
+        self._style = StyleCounter(len(seats))
         self.on_step = on_step
         self._began = 0.0
         #: where the match's wall time went (ms): starting the seats, the deals, the end
@@ -194,17 +196,34 @@ class Referee:
         stats.latencies_ms.append(latency * 1000)
         stats.bank = max(0.0, stats.bank - max(0.0, latency - deadline))
         self._step(
-            record, deal, seat, "act", action.to_dict(), latency, lambda: deal.apply(seat, action)
+            record,
+            deal,
+            seat,
+            "act",
+            action.to_dict(),
+            latency,
+            lambda: deal.apply(seat, action),
+            engine_action=action,
         )
         self._count_illegal(deal, seat, record)
         self._enforce_limits(deal, seat, record)
 
     def _step(
-        self, record, deal: Deal, seat: int, kind: str, action, latency: float, apply
+        self,
+        record: dict[str, Any],
+        deal: Deal,
+        seat: int,
+        kind: str,
+        action: dict[str, Any] | None,
+        latency: float,
+        apply: Callable[[], object],
+        engine_action: Action | None = None,
     ) -> None:
         before = len(deal.events)
         at_ms = round((time.perf_counter() - self._began) * 1000, 3)
         apply()
+        if engine_action is not None:
+            self._style.add(seat, engine_action, deal.events[before:])
         record["steps"].append(
             {
                 "seat": seat,
@@ -335,6 +354,7 @@ class Referee:
             },
             "failures": stats.failures,
             "forfeit": stats.forfeit,
+            "style": self._style.counts[index],
         }
 
 

@@ -52,7 +52,8 @@ def _view(log: dict[str, Any], seat: int | None) -> dict[str, Any]:
     view = {key: log[key] for key in _PUBLIC_KEYS}
     view["view"] = "public" if seat is None else f"seat {seat}"
     view["seed"] = None
-    view["seats"] = log["seats"]
+    # a seat's style counts its bluffs: whether a face-down play matched its claim
+    view["seats"] = [{k: v for k, v in seat.items() if k != "style"} for seat in log["seats"]]
     view["deals"] = [_deal(deal, seat) for deal in log["deals"]]
     return view
 
