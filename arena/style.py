@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from arena.engine import Believe, Challenge, Play
+from arena.engine import Play
 from arena.engine.cards import JOKER, RANK_OF
-from arena.engine.events import Event, Illegal, Played, Revealed
+from arena.engine.events import Event
 
 
 class Logged(Protocol):
@@ -34,18 +34,30 @@ class StyleCounter:
         self.counts = [dict.fromkeys(STYLE_FIELDS, 0) for _ in range(players)]
 
     def add(self, seat: int, action: object, events: Sequence[Event]) -> None:
-        if action is None or any(isinstance(event, Illegal) for event in events):
-            return  # a timeout, a forfeit, or an action the engine refused
+        kind = getattr(action, "kind", None)
+        if kind not in _COUNTED:
+            return  # a pass, a discard of fours, a timeout or a forfeit
+        played = revealed = None
+        for event in events:  # one pass: the referee calls this at every step
+            if event.kind == "illegal":
+                return  # the engine refused the action: it counts as nothing
+            if event.kind == "played":
+                played = event
+            elif event.kind == "revealed":
+                revealed = event
         mine = self.counts[seat]
-        if isinstance(action, Play):
-            if any(isinstance(event, Played) for event in events):
+        if kind == "play":
+            if played is not None:
                 mine["plays"] += 1
-                mine["bluffs"] += not _truthful(action)
-        elif isinstance(action, Challenge | Believe):
-            revealed = next(e for e in events if isinstance(e, Revealed))
-            call = "challenges" if isinstance(action, Challenge) else "believes"
+                mine["bluffs"] += not _truthful(action)  # type: ignore[arg-type]
+        elif revealed is not None:
+            call = "challenges" if kind == "challenge" else "believes"
             mine[call] += 1
             mine[f"{call}_right"] += revealed.truthful == (call == "believes")
+
+
+#: the actions style counts
+_COUNTED = frozenset({"play", "challenge", "believe"})
 
 
 def style_counts(log: Logged) -> list[dict[str, int]]:
