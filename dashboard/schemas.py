@@ -119,7 +119,9 @@ class TournamentDetail(TournamentPublic):
     leaderboard: list[LeaderboardRow]
 
 
-class SeatPublic(BaseModel):
+class SeatResult(BaseModel):
+    """How a seat's bot did in a match."""
+
     seat: int
     bot: str
     version: int
@@ -128,6 +130,9 @@ class SeatPublic(BaseModel):
     reason: str | None
     strikes: int
     illegal: int
+
+
+class SeatPublic(SeatResult):
     latency_mean_ms: float | None
     latency_p99_ms: float | None
 

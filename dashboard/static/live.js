@@ -30,7 +30,12 @@
     return tr;
   }
 
-  function refreshLeaderboard(table) {
+  // the chart is the page's costliest part: reloaded at most this often while the
+  // tournament runs, and once more when it ends
+  var CHART_PERIOD_MS = 10000;
+  var chartLoaded = Date.now();
+
+  function refreshLeaderboard(table, over) {
     var name = table.dataset.leaderboard;
     return fetch("/api/v1/tournaments/" + encodeURIComponent(name) + "/leaderboard")
       .then(function (r) { return r.json(); })
@@ -38,7 +43,10 @@
         var body = table.querySelector("tbody");
         body.replaceChildren.apply(body, rows.map(leaderboardRow));
         table.dataset.updated = String(Date.now());
-        if (window.arenaCharts) { window.arenaCharts.reload(); }
+        if (window.arenaCharts && (over || Date.now() - chartLoaded >= CHART_PERIOD_MS)) {
+          chartLoaded = Date.now();
+          window.arenaCharts.reload();
+        }
       });
   }
 
@@ -56,7 +64,7 @@
         document.querySelectorAll('table[data-leaderboard="' + CSS.escape(t.name) + '"]').forEach(function (table) {
           if (t.status === "running" || table.dataset.last !== String(t.matches.finished)) {
             table.dataset.last = String(t.matches.finished);
-            boards.push(refreshLeaderboard(table));
+            boards.push(refreshLeaderboard(table, t.status !== "running"));
           }
         });
         if (t.status === "running") { running = true; }

@@ -11,6 +11,7 @@ from arena.store import owners
 from arena.store.models import Owner
 from dashboard import queries
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
+from dashboard.schemas import SeatResult
 
 router = APIRouter(tags=["owners"])
 NO_TOKEN = {401: {"description": "No token, or a token that does not work"}}
@@ -27,20 +28,12 @@ class NewToken(BaseModel):
     token: str
 
 
-class OwnSeat(BaseModel):
+class OwnSeat(SeatResult):
     """One of the owner's seats in a recorded match, with what its bot printed."""
 
     match: int
     tournament: str
     finished_at: str | None
-    seat: int
-    bot: str
-    version: int
-    place: int | None
-    forfeit: str | None
-    reason: str | None
-    strikes: int
-    illegal: int
     #: what the bot printed while playing this match (its last 4 KB; uploaded bots
     #: only: a bot running elsewhere keeps its own output). A warm process may play
     #: several matches of the same version at once, so lines of those may be mixed in.
