@@ -18,10 +18,19 @@ from arena.store.db import Database
 from arena.store.owners import add_owner
 from arena.store.schema import upgrade
 from dashboard.app import create_app
-from tests.support.services import POSTGRES_ADMIN, REDIS_TEST_URL
+from tests.support.lifetime import mark_session, sweep_dead_sessions
+from tests.support.services import POSTGRES_ADMIN, redis_test_url
 
 #: ``make test-fast`` runs property tests with fewer examples (``make test``: the default)
 hypothesis_settings.register_profile("fast", max_examples=20)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Mark the processes this session starts, and kill what a dead session left."""
+    mark_session()
+    swept = sweep_dead_sessions()
+    if swept:
+        print(f"killed {len(swept)} processes left by an earlier test session: {swept}")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -57,9 +66,9 @@ def db(database_url: str) -> Iterator[Database]:
 @pytest.fixture
 def redis_url() -> Iterator[str]:
     """An isolated Redis database on the machine's server, flushed before and after."""
-    client = redis.Redis.from_url(REDIS_TEST_URL)
+    client = redis.Redis.from_url(redis_test_url())
     client.flushdb()
-    yield REDIS_TEST_URL
+    yield redis_test_url()
     client.flushdb()
 
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from arena.platform.settings import Settings
 from arena.store.owners import add_owner
 from dashboard.app import create_app
-from tests.support.services import REDIS_TEST_URL
+from tests.support.services import redis_test_url
 from tests.support.store import add_samples
 
 pytestmark = pytest.mark.browser
@@ -24,8 +24,8 @@ pytestmark = pytest.mark.browser
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
     data: Path = tmp_path_factory.mktemp("schema")
-    redis.Redis.from_url(REDIS_TEST_URL).flushdb()  # the tests' own database, emptied
-    application = create_app(Settings(data, f"sqlite:///{data / 'arena.db'}", REDIS_TEST_URL))
+    redis.Redis.from_url(redis_test_url()).flushdb()  # the tests' own database, emptied
+    application = create_app(Settings(data, f"sqlite:///{data / 'arena.db'}", redis_test_url()))
     add_samples(application.state.platform.db)
     _, token = application.state.platform.db.transaction(lambda s: add_owner(s, "fuzz"))
     application.state.token = token

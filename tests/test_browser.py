@@ -27,7 +27,7 @@ from arena.store.owners import add_owner
 from dashboard.app import create_app
 from tests.support.api import auth, played_tournament
 from tests.support.cli import run_queued_jobs
-from tests.support.services import REDIS_TEST_URL
+from tests.support.services import redis_test_url
 from tests.support.store import SAMPLES, play
 
 pytestmark = pytest.mark.browser
@@ -48,8 +48,8 @@ CHROMIUM_ARGS = [
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> tuple[FastAPI, str]:
     data: Path = tmp_path_factory.mktemp("browser")
-    redis.Redis.from_url(REDIS_TEST_URL).flushdb()
-    app = create_app(Settings(data, f"sqlite:///{data / 'arena.db'}", REDIS_TEST_URL))
+    redis.Redis.from_url(redis_test_url()).flushdb()
+    app = create_app(Settings(data, f"sqlite:///{data / 'arena.db'}", redis_test_url()))
     _, token = app.state.platform.db.transaction(lambda s: add_owner(s, "e2e"))
     played_tournament(TestClient(app), token, app.state.platform, games=4)
     return app, token

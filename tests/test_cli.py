@@ -10,13 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from arena.platform import children
+
 pytestmark = pytest.mark.processes
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return children.run(
         [sys.executable, "-m", "arena", *args],
         cwd=ROOT,
         capture_output=True,

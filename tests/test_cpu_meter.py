@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 
 import pytest
 
+from arena.platform import children
 from arena.platform.sandbox.meter import CpuMeter, process_tree_cpu
 
 pytestmark = pytest.mark.processes
@@ -51,7 +51,7 @@ def test_a_process_tree_counts_its_children_that_ended() -> None:
         f"subprocess.run([sys.executable, '-c', {burn!r}])\n"
         "time.sleep(30)\n"
     )
-    process = subprocess.Popen([sys.executable, "-c", child])
+    process = children.spawn([sys.executable, "-c", child])
     try:
         deadline = time.monotonic() + 10
         used = 0.0

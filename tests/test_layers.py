@@ -4,12 +4,12 @@ Linter), and a bot that runs on the SDK alone, without the platform's packages."
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from arena.platform import children
 from tests.support.cli import ROOT, play_served_bot
 
 pytestmark = pytest.mark.processes
@@ -36,7 +36,7 @@ runpy.run_module("arena.sdk.run", run_name="__main__")
 
 
 def test_imports_follow_the_layers() -> None:
-    linted = subprocess.run(
+    linted = children.run(
         [str(Path(sys.executable).with_name("lint-imports")), "--no-cache"],
         cwd=ROOT,
         capture_output=True,

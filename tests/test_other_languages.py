@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 
 from arena import protocol
 from arena.engine import Ruleset
+from arena.platform import children
 from tests.support.cli import ROOT, play_served_bot
 
 pytestmark = pytest.mark.processes
@@ -30,7 +30,7 @@ def _python_bot() -> str:
 def test_the_guide_s_bot_plays_against_the_samples_from_flat_stubs(tmp_path: Path) -> None:
     (tmp_path / "player.proto").write_text((ROOT / "proto/arena/v1/player.proto").read_text())
     command = re.search(r"`(python -m grpc_tools\.protoc [^`]+)`", GUIDE.read_text()).group(1)
-    generated = subprocess.run(
+    generated = children.run(
         [sys.executable, *command.split()[1:]], cwd=tmp_path, capture_output=True, text=True
     )
     assert generated.returncode == 0, generated.stderr

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
+from arena.platform import children
 from arena.platform.redis_server import free_port
 from arena.platform.settings import Settings, write_running
 from arena.store.db import Database
@@ -114,7 +115,7 @@ def test_ctrl_c_and_kill_stop_arena_up_cleanly(tmp_path: Path, signum: int) -> N
     workers, the dashboard and the private Redis."""
     env = environment(Settings(tmp_path, f"sqlite:///{tmp_path / 'arena.db'}", None))
     port = free_port()
-    process = subprocess.Popen(
+    process = children.spawn(
         [
             sys.executable,
             "-m",
@@ -187,7 +188,7 @@ def _environ(pid: str) -> str:
 
 
 def test_bench_pipeline_json_has_the_documented_keys() -> None:
-    result = subprocess.run(
+    result = children.run(
         [
             sys.executable,
             "-m",
@@ -235,7 +236,7 @@ def test_commands_find_the_redis_of_a_running_arena_up(tmp_path: Path) -> None:
     assert path.stat().st_mode & 0o777 == 0o600, "it holds a password"
     assert Settings.from_env(env).redis_url == "redis://:secret@127.0.0.1:7000/0"
     assert Settings.from_env({**env, "REDIS_URL": "redis://other"}).redis_url == "redis://other"
-    dead = subprocess.Popen(["true"])
+    dead = children.spawn(["true"])
     dead.wait()
     path.write_text(json.dumps({"pid": dead.pid, "redis_url": "redis://gone"}))
     assert Settings.from_env(env).redis_url is None, "an arena up that died runs nowhere"
@@ -244,7 +245,7 @@ def test_commands_find_the_redis_of_a_running_arena_up(tmp_path: Path) -> None:
 def test_arena_dashboard_says_where_it_is_and_logs_each_request(tmp_path: Path) -> None:
     env = environment(Settings(tmp_path, f"sqlite:///{tmp_path / 'arena.db'}", None))
     port = free_port()
-    process = subprocess.Popen(
+    process = children.spawn(
         [sys.executable, "-m", "arena", "dashboard", "--port", str(port)],
         cwd=ROOT,
         env=env,

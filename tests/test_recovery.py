@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -22,7 +21,7 @@ from rq.job import Job, JobStatus
 from sqlalchemy import select, update
 
 from arena.engine import Ruleset
-from arena.platform import Platform
+from arena.platform import Platform, children
 from arena.platform import queue as work_queue
 from arena.platform.redis_server import RedisServer
 from arena.platform.sandbox import box
@@ -235,7 +234,7 @@ def test_the_sweep_removes_the_folders_of_dead_makers_only(tmp_path: Path, monke
 
 
 def _dead_pid() -> int:
-    process = subprocess.Popen(["true"])
+    process = children.spawn(["true"])
     process.wait()
     return process.pid
 

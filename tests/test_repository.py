@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import ast
-import subprocess
 from pathlib import Path
+
+from arena.platform import children
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTSIDE = ("../" + "shared", "shared/" + "RULES", "shared/" + "SCENARIOS", "RULES" + ".md")
 
 
 def test_no_file_refers_outside_the_repository() -> None:
-    files = subprocess.run(
+    files = children.run(
         ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.split()
     found = []

@@ -24,7 +24,7 @@ from arena.platform.sandbox import Limits, Sandbox, SandboxedSeat, SandboxError,
 from arena.referee import LocalSeat, Referee, RefereeSettings
 from sample_bots import HonestBot
 from tests.sandboxing import ATTACKS, attack_bot, host_processes_with, listeners
-from tests.support.services import POSTGRES_ADMIN, REDIS_TEST_URL
+from tests.support.services import POSTGRES_ADMIN, redis_test_url
 
 pytestmark = pytest.mark.sandbox
 
@@ -51,7 +51,7 @@ def play(box: Sandbox) -> dict:
 
 
 def test_no_network_reaches_the_hosts_services(tmp_path: Path) -> None:
-    client = redis.Redis.from_url(REDIS_TEST_URL)
+    client = redis.Redis.from_url(redis_test_url())
     client.delete("rq:queue:arena-matches", "arena-attack")
     with listeners((socket.AF_INET, ("127.0.0.1", 0)), (socket.AF_INET6, ("::1", 0))) as found:
         targets = [
@@ -60,7 +60,7 @@ def test_no_network_reaches_the_hosts_services(tmp_path: Path) -> None:
             (int(socket.AF_INET), "127.0.0.1", 6379),
             (int(socket.AF_INET), "127.0.0.1", 5432),
         ]
-        db = REDIS_TEST_URL.rsplit("/", 1)[1]
+        db = redis_test_url().rsplit("/", 1)[1]
         bot = attack_bot(tmp_path, "network", TARGETS=targets, REDIS_DB=int(db))
         with Sandbox(bot, limits=LIMITS) as box:
             play(box)

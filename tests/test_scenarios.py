@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena import scenarios
+from arena.platform import children
 
 ROOT = Path(__file__).resolve().parents[1]
 OURS = ROOT / "tests" / "scenarios"
@@ -29,7 +30,7 @@ def test_scenario_passes(path: Path) -> None:
 
 
 def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return children.run(
         [sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True, timeout=120
     )
 

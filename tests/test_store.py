@@ -30,7 +30,7 @@ from arena.store.models import (
     VersionStatus,
     now,
 )
-from arena.store.schema import current, head
+from arena.store.schema import alembic_config, current, head, upgrade
 from arena.style import STYLE_FIELDS
 from tests.support.store import SAMPLES, add_samples, make_tournament, match_ids, play
 
@@ -40,6 +40,25 @@ def test_migrations_reach_head_and_match_the_models(db: Database) -> None:
     with db.engine.connect() as connection:
         context = MigrationContext.configure(connection, opts={"compare_type": True})
         assert compare_metadata(context, Base.metadata) == []
+
+
+def test_the_quick_schema_check_agrees_with_alembic(database_url: str) -> None:
+    """``upgrade`` reads the head from the file names and the revision with one query;
+    Alembic's own answers are the same, before and after migrating."""
+    from alembic.script import ScriptDirectory
+
+    assert head() == ScriptDirectory.from_config(alembic_config()).get_current_head()
+    fresh = Database(database_url)
+    try:
+        with fresh.engine.connect() as connection:
+            assert MigrationContext.configure(connection).get_current_revision() is None
+        assert current(fresh) is None
+        upgrade(fresh)
+        with fresh.engine.connect() as connection:
+            assert MigrationContext.configure(connection).get_current_revision() == head()
+        assert current(fresh) == head()
+    finally:
+        fresh.dispose()
 
 
 def test_bots_are_validated(db: Database) -> None:

@@ -18,6 +18,7 @@ import socket
 import threading
 import time
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from rq import Queue
 
@@ -29,7 +30,9 @@ from arena.store.db import Database
 from arena.store.models import TournamentFormat
 from arena.store.schema import upgrade
 from arena.timing import FLUSH_SECONDS, HEARTBEAT_SECONDS
-from worker.runtime import Runtime, concurrency_from_env, policy_from_env
+
+if TYPE_CHECKING:
+    from worker.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +52,10 @@ def database() -> Database:
 
 @lru_cache(maxsize=1)
 def runtime() -> Runtime:
-    """The worker's runtime, started on first use."""
+    """The worker's runtime, started on first use (imported then too: a worker registers
+    before it loads the referee, gRPC and the sandboxes; see ``warm_up``)."""
+    from worker.runtime import Runtime, concurrency_from_env, policy_from_env
+
     cache = ArtifactCache(settings().data_dir / "artifacts", database())
     return Runtime(
         hidden=[settings().data_dir],
@@ -67,6 +73,12 @@ def reset() -> None:
         runtime().close()
     for cached in (settings, database, _queue, runtime):
         cached.cache_clear()
+
+
+def warm_up() -> None:
+    """Import what playing needs (the runtime, the referee, gRPC), so that the first job
+    does not wait for it: a worker calls this once it is listening."""
+    import worker.runtime  # noqa: F401
 
 
 def worker_name() -> str:
@@ -190,7 +202,7 @@ class _Job:
             try:
                 status, job_id = matches.give_back(self.db, plan, reason)
                 if job_id is not None:
-                    _requeue(plan.match_id, job_id)
+                    _requeue(plan.match_id, job_id, at_front=True)
                 log.info("match %s is now %s", plan.match_id, status)
             except Exception:  # the reconciler gives it back once its lease expires
                 log.exception("match %s: cannot give it back", plan.match_id)
@@ -225,13 +237,13 @@ class _Job:
 def _queue() -> Queue | None:
     """The match queue, connected once (its connection pool reconnects after a restart)."""
     url = settings().redis_url
-    return work_queue.match_queue(work_queue.connect(url)) if url else None
+    return work_queue.match_queue(work_queue.connect(url), settings().queue_name) if url else None
 
 
-def _requeue(match_id: int, job_id: str) -> None:
+def _requeue(match_id: int, job_id: str, at_front: bool = False) -> None:
     queue = _queue()
     if queue is not None:
-        work_queue.enqueue(queue, match_id, job_id)
+        work_queue.enqueue(queue, match_id, job_id, at_front)
 
 
 class _Heartbeat:

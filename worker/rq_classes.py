@@ -5,7 +5,10 @@ refused and deleted: never imported nor called."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from rq import Queue, SimpleWorker, Worker, worker_registration
@@ -92,22 +95,51 @@ class MatchWorker(SimpleWorker):
     """An RQ worker that runs match jobs in its own process and refuses anything else.
 
     ``sandbox`` (how this worker runs uploaded bots) is written beside the worker's
-    registration for the workers page."""
+    registration for the workers page. ``prepare(worker)``, if given, runs in a thread
+    once the worker is registered (it may probe the sandbox and call
+    :meth:`set_sandbox`); a job waits until it is done."""
 
     #: while Redis is away an idle worker retries every second (RQ doubles its wait up
     #: to a minute, and keeps the doubled wait for the next outage)
     exponential_backoff_factor = 1.0
     max_connection_wait_time = 1.0
 
-    def __init__(self, *args: Any, sandbox: str = "", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        sandbox: str | None = None,
+        prepare: Callable[[MatchWorker], None] | None = None,
+        **kwargs: Any,
+    ) -> None:
         kwargs.setdefault("serializer", JSONSerializer)
         kwargs.setdefault("job_class", MatchJob)
         super().__init__(*args, **kwargs)
         self.sandbox = sandbox
+        self._prepare = prepare
+        self._prepared = threading.Event()
+        if prepare is None:
+            self._prepared.set()
 
     def register_birth(self) -> None:
         super().register_birth()
-        self.connection.hset(self.key, "arena_sandbox", self.sandbox)
+        self.connection.hset(self.key, "arena_sandbox", self.sandbox or "checking")
+        if self._prepare is not None:
+            threading.Thread(target=self._run_prepare, daemon=True, name="arena-prepare").start()
+
+    def _run_prepare(self) -> None:
+        try:
+            assert self._prepare is not None
+            self._prepare(self)
+        except Exception:
+            log.exception("worker %s: preparing to play failed", self.name)
+        finally:
+            self._prepared.set()
+
+    def set_sandbox(self, description: str) -> None:
+        """Say how this worker runs uploaded bots, beside its registration."""
+        self.sandbox = description
+        with contextlib.suppress(Exception):
+            self.connection.hset(self.key, "arena_sandbox", description)
 
     def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
         """As RQ's, and register again when Redis lost the registration (a restart that
@@ -117,7 +149,7 @@ class MatchWorker(SimpleWorker):
             log.warning("worker %s: its registration was lost; registering again", self.name)
             with self.connection.pipeline() as pipe:
                 pipe.hset(self.key, mapping=self.serialize())
-                pipe.hset(self.key, "arena_sandbox", self.sandbox)
+                pipe.hset(self.key, "arena_sandbox", self.sandbox or "checking")
                 worker_registration.register(self, pipe)
                 pipe.expire(self.key, self.worker_ttl + 60)
                 pipe.execute()
@@ -127,6 +159,7 @@ class MatchWorker(SimpleWorker):
         if reason is not None:
             self._refuse(job.id, queue, reason)
             return
+        self._prepared.wait()
         super().execute_job(job, queue)
 
     def dequeue_job_and_maintain_ttl(
@@ -158,6 +191,6 @@ def sandbox_of(worker: Worker) -> str:
     return value.decode() if value else "unknown"
 
 
-def locked_queue(connection: Any) -> Queue:
+def locked_queue(connection: Any, name: str = QUEUE_NAME) -> Queue:
     """The match queue as a worker reads it: every job loaded is a :class:`MatchJob`."""
-    return Queue(QUEUE_NAME, connection=connection, serializer=JSONSerializer, job_class=MatchJob)
+    return Queue(name, connection=connection, serializer=JSONSerializer, job_class=MatchJob)

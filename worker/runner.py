@@ -51,10 +51,11 @@ def reconcile_once(
         workers=max(1, work_queue.workers_listening(queue)),
     )
     refilled = refill_ladders()
-    again = repairs.requeued + repairs.resent + refilled
-    if again:
-        work_queue.enqueue_all(queue, again)
-    if again or repairs.failed:
+    if repairs.requeued or repairs.resent:
+        work_queue.enqueue_all(queue, repairs.requeued + repairs.resent, at_front=True)
+    if refilled:
+        work_queue.enqueue_all(queue, refilled)
+    if repairs.requeued or repairs.resent or refilled or repairs.failed:
         log.info(
             "reconciled: %d matches queued again after a lost worker, %d re-sent (their job "
             "was lost), %d failed (attempts spent), %d ladder matches queued",
@@ -94,15 +95,17 @@ def _sweep() -> None:
 
 
 class Reconciler(threading.Thread):
-    def __init__(self, redis_url: str, interval: float = RECONCILE_SECONDS) -> None:
+    def __init__(
+        self, redis_url: str, queue_name: str, interval: float = RECONCILE_SECONDS
+    ) -> None:
         super().__init__(daemon=True, name="arena-reconciler")
-        self.redis_url, self.interval = redis_url, interval
+        self.redis_url, self.queue_name, self.interval = redis_url, queue_name, interval
         self.stopped = threading.Event()
 
     def run(self) -> None:
         """A pass every ``interval`` seconds, and one at once when Redis restarted (its
         jobs are gone: the queued matches go out again without waiting)."""
-        queue = work_queue.match_queue(work_queue.connect(self.redis_url))
+        queue = work_queue.match_queue(work_queue.connect(self.redis_url), self.queue_name)
         watch = work_queue.JobWatch(queue)
         seen_run: str | None = None
         due = time.monotonic() + self.interval
@@ -143,35 +146,47 @@ def _log_to_stderr(level: str) -> None:
 
 
 def run(burst: bool = False, reconcile: bool = True) -> None:
+    """Play queued matches until stopped. The worker is listening as soon as it has
+    reached the database and Redis; what only playing needs (the sandbox probe, the
+    referee and gRPC) is loaded beside it (``_prepare``), and a job that comes first
+    waits for it."""
     level = os.environ.get("ARENA_LOG_LEVEL", "INFO")
     _log_to_stderr(level)
     settings = Settings.from_env()
     if not settings.redis_url:
         raise SystemExit("set REDIS_URL to the Redis that carries the matches")
     jobs.database()  # connect and migrate before taking work
-    sandbox = availability()
-    (log.info if sandbox.mode == "sandboxed" and sandbox.cgroups else log.warning)(
-        "%s", sandbox.describe()
-    )
-    _sweep()
-    reconciler = Reconciler(settings.redis_url) if reconcile else None
+    reconciler = Reconciler(settings.redis_url, settings.queue_name) if reconcile else None
     if reconciler is not None:
         reconciler.start()
     try:
-        _work(settings.redis_url, sandbox.describe(), burst, level)
+        _work(settings.redis_url, settings.queue_name, burst, level)
     finally:
         if reconciler is not None:
             reconciler.stopped.set()
         jobs.reset()  # stops the warm sandboxes and closes the streams to bots
 
 
-def _work(redis_url: str, sandbox: str, burst: bool, level: str) -> None:
+def _prepare(worker: rq_classes.MatchWorker) -> None:
+    """Sweep what killed workers left, probe the sandbox (written beside the worker's
+    registration for the workers page) and import what playing needs."""
+    _sweep()
+    sandbox = availability()
+    (log.info if sandbox.mode == "sandboxed" and sandbox.cgroups else log.warning)(
+        "%s", sandbox.describe()
+    )
+    worker.set_sandbox(sandbox.describe())
+    jobs.warm_up()
+
+
+def _work(redis_url: str, queue_name: str, burst: bool, level: str) -> None:
     """Run an RQ worker until it is told to stop (or, with ``burst``, the queue is
     empty). A worker that lost Redis is buried (its registration removed once Redis
     answers again) and a new one, under a new name, takes over; the wait between
     attempts doubles while Redis stays away, up to 5 s, and starts over once it answers."""
     first, most = RECONNECT_SECONDS
     delay, previous = first, None
+    sandbox: str | None = None  # known once the first worker prepared
     while True:
         try:
             connection = work_queue.connect(redis_url)
@@ -180,12 +195,14 @@ def _work(redis_url: str, sandbox: str, burst: bool, level: str) -> None:
             if previous is not None:
                 _bury(previous)
             previous = rq_classes.MatchWorker(
-                [rq_classes.locked_queue(connection)],
+                [rq_classes.locked_queue(connection, queue_name)],
                 connection=connection,
                 name=f"arena-{jobs.worker_name()}-{time.monotonic_ns()}",
                 sandbox=sandbox,
+                prepare=_prepare if sandbox is None else None,
             )
             previous.work(burst=burst, logging_level=level)
+            sandbox = previous.sandbox
             if burst or previous._shutdown_requested_date is not None:
                 return
             log.warning("worker %s stopped on an error; a new one takes over", previous.name)

@@ -1,47 +1,129 @@
-"""The ``arena`` command: one Typer app, one module per command group."""
+"""The ``arena`` command: one module per command group, each imported only when its
+command runs (``arena --help`` and ``arena play`` never load the store, Alembic or
+FastAPI: a command starts in the time its own imports take)."""
 
 from __future__ import annotations
 
+import importlib
 import sys
+from typing import Any, NamedTuple
 
+import click
 import typer
+import typer.main
+from typer.core import TyperCommand, TyperGroup
+from typer.models import CommandInfo
 
-from arena.cli import bench, console, platform, play, rules, up
-from arena.engine import RulesError
-from arena.platform import PlatformError
-from arena.platform.errors import SERVICE_ERRORS, unavailable
-from arena.store.errors import StoreError
 
-app = typer.Typer(
+class Entry(NamedTuple):
+    module: str
+    attribute: str
+    #: the one line ``arena --help`` shows (tests/test_cli.py checks it is the command's)
+    help: str
+
+
+#: every command, in the order ``arena --help`` lists them
+COMMANDS: dict[str, Entry] = {
+    "rules": Entry(
+        "arena.cli.rules", "app", "The rules engine: conformance scenarios and in-process play."
+    ),
+    "bench": Entry("arena.cli.bench", "app", "Benchmarks that print figures."),
+    "up": Entry(
+        "arena.cli.up",
+        "up",
+        "Run the platform on this machine with a demo tournament; Ctrl-C stops it.",
+    ),
+    "play": Entry(
+        "arena.cli.play",
+        "play",
+        "Play matches between bots (seats rotate) and print a table per bot.",
+    ),
+    "replay": Entry(
+        "arena.cli.play",
+        "replay_command",
+        "Re-referee a match log from its seed and actions; exit 1 if anything differs.",
+    ),
+    "bot": Entry("arena.cli.bots", "app", "Register bots."),
+    "tournament": Entry("arena.cli.tournaments", "app", "Create, start and follow tournaments."),
+    "db": Entry("arena.cli.db", "app", "The database."),
+    "worker": Entry(
+        "arena.cli.worker",
+        "worker_command",
+        "Run a worker that plays queued matches (needs REDIS_URL, and ARENA_DATABASE_URL "
+        "unless the database is the local default).",
+    ),
+    "dashboard": Entry(
+        "arena.cli.dashboard",
+        "dashboard_command",
+        "Serve the dashboard and the API (http://HOST:PORT/, the API under /api/v1).",
+    ),
+    "owner": Entry("arena.cli.owners", "app", "Owners and their API tokens."),
+}
+
+
+def load(name: str) -> click.Command:
+    """The click command ``name`` stands for, its module imported now."""
+    entry = COMMANDS[name]
+    target = getattr(importlib.import_module(entry.module), entry.attribute)
+    if isinstance(target, typer.Typer):
+        command: click.Command = typer.main.get_group(target)
+    else:
+        command = typer.main.get_command_from_info(
+            CommandInfo(name=name, callback=target),
+            pretty_exceptions_short=True,
+            rich_markup_mode="rich",
+        )
+    command.name = name
+    return command
+
+
+class LazyGroup(TyperGroup):
+    """A group whose commands are imported when they run; its help lists them from
+    :data:`COMMANDS` without importing any."""
+
+    def __init__(self, **attrs: Any) -> None:
+        stubs = {name: TyperCommand(name, help=entry.help) for name, entry in COMMANDS.items()}
+        super().__init__(commands=stubs, **attrs)
+        self._listing = False
+        self._loaded: dict[str, click.Command] = {}
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        if self._listing:
+            return self.commands[cmd_name]
+        if cmd_name not in self._loaded:
+            self._loaded[cmd_name] = load(cmd_name)
+        return self._loaded[cmd_name]
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+
+app = LazyGroup(
+    name="arena",
     help="Arena: bot tournaments for the bluffing card game Verish' Ne Verish'.",
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
 )
-app.add_typer(rules.app, name="rules")
-app.add_typer(bench.app, name="bench")
-app.command("up")(up.up)
-app.command("play")(play.play)
-app.command("replay")(play.replay_command)
-app.add_typer(platform.bot_app, name="bot")
-app.add_typer(platform.tournament_app, name="tournament")
-app.add_typer(platform.db_app, name="db")
-app.command("worker")(platform.worker_command)
-app.command("dashboard")(platform.dashboard_command)
-app.add_typer(platform.owner_app, name="owner")
 
 
 def main() -> None:
     """Run the command; a service that is down or a request the store refuses ends it
     with one line on stderr (exit 1 and 2), never a traceback."""
     try:
-        app()
-    except SERVICE_ERRORS as error:
-        console.stderr().print(f"[red]error:[/red] {unavailable(error)}", highlight=False)
-        sys.exit(1)
-    except PlatformError as error:
-        console.stderr().print(f"[red]error:[/red] {error}", highlight=False)
-        sys.exit(1)
-    except (StoreError, RulesError) as error:
-        console.stderr().print(f"[red]error:[/red] {error}", highlight=False)
-        sys.exit(2)
+        app(prog_name="arena")
+    except Exception as error:
+        from arena.cli.failures import explain
+
+        explained = explain(error)
+        if explained is None:
+            raise
+        message, code = explained
+        from arena.cli import console
+
+        console.stderr().print(f"[red]error:[/red] {message}", highlight=False)
+        sys.exit(code)

@@ -277,3 +277,28 @@ def ranking(
         f"  duplicate / random: {figures['ratio']:.2f} (medians), "
         f"{figures['ratio_of_means']:.2f} (means); target <= 0.5"
     )
+
+
+@app.command()
+def startup(
+    json_: options.JsonFlag = False,
+    repeats: Annotated[int, typer.Option("--repeats", min=1, help="Runs of each command.")] = 10,
+) -> None:
+    """Start times: arena --help, arena play (to its first match), arena worker (to
+    registered)."""
+    from arena.bench import startup as bench_startup
+
+    figures = _measured("start times", lambda p: bench_startup.run(repeats, progress=p), json_)
+    if figures is None:
+        return
+    out.print(f"start times, new processes, median of {repeats}:")
+    rows = (
+        ("arena --help", "help_s"),
+        ("arena play (1 game)", "play_s"),
+        ("arena worker (registered)", "worker_s"),
+    )
+    for label, key in rows:
+        met = "met" if figures["met"][key] else "NOT met"
+        out.print(
+            f"  {label:28} {figures[key]:6.3f} s   target <= {figures['targets'][key]} s: {met}"
+        )

@@ -19,7 +19,7 @@ import typer
 from sqlalchemy import select
 
 from arena.cli import console
-from arena.cli.platform import follow, print_status
+from arena.cli.tournaments import follow, print_status
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.redis_server import RedisServer, masked

@@ -1,49 +1,28 @@
-"""The platform's services from one place: settings, the migrated database, the queue.
+"""The application: the platform's services (``Platform``: settings, the migrated
+database, the queue), the processes it runs, submissions and sandboxes.
 
-The CLI, ``arena up`` and the dashboard use this; workers use ``worker.jobs``.
+``Platform`` and ``PlatformError`` load on first use, so a module of the package (the
+bot launcher of ``arena play``, say) is imported without the store and the queue.
 """
 
 from __future__ import annotations
 
-from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rq import Queue
+if TYPE_CHECKING:
+    from arena.platform.core import Platform
+    from arena.platform.errors import PlatformError
 
-from arena.platform import queue as work_queue
-from arena.platform.settings import Settings
-from arena.store import tournaments
-from arena.store.db import Database
-from arena.store.schema import upgrade
+__all__ = ["Platform", "PlatformError"]
 
 
-class PlatformError(RuntimeError):
-    """A setup problem the user must fix (no Redis configured, for example)."""
+def __getattr__(name: str) -> Any:
+    if name == "Platform":
+        from arena.platform.core import Platform
 
+        return Platform
+    if name == "PlatformError":
+        from arena.platform.errors import PlatformError
 
-class Platform:
-    def __init__(self, settings: Settings | None = None) -> None:
-        self.settings = settings or Settings.from_env()
-        self.db = Database(self.settings.database_url)
-        upgrade(self.db)
-
-    @cached_property
-    def queue(self) -> Queue:
-        if not self.settings.redis_url:
-            raise PlatformError(
-                "REDIS_URL is not set: point it at a Redis server (arena up starts a private one)"
-            )
-        return work_queue.match_queue(work_queue.connect(self.settings.redis_url))
-
-    def start_tournament(self, name: str) -> int:
-        """Queue the tournament's pending matches; return how many were sent."""
-        with self.db.read() as session:
-            tournaments.get(session, name)  # NotFound before any word about Redis
-        workers = work_queue.workers_listening(self.queue)
-        jobs = self.db.transaction(lambda session: tournaments.start(session, name, workers))
-        work_queue.enqueue_all(self.queue, jobs)
-        return len(jobs)
-
-    def tournament_status(self, name: str) -> dict[str, Any]:
-        with self.db.read() as session:
-            return tournaments.status(session, name)
+        return PlatformError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,10 +1,15 @@
 """Services that are down, said in one line: the CLI prints it (exit 1) and the API
-answers it with 503, instead of a traceback."""
+answers it with 503, instead of a traceback; and the setup problems a user must fix."""
 
 from __future__ import annotations
 
 import redis.exceptions
 import sqlalchemy.exc
+
+
+class PlatformError(RuntimeError):
+    """A setup problem the user must fix (no Redis configured, for example)."""
+
 
 #: what a service that is down or unreachable raises
 SERVICE_ERRORS: tuple[type[Exception], ...] = (

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO
 
 from arena.endpoints import EndpointError, parse_endpoint
+from arena.platform.children import spawn
 from sample_bots import SAMPLES
 
 _ENDPOINT = re.compile(r"^[\w.\-\[\]:]+:\d{1,5}$")
@@ -113,7 +114,7 @@ class BotProcesses:
         Only for the user's own bots on their machine: uploaded bots run in
         :mod:`arena.platform.sandbox`, where nothing the bot prints is trusted."""
         stderr = self._stderr(name)
-        process = subprocess.Popen(
+        process = spawn(
             command,
             stdout=subprocess.PIPE,
             stderr=stderr,

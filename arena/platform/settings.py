@@ -5,8 +5,10 @@ whatever the current folder) holds the SQLite database, the private Redis and lo
 ``ARENA_DATABASE_URL`` selects another database (for example
 ``postgresql+psycopg://user@host/db``); ``REDIS_URL`` an existing Redis. Without
 ``REDIS_URL``, the Redis of an ``arena up`` running on the same data directory is used
-(it writes where it runs to ``running.json`` there). A worker on another machine needs
-only ``ARENA_DATABASE_URL`` and ``REDIS_URL``.
+(it writes where it runs to ``running.json`` there). ``ARENA_QUEUE`` names the queue
+(default ``arena-matches``): platforms that share one Redis keep apart by their queue
+names. A worker on another machine needs only ``ARENA_DATABASE_URL`` and ``REDIS_URL``
+(and the platform's ``ARENA_QUEUE``, if it set one).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Any
 
 #: what ``arena up`` writes in the data directory while it runs
 RUNNING_FILE = "running.json"
+#: the queue's name unless ``ARENA_QUEUE`` says otherwise
+DEFAULT_QUEUE = "arena-matches"
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,7 @@ class Settings:
     data_dir: Path
     database_url: str
     redis_url: str | None
+    queue_name: str = DEFAULT_QUEUE
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -33,7 +38,8 @@ class Settings:
         data_dir = data_dir_from(env)
         url = env.get("ARENA_DATABASE_URL") or f"sqlite:///{data_dir / 'arena.db'}"
         redis_url = env.get("REDIS_URL") or (running(data_dir) or {}).get("redis_url")
-        return cls(data_dir=data_dir, database_url=url, redis_url=redis_url or None)
+        queue_name = env.get("ARENA_QUEUE") or DEFAULT_QUEUE
+        return cls(data_dir, url, redis_url or None, queue_name)
 
 
 def data_dir_from(env: dict[str, str] | os._Environ[str]) -> Path:

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from arena.platform import Platform
+from arena.platform import Platform, children
 from arena.platform.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,7 +17,7 @@ def arena(
     *args: str, env: dict[str, str] | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
     """``arena ARGS`` run from the checkout (with ``env``, else this process's)."""
-    return subprocess.run(
+    return children.run(
         [sys.executable, "-m", "arena", *args],
         cwd=ROOT,
         env=env,
@@ -29,7 +29,11 @@ def arena(
 
 def environment(settings: Settings) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env.update(ARENA_DATA_DIR=str(settings.data_dir), ARENA_DATABASE_URL=settings.database_url)
+    env.update(
+        ARENA_DATA_DIR=str(settings.data_dir),
+        ARENA_DATABASE_URL=settings.database_url,
+        ARENA_QUEUE=settings.queue_name,
+    )
     if settings.redis_url:
         env["REDIS_URL"] = settings.redis_url
     return env
@@ -47,7 +51,7 @@ def play_served_bot(command: list[str], cwd: Path, opponents: list[str], games: 
     import json
     import re
 
-    bot = subprocess.Popen(
+    bot = children.spawn(
         command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
     )
     try:

@@ -83,6 +83,7 @@ def worker_in_this_process(settings: Settings, monkeypatch: pytest.MonkeyPatch) 
         ("ARENA_DATA_DIR", str(settings.data_dir)),
         ("ARENA_DATABASE_URL", settings.database_url),
         ("REDIS_URL", settings.redis_url or ""),
+        ("ARENA_QUEUE", settings.queue_name),
     ):
         monkeypatch.setenv(key, value)
     jobs.reset()

@@ -7,11 +7,15 @@ the referee over a Unix socket the platform chose. See ``box`` for the life of o
 sandbox, ``bwrap`` for what the bot sees, ``cgroup`` for the limits.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from arena.platform.sandbox.box import UNSANDBOXED_ENV, Sandbox, scrub, unsandboxed
 from arena.platform.sandbox.errors import SandboxError, SandboxUnavailable
 from arena.platform.sandbox.limits import Limits
 from arena.platform.sandbox.probe import availability
-from arena.platform.sandbox.seat import SandboxedSeat
+
+if TYPE_CHECKING:
+    from arena.platform.sandbox.seat import SandboxedSeat
 
 __all__ = [
     "UNSANDBOXED_ENV",
@@ -24,3 +28,13 @@ __all__ = [
     "scrub",
     "unsandboxed",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``SandboxedSeat`` loads on first use: it needs the referee, which a worker starting
+    up, or the sandbox probe, does not."""
+    if name == "SandboxedSeat":
+        from arena.platform.sandbox.seat import SandboxedSeat
+
+        return SandboxedSeat
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,121 @@
+"""``arena bot``: register bots and submit new versions."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from arena.cli.platform import err, fail, out, platform
+from arena.endpoints import EndpointError, reachable
+from arena.platform import Platform, PlatformError
+from arena.platform import queue as work_queue
+from arena.store import bots as bot_store
+from arena.store.errors import StoreError
+from arena.store.models import BotKind
+
+app = typer.Typer(help="Register bots.", no_args_is_help=True)
+
+
+@app.command("add")
+def bot_add(
+    name: Annotated[str, typer.Argument(help="The bot's name.")],
+    endpoint: Annotated[str | None, typer.Option(help="A running bot at HOST:PORT.")] = None,
+    path: Annotated[str | None, typer.Option(help="A Python bot file the workers run.")] = None,
+    sample: Annotated[str | None, typer.Option(help="A sample bot: random, honest, ...")] = None,
+) -> None:
+    """Register a bot (one of --endpoint, --path, --sample)."""
+    given = [(BotKind.ENDPOINT, endpoint), (BotKind.PATH, path), (BotKind.SAMPLE, sample)]
+    chosen = [(kind, value) for kind, value in given if value]
+    if len(chosen) != 1:
+        fail("give exactly one of --endpoint, --path, --sample")
+    kind, target = chosen[0]
+    if kind is BotKind.ENDPOINT:
+        _check_reachable(target)
+    try:
+        version = platform().db.transaction(
+            lambda session: bot_store.add_bot(session, name, kind, target)
+        )
+    except StoreError as error:
+        fail(str(error))
+    out.print(
+        f"added bot {name} (version {version.number}, {kind.value} {version.target})", markup=False
+    )
+
+
+def _check_reachable(endpoint: str) -> None:
+    """Fail unless ``endpoint`` is a valid HOST:PORT that accepts a connection now."""
+    try:
+        why = reachable(endpoint)
+    except EndpointError as error:
+        fail(str(error))
+    if why is not None:
+        fail(f"cannot connect to {endpoint} ({why}): start the bot first, or check the address")
+
+
+@app.command("submit")
+def bot_submit(
+    name: Annotated[str, typer.Argument(help="The bot's name (new, or a new version).")],
+    endpoint: Annotated[str | None, typer.Option(help="A running bot at HOST:PORT.")] = None,
+    path: Annotated[
+        str | None, typer.Option(help="A Python bot file, or a folder with bot.py.")
+    ] = None,
+    wait: Annotated[
+        bool, typer.Option(help="Wait for the qualification match (--no-wait: queue it and go).")
+    ] = True,
+) -> None:
+    """Submit a new version; it is ranked only after it finishes a match against random.
+
+    With workers running, a worker plays the qualification match; without, it is
+    played here."""
+    from arena.platform import submission
+
+    if (endpoint is None) == (path is None):
+        fail("give exactly one of --endpoint, --path")
+    kind, target = (BotKind.ENDPOINT, endpoint) if endpoint else (BotKind.PATH, path)
+    arena = platform()
+    queued = _workers_running(arena)
+    if not queued and not wait:
+        fail("no worker is running to qualify it later: start one, or submit without --no-wait")
+    doing = "queued for a worker" if queued else "one match against random, here"
+    with err.status(f"qualifying {name}: {doing}...") as status:
+        try:
+            result = submission.submit(arena, name, kind, target, queued=queued)
+            if queued and wait:
+                status.update(f"qualifying {name} v{result.version}: waiting for a worker...")
+                result = submission.wait(arena.db, name, result.version)
+        except (StoreError, PlatformError) as error:
+            fail(str(error))
+    verdict = {"ready": "accepted", "rejected": "REJECTED"}.get(result.status, "pending")
+    out.print(f"{name} v{result.version} {verdict}: {result.reason}", markup=False)
+    if result.status == "rejected":
+        raise typer.Exit(1)
+
+
+def _workers_running(arena: Platform) -> bool:
+    if not arena.settings.redis_url:
+        return False
+    try:
+        return work_queue.workers_listening(arena.queue) > 0
+    except Exception:  # Redis is away: qualify here
+        return False
+
+
+@app.command("list")
+def bot_list() -> None:
+    """List the registered bots and their active versions."""
+    with platform().db.read() as session:
+        table = Table("bot", "version", "status", "active", "kind", "target", "reason")
+        for bot in bot_store.all_bots(session):
+            for version in bot.versions:
+                table.add_row(
+                    bot.name,
+                    f"v{version.number}",
+                    version.status.value,
+                    "yes" if version.active else "",
+                    version.kind.value,
+                    version.target,
+                    version.reason or "",
+                )
+    out.print(table)

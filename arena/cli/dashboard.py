@@ -1,0 +1,30 @@
+"""``arena dashboard``: the web pages and the API."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena.cli.platform import out
+
+app = typer.Typer()
+
+
+@app.command("dashboard")
+def dashboard_command(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+) -> None:
+    """Serve the dashboard and the API (http://HOST:PORT/, the API under /api/v1)."""
+    import uvicorn
+
+    from dashboard.app import create_app
+
+    app = create_app()
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    out.print(
+        f"Dashboard: http://{shown}:{port}/  (API: /api/v1, docs: /docs); Ctrl-C stops it",
+        markup=False,
+    )
+    uvicorn.run(app, host=host, port=port, log_level="info", access_log=True)

@@ -1,0 +1,19 @@
+"""What ends a command with one line instead of a traceback (imported only once a
+command failed, so the exceptions' modules cost nothing to a command that succeeds)."""
+
+from __future__ import annotations
+
+from arena.engine import RulesError
+from arena.platform.errors import SERVICE_ERRORS, PlatformError, unavailable
+from arena.store.errors import StoreError
+
+
+def explain(error: Exception) -> tuple[str, int] | None:
+    """The line to print and the exit code for ``error``; None for a bug (a traceback)."""
+    if isinstance(error, SERVICE_ERRORS):
+        return unavailable(error), 1
+    if isinstance(error, PlatformError):
+        return str(error), 1
+    if isinstance(error, (StoreError, RulesError)):
+        return str(error), 2
+    return None

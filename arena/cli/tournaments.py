@@ -1,0 +1,217 @@
+"""``arena tournament``: create, start, stop and follow tournaments."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from arena.cli import options
+from arena.cli.platform import err, fail, out, platform
+from arena.cli.rules import ruleset_or_exit
+from arena.platform import Platform, PlatformError
+from arena.referee import RefereeSettings
+from arena.store import tournaments as tournament_store
+from arena.store.errors import Invalid, StoreError
+from arena.store.models import TournamentFormat
+
+app = typer.Typer(help="Create, start and follow tournaments.", no_args_is_help=True)
+
+
+@app.command("create")
+def tournament_create(
+    name: Annotated[str, typer.Argument(help="The tournament's name.")],
+    bots: Annotated[str, typer.Option("--bots", help="Bot names, comma separated.")],
+    rules: options.Rules = "classic",
+    option: options.Overrides = None,
+    table_size: Annotated[int, typer.Option("--table-size", min=2, help="Seats per table.")] = 4,
+    games: Annotated[int, typer.Option("--games", min=1, help="Matches to play.")] = 100,
+    seed: Annotated[
+        str | None,
+        typer.Option(
+            help="Text the secret key of the deals is derived from, to replay the tournament"
+            " (keep it secret: who knows it knows every deal); default: a random key."
+        ),
+    ] = None,
+    deadline: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 1.0,
+    duplicate: Annotated[bool, typer.Option(help="Play each deal once per seat rotation.")] = False,
+    format_: Annotated[
+        str,
+        typer.Option(
+            "--format", help="round_robin, or ladder (plays until stopped; --games tables in play)."
+        ),
+    ] = "round_robin",
+    reveal_after: Annotated[
+        int,
+        typer.Option(
+            "--reveal-after",
+            min=0,
+            help="Ladders: seconds after a match before its seed and hands are public.",
+        ),
+    ] = 3600,
+    fresh_processes: Annotated[
+        bool,
+        typer.Option(
+            help="Start uploaded bots afresh for every match (slower; by default a worker"
+            " keeps each bot version's process warm across matches)."
+        ),
+    ] = False,
+) -> None:
+    """Create a tournament and schedule its matches."""
+    ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
+    names = [bot.strip() for bot in bots.split(",") if bot.strip()]
+    settings = RefereeSettings(deadline=deadline)
+    try:
+        tournament = platform().db.transaction(
+            lambda session: tournament_store.create(
+                session,
+                name,
+                ruleset,
+                names,
+                table_size,
+                games,
+                seed,
+                settings,
+                duplicate=duplicate,
+                format=format_,
+                reveal_delay=reveal_after,
+                fresh_processes=fresh_processes,
+            )
+        )
+    except StoreError as error:
+        fail(str(error))
+    out.print(
+        f"created tournament {name}: {tournament.games} matches of {ruleset}, "
+        f"tables of {table_size} from {len(names)} bots, dealt from "
+        + ("the key of --seed" if seed is not None else "a random secret key"),
+        markup=False,
+    )
+
+
+@app.command("start")
+def tournament_start(name: Annotated[str, typer.Argument(help="The tournament.")]) -> None:
+    """Send the tournament's matches to the workers."""
+    try:
+        sent = platform().start_tournament(name)
+    except (StoreError, PlatformError) as error:
+        fail(str(error))
+    out.print(f"started {name}: {sent} matches queued")
+
+
+@app.command("stop")
+def tournament_stop(name: Annotated[str, typer.Argument(help="The ladder.")]) -> None:
+    """Stop a ladder: no new tables; matches already playing are still recorded."""
+    from arena.store import ladder
+
+    def work(session) -> int:  # noqa: ANN001
+        tournament = tournament_store.get(session, name)
+        if tournament.format != TournamentFormat.LADDER:
+            raise Invalid(f"{name!r} is not a ladder (a round robin ends by itself)")
+        return ladder.stop(session, tournament)
+
+    try:
+        dropped = platform().db.transaction(work)
+    except StoreError as error:
+        fail(str(error))
+    out.print(f"stopped {name}: {dropped} queued matches dropped")
+
+
+@app.command("status")
+def tournament_status(
+    name: Annotated[str, typer.Argument(help="The tournament.")],
+    json_: options.JsonFlag = False,
+) -> None:
+    """Progress and leaderboard (ordered by mu - 3 sigma)."""
+    try:
+        status = platform().tournament_status(name)
+    except StoreError as error:
+        fail(str(error))
+    if json_:
+        print(json.dumps(status))
+        return
+    print_status(status)
+
+
+@app.command("wait")
+def tournament_wait(
+    name: Annotated[str, typer.Argument(help="The tournament.")],
+    timeout: Annotated[float, typer.Option(help="Give up after this many seconds.")] = 3600,
+) -> None:
+    """Show progress until the tournament is over (exit 1 on timeout)."""
+    try:
+        status = follow(platform(), name, timeout)
+    except StoreError as error:
+        fail(str(error))
+    except TimeoutError:
+        fail(f"{name} is not over after {timeout:.0f} s", 1)
+    print_status(status)
+
+
+def follow(arena: Platform, name: str, timeout: float | None = None) -> dict:
+    """A progress bar on stderr until the tournament is over; its final status.
+    Raises TimeoutError after ``timeout`` seconds."""
+    status = arena.tournament_status(name)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+    ) as bar:
+        task = bar.add_task(name, total=status["matches"]["total"])
+        while status["status"] != "done":
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError(name)
+            time.sleep(0.5)
+            status = arena.tournament_status(name)
+            counts = status["matches"]
+            bar.update(
+                task,
+                completed=counts["finished"],
+                description=f"{name}: {counts['running']} running, {counts['failed']} failed",
+            )
+    return status
+
+
+def print_status(status: dict) -> None:
+    counts = status["matches"]
+    out.print(
+        f"{status['name']}: {status['status']}, {counts['done']}/{counts['total']} "
+        f"matches done, {counts['running']} running, {counts['queued']} queued, "
+        f"{counts['failed']} failed",
+        markup=False,
+    )
+    table = Table(
+        "rank",
+        "bot",
+        "mu",
+        "sigma",
+        "mu-3sigma",
+        "games",
+        "mean place",
+        "wins",
+        "forfeits",
+        "strikes",
+        "illegal",
+    )
+    for row in status["leaderboard"]:
+        mean = f"{row['mean_place']:.2f}" if row["mean_place"] is not None else "-"
+        table.add_row(
+            str(row["rank"]),
+            f"{row['bot']} v{row['version']}",
+            f"{row['mu']:.2f}",
+            f"{row['sigma']:.2f}",
+            f"{row['score']:.2f}",
+            str(row["games"]),
+            mean,
+            str(row["wins"]),
+            str(row["forfeits"]),
+            str(row["strikes"]),
+            str(row["illegal"]),
+        )
+    out.print(table)

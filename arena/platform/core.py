@@ -1,0 +1,48 @@
+"""The platform's services from one place: settings, the migrated database, the queue.
+
+The CLI, ``arena up`` and the dashboard use this; workers use ``worker.jobs``.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+from rq import Queue
+
+from arena.platform import queue as work_queue
+from arena.platform.errors import PlatformError
+from arena.platform.settings import Settings
+from arena.store import tournaments
+from arena.store.db import Database
+from arena.store.schema import upgrade
+
+
+class Platform:
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings.from_env()
+        self.db = Database(self.settings.database_url)
+        upgrade(self.db)
+
+    @cached_property
+    def queue(self) -> Queue:
+        if not self.settings.redis_url:
+            raise PlatformError(
+                "REDIS_URL is not set: point it at a Redis server (arena up starts a private one)"
+            )
+        return work_queue.match_queue(
+            work_queue.connect(self.settings.redis_url), self.settings.queue_name
+        )
+
+    def start_tournament(self, name: str) -> int:
+        """Queue the tournament's pending matches; return how many were sent."""
+        with self.db.read() as session:
+            tournaments.get(session, name)  # NotFound before any word about Redis
+        workers = work_queue.workers_listening(self.queue)
+        jobs = self.db.transaction(lambda session: tournaments.start(session, name, workers))
+        work_queue.enqueue_all(self.queue, jobs)
+        return len(jobs)
+
+    def tournament_status(self, name: str) -> dict[str, Any]:
+        with self.db.read() as session:
+            return tournaments.status(session, name)
