@@ -11,6 +11,7 @@ $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[platform,dev]'
+	$(BIN)/python -m compileall -q arena worker dashboard sample_bots >/dev/null
 	touch $(STAMP)
 
 up: $(STAMP)
@@ -24,7 +25,7 @@ browser:
 test: $(STAMP) browser
 	$(BIN)/ruff check arena worker dashboard sample_bots tests
 	$(BIN)/ruff format --check arena worker dashboard sample_bots tests
-	$(BIN)/pytest
+	$(BIN)/pytest -n 4 --dist worksteal
 
 # While working (well under a minute): the engine, protocol, store on SQLite and API
 # tests; no long runs, services, processes, browser or sandboxes (markers in pyproject).

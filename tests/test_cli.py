@@ -127,3 +127,48 @@ def test_bench_ranking_reports_settle_times_within_the_horizon() -> None:
     text = arena("bench", "ranking", "--trials", "1", "--horizon", "8")
     assert text.returncode == 0, text.stderr
     assert "duplicate (rated per deal group)" in text.stdout and "target <= 0.5" in text.stdout
+
+
+#: what a command that neither stores nor serves must not load (its start time)
+HEAVY = ("arena.store", "alembic", "fastapi", "sqlalchemy", "rq", "uvicorn")
+
+_LOADED_AT_EXIT = (
+    "import atexit, json, sys\n"
+    "atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr))\n"
+    "sys.argv = ['arena', *json.loads(sys.argv[1])]\n"
+    "from arena.command import main\n"
+    "main()\n"
+)
+
+
+@pytest.mark.parametrize(
+    "args", [["--help"], ["play", "--help"], ["rules", "--help"], ["rules", "show"]]
+)
+def test_commands_that_need_no_platform_load_none_of_it(args: list[str]) -> None:
+    """``arena --help``, ``arena play --help`` and ``arena rules`` start in the time their
+    own imports take: neither the store, Alembic, SQLAlchemy, RQ nor FastAPI."""
+    ran = children.run(
+        [sys.executable, "-c", _LOADED_AT_EXIT, json.dumps(args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stderr
+    loaded = json.loads(ran.stderr.strip().splitlines()[-1])
+    heavy = [m for m in loaded if m.split(".")[0] in HEAVY or m.startswith(HEAVY)]
+    assert heavy == [], heavy
+    assert "arena.cli.play" in loaded if args[0] == "play" else "arena.cli.play" not in loaded
+
+
+def test_the_command_list_says_what_each_command_says_of_itself() -> None:
+    """``arena --help`` lists the commands without loading them, from a table: each line
+    there is the start of the command's own help."""
+    from arena.cli import COMMANDS, load
+
+    for name, entry in COMMANDS.items():
+        command = load(name)
+        assert command.name == name
+        assert " ".join((command.help or "").split()).startswith(" ".join(entry.help.split()))
+    listed = arena("--help").stdout
+    assert all(name in listed for name in COMMANDS)

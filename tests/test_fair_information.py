@@ -21,7 +21,7 @@ from sqlalchemy import select
 
 from arena.engine import Game, Ruleset
 from arena.policies import RandomLegal
-from arena.referee import replay
+from arena.referee.replay import replay
 from arena.sdk import Bot
 from arena.sdk.bot import MatchInfo, MatchResult
 from arena.store import bots, tournaments

@@ -15,8 +15,9 @@ import pytest
 from arena import aio
 from arena.engine import Ruleset
 from arena.platform.launcher import BotProcesses
-from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings, replay
+from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
 from arena.referee.log import MatchLog
+from arena.referee.replay import replay
 from sample_bots import HonestBot
 
 pytestmark = pytest.mark.processes

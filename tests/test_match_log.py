@@ -9,8 +9,9 @@ import random
 import pytest
 
 from arena.engine import Play
-from arena.referee import LocalSeat, play_match, replay
+from arena.referee import LocalSeat, play_match
 from arena.referee.log import FaceDownPlay, LogFormatError, MatchLog, StepKind
+from arena.referee.replay import replay
 from arena.referee.views import public_view, seat_view
 from sample_bots import SAMPLES
 from tests.support.engine import random_game

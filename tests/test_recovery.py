@@ -39,6 +39,7 @@ from tests.support.workers import (
     assert_recorded_exactly_once,
     setup_tournament,
     wait_done,
+    worker_in_this_process,
 )
 
 
@@ -95,6 +96,31 @@ def test_matches_sent_again_travel_in_jobs_of_the_usual_size(db: Database) -> No
     with db.read() as s:
         stored = dict(s.execute(select(Match.id, Match.job_id)).all())
     assert all(stored[m] == job for m, job in repairs.resent)
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_match_whose_worker_died_goes_out_again_ahead_of_the_queue(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lapsed lease is queued again at the front: the match has waited already, and
+    behind a tournament's whole queue it would miss the recovery bound."""
+    arena = Platform(settings)
+    setup_tournament(arena, 40, deals=1)
+    arena.start_tournament("t")
+    queued = list(arena.queue.job_ids)
+    claimed = matches.claim(arena.db, 40, "a worker that dies")
+    assert claimed is not None
+    arena.db.transaction(
+        lambda s: s.execute(
+            update(Match).where(Match.id == 40).values(lease_until=now() - timedelta(seconds=1))
+        )
+    )
+    with worker_in_this_process(settings, monkeypatch):
+        from worker import runner
+
+        repairs = runner.reconcile_once(arena.queue)
+    assert [match for match, _ in repairs.requeued] == [40]
+    assert arena.queue.job_ids == [repairs.requeued[0][1], *queued]
 
 
 @contextlib.contextmanager

@@ -23,7 +23,8 @@ import pytest
 from arena import protocol
 from arena.engine import Ruleset
 from arena.policies import RandomLegal
-from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings, replay
+from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
+from arena.referee.replay import replay
 from arena.referee.seats import FailureKind, SessionPool
 from arena.v1 import player_pb2 as pb
 from sample_bots import HonestBot

@@ -12,7 +12,7 @@ from sqlalchemy import func, select, update
 
 from arena import ratings
 from arena.engine import Ruleset
-from arena.referee import replay
+from arena.referee.replay import replay
 from arena.store import bots, logs, matches, tournaments
 from arena.store import jobs as store_jobs
 from arena.store.bots import StoreError

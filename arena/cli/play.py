@@ -14,7 +14,8 @@ from arena import aio, seeds
 from arena.cli import console, options
 from arena.cli.rules import ruleset_or_exit
 from arena.platform.launcher import BotProcesses, BotSpecError, parse_bot
-from arena.referee import RefereeSettings, replay
+from arena.referee import RefereeSettings
+from arena.referee.replay import replay
 from arena.series import BotFigures, run_grpc_series
 
 out = console.stdout()

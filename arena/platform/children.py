@@ -6,6 +6,11 @@ soon as its parent dies, however the parent dies, ``kill -9`` included; a stop i
 still goes through each owner's own SIGTERM first. Sandboxes get the same from
 bubblewrap's ``--die-with-parent``.
 
+The signal is armed by util-linux's ``setpriv --pdeathsig KILL``, which then executes
+the command (same pid, same program): arming it in Python between fork and exec
+(``preexec_fn``) is not safe in a process with threads, which every worker and test
+process has. Without ``setpriv`` (not Linux), children are started as they are.
+
 Linux ties the signal to the *thread* that started the child: start long-lived children
 from a thread that lives as long as they should (the main thread, or the worker's
 runtime loop).
@@ -13,47 +18,29 @@ runtime loop).
 
 from __future__ import annotations
 
-import ctypes
-import os
-import signal
+import shutil
 import subprocess
-import sys
-from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-#: prctl(2) option: the signal a process gets when its parent dies
-_PR_SET_PDEATHSIG = 1
-
 
 @cache
-def _prctl() -> Callable[..., int] | None:
-    """libc's prctl, looked up in the parent (never after fork); None off Linux."""
-    if not sys.platform.startswith("linux"):
-        return None
-    return ctypes.CDLL(None, use_errno=True).prctl
+def _launcher() -> list[str]:
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--pdeathsig", "KILL", "--"] if setpriv else []
 
 
-def _die_with(parent: int, prctl: Callable[..., int]) -> Callable[[], None]:
-    def in_the_child() -> None:
-        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent:  # the parent died before the signal was armed
-            os._exit(1)
-
-    return in_the_child
+def command(argv: list[str]) -> list[str]:
+    """``argv`` as run by :func:`spawn`: behind the launcher that arms the signal."""
+    return [*_launcher(), *argv]
 
 
-def _armed(options: dict[str, Any]) -> dict[str, Any]:
-    prctl = _prctl()
-    return options if prctl is None else {**options, "preexec_fn": _die_with(os.getpid(), prctl)}
+def spawn(argv: list[str], **options: Any) -> subprocess.Popen[Any]:
+    """``subprocess.Popen(argv, **options)`` for a child killed when this process (the
+    thread calling this) dies."""
+    return subprocess.Popen(command(argv), **options)
 
 
-def spawn(command: list[str], **options: Any) -> subprocess.Popen[Any]:
-    """``subprocess.Popen(command, **options)`` for a child killed when this process
-    (the thread calling this) dies."""
-    return subprocess.Popen(command, **_armed(options))
-
-
-def run(command: list[str], **options: Any) -> subprocess.CompletedProcess[Any]:
-    """``subprocess.run(command, **options)``, the child killed when this process dies."""
-    return subprocess.run(command, **_armed(options))
+def run(argv: list[str], **options: Any) -> subprocess.CompletedProcess[Any]:
+    """``subprocess.run(argv, **options)``, the child killed when this process dies."""
+    return subprocess.run(command(argv), **options)

@@ -5,12 +5,12 @@ constant time however long the tournament ran."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
 from sqlalchemy import Connection, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from arena.store.models import PairResult
@@ -45,7 +45,8 @@ def add(connection: Connection, added: list[dict[str, Any]]) -> None:
     """Add matches' rows to the totals (one statement for all of them)."""
     if not added:
         return
-    dialect = {"sqlite": sqlite, "postgresql": postgresql}[connection.dialect.name]
+    # the dialect's own INSERT (ON CONFLICT), loaded for the database in use only
+    dialect = importlib.import_module(f"sqlalchemy.dialects.{connection.dialect.name}")
     statement = dialect.insert(_pairs)
     connection.execute(
         statement.on_conflict_do_update(

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,18 +42,8 @@ class Availability:
         return f"uploaded bots run sandboxed (bubblewrap; {limits})"
 
 
-_probing = threading.Lock()
-
-
-def availability() -> Availability:
-    """How uploaded bots run here (probed once per process; a second thread asking
-    meanwhile waits for the first's answer)."""
-    with _probing:
-        return _probe()
-
-
 @functools.cache
-def _probe() -> Availability:
+def availability() -> Availability:
     cgroups = _cgroups_work()
     if unsandboxed():
         return Availability("unsandboxed", "ARENA_UNSANDBOXED is set", cgroups)
