@@ -23,9 +23,11 @@ HEARTBEAT_SECONDS = 5
 #: played results wait at most this long to be recorded with the job's next ones
 FLUSH_SECONDS = 1.0
 #: a job started this long ago whose matches are still queued was abandoned (its worker
-#: died or hangs before the claim); one taken off the queue but not started for this
-#: long was dropped by a worker that died in between
+#: died or hangs before the claim)
 STRANDED_SECONDS = 15.0
+#: a job seen taken off the queue (RQ's intermediate list) and not started this long was
+#: dropped by a worker that died in between (a live one starts it within milliseconds)
+TAKEN_SECONDS = 5.0
 #: a queued match is re-sent only once it has waited this long (its job may be on its
 #: way to Redis), except just after Redis restarted: every job was lost then
 LOST_AFTER = timedelta(seconds=10)

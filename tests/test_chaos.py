@@ -25,7 +25,9 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from redis import Redis
 from rq import Worker
+from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job
 from rq.serializers import JSONSerializer
 from sqlalchemy import select
@@ -125,13 +127,22 @@ def _listening(redis_url: str) -> dict[int, Worker]:
     return {}
 
 
-def _job_matches(worker: Worker) -> list[int]:
-    """The match ids of the job the worker has started, if any."""
+def _job_matches(connection: Redis, job_id: str | None) -> list[int]:
+    """The match ids a job carries (none for a qualification, or a job that is gone)."""
     with contextlib.suppress(Exception):
-        job_id = worker.get_current_job_id()
         if job_id:
-            job = Job.fetch(job_id, connection=worker.connection, serializer=JSONSerializer)
+            job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
             return list(job.args[0]) if job.func_name == work_queue.JOB_FUNCTION else []
+    return []
+
+
+def _taken_not_started(redis_url: str) -> list[int]:
+    """The matches of jobs on RQ's intermediate list that are not started: right after a
+    kill, the victim's (it had taken the job, a live worker starts one at once)."""
+    with contextlib.suppress(Exception):
+        queue = work_queue.match_queue(work_queue.connect(redis_url))
+        taken = IntermediateQueue(queue.key, connection=queue.connection).get_job_ids()
+        return [m for job_id in taken for m in _job_matches(queue.connection, job_id)]
     return []
 
 
@@ -157,11 +168,12 @@ def _kill_one(
     if not candidates:
         return False
     victim = chance.choice(candidates)
-    held = _job_matches(listening[victim.pid])
+    worker = listening[victim.pid]
+    held = _job_matches(worker.connection, worker.get_current_job_id())
     os.killpg(victim.pid, signal.SIGKILL)  # the worker and its group, as a machine dies
     moment = time.monotonic()
     victim.wait()
-    orphans.killed(arena, victim.pid, held, moment)
+    orphans.killed(arena, victim.pid, held + _taken_not_started(redis_url), moment)
     workers.processes.remove(victim)
     return True
 

@@ -70,7 +70,7 @@ def test_a_job_taken_off_the_queue_but_never_started_is_dropped_after_a_while(
     it leaves the job ``queued`` but off the queue."""
     queue = Platform(settings).queue
     work_queue.enqueue_all(queue, [(1, "arena-match-1-b")])
-    watch = work_queue.JobWatch(queue, stranded_after=0.3)
+    watch = work_queue.JobWatch(queue, taken_after=0.3)
     assert watch.pending("arena-match-1-b"), "waiting in the queue"
     intermediate = IntermediateQueue(queue.key, connection=queue.connection)
     queue.connection.lmove(queue.key, intermediate.key)

@@ -135,6 +135,13 @@ class MatchWorker(SimpleWorker):
         finally:
             self._prepared.set()
 
+    def prepare_job_execution(self, job: Job, remove_from_intermediate_queue: bool = False) -> None:
+        """As RQ's (the job is started and off the intermediate list), then wait until the
+        worker is prepared: a job waits started, where the reconciler's clock for it runs,
+        never invisible in between."""
+        super().prepare_job_execution(job, remove_from_intermediate_queue)
+        self._prepared.wait()
+
     def set_sandbox(self, description: str) -> None:
         """Say how this worker runs uploaded bots, beside its registration."""
         self.sandbox = description
@@ -159,7 +166,6 @@ class MatchWorker(SimpleWorker):
         if reason is not None:
             self._refuse(job.id, queue, reason)
             return
-        self._prepared.wait()
         super().execute_job(job, queue)
 
     def dequeue_job_and_maintain_ttl(

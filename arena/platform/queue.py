@@ -22,7 +22,7 @@ from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from arena.platform.settings import DEFAULT_QUEUE
-from arena.timing import FAILURE_TTL, JOB_TIMEOUT, STRANDED_SECONDS
+from arena.timing import FAILURE_TTL, JOB_TIMEOUT, STRANDED_SECONDS, TAKEN_SECONDS
 
 log = logging.getLogger(__name__)
 
@@ -106,12 +106,18 @@ class JobWatch:
     A job that is gone or ended (failed, finished, stopped) will not. Neither will one
     that started :data:`STRANDED_SECONDS` ago while its matches are still queued (a
     started job claims them at once: its worker died or hangs before the claim), nor one
-    seen taken off the queue (RQ's intermediate list) but not started for as long (its
-    worker died in between); RQ would release such jobs only after their timeout."""
+    seen taken off the queue (RQ's intermediate list) but not started for
+    :data:`TAKEN_SECONDS` (its worker died in between); RQ would release such jobs only
+    after their timeout."""
 
-    def __init__(self, queue: Queue, stranded_after: float = STRANDED_SECONDS) -> None:
+    def __init__(
+        self,
+        queue: Queue,
+        stranded_after: float = STRANDED_SECONDS,
+        taken_after: float = TAKEN_SECONDS,
+    ) -> None:
         self.queue = queue
-        self.stranded_after = stranded_after
+        self.stranded_after, self.taken_after = stranded_after, taken_after
         #: job id -> when it was first seen taken off the queue and not started
         self._taken: dict[str, float] = {}
 
@@ -142,7 +148,7 @@ class JobWatch:
             self._taken.pop(job_id, None)
             return False
         first = self._taken.setdefault(job_id, time.monotonic())
-        if time.monotonic() - first <= self.stranded_after:
+        if time.monotonic() - first <= self.taken_after:
             return False
         del self._taken[job_id]  # its matches go out under a new job: never asked again
         return True
