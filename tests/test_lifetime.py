@@ -57,6 +57,7 @@ def test_a_pytest_killed_mid_test_leaves_no_process_behind(tmp_path: Path) -> No
             inner.wait()
 
 
+@pytest.mark.processes
 def test_a_new_session_kills_what_a_dead_session_left(tmp_path: Path) -> None:
     """Behind the kernel's signal, the sweep: a process marked by a session that is over
     is killed; one marked by a live session is not."""

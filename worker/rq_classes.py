@@ -19,6 +19,9 @@ from arena.platform.queue import JOB_FUNCTION, MAX_JOB_MATCHES, QUALIFY_FUNCTION
 
 log = logging.getLogger(__name__)
 
+#: what a worker's registration says of its sandbox until it has probed it
+UNPREPARED = "checking"
+
 
 class ForeignJob(RuntimeError):
     """A job the platform did not make: refused, never run."""
@@ -122,7 +125,7 @@ class MatchWorker(SimpleWorker):
 
     def register_birth(self) -> None:
         super().register_birth()
-        self.connection.hset(self.key, "arena_sandbox", self.sandbox or "checking")
+        self.connection.hset(self.key, "arena_sandbox", self.sandbox or UNPREPARED)
         if self._prepare is not None:
             threading.Thread(target=self._run_prepare, daemon=True, name="arena-prepare").start()
 
@@ -156,7 +159,7 @@ class MatchWorker(SimpleWorker):
             log.warning("worker %s: its registration was lost; registering again", self.name)
             with self.connection.pipeline() as pipe:
                 pipe.hset(self.key, mapping=self.serialize())
-                pipe.hset(self.key, "arena_sandbox", self.sandbox or "checking")
+                pipe.hset(self.key, "arena_sandbox", self.sandbox or UNPREPARED)
                 worker_registration.register(self, pipe)
                 pipe.expire(self.key, self.worker_ttl + 60)
                 pipe.execute()

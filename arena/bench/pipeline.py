@@ -49,6 +49,7 @@ from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
 from arena.store.models import BotKind, Match, Seat, Tournament, TournamentStatus, now
 from worker.jobs import TIMING_PREFIX
+from worker.rq_classes import UNPREPARED, sandbox_of
 
 BOTS = 4
 #: the kinds of bots a run can compare, and the names they are also known by
@@ -316,9 +317,12 @@ def _finished_at(arena: Platform, tournament_id: int) -> datetime | None:
 
 
 def wait_registered(arena: Platform, count: int, timeout: float = 60.0) -> None:
+    """Wait until ``count`` workers are registered and prepared to play (their sandbox
+    probed: a worker registers first and prepares beside it), so that the figures
+    measure play, not start-up (``arena bench startup`` measures that)."""
     connection = work_queue.connect(arena.settings.redis_url or "")
     deadline = time.monotonic() + timeout
-    while len(Worker.all(connection=connection)) < count:
+    while sum(sandbox_of(w) != UNPREPARED for w in Worker.all(connection=connection)) < count:
         if time.monotonic() > deadline:
             raise RuntimeError(f"{count} workers did not start within {timeout:.0f} s")
         time.sleep(0.05)
