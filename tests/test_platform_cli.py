@@ -135,9 +135,10 @@ def test_ctrl_c_and_kill_stop_arena_up_cleanly(tmp_path: Path, signum: int) -> N
         text=True,
     )
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         db = Database(f"sqlite:///{tmp_path / 'arena.db'}")
-        while time.monotonic() < deadline:
+        while True:
+            assert time.monotonic() < deadline, "arena up played no match"
             time.sleep(0.5)
             try:
                 with db.read() as s:

@@ -48,44 +48,52 @@ def up(
     count = workers or os.cpu_count() or 1
     _stop_on_signals()
     with ExitStack() as stack:
-        if not settings.redis_url:
-            redis = stack.enter_context(RedisServer(settings.data_dir / "redis"))
-            settings = replace(settings, redis_url=redis.url)
-        arena = Platform(settings)
-        name = _demo_tournament(arena, games)
-        stack.enter_context(Workers(settings, count, settings.data_dir / "logs"))
-        board = stack.enter_context(Dashboard(settings, port, settings.data_dir / "logs"))
-        for tournament in (name, f"{name}-ladder"):
-            if _open(arena, tournament):  # a demo from an earlier run may be over already
-                arena.start_tournament(tournament)
-        running = write_running(
-            settings.data_dir,
-            redis_url=settings.redis_url,
-            database_url=settings.database_url,
-            dashboard=board.url,
-        )
-        stack.callback(running.unlink, missing_ok=True)
-        out.print(
-            f"Arena is up: {count} workers, Redis at {masked(settings.redis_url)}, "
-            f"database at {settings.database_url}",
-            markup=False,
-        )
-        out.print(
-            f"Dashboard: {board.url}  (API: {board.url}api/v1, docs: {board.url}docs)", markup=False
-        )
-        try:
-            _follow(arena, name)
-            _stop_ladder(arena, name)  # the demo is over: nothing plays for nobody
-            _where_to_look(settings, name, board.url)
-            if not exit_when_done:
-                out.print("Running; press Ctrl-C to stop.")
-                while True:
-                    time.sleep(3600)
+        try:  # Ctrl-C while starting stops what was started, as it does later
+            _run(stack, settings, count, games, port, exit_when_done)
         except KeyboardInterrupt:
             err.print("stopping...")
-        finally:
-            _stop_ladder(arena, name)
     out.print("Arena stopped.")
+
+
+def _run(
+    stack: ExitStack, settings: Settings, count: int, games: int, port: int, exit_when_done: bool
+) -> None:
+    """Start the services on ``stack`` (stopped when it closes), the demo, and follow it."""
+    if not settings.redis_url:
+        redis = stack.enter_context(RedisServer(settings.data_dir / "redis"))
+        settings = replace(settings, redis_url=redis.url)
+    arena = Platform(settings)
+    name = _demo_tournament(arena, games)
+    stack.enter_context(Workers(settings, count, settings.data_dir / "logs"))
+    board = stack.enter_context(Dashboard(settings, port, settings.data_dir / "logs"))
+    for tournament in (name, f"{name}-ladder"):
+        if _open(arena, tournament):  # a demo from an earlier run may be over already
+            arena.start_tournament(tournament)
+    running = write_running(
+        settings.data_dir,
+        redis_url=settings.redis_url,
+        database_url=settings.database_url,
+        dashboard=board.url,
+    )
+    stack.callback(running.unlink, missing_ok=True)
+    out.print(
+        f"Arena is up: {count} workers, Redis at {masked(settings.redis_url)}, "
+        f"database at {settings.database_url}",
+        markup=False,
+    )
+    out.print(
+        f"Dashboard: {board.url}  (API: {board.url}api/v1, docs: {board.url}docs)", markup=False
+    )
+    try:
+        _follow(arena, name)
+        _stop_ladder(arena, name)  # the demo is over: nothing plays for nobody
+        _where_to_look(settings, name, board.url)
+        if not exit_when_done:
+            out.print("Running; press Ctrl-C to stop.")
+            while True:
+                time.sleep(3600)
+    finally:
+        _stop_ladder(arena, name)
 
 
 def _stop_on_signals() -> None:
