@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 
 from arena.engine import Ruleset
 from arena.platform import Platform
@@ -86,6 +89,57 @@ def test_a_version_is_its_digest_and_never_changes_with_its_files(
     shutil.rmtree(tmp_path / "cache")
     with pytest.raises(StoreError, match="corrupt in the database"):
         cache.code_for(version.target)
+
+
+def test_workers_on_one_machine_fetch_an_artifact_once_and_never_pull_it_from_a_bot(
+    db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two workers' caches share a folder: while one fetches, the other waits for it (it
+    once saw the folder without the archive, fetched again and removed the folder that the
+    first had just given a bot: "/bot/bot.py: no such file")."""
+    version = db.transaction(
+        lambda s: bots.add_bot(s, "mine", BotKind.PATH, str(bot_folder(tmp_path, "mine", "v1")))
+    )
+    first, second = (ArtifactCache(tmp_path / "cache", db) for _ in range(2))
+    fetching, release, waiting = threading.Event(), threading.Event(), threading.Event()
+    fetch = artifacts.fetch
+
+    def paused_fetch(session: Session, digest: str) -> bytes:
+        if threading.current_thread().name == "first":
+            fetching.set()
+            release.wait(60)
+        return fetch(session, digest)
+
+    class Waiting(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "another process is fetching it" in record.getMessage():
+                waiting.set()
+
+    monkeypatch.setattr(artifacts, "fetch", paused_fetch)
+    handler = Waiting()
+    logging.getLogger("arena.store.cache").addHandler(handler)
+    logging.getLogger("arena.store.cache").setLevel(logging.INFO)
+    entries: dict[str, Path] = {}
+
+    def look_up(cache: ArtifactCache, name: str) -> None:
+        entries[name] = cache.code_for(version.target)
+
+    try:
+        one = threading.Thread(target=look_up, args=(first, "first"), name="first")
+        one.start()
+        assert fetching.wait(60)
+        two = threading.Thread(target=look_up, args=(second, "second"), name="second")
+        two.start()
+        assert waiting.wait(60), "the second worker did not wait for the first one's fetch"
+        release.set()
+        one.join(60)
+        two.join(60)
+    finally:
+        release.set()
+        logging.getLogger("arena.store.cache").removeHandler(handler)
+    assert (first.fetched, second.fetched) == (1, 0)
+    assert entries["first"] == entries["second"]
+    assert "# v1" in (entries["first"] / "bot.py").read_text()
 
 
 @pytest.mark.sandbox

@@ -4,15 +4,21 @@
 under ``<data dir>/artifacts/<digest>/``. The archive kept beside it is checked against
 its digest on every lookup that may start a process; a missing or corrupt copy is
 fetched again (and checked again) from the database, and unpacked afresh.
+
+Workers on one machine share the cache: a file lock per digest makes one of them fetch
+while the others wait, so none ever removes a folder another has just given a bot.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
 import os
 import shutil
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from arena.store import artifacts
@@ -34,12 +40,24 @@ class ArtifactCache:
         digest = artifacts.digest_in(target)
         if digest is None:
             return Path(target)
-        with self._lock:
+        with self._lock, self._machine_lock(digest):
             archive = self.folder / f"{digest}.tar.gz"
             unpacked = self.folder / digest
             if not (_intact(archive, digest) and unpacked.is_dir()):
                 self._fetch(digest, archive, unpacked)
             return _entry(unpacked)
+
+    @contextlib.contextmanager
+    def _machine_lock(self, digest: str) -> Iterator[None]:
+        """Hold the digest's lock across this machine's processes."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with open(self.folder / f".{digest}.lock", "a") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                log.info("artifact %s: another process is fetching it; waiting", digest)
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
 
     def _fetch(self, digest: str, archive: Path, unpacked: Path) -> None:
         if archive.exists():
@@ -47,7 +65,6 @@ class ArtifactCache:
         with self.db.read() as session:
             data = artifacts.fetch(session, digest)
         self.fetched += 1
-        self.folder.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{digest[:12]}-", dir=self.folder))
         try:
             artifacts.unpack(data, staging / "code")
