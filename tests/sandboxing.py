@@ -19,7 +19,7 @@ PLAIN_BOT = ATTACKS / "player.py"
 def attack_bot(tmp_path: Path, name: str, **values: object) -> Path:
     """The attack ``name`` as an uploaded folder (``bot.py`` and the plain player)."""
     folder = tmp_path / name
-    folder.mkdir()
+    folder.mkdir(parents=True)
     shutil.copy(ATTACKS / f"{name}.py", folder / "bot.py")
     shutil.copy(ATTACKS / "player.py", folder / "player.py")
     (folder / "values.json").write_text(json.dumps(values))

@@ -303,11 +303,16 @@ def test_a_killed_workers_bots_die_with_it_and_their_folders_are_swept(
 
 
 def _processes_with(text: str) -> list[int]:
+    """Processes whose command line or working folder holds ``text`` (a sandbox's bwrap
+    runs in the sandbox's folder; its options are on a descriptor)."""
     found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+    for process in Path("/proc").glob("[0-9]*"):
         with contextlib.suppress(OSError):
-            if text.encode() in cmdline.read_bytes():
-                found.append(int(cmdline.parent.name))
+            if (
+                text in os.readlink(process / "cwd")
+                or text.encode() in (process / "cmdline").read_bytes()
+            ):
+                found.append(int(process.name))
     return found
 
 

@@ -7,6 +7,9 @@ PostgreSQL) that never see a connection."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import os
 import secrets
 import shutil
@@ -21,6 +24,7 @@ import redis
 from arena import aio
 from arena.engine import Ruleset
 from arena.platform.sandbox import Limits, Sandbox, SandboxedSeat, SandboxError, availability
+from arena.platform.sandbox.uids import uid_range
 from arena.referee import LocalSeat, Referee, RefereeSettings
 from sample_bots import HonestBot
 from tests.sandboxing import ATTACKS, attack_bot, host_processes_with, listeners
@@ -188,3 +192,54 @@ def test_a_fake_endpoint_is_never_contacted(tmp_path: Path) -> None:
             Sandbox(bot, limits=limits).__enter__()
         assert found[0].accepted == 0
     assert "/dev/shm" not in str(refused.value) and "bwrap" not in str(refused.value)
+
+
+# ------------------------------------------------------------------ sealed seats
+
+
+def bot_uid(box: Sandbox) -> int:
+    """The host uid of the bot's own process (the runner, found in its group)."""
+    assert box.cgroup is not None
+    for pid in sorted(box.cgroup.pids()):
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[1:3] == [
+                b"-m",
+                b"arena.sdk.run",
+            ]:
+                return int(Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split()[0])
+    raise AssertionError("no bot process in the sandbox's group")
+
+
+def test_two_seats_share_no_keyring_lock_or_watch_and_no_uid(tmp_path: Path) -> None:
+    token = f"arena-partner-{secrets.token_hex(8)}"
+    shared = "/usr/lib/os-release" if Path("/usr/lib/os-release").exists() else "/usr/bin/env"
+    values = {"TOKEN": token, "FILE": shared}
+    writer = attack_bot(tmp_path / "w", "channel", ROLE="write", **values)
+    reader = attack_bot(tmp_path / "r", "channel", ROLE="read", **values)
+    with Sandbox(writer, limits=LIMITS) as first, Sandbox(reader, limits=LIMITS) as second:
+        written, read = first.output_tail(4000), second.output_tail(4000)
+        with open(shared, "rb") as outside:  # nobody holds a lock on the shared file
+            fcntl.flock(outside, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        uids = {bot_uid(first), bot_uid(second)}
+    assert written.count("refused (1)") == 4, written  # add_key twice, flock, lockf
+    assert "holding" not in written and "ATTACK add_key -4: done" not in written
+    assert "found token" not in read and "ATTACK proc keys: nothing" in read, read
+    assert read.count("refused") == 4, read  # keyctl twice, getlk, inotify
+    assert token not in Path("/proc/keys").read_text(), "the key outlived its sandbox"
+    assert len(uids) == 2 and uids <= set(uid_range()) and os.getuid() not in uids
+
+
+def test_the_kernels_shared_parts_are_refused_and_children_still_run(tmp_path: Path) -> None:
+    output = tmp_path / "output.log"
+    with Sandbox(attack_bot(tmp_path, "syscalls"), limits=LIMITS, output=output) as box:
+        play(box)
+    printed = output.read_text()  # as printed: host paths not scrubbed away
+    for name in ("io_uring_setup", "bpf", "perf_event_open", "userfaultfd", "unshare",
+                 "setns", "keyctl", "kexec_load", "open_by_handle_at"):  # fmt: skip
+        assert f"ATTACK {name}: refused (1)" in printed, (name, printed)
+    assert f"ATTACK vsock: refused ({errno.EAFNOSUPPORT})" in printed, printed
+    assert "ATTACK child process: spawned" in printed and "unshare command: refused" in printed
+    assert "ATTACK seccomp: 2" in printed, printed
+    pid_one = printed.split("ATTACK pid 1: ")[1].splitlines()[0]
+    assert "--args" in pid_one and "/dev/shm" not in pid_one and str(tmp_path) not in pid_one
+    assert "--bind" not in pid_one and "arena-sandbox" not in pid_one, pid_one

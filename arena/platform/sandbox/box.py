@@ -30,6 +30,7 @@ from arena.platform.sandbox.cgroup import Cgroup
 from arena.platform.sandbox.errors import SandboxError, SandboxUnavailable
 from arena.platform.sandbox.limits import Limits
 from arena.platform.sandbox.meter import process_tree_cpu
+from arena.platform.sandbox.uids import NoUidLeft, UidLease
 
 log = logging.getLogger(__name__)
 DEFAULT_LIMITS = Limits()
@@ -40,6 +41,16 @@ UNSANDBOXED_ENV = "ARENA_UNSANDBOXED"
 SOCKET = "bot.sock"
 #: host uid that owns a socket folder once the bot listens (not mapped into the sandbox)
 _NOBODY = 65534
+#: the bot's environment inside the sandbox
+_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "HOME": str(bwrap.HOME),
+    "TMPDIR": str(bwrap.HOME),
+    "LANG": "C.UTF-8",
+    "PYTHONUNBUFFERED": "1",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONNOUSERSITE": "1",
+}
 _JOIN_GROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
 
 
@@ -110,6 +121,8 @@ class Sandbox:
         self.process: subprocess.Popen[bytes] | None = None
         self.cgroup: Cgroup | None = None
         self.endpoint: str | None = None
+        #: the host uid the bot runs as (None unsandboxed)
+        self.uid_lease: UidLease | None = None
         self._final_output: bytes | None = None
 
     def __enter__(self) -> Sandbox:
@@ -135,11 +148,18 @@ class Sandbox:
         if self.isolated:
             self.cgroup = Cgroup.create(self.home.name, limits.memory_bytes, limits.processes)
         ready_read, ready_write = os.pipe()
+        launch = None
         try:
-            command = self._command(sockets, ready_write)
-            self.process = self._spawn(command, ready_write)
+            if self.isolated:
+                launch = self._launch(sockets, ready_write)
+            command = self._command(sockets, ready_write, launch)
+            self.process = self._spawn(command, ready_write, launch)
+            if launch is not None:
+                self._map_user(launch)
         finally:
             os.close(ready_write)
+            if launch is not None:
+                launch.close()
         try:
             began = self._wait_ready(ready_read)
         finally:
@@ -147,7 +167,34 @@ class Sandbox:
         socket = self._wait_listening(sockets / SOCKET, began + limits.start_seconds)
         self.endpoint = f"unix:{socket}"
 
-    def _command(self, sockets: Path, ready_fd: int) -> list[str]:
+    def _launch(self, sockets: Path, ready_fd: int) -> bwrap.Launch:
+        """The bwrap run, as a host uid of the sandbox's own that owns its socket folder."""
+        try:
+            self.uid_lease = UidLease()
+        except NoUidLeft as error:
+            raise SandboxUnavailable(str(error)) from None
+        os.chown(sockets, self.uid_lease.uid, self.uid_lease.uid)
+        options = bwrap.options(
+            code=_readable_by_all(self.code, self.home / "code"),
+            socket_dir=sockets,
+            env=_ENV,
+            hidden=self.hidden,
+            tmp_bytes=self.limits.memory_bytes,
+        )
+        run = _runner(bwrap.entry_inside(self.code), bwrap.SOCKET_DIR / SOCKET, ready_fd)
+        return bwrap.launch(options, run, self.uid_lease.uid)
+
+    def _map_user(self, launch: bwrap.Launch) -> None:
+        launch.started()
+        try:
+            launch.map_user(timeout=max(self.limits.start_seconds, 10.0))
+        except (bwrap.LaunchFailed, OSError) as error:
+            log.error("sandbox %s: %s: %s", self.home, error, self._raw_tail())
+            raise SandboxUnavailable(
+                f"the sandbox was not built before the bot's code ran: {error}"
+            ) from None
+
+    def _command(self, sockets: Path, ready_fd: int, launch: bwrap.Launch | None) -> list[str]:
         limits = self.limits
         groups = self.cgroup.procs_files if self.cgroup is not None else []
         join = ["sh", "-c", _JOIN_GROUPS, "sh", *map(str, groups), "--"]
@@ -160,35 +207,14 @@ class Sandbox:
         ]
         if self.cgroup is None:  # no memory controller: per-process address space instead
             rlimits.append(f"--as={limits.memory_bytes}")
-        env = {
-            "PATH": "/usr/local/bin:/usr/bin:/bin",
-            "HOME": str(bwrap.HOME),
-            "TMPDIR": str(bwrap.HOME),
-            "LANG": "C.UTF-8",
-            "PYTHONUNBUFFERED": "1",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONNOUSERSITE": "1",
-        }
-        if not self.isolated:
-            assert self.home is not None
-            scratch = self.home / "tmp"
-            scratch.mkdir()
-            env |= {"HOME": str(scratch), "TMPDIR": str(scratch)}
-            entry = self.code if self.code.is_file() else self.code / "bot.py"
-            run = _runner(entry, sockets / SOCKET, ready_fd)
-            return [*join, *rlimits, "--", *run]
-        run = _runner(bwrap.entry_inside(self.code), bwrap.SOCKET_DIR / SOCKET, ready_fd)
-        inner = bwrap.command(
-            code=self.code,
-            socket_dir=sockets,
-            argv=run,
-            env=env,
-            hidden=self.hidden,
-            tmp_bytes=limits.memory_bytes,
-        )
-        return [*join, *rlimits, "--", *inner]
+        if launch is not None:
+            return [*join, *rlimits, "--", *launch.argv]
+        entry = self.code if self.code.is_file() else self.code / "bot.py"
+        return [*join, *rlimits, "--", *_runner(entry, sockets / SOCKET, ready_fd)]
 
-    def _spawn(self, command: list[str], ready_fd: int) -> subprocess.Popen[bytes]:
+    def _spawn(
+        self, command: list[str], ready_fd: int, launch: bwrap.Launch | None
+    ) -> subprocess.Popen[bytes]:
         assert self.output is not None and self.home is not None
         with open(self.output, "ab") as out:
             try:
@@ -197,7 +223,7 @@ class Sandbox:
                     stdin=subprocess.DEVNULL,
                     stdout=out,
                     stderr=out,
-                    pass_fds=(ready_fd,),
+                    pass_fds=(ready_fd, *(launch.pass_fds if launch else ())),
                     start_new_session=True,
                     cwd=self.home,
                     env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
@@ -288,6 +314,8 @@ class Sandbox:
             self.process = process  # its exit status stays readable
         if self.cgroup is not None:
             self.cgroup.remove()
+        if self.uid_lease is not None:  # the uid's processes are gone with the group
+            self.uid_lease.release()
         if self.home is not None:
             self._final_output = self._read_output()
             shutil.rmtree(self.home, ignore_errors=True)
@@ -327,6 +355,24 @@ class Sandbox:
 
     def _raw_tail(self) -> str:
         return self._read_output()[-2000:].decode(errors="replace").strip()
+
+
+def _readable_by_all(code: Path, staging: Path) -> Path:
+    """``code`` if every part of it is readable by any uid (the bot is not its owner),
+    else a copy of it in ``staging`` that is."""
+    parts = [code] if code.is_file() else [code, *code.rglob("*")]
+    needed = {True: stat.S_IROTH | stat.S_IXOTH, False: stat.S_IROTH}
+    if all(part.stat().st_mode & needed[part.is_dir()] == needed[part.is_dir()] for part in parts):
+        return code
+    staging.mkdir(mode=0o755)
+    copy = staging / code.name
+    if code.is_file():
+        shutil.copyfile(code, copy)
+    else:
+        shutil.copytree(code, copy, copy_function=shutil.copyfile)
+    for part in [copy, *copy.rglob("*")]:
+        part.chmod(0o755 if part.is_dir() else 0o644)
+    return copy
 
 
 def _runner(entry: Path, socket: Path, ready_fd: int) -> list[str]:

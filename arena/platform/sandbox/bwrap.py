@@ -1,23 +1,31 @@
 """The bubblewrap command line of a sandbox: what the bot sees, and nothing else.
 
 The bot gets its own user, PID, network, IPC, UTS and mount namespaces; uid and gid
-65534 with every capability dropped and no way to make user namespaces of its own; a
-new session (no terminal to write into); no network at all (only a loopback of its
-own). Its file system is a fresh root holding, read only, the system's ``/usr``, the
+65534 inside, a host uid of its own outside (:mod:`.uids`), every capability dropped and
+the seccomp filter of :mod:`.seccomp` (no namespaces of its own, no keyring, no locks on
+shared files); a new session (no terminal to write into); no network at all (only a
+loopback of its own). Its file system is a fresh root holding, read only, the system's ``/usr``, the
 Python runtime and the packages the SDK imports, and its own code at ``/bot``; a
 private ``/tmp`` (memory, counted against its limit) that is also its home; and the
 folder of its socket at ``/run/arena``. The platform's data directory, the checkout,
-other bots and the host's ``/tmp`` are not there.
+other bots and the host's ``/tmp`` are not there. bwrap's options reach it on a
+descriptor (``--args``): the bot sees no host path in its pid 1's command line.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
+import select
+import time
 import sys
 import sysconfig
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from arena.platform.sandbox import seccomp
 
 #: where the bot's code, its socket folder and its home are inside the sandbox
 CODE = Path("/bot")
@@ -66,39 +74,37 @@ def _outermost(paths: Iterable[Path]) -> list[Path]:
     return sorted(kept)
 
 
-def command(
+def options(
     *,
     code: Path,
     socket_dir: Path,
-    argv: Sequence[str],
     env: dict[str, str],
     hidden: Sequence[Path] = (),
     tmp_bytes: int,
 ) -> list[str]:
-    """bwrap's arguments to run ``argv`` with ``code`` (a file or a folder) at /bot and
-    ``socket_dir`` writable at /run/arena; ``hidden`` paths that fall inside what is
-    shown are covered with an empty file system."""
-    bwrap = executable()
-    if bwrap is None:
-        raise FileNotFoundError("bwrap")
+    """bwrap's options to show ``code`` (a file or a folder) at /bot and ``socket_dir``
+    writable at /run/arena; ``hidden`` paths that fall inside what is shown are covered
+    with an empty file system."""
     args = [
-        bwrap,
         "--unshare-user",
         "--unshare-ipc",
         "--unshare-pid",
         "--unshare-net",
         "--unshare-uts",
         "--unshare-cgroup-try",
-        "--disable-userns",
-        "--uid", str(UID),
-        "--gid", str(GID),
+        # bwrap runs its command as the namespace's root, mapped to the host's root (its
+        # setup must create files); that command is setpriv, which becomes 65534 (the
+        # sandbox's own host uid) with these two capabilities, then has none at all
         "--cap-drop", "ALL",
+        "--cap-add", "CAP_SETUID",
+        "--cap-add", "CAP_SETGID",
+        "--cap-add", "CAP_SETPCAP",
         "--die-with-parent",
         "--new-session",
         "--hostname", "sandbox",
         # first, so that what is bound below stays visible when it lies under /tmp
         # (a checkout or a virtual environment there)
-        "--size", str(tmp_bytes), "--tmpfs", str(HOME),
+        "--perms", "01777", "--size", str(tmp_bytes), "--tmpfs", str(HOME),
         "--ro-bind", "/usr", "/usr",
     ]  # fmt: skip
     for name in _SYSTEM_DIRS:
@@ -110,9 +116,10 @@ def command(
     for name in _SYSTEM_FILES:
         args += ["--ro-bind-try", name, name]
     shown = runtime_paths()
+    made: set[Path] = set()
     for path in shown:
         if not path.is_relative_to("/usr"):
-            args += ["--ro-bind", str(path), str(path)]
+            args += _parents(path, made) + ["--ro-bind", str(path), str(path)]
     for path in hidden:
         path = Path(path).resolve()
         if any(path.is_relative_to(outer) for outer in shown):
@@ -121,14 +128,125 @@ def command(
     args += [
         "--proc", "/proc",
         "--dev", "/dev",
-        "--ro-bind", str(code), str(target),
-        "--bind", str(socket_dir), str(SOCKET_DIR),
+        *_parents(target, made), "--ro-bind", str(code), str(target),
+        *_parents(SOCKET_DIR, made), "--bind", str(socket_dir), str(SOCKET_DIR),
         "--chdir", str(HOME),
         "--clearenv",
     ]  # fmt: skip
     for key, value in env.items():
         args += ["--setenv", key, value]
-    return [*args, "--", *argv]
+    return args
+
+
+def _parents(path: Path, made: set[Path]) -> list[str]:
+    """Folders leading to a bound path, made traversable (bwrap would make them 0700, and
+    the bot is not the namespace's root that owns them)."""
+    args: list[str] = []
+    for parent in reversed(path.parents[:-1]):
+        if parent not in made:
+            made.add(parent)
+            args += ["--perms", "0755", "--dir", str(parent)]
+    return args
+
+
+class LaunchFailed(RuntimeError):
+    """bwrap ended, or said nothing in time, before its user namespace was mapped."""
+
+
+@dataclass
+class Launch:
+    """One bwrap run: its command line (``bwrap --args FD -- argv``), the descriptors it
+    inherits (its options, the seccomp filter, the user-namespace handshake), and the
+    host uid its uid 65534 is mapped to once :meth:`map_user` is called."""
+
+    argv: list[str]
+    pass_fds: tuple[int, ...]
+    host_uid: int
+    _info: int = -1
+    _block: int = -1
+    _theirs: list[int] = field(default_factory=list)
+
+    def started(self) -> None:
+        """bwrap is started: close the ends it inherited."""
+        for fd in self._theirs:
+            os.close(fd)
+        self._theirs = []
+
+    def map_user(self, timeout: float) -> None:
+        """Map the sandbox's uid 65534 to :attr:`host_uid` (and its setup's uid 0 to the
+        host's root, which it drops before running anything), then let bwrap go on."""
+        report = _read_json(self._info, time.monotonic() + timeout)
+        child = int(report["child-pid"])
+        for name, host in (("uid_map", self.host_uid), ("gid_map", self.host_uid)):
+            Path(f"/proc/{child}/{name}").write_text(f"0 0 1\n{UID} {host} 1\n")
+        os.write(self._block, b"1")
+        self.close()
+
+    def close(self) -> None:
+        for fd in [self._info, self._block, *self._theirs]:
+            if fd >= 0:
+                os.close(fd)
+        self._info = self._block = -1
+        self._theirs = []
+
+
+def launch(options: list[str], argv: Sequence[str], host_uid: int) -> Launch:
+    """The bwrap run of ``argv`` with ``options`` (see :func:`options`)."""
+    bwrap = executable()
+    if bwrap is None:
+        raise FileNotFoundError("bwrap")
+    filter_fd = _memory_file("arena-seccomp", seccomp.program())
+    info_read, info_write = os.pipe()
+    block_read, block_write = os.pipe()
+    handshake = [
+        "--seccomp", str(filter_fd),
+        "--info-fd", str(info_write),
+        "--userns-block-fd", str(block_read),
+    ]  # fmt: skip
+    data = b"".join(arg.encode() + b"\0" for arg in [*handshake, *options])
+    args_fd = _memory_file("arena-bwrap-args", data)
+    theirs = [filter_fd, info_write, block_read, args_fd]
+    return Launch(
+        argv=[bwrap, "--args", str(args_fd), "--", *_become_nobody(), *argv],
+        pass_fds=tuple(theirs),
+        host_uid=host_uid,
+        _info=info_read,
+        _block=block_write,
+        _theirs=theirs,
+    )
+
+
+def _become_nobody() -> list[str]:
+    """setpriv's arguments to run the bot as uid and gid 65534 with no capability left
+    (none permitted, effective, inheritable, ambient or in the bounding set)."""
+    return [
+        "/usr/bin/setpriv",
+        f"--reuid={UID}", f"--regid={GID}", "--clear-groups",
+        "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all",
+        "--",
+    ]  # fmt: skip
+
+
+def _memory_file(name: str, data: bytes) -> int:
+    """A descriptor of an anonymous file holding ``data``, read from its start."""
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _read_json(fd: int, deadline: float) -> dict:
+    data = b""
+    while not data.rstrip().endswith(b"}"):
+        left = deadline - time.monotonic()
+        readable, _, _ = select.select([fd], [], [], max(left, 0))
+        if not readable:
+            raise LaunchFailed("bubblewrap did not report its sandbox in time")
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            raise LaunchFailed("bubblewrap ended before building its sandbox")
+        data += chunk
+    return json.loads(data)
 
 
 def entry_inside(code: Path) -> Path:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
+from subprocess import PIPE, TimeoutExpired
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -13,6 +14,8 @@ from pathlib import Path
 from arena.platform.sandbox import bwrap
 from arena.platform.sandbox.box import unsandboxed
 from arena.platform.sandbox.cgroup import Cgroup
+from arena.platform.sandbox.seccomp import SeccompUnavailable
+from arena.platform.sandbox.uids import NoUidLeft, UidLease
 
 
 @dataclass(frozen=True)
@@ -71,11 +74,29 @@ def _bwrap_fails() -> str | None:
         sockets = Path(folder) / "sock"
         sockets.mkdir()
         argv = [sys.executable, "-c", "import arena.sdk"]
-        command = bwrap.command(code=code, socket_dir=sockets, argv=argv, env={}, tmp_bytes=2**20)
         try:
-            done = subprocess.run(command, capture_output=True, timeout=30)
-        except (OSError, subprocess.TimeoutExpired) as error:
+            lease = UidLease()
+        except NoUidLeft as error:
+            return str(error)
+        process = None
+        try:
+            os.chown(sockets, lease.uid, lease.uid)
+            options = bwrap.options(code=code, socket_dir=sockets, env={}, tmp_bytes=2**20)
+            launch = bwrap.launch(options, argv, lease.uid)
+            process = subprocess.Popen(
+                launch.argv, pass_fds=launch.pass_fds, stdout=PIPE, stderr=PIPE
+            )
+            launch.started()
+            launch.map_user(timeout=30)
+            _, stderr = process.communicate(timeout=30)
+        except (OSError, SeccompUnavailable, bwrap.LaunchFailed, TimeoutExpired) as error:
             return f"bubblewrap cannot run: {error}"
+        finally:
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
+            lease.release()
+        done = subprocess.CompletedProcess(launch.argv, process.returncode, b"", stderr)
     if done.returncode != 0:
         message = done.stderr.decode(errors="replace").strip().splitlines()
         return f"bubblewrap cannot build a sandbox: {message[-1] if message else done.returncode}"
