@@ -32,10 +32,20 @@ def test_the_oldest_open_request_is_charged_for_the_cpu_used_meanwhile() -> None
     assert meter.end(first) == 3.0
     counter.value = 3.5
     assert meter.end(second) == 0.5
-    counter.value = 10.0  # nobody waits: background work is nobody's
+    counter.value = 10.0  # nobody waits: work between requests is the next one's
     third = meter.begin()
     counter.value = 10.25
-    assert meter.end(third) == 0.25
+    assert meter.end(third) == 6.5 + 0.25
+
+
+def test_the_meter_says_when_its_process_is_waited_on() -> None:
+    heard: list[bool] = []
+    meter = CpuMeter(lambda: 0.0, heard.append)
+    first, second = meter.begin(), meter.begin()
+    meter.end(first)
+    meter.end(second)
+    meter.end(meter.begin())
+    assert heard == [True, False, True, False]
 
 
 def test_a_meter_without_a_counter_charges_nothing() -> None:

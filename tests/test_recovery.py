@@ -24,7 +24,8 @@ from arena.engine import Ruleset
 from arena.platform import Platform, children
 from arena.platform import queue as work_queue
 from arena.platform.redis_server import RedisServer
-from arena.platform.sandbox import box
+from arena.platform.sandbox import box, cgroup
+from arena.platform.sandbox.uids import uid_range
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.store import bots, matches, tournaments
@@ -268,6 +269,29 @@ def _dead_pid() -> int:
 UPLOADED_BOT = Path(__file__).resolve().parents[1] / "arena" / "bench" / "uploaded_bot.py"
 
 
+@pytest.mark.sandbox
+def test_the_sweep_kills_what_still_runs_in_a_dead_makers_group() -> None:
+    """Whatever a killed worker's sandbox group still holds (a sandbox it was building
+    when it died) is killed, and the group removed; a live maker's group is left."""
+    dead = children.spawn(["true"])
+    dead.wait()
+    orphan = cgroup.Cgroup.create(f"{box.FOLDER_PREFIX}{dead.pid}-x", 64 * 2**20, 8)
+    alive = cgroup.Cgroup.create(f"{box.FOLDER_PREFIX}{os.getpid()}-y", 64 * 2**20, 8)
+    assert orphan is not None and alive is not None
+    join = 'for f in "$@"; do echo $$ > "$f"; done; exec sleep 3600'
+    left = children.spawn(["sh", "-c", join, "sh", *map(str, orphan.procs_files)])
+    try:
+        _wait_for(lambda: left.pid in orphan.pids(), "the process to join the group")
+        cgroup.sweep(box.orphaned)
+        assert left.wait(timeout=30) == -signal.SIGKILL
+        assert not any(path.exists() for path in orphan.paths.values())
+        assert all(path.exists() for path in alive.paths.values())
+    finally:
+        left.kill()
+        orphan.remove()
+        alive.remove()
+
+
 @pytest.mark.slow
 @pytest.mark.sandbox
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
@@ -290,30 +314,41 @@ def test_a_killed_workers_bots_die_with_it_and_their_folders_are_swept(
         arena.start_tournament("t")
         victim = workers.processes[0].pid
         mark = f"{box.FOLDER_PREFIX}{victim}-"
-        _wait_for(lambda: _processes_with(mark), "the worker's bots to start")
+        bots_of = lambda: [p for p in _processes_with(mark) if _runs_a_bot(p)]  # noqa: E731
+        _wait_for(bots_of, "the worker's bots to start")
         os.kill(victim, signal.SIGKILL)  # the worker alone: its bots are in sessions of their own
         workers.processes[0].wait()
-        _wait_for(lambda: not _processes_with(mark), "the bots to die with their worker", 5)
+        _wait_for(lambda: not bots_of(), "the bots to die with their worker", 5)
         assert list(Path(box._scratch_root()).glob(f"{mark}*")), "left for the sweep"
         workers.processes.clear()
         workers.add(1)
         _wait_for(lambda: not list(Path(box._scratch_root()).glob(f"{mark}*")), "the sweep", 30)
+        # a sandbox caught half built (bwrap's setup waiting for its dead parent) goes too
+        _wait_for(lambda: not _processes_with(mark), "the sweep of half-built sandboxes", 30)
     finally:
         workers.stop()
 
 
 def _processes_with(text: str) -> list[int]:
-    """Processes whose command line or working folder holds ``text`` (a sandbox's bwrap
-    runs in the sandbox's folder; its options are on a descriptor)."""
+    """Processes whose command line, working folder or control group holds ``text`` (a
+    sandbox's bwrap runs in the sandbox's folder, its options on a descriptor; everything
+    in the sandbox is in the sandbox's group)."""
     found = []
     for process in Path("/proc").glob("[0-9]*"):
         with contextlib.suppress(OSError):
-            if (
-                text in os.readlink(process / "cwd")
-                or text.encode() in (process / "cmdline").read_bytes()
-            ):
+            places = [os.readlink(process / "cwd"), (process / "cgroup").read_text()]
+            places.append((process / "cmdline").read_bytes().decode(errors="replace"))
+            if any(text in place for place in places):
                 found.append(int(process.name))
     return found
+
+
+def _runs_a_bot(pid: int) -> bool:
+    """Whether a process runs as a sandbox's uid (a bot, or what it started)."""
+    with contextlib.suppress(OSError):
+        uid = int(Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split()[0])
+        return uid in uid_range()
+    return False
 
 
 def _wait_for(condition, what: str, timeout: float = 30.0) -> None:  # noqa: ANN001

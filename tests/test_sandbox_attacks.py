@@ -14,6 +14,7 @@ import os
 import secrets
 import shutil
 import socket
+import statistics
 import time
 from pathlib import Path
 
@@ -243,3 +244,74 @@ def test_the_kernels_shared_parts_are_refused_and_children_still_run(tmp_path: P
     pid_one = printed.split("ATTACK pid 1: ")[1].splitlines()[0]
     assert "--args" in pid_one and "/dev/shm" not in pid_one and str(tmp_path) not in pid_one
     assert "--bind" not in pid_one and "arena-sandbox" not in pid_one, pid_one
+
+
+# ------------------------------------------------------------------ CPU
+
+
+def iterations_for(seconds: float) -> int:
+    """How many turns of the thinker's loop take ``seconds`` on this machine, quiet."""
+    turns, began = 2_000_000, time.perf_counter()
+    total = 0
+    for i in range(turns):
+        total += i
+    return int(turns * seconds / (time.perf_counter() - began))
+
+
+def victims_latencies(log: dict, seats: tuple[int, ...]) -> list[float]:
+    return [
+        step["latency_ms"]
+        for deal in log["deals"]
+        for step in deal["steps"]
+        if step["seat"] in seats and step.get("latency_ms") is not None
+    ]
+
+
+def three_at_a_table(third: Sandbox, victims: list[Sandbox]) -> dict:
+    seats = [SandboxedSeat(third, "third")] + [
+        SandboxedSeat(box, f"victim{i}") for i, box in enumerate(victims)
+    ]
+    return aio.run(Referee(RULES, seats, seed=11, settings=SETTINGS).run())
+
+
+@pytest.mark.slow
+def test_a_forking_hog_slows_no_rival_that_thinks(tmp_path: Path) -> None:
+    """40 children in sessions of their own burn CPU while two honest bots think 150 ms a
+    decision; all on one core. The victims keep their pace and never forfeit."""
+    work = iterations_for(0.15)
+    limits = Limits(cpu_seconds=120, memory_bytes=512 * 2**20, processes=64, start_seconds=8)
+    thinkers = [attack_bot(tmp_path / f"v{i}", "thinker", ITERATIONS=work) for i in range(2)]
+    calm = attack_bot(tmp_path / "calm", "thinker", ITERATIONS=0)
+    hog = attack_bot(tmp_path / "hog", "forking_hog", CHILDREN=40)
+    affinity = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(affinity)})  # the sandboxes started now inherit it
+    medians: dict[str, list[float]] = {"calm": [], "hog": []}
+    try:
+        with contextlib.ExitStack() as stack:
+            victims = [stack.enter_context(Sandbox(bot, limits=limits)) for bot in thinkers]
+            for _ in range(2):  # interleaved, so that a change in the machine hits both
+                for name, third in (("calm", calm), ("hog", hog)):
+                    with Sandbox(third, limits=limits) as box:
+                        log = three_at_a_table(box, victims)
+                    assert [s["forfeit"] for s in log["seats"][1:]] == [None, None], log["seats"]
+                    medians[name].append(statistics.median(victims_latencies(log, (1, 2))))
+    finally:
+        os.sched_setaffinity(0, affinity)
+    calm_ms, hog_ms = statistics.median(medians["calm"]), statistics.median(medians["hog"])
+    print(f"victims' median latency: {calm_ms:.0f} ms calm, {hog_ms:.0f} ms beside the hog")
+    assert hog_ms <= 1.5 * calm_ms, medians
+
+
+def test_cpu_burnt_between_requests_is_charged_to_the_bot(tmp_path: Path) -> None:
+    with Sandbox(attack_bot(tmp_path, "spinner"), limits=LIMITS) as box:
+        seat = SandboxedSeat(box, "spinner", cpu_budget=1.0)
+        began = box.cpu_seconds() or 0.0
+        deadline = time.monotonic() + 120
+        while (box.cpu_seconds() or 0.0) - began < 1.5:  # it spins while nobody asks
+            assert time.monotonic() < deadline, "the spinner never got the CPU"
+            time.sleep(0.05)
+        seats = [seat, LocalSeat(HonestBot(ruleset=RULES, players=2))]
+        log = aio.run(Referee(RULES, seats, seed=5, settings=SETTINGS).run())
+    forfeit = log["seats"][0]["forfeit"]
+    assert forfeit is not None and forfeit["kind"] == "cpu_limit", log["seats"][0]
+    assert log["seats"][1]["forfeit"] is None

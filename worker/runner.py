@@ -23,7 +23,7 @@ from sqlalchemy import select
 
 from arena.platform import queue as work_queue
 from arena.platform.sandbox import availability
-from arena.platform.sandbox.box import sweep_folders
+from arena.platform.sandbox.box import orphaned, sweep_folders
 from arena.platform.sandbox.cgroup import sweep
 from arena.platform.settings import Settings
 from arena.store import ladder, matches
@@ -84,9 +84,10 @@ def refill_ladders() -> list[tuple[int, str]]:
 
 def _sweep() -> None:
     """Remove what killed workers' sandboxes left on this machine: their folders, then
-    their (empty) control groups (their processes died with their worker)."""
+    their control groups, with any process a sandbox half built when its worker died
+    left in them (a running bot dies with its worker)."""
     try:
-        folders, groups = sweep_folders(), sweep()
+        folders, groups = sweep_folders(), sweep(orphaned)
     except OSError as error:
         log.warning("cannot sweep sandbox leftovers: %s", error)
         return

@@ -53,7 +53,7 @@ class Warm:
     meter: CpuMeter = field(init=False)
 
     def __post_init__(self) -> None:
-        self.meter = CpuMeter(self.box.cpu_seconds)
+        self.meter = CpuMeter(self.box.cpu_seconds, self.box.set_busy)
 
     @property
     def alive(self) -> bool:

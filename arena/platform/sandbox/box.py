@@ -79,12 +79,17 @@ def sweep_folders() -> int:
     them; the bots in them died with it); how many were removed."""
     removed = 0
     for folder in Path(_scratch_root()).glob(f"{FOLDER_PREFIX}*-*"):
-        owner = folder.name.removeprefix(FOLDER_PREFIX).split("-", 1)[0]
-        if not owner.isdigit() or _alive(int(owner)):
-            continue
-        shutil.rmtree(folder, ignore_errors=True)
-        removed += not folder.exists()
+        if orphaned(folder.name):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed += not folder.exists()
     return removed
+
+
+def orphaned(name: str) -> bool:
+    """Whether a sandbox's folder or group (named ``arena-sandbox-<maker's pid>-…``) was
+    made by a process that is dead now."""
+    owner = name.removeprefix(FOLDER_PREFIX).split("-", 1)[0]
+    return name.startswith(FOLDER_PREFIX) and owner.isdigit() and not _alive(int(owner))
 
 
 def _alive(pid: int) -> bool:
@@ -146,7 +151,9 @@ class Sandbox:
             self.output = self.home / "output.log"
         limits = self.limits
         if self.isolated:
-            self.cgroup = Cgroup.create(self.home.name, limits.memory_bytes, limits.processes)
+            self.cgroup = Cgroup.create(
+                self.home.name, limits.memory_bytes, limits.processes, limits.cpu_cores
+            )
         ready_read, ready_write = os.pipe()
         launch = None
         try:
@@ -293,6 +300,11 @@ class Sandbox:
         if self.process is None or self.process.returncode is not None:
             return None
         return process_tree_cpu(self.process.pid)
+
+    def set_busy(self, busy: bool) -> None:
+        """The referee waits on the bot (``busy``) or not: its CPU weight follows."""
+        if self.cgroup is not None:
+            self.cgroup.set_busy(busy)
 
     def limit_broken(self) -> str | None:
         """Which limit ended the bot, if one did."""

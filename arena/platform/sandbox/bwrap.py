@@ -18,9 +18,9 @@ import functools
 import json
 import os
 import select
-import time
 import sys
 import sysconfig
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path

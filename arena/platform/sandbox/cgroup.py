@@ -1,10 +1,16 @@
-"""One control group per sandbox: memory and process count for a bot and all its children.
+"""One control group per sandbox: memory, process count and CPU for a bot and all its
+children.
 
-Version 1 hierarchies (``memory``, ``pids``, ``cpuacct``) and the unified version 2
-hierarchy are both used where the host offers them. Each sandbox's group is made under
-the worker's own group, in ``arena-sandboxes/``, so several workers on a machine (and
-their tests) never touch each other's. :meth:`Cgroup.create` answers None where no
-usable controller exists; the sandbox then falls back to per-process rlimits.
+Version 1 hierarchies (``memory``, ``pids``, ``cpuacct``, ``cpu``) and the unified
+version 2 hierarchy are both used where the host offers them. CPU: every sandbox has a
+ceiling (``cpu_cores`` of CPU time per period) and a weight that follows whether the
+referee waits on it: a busy sandbox (a request open) outweighs an idle one 5,000 to 1,
+so a bot computing between its requests only gets the CPU nobody waiting needs.
+
+Each sandbox's group is made under the worker's own group, in ``arena-sandboxes/``, so
+several workers on a machine (and their tests) never touch each other's.
+:meth:`Cgroup.create` answers None where no usable controller exists; the sandbox then
+falls back to per-process rlimits.
 """
 
 from __future__ import annotations
@@ -13,11 +19,17 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 PARENT = "arena-sandboxes"
-_V1 = ("memory", "pids", "cpuacct")
+_V1 = ("memory", "pids", "cpuacct", "cpu")
+#: CPU weights (v1 ``cpu.shares``, v2 ``cpu.weight``) of a sandbox the referee waits on,
+#: and of one it does not
+BUSY_WEIGHT = {1: 10240, 2: 10000}
+IDLE_WEIGHT = {1: 2, 2: 1}
+_PERIOD_US = 100_000
 
 
 @dataclass(frozen=True)
@@ -78,9 +90,12 @@ class Cgroup:
         self._cpu_fd: int | None = None  # the CPU counter, kept open: read at every request
 
     @classmethod
-    def create(cls, name: str, memory_bytes: int, processes: int) -> Cgroup | None:
-        """A new group limited to ``memory_bytes`` and ``processes`` (threads count), or
-        None when the host gives no writable memory and pids controllers."""
+    def create(
+        cls, name: str, memory_bytes: int, processes: int, cpu_cores: float = 1.0
+    ) -> Cgroup | None:
+        """A new group limited to ``memory_bytes``, ``processes`` (threads count) and
+        ``cpu_cores`` (where the host has a CPU controller), idle; or None when the host
+        gives no writable memory and pids controllers."""
         paths: dict[str, Path] = {}
         hierarchies = {h.controller: h for h in own_hierarchies()}
         try:
@@ -90,6 +105,7 @@ class Cgroup:
                         paths[controller] = _make(hierarchies[controller].path / PARENT / name)
                 group = cls(paths)
                 group._limit_v1(memory_bytes, processes)
+                group._limit_cpu(cpu_cores)
                 return group
             if "unified" in hierarchies:
                 unified = hierarchies["unified"].path
@@ -97,9 +113,13 @@ class Cgroup:
                 if "memory" in available and "pids" in available:
                     parent = _make(unified / PARENT)
                     (parent / "cgroup.subtree_control").write_text("+memory +pids")
+                    if "cpu" in available:
+                        with contextlib.suppress(OSError):
+                            (parent / "cgroup.subtree_control").write_text("+cpu")
                     paths["unified"] = _make(parent / name)
                     group = cls(paths)
                     group._limit_v2(memory_bytes, processes)
+                    group._limit_cpu(cpu_cores)
                     return group
         except OSError:
             cls(paths).remove()
@@ -120,6 +140,38 @@ class Cgroup:
         with contextlib.suppress(OSError):
             (group / "memory.swap.max").write_text("0")
         (group / "pids.max").write_text(str(processes))
+
+    def _cpu_files(self) -> tuple[int, Path] | None:
+        """(version, the group's folder) of its CPU controller, if it has one."""
+        if "cpu" in self.paths:
+            return 1, self.paths["cpu"]
+        unified = self.paths.get("unified")
+        if unified is not None and (unified / "cpu.weight").exists():
+            return 2, unified
+        return None
+
+    def _limit_cpu(self, cores: float) -> None:
+        found = self._cpu_files()
+        if found is None:
+            return
+        version, folder = found
+        quota = max(1000, int(_PERIOD_US * cores))
+        if version == 1:
+            (folder / "cpu.cfs_period_us").write_text(str(_PERIOD_US))
+            (folder / "cpu.cfs_quota_us").write_text(str(quota))
+        else:
+            (folder / "cpu.max").write_text(f"{quota} {_PERIOD_US}")
+        self.set_busy(False)
+
+    def set_busy(self, busy: bool) -> None:
+        """Weigh the group as one the referee waits on (``busy``) or not."""
+        found = self._cpu_files()
+        if found is None:
+            return
+        version, folder = found
+        weight = (BUSY_WEIGHT if busy else IDLE_WEIGHT)[version]
+        with contextlib.suppress(OSError):
+            (folder / ("cpu.shares" if version == 1 else "cpu.weight")).write_text(str(weight))
 
     @property
     def procs_files(self) -> list[Path]:
@@ -197,9 +249,12 @@ def _make(path: Path) -> Path:
     return path
 
 
-def sweep(older_than: float = 60.0) -> int:
-    """Remove the empty sandbox groups that a killed worker left (only those older than
-    ``older_than`` seconds: a live worker's new group is empty for a moment too)."""
+def sweep(orphaned: Callable[[str], bool], older_than: float = 60.0) -> int:
+    """Remove the sandbox groups that a killed worker left: an ``orphaned`` one (its
+    maker is dead) with whatever still runs in it (a sandbox caught half built when its
+    worker died: bubblewrap's setup waits forever for a parent that is gone), and any
+    empty one older than ``older_than`` seconds (a live worker's new group is empty for
+    a moment too)."""
     removed = 0
     cutoff = time.time() - older_than
     for hierarchy in own_hierarchies():
@@ -208,7 +263,10 @@ def sweep(older_than: float = 60.0) -> int:
             continue
         for group in parent.iterdir():
             with contextlib.suppress(OSError):
-                if group.is_dir() and group.stat().st_mtime < cutoff:
+                if group.is_dir() and orphaned(group.name):
+                    Cgroup({hierarchy.controller: group}).remove()
+                    removed += not group.exists()
+                elif group.is_dir() and group.stat().st_mtime < cutoff:
                     group.rmdir()
                     removed += 1
     return removed

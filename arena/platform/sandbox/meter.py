@@ -6,8 +6,9 @@ to the process or answered, and the time used since the last reading is charged 
 the oldest request still open: a process answers its requests in the order they
 came, so the oldest one is what it was computing. A match thus pays for what the bot
 computed for it, not for the other matches queued behind it. CPU used while no
-request is open (threads computing in the background) is nobody's and shows in the
-process's average instead (worker.warm retires such a process).
+request is open (a bot computing between its requests) is its own too: it is charged
+to the next request the process gets. ``on_busy`` hears when the process starts and
+stops having open requests (its control group's CPU weight follows).
 """
 
 from __future__ import annotations
@@ -22,10 +23,17 @@ from pathlib import Path
 class CpuMeter:
     """One process's CPU counter, charged to its open requests, oldest first."""
 
-    def __init__(self, read: Callable[[], float | None]) -> None:
+    def __init__(
+        self,
+        read: Callable[[], float | None],
+        on_busy: Callable[[bool], None] | None = None,
+    ) -> None:
         """``read()`` is the process's CPU seconds so far, or None where nothing counts it."""
         self._read = read
-        self._last: float | None = None
+        self._on_busy = on_busy
+        self._last: float | None = read()  # from now on, every CPU second is charged
+        #: CPU seconds used while no request was open, for the next request
+        self._idle = 0.0
         self._tokens = itertools.count()
         #: CPU seconds charged so far to each open request, oldest first
         self._open: dict[int, float] = {}
@@ -34,21 +42,29 @@ class CpuMeter:
         """A request is sent; the token to give back to :meth:`end`."""
         self._advance()
         token = next(self._tokens)
-        self._open[token] = 0.0
+        self._open[token], self._idle = self._idle, 0.0
+        if len(self._open) == 1 and self._on_busy is not None:
+            self._on_busy(True)
         return token
 
     def end(self, token: int) -> float:
         """The request is answered (or given up): the CPU seconds charged to it."""
         self._advance()
-        return self._open.pop(token, 0.0)
+        charged = self._open.pop(token, 0.0)
+        if not self._open and self._on_busy is not None:
+            self._on_busy(False)
+        return charged
 
     def _advance(self) -> None:
         used = self._read()
         if used is None:
             return
-        if self._open and self._last is not None:
-            oldest = next(iter(self._open))
-            self._open[oldest] += max(0.0, used - self._last)
+        if self._last is not None:
+            spent = max(0.0, used - self._last)
+            if self._open:
+                self._open[next(iter(self._open))] += spent
+            else:
+                self._idle += spent
         self._last = used
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
-from subprocess import PIPE, TimeoutExpired
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from subprocess import PIPE, TimeoutExpired
 
 from arena.platform.sandbox import bwrap
 from arena.platform.sandbox.box import unsandboxed

@@ -28,7 +28,7 @@ class SandboxedSeat(GrpcSeat):
         """``meter`` is the process's (shared by the seats a warm process serves)."""
         super().__init__(box.endpoint or "", name, pool=pool)
         self.box = box
-        self.meter = meter or CpuMeter(box.cpu_seconds)
+        self.meter = meter or CpuMeter(box.cpu_seconds, box.set_busy)
         self.cpu_budget = cpu_budget
         #: CPU seconds charged to this seat's match so far
         self.cpu_used = 0.0
