@@ -197,9 +197,9 @@ def bots(session: Session) -> list[dict[str, Any]]:
 
 
 def global_leaderboard(session: Session) -> list[dict[str, Any]]:
-    """Each bot's standing across tournaments: the best conservative rating (mu - 3 sigma)
-    its active version holds in any tournament, where, and over how many games; bots
-    that have not played yet come last."""
+    """Each bot's standing across the operator's tournaments (private ones never count):
+    the best conservative rating (mu - 3 sigma) its active version holds in any of them,
+    where, and over how many games; bots that have not played yet come last."""
     rows = session.execute(
         select(
             Bot.name,
@@ -212,7 +212,7 @@ def global_leaderboard(session: Session) -> list[dict[str, Any]]:
         .join(BotVersion, BotVersion.bot_id == Bot.id)
         .join(Entry, Entry.bot_version_id == BotVersion.id)
         .join(Tournament, Tournament.id == Entry.tournament_id)
-        .where(BotVersion.active.is_(True), Entry.games > 0)
+        .where(BotVersion.active.is_(True), Entry.games > 0, Tournament.owner_id.is_(None))
     ).all()
     best: dict[str, dict[str, Any]] = {}
     for row in rows:

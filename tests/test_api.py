@@ -25,7 +25,7 @@ XSS = "<img src=x onerror=\"alert('x')\">"
 
 def test_reads_after_a_played_tournament(app_and_token) -> None:
     client, token, arena = app_and_token
-    played_tournament(client, token, arena)
+    played_tournament(client, token, arena, private=True)
     detail = client.get("/api/v1/tournaments/cup").json()
     assert detail["status"] == "done" and detail["matches"]["done"] == 6
     board = client.get("/api/v1/tournaments/cup/leaderboard").json()

@@ -27,7 +27,6 @@ from arena.sdk.bot import MatchInfo, MatchResult
 from arena.store import bots, tournaments
 from arena.store import matches as match_store
 from arena.store.models import BotKind, Match
-from tests.support.api import auth
 from tests.support.engine import served
 from tests.support.store import add_samples, match_ids, play
 
@@ -135,8 +134,7 @@ def run_spied_tournament(
                 s, "cup", Ruleset.parse("classic"), ["spy", *OTHERS], 4, games, duplicate=duplicate
             )
         )
-        started = client.post("/api/v1/tournaments/cup/start", headers=auth(token))
-        assert started.status_code == 200, started.text
+        assert arena.start_tournament("cup") == games
         snapshots, order = [], match_ids(arena.db)
         for match_id in order:
             snapshots.append(public_snapshot(client, "cup"))

@@ -152,6 +152,8 @@ class Tournament(Base):
     status: Mapped[TournamentStatus] = mapped_column(
         _enum(TournamentStatus), default=TournamentStatus.CREATED
     )
+    #: the owner who made it (a private tournament), or None: the operator's, which count
+    owner_id: Mapped[int | None] = mapped_column(Integer)  # an owners.id
     #: matches recorded so far; a recorded match takes the next number (completion order)
     completed: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)

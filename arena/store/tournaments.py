@@ -11,16 +11,18 @@ from sqlalchemy.orm import Session, joinedload
 from arena import ratings, schedule, seeds
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
-from arena.store import ladder
+from arena.store import ladder, rights
 from arena.store.bots import active_version, check_name
 from arena.store.errors import Conflict, Invalid, NotFound
 from arena.store.jobs import job_sizes, new_job_id
+from arena.store.rights import PrivateLimits
 from arena.store.models import (
     Bot,
     BotVersion,
     Entry,
     Match,
     MatchStatus,
+    Owner,
     Seat,
     Tournament,
     TournamentFormat,
@@ -42,6 +44,8 @@ def create(
     format: str = TournamentFormat.ROUND_ROBIN,  # noqa: A002 - the option's name
     reveal_delay: int = 3600,
     fresh_processes: bool = False,
+    owner: Owner | None = None,
+    limits: PrivateLimits | None = None,
 ) -> Tournament:
     """A tournament: round robin (matches scheduled now, not yet started), or a ladder
     (tables scheduled as it plays, ``games`` of them in play at once).
@@ -49,8 +53,14 @@ def create(
     Its match seeds are keyed hashes of a secret key (arena.seeds): random, or derived
     from ``seed`` to replay a tournament. A ladder's full match logs become public
     ``reveal_delay`` seconds after their match. With ``fresh_processes`` uploaded bots
-    get a new process for each match (slower; by default a worker keeps them warm)."""
+    get a new process for each match (slower; by default a worker keeps them warm).
+    An ``owner``'s tournament is private, within ``limits`` (arena.store.rights)."""
     name = check_name(name, "tournament")
+    settings = settings or RefereeSettings()
+    if owner is not None:
+        rights.check_private(
+            session, owner, bot_names, games, format, settings.deadline, limits or PrivateLimits()
+        )
     if session.scalar(select(Tournament).where(Tournament.name == name)) is not None:
         raise Conflict(f"a tournament named {name!r} exists already")
     if games < 1:
@@ -99,7 +109,8 @@ def create(
         reveal_delay=reveal_delay,
         duplicate=duplicate,
         fresh_processes=fresh_processes,
-        settings=asdict(settings or RefereeSettings()),
+        settings=asdict(settings),
+        owner_id=owner.id if owner is not None else None,
     )
     session.add(tournament)
     session.flush()

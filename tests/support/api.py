@@ -1,26 +1,36 @@
-"""A tournament of the sample bots created and started through the API, then played."""
+"""A tournament of the sample bots, the operator's or an owner's (through the API),
+started and played."""
 
 from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
+from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.store import matches as match_store
+from arena.store import tournaments
 from tests.support.store import SAMPLES, add_samples, match_ids, play
 
 
-def played_tournament(client: TestClient, token: str, arena: Platform, games: int = 6) -> None:
+def played_tournament(
+    client: TestClient, token: str, arena: Platform, games: int = 6, private: bool = False
+) -> None:
+    """Play a tournament "cup" of the samples: the operator's, or (``private``) one the
+    token's owner makes and starts through the API."""
     add_samples(arena.db)
-    created = client.post(
-        "/api/v1/tournaments",
-        headers=auth(token),
-        json={"name": "cup", "bots": SAMPLES, "table_size": 4, "games": games},
-    )
-    assert created.status_code == 201, created.text
-    assert client.post("/api/v1/tournaments/cup/start", headers=auth(token)).json() == {
-        "name": "cup",
-        "queued": games,
-    }
+    if private:
+        created = client.post(
+            "/api/v1/tournaments",
+            headers=auth(token),
+            json={"name": "cup", "bots": SAMPLES, "table_size": 4, "games": games},
+        )
+        assert created.status_code == 201, created.text
+        started = client.post("/api/v1/tournaments/cup/start", headers=auth(token))
+        assert started.json() == {"name": "cup", "queued": games}
+    else:
+        rules = Ruleset.parse("classic")
+        arena.db.transaction(lambda s: tournaments.create(s, "cup", rules, SAMPLES, 4, games))
+        assert arena.start_tournament("cup") == games
     for match_id in match_ids(arena.db):
         plan = match_store.claim(arena.db, match_id, "test")
         assert match_store.record(arena.db, plan, play(plan), 1.0)

@@ -7,6 +7,7 @@ from fastapi import APIRouter, status
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.store import tournaments as tournament_store
+from arena.store.rights import PrivateLimits, check_may_run
 from dashboard import queries
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
 from dashboard.schemas import (
@@ -43,9 +44,14 @@ def get_leaderboard(name: str, session: SessionDep) -> list[dict]:
     "/tournaments",
     response_model=TournamentDetail,
     status_code=status.HTTP_201_CREATED,
-    responses={400: {"description": "Invalid tournament"}, 401: {"description": "No token"}},
+    responses={
+        400: {"description": "Invalid tournament, or over a private tournament's limits"},
+        401: {"description": "No token"},
+        403: {"description": "Another owner's bot"},
+    },
 )
 def create_tournament(body: TournamentCreate, owner: OwnerDep, platform: PlatformDep) -> dict:
+    """An owner's tournament is private: their own bots and the samples, within limits."""
     ruleset = Ruleset.parse(body.rules.preset, body.rules.options)
     platform.db.transaction(
         lambda s: tournament_store.create(
@@ -60,6 +66,8 @@ def create_tournament(body: TournamentCreate, owner: OwnerDep, platform: Platfor
             format=body.format,
             reveal_delay=body.reveal_after,
             fresh_processes=body.fresh_processes,
+            owner=owner,
+            limits=PrivateLimits.from_env(),
         )
     )
     with platform.db.read() as session:
@@ -72,11 +80,15 @@ def create_tournament(body: TournamentCreate, owner: OwnerDep, platform: Platfor
     responses={
         **NOT_FOUND,
         401: {"description": "No token"},
+        403: {"description": "Not your tournament"},
         409: {"description": "Over already"},
         503: {"description": "No Redis"},
     },
 )
 def start_tournament(name: str, owner: OwnerDep, platform: PlatformDep) -> dict:
+    """Only the tournament's creator starts it (the operator's start from the CLI)."""
+    with platform.db.read() as session:
+        check_may_run(owner, tournament_store.get(session, name))
     return {"name": name, "queued": platform.start_tournament(name)}
 
 

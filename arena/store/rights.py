@@ -1,0 +1,98 @@
+"""Who may do what with a tournament: the operator's tournaments count, an owner's are
+private.
+
+The operator (the command line, or a worker's platform) creates any tournament, ladder
+or competition; those are the ones that count and the only ones on the public
+leaderboard. An owner (an API token) may create **private** tournaments, only with bots
+of their own and the samples, within :class:`PrivateLimits`; only its creator (or the
+operator) starts one. docs/api.md has every route's rights in one table.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from arena.store.errors import Forbidden, Invalid
+from arena.store.models import (
+    Bot,
+    BotKind,
+    BotVersion,
+    Owner,
+    Tournament,
+    TournamentFormat,
+    TournamentStatus,
+)
+
+
+@dataclass(frozen=True)
+class PrivateLimits:
+    """What one owner's private tournaments may ask for (``ARENA_PRIVATE_*``)."""
+
+    games: int = 200
+    tables: int = 2
+    deadline: float = 5.0
+    running: int = 3
+
+    @classmethod
+    def from_env(cls) -> PrivateLimits:
+        env, default = os.environ, cls()
+        return cls(
+            games=int(env.get("ARENA_PRIVATE_MAX_GAMES", default.games)),
+            tables=int(env.get("ARENA_PRIVATE_MAX_TABLES", default.tables)),
+            deadline=float(env.get("ARENA_PRIVATE_MAX_DEADLINE", default.deadline)),
+            running=int(env.get("ARENA_PRIVATE_MAX_RUNNING", default.running)),
+        )
+
+
+def check_private(
+    session: Session,
+    owner: Owner,
+    bot_names: list[str],
+    games: int,
+    format: str,  # noqa: A002 - the option's name
+    deadline: float,
+    limits: PrivateLimits,
+) -> None:
+    """Refuse a private tournament the owner may not create (``Forbidden``: another
+    owner's bot; ``Invalid``: over a limit)."""
+    foreign = [name for name in bot_names if not _usable_by(session, owner, name)]
+    if foreign:
+        raise Forbidden(
+            f"a private tournament takes your own bots and the samples only: {', '.join(foreign)}"
+        )
+    if format == TournamentFormat.LADDER and games > limits.tables:
+        raise Invalid(f"a private ladder has at most {limits.tables} tables in play")
+    if format != TournamentFormat.LADDER and games > limits.games:
+        raise Invalid(f"a private tournament has at most {limits.games} games")
+    if deadline > limits.deadline:
+        raise Invalid(f"a private tournament's deadline is at most {limits.deadline:g} s")
+    running = session.scalar(
+        select(func.count())
+        .select_from(Tournament)
+        .where(Tournament.owner_id == owner.id, Tournament.status != TournamentStatus.DONE)
+    )
+    if running >= limits.running:
+        raise Invalid(
+            f"you have {running} private tournaments not over yet (at most {limits.running})"
+        )
+
+
+def _usable_by(session: Session, owner: Owner, name: str) -> bool:
+    bot = session.scalar(select(Bot).where(Bot.name == name))
+    if bot is None:
+        return True  # create() says it does not exist
+    if bot.owner_id == owner.id:
+        return True
+    kinds = session.scalars(select(BotVersion.kind).where(BotVersion.bot_id == bot.id)).all()
+    return bot.owner_id is None and bool(kinds) and all(k is BotKind.SAMPLE for k in kinds)
+
+
+def check_may_run(owner: Owner | None, tournament: Tournament) -> None:
+    """Only the operator (``owner`` None) or the tournament's creator starts or stops it."""
+    if owner is not None and tournament.owner_id != owner.id:
+        whose = "the operator's" if tournament.owner_id is None else "another owner's"
+        raise Forbidden(f"tournament {tournament.name!r} is {whose}: you may not run it")

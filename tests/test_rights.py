@@ -1,0 +1,187 @@
+"""Owners' rights, tried by a hostile owner through the HTTP API: every route's rights
+as docs/api.md's table gives them, private tournaments within their limits, and none
+of them on the public leaderboard."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from arena.engine import Ruleset
+from arena.store import bots, tournaments
+from arena.store import matches as match_store
+from arena.store.models import BotKind, Match, Owner, TournamentStatus
+from arena.store.owners import add_owner
+from dashboard import queries
+from tests.support.api import auth, played_tournament
+from tests.support.store import SAMPLES, add_samples, match_ids, play
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "api.md"
+ROW = re.compile(r"^\| `(GET|POST|DELETE|PUT|PATCH) (/api/v1/[^`]*)` \| (\d+|—)[^|]*\| (\d+|—)")
+
+
+def documented() -> dict[tuple[str, str], tuple[str, str]]:
+    """(method, path) -> (answer without a token, answer with another owner's)."""
+    rows = {}
+    for line in DOC.read_text().splitlines():
+        found = ROW.match(line)
+        if found:
+            method, path, none, other = found.groups()
+            rows[(method, path)] = (none, other)
+    return rows
+
+
+@pytest.fixture
+def rivals(app_and_token):  # noqa: ANN001, ANN201
+    """alice (the fixture's owner) with a bot and a private tournament; mallory, another
+    owner, with a token; the operator's tournament "open"."""
+    client, alice, arena = app_and_token
+    add_samples(arena.db)
+    owners = arena.db.transaction(lambda s: add_owner(s, "mallory"))
+    mallory = owners[1]
+    alice_id = arena.db.transaction(lambda s: queries_owner_id(s, "alice"))
+    arena.db.transaction(
+        lambda s: bots.add_bot(s, "alices", BotKind.SAMPLE, "honest", owner_id=alice_id)
+    )
+    made = client.post(
+        "/api/v1/tournaments",
+        headers=auth(alice),
+        json={"name": "alices-cup", "bots": ["alices", *SAMPLES[:2]], "table_size": 3},
+    )
+    assert made.status_code == 201, made.text
+    rules = Ruleset.parse("classic")
+    arena.db.transaction(lambda s: tournaments.create(s, "open", rules, SAMPLES, 4, 4))
+    return client, alice, mallory, arena
+
+
+def queries_owner_id(session: Session, name: str) -> int:
+    return session.scalar(select(Owner.id).where(Owner.name == name))
+
+
+def attempts(alice_bot: str = "alices") -> dict[tuple[str, str], tuple[str, dict | None]]:
+    """A request for each route: (the URL to call, its body)."""
+    return {
+        ("GET", "/api/v1/bots"): ("/api/v1/bots", None),
+        ("GET", "/api/v1/bots/{name}"): (f"/api/v1/bots/{alice_bot}", None),
+        ("POST", "/api/v1/bots"): (
+            "/api/v1/bots",
+            {"name": "newbot", "kind": "sample", "target": "random"},
+        ),
+        ("POST", "/api/v1/bots/{name}/versions"): (
+            f"/api/v1/bots/{alice_bot}/versions",
+            {"kind": "sample", "target": "random"},
+        ),
+        ("GET", "/api/v1/tournaments"): ("/api/v1/tournaments", None),
+        ("GET", "/api/v1/tournaments/{name}"): ("/api/v1/tournaments/alices-cup", None),
+        ("GET", "/api/v1/tournaments/{name}/leaderboard"): (
+            "/api/v1/tournaments/alices-cup/leaderboard",
+            None,
+        ),
+        ("GET", "/api/v1/tournaments/{name}/groups"): (
+            "/api/v1/tournaments/alices-cup/groups",
+            None,
+        ),
+        ("POST", "/api/v1/tournaments"): (
+            "/api/v1/tournaments",
+            {"name": "stolen", "bots": [alice_bot, *SAMPLES[:2]], "table_size": 3},
+        ),
+        ("POST", "/api/v1/tournaments/{name}/start"): (
+            "/api/v1/tournaments/alices-cup/start",
+            None,
+        ),
+        ("GET", "/api/v1/matches"): ("/api/v1/matches", None),
+        ("GET", "/api/v1/matches/{match_id}"): (None, None),  # filled in with a real id
+        ("GET", "/api/v1/matches/{match_id}/log"): (None, None),
+        ("GET", "/api/v1/owners/me"): ("/api/v1/owners/me", None),
+        ("GET", "/api/v1/owners/me/seats"): ("/api/v1/owners/me/seats", None),
+        ("POST", "/api/v1/owners/me/token"): ("/api/v1/owners/me/token", None),
+        ("DELETE", "/api/v1/owners/me/token"): ("/api/v1/owners/me/token", None),
+    }
+
+
+def test_every_route_is_in_the_rights_table(app_and_token) -> None:  # noqa: ANN001
+    client, _, _ = app_and_token
+    served = {
+        (method.upper(), path)
+        for path, operations in client.app.openapi()["paths"].items()
+        for method in operations
+    }
+    assert served == set(documented()), "docs/api.md's table and the app's routes differ"
+    assert set(attempts()) == served
+
+
+def test_every_route_answers_as_the_table_says(rivals) -> None:  # noqa: ANN001
+    client, _, mallory, arena = rivals
+    [match_id, *_] = match_ids(arena.db)
+    urls = attempts()
+    urls[("GET", "/api/v1/matches/{match_id}")] = (f"/api/v1/matches/{match_id}", None)
+    urls[("GET", "/api/v1/matches/{match_id}/log")] = (f"/api/v1/matches/{match_id}/log", None)
+    for (method, path), (none, other) in documented().items():
+        url, body = urls[(method, path)]
+        for token, documented_answer in ((None, none), (mallory, other)):
+            if documented_answer == "—":
+                continue
+            headers = auth(token) if token else {}
+            answer = client.request(method, url, json=body, headers=headers)
+            allowed = {int(documented_answer)}
+            if method == "GET":  # a public read: found or not, never a question of rights
+                allowed.add(404)
+            assert answer.status_code in allowed, (method, path, token, answer.text)
+
+
+def test_an_owner_cannot_start_the_operators_tournament_or_another_owners(rivals) -> None:  # noqa: ANN001
+    client, alice, mallory, arena = rivals
+    for name in ("open", "alices-cup"):
+        answer = client.post(f"/api/v1/tournaments/{name}/start", headers=auth(mallory))
+        assert answer.status_code == 403, answer.text
+    assert client.post("/api/v1/tournaments/open/start", headers=auth(alice)).status_code == 403
+    with arena.db.read() as session:  # checked from outside: nothing was queued
+        for name in ("open", "alices-cup"):
+            assert tournaments.get(session, name).status is TournamentStatus.CREATED
+    assert len(arena.queue) == 0
+
+
+def test_a_private_tournament_stays_within_its_limits(rivals, monkeypatch) -> None:  # noqa: ANN001
+    client, alice, _, _ = rivals
+    body = {"bots": ["alices", *SAMPLES[:2]], "table_size": 3}
+
+    def create(name: str, **extra: object):  # noqa: ANN202
+        return client.post(
+            "/api/v1/tournaments", headers=auth(alice), json={"name": name, **body, **extra}
+        )
+
+    too_many = create("huge", games=100_000)
+    assert too_many.status_code == 400 and "at most 200 games" in too_many.text
+    assert "at most 2 tables" in create("ladder", format="ladder", games=50).text
+    assert "deadline is at most 5 s" in create("slow", deadline=30).text
+    assert create("second").status_code == 201 and create("third").status_code == 201
+    fourth = create("fourth")  # alices-cup, second and third are not over yet
+    assert fourth.status_code == 400 and "at most 3" in fourth.text
+    monkeypatch.setenv("ARENA_PRIVATE_MAX_RUNNING", "4")
+    assert create("fourth").status_code == 201
+
+
+def test_a_private_tournament_never_reaches_the_public_leaderboard(app_and_token) -> None:  # noqa: ANN001
+    """A private tournament against weak bots put the owner's bot first on /leaderboard."""
+    client, token, arena = app_and_token
+    played_tournament(client, token, arena, private=True)
+    with arena.db.read() as session:
+        assert [r for r in queries.global_leaderboard(session) if r["tournament"]] == []
+    board = client.get("/leaderboard").text
+    assert "cup" not in re.findall(r'href="/tournaments/([^"]+)"', board)
+    rules = Ruleset.parse("classic")
+    arena.db.transaction(lambda s: tournaments.create(s, "counted", rules, SAMPLES, 4, 2))
+    arena.start_tournament("counted")
+    with arena.db.read() as session:
+        counted = tournaments.get(session, "counted").id
+        ids = session.scalars(select(Match.id).where(Match.tournament_id == counted)).all()
+    for match_id in ids:
+        plan = match_store.claim(arena.db, match_id, "test")
+        assert match_store.record(arena.db, plan, play(plan), 1.0)
+    with arena.db.read() as session:
+        ranked = [r for r in queries.global_leaderboard(session) if r["tournament"]]
+    assert ranked and {r["tournament"] for r in ranked} == {"counted"}
