@@ -53,3 +53,29 @@ def reachable(text: str, timeout: float = 2.0) -> str | None:
             return None
     except OSError as error:
         return error.strerror or str(error) or type(error).__name__
+
+
+#: ``ARENA_ALLOW_PRIVATE_ENDPOINTS=1``: owners may register loopback and private addresses
+#: (a platform whose bot authors are on its own network); off by default
+ALLOW_PRIVATE_ENV = "ARENA_ALLOW_PRIVATE_ENDPOINTS"
+
+
+def pinned_public(text: str) -> str:
+    """An owner's ``HOST:PORT`` as the public address it resolves to now (``IP:PORT``):
+    EndpointError when it names a loopback, private, link-local or otherwise non-public
+    address (the platform's own services, or its network's). Pinning the address means
+    a name that resolves elsewhere later (DNS rebinding) still reaches what was checked."""
+    host, port = parse_endpoint(text)
+    try:
+        found = {info[4][0] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)}
+    except OSError as error:
+        raise EndpointError(f"{text!r}: {host} does not resolve ({error})") from None
+    addresses = sorted(ipaddress.ip_address(a.split("%")[0]) for a in found)
+    closed = [str(a) for a in addresses if not a.is_global]
+    if closed:
+        raise EndpointError(
+            f"{text!r}: {', '.join(closed)} is not a public address; the platform's operator "
+            f"may allow private endpoints ({ALLOW_PRIVATE_ENV}=1)"
+        )
+    first = addresses[0]
+    return f"[{first}]:{port}" if first.version == 6 else f"{first}:{port}"

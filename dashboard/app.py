@@ -13,6 +13,7 @@ from fastapi.staticfiles import StaticFiles
 from arena.platform import Platform
 from arena.platform.settings import Settings
 from dashboard import api, errors, pages
+from dashboard.limits import BodyLimit
 
 #: Swagger UI's files, as the fastapi-offline package ships them (version 5: OpenAPI 3.1)
 SWAGGER_UI = Path(fastapi_offline.__file__).parent / "static"
@@ -28,6 +29,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.platform = Platform(settings)
+    app.add_middleware(BodyLimit)  # outside every route: a body over the cap is never read
     errors.install(app)
     app.include_router(api.router)
     app.include_router(pages.router)

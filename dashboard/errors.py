@@ -17,13 +17,14 @@ from starlette.exceptions import HTTPException
 from arena.engine import RulesError
 from arena.platform import PlatformError
 from arena.platform.errors import SERVICE_ERRORS, unavailable
-from arena.store.errors import Conflict, Forbidden, Invalid, NotFound, StoreError
+from arena.store.errors import Conflict, Forbidden, Invalid, NotFound, StoreError, TooMany
 
 #: most specific first
 STATUS_OF: tuple[tuple[type[Exception], int], ...] = (
     (NotFound, status.HTTP_404_NOT_FOUND),
     (Conflict, status.HTTP_409_CONFLICT),
     (Forbidden, status.HTTP_403_FORBIDDEN),
+    (TooMany, status.HTTP_429_TOO_MANY_REQUESTS),
     (Invalid, status.HTTP_400_BAD_REQUEST),
     (StoreError, status.HTTP_400_BAD_REQUEST),
     (RulesError, status.HTTP_400_BAD_REQUEST),
@@ -36,7 +37,8 @@ def status_of(error: Exception) -> int:
 
 
 async def _answer(request: Request, error: Exception) -> JSONResponse:
-    return JSONResponse({"detail": str(error)}, status_code=status_of(error))
+    headers = {"Retry-After": str(error.retry_after)} if isinstance(error, TooMany) else None
+    return JSONResponse({"detail": str(error)}, status_code=status_of(error), headers=headers)
 
 
 async def _service_down(request: Request, error: Exception) -> HTMLResponse | JSONResponse:

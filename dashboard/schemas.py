@@ -13,6 +13,10 @@ from arena.store.models import TournamentFormat
 Name = Field(min_length=1, max_length=100, pattern=f"^{NAME.pattern}$")
 
 
+#: the longest Python source a version may carry, in characters
+MAX_SOURCE_CHARS = 256 * 1024
+
+
 class VersionPublic(BaseModel):
     number: int
     kind: str
@@ -34,7 +38,7 @@ class VersionCreate(BaseModel):
 
     kind: Literal["endpoint", "sample", "python"]
     target: str = Field(default="", max_length=500)
-    source: str = Field(default="", max_length=256 * 1024)
+    source: str = Field(default="", max_length=MAX_SOURCE_CHARS)
 
 
 class SubmissionPublic(BaseModel):

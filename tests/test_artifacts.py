@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import gzip
+import io
 import logging
 import os
 import shutil
+import tarfile
 import threading
 from pathlib import Path
 
@@ -54,6 +57,28 @@ def test_packing_is_deterministic_and_refuses_what_is_no_bot(tmp_path: Path) -> 
     (big / "data.bin").write_bytes(os.urandom(artifacts.MAX_ARCHIVE_BYTES + 1))
     with pytest.raises(StoreError, match="packed: over"):
         artifacts.pack(big)
+
+
+def test_an_upload_that_unpacks_to_far_more_than_it_packs_is_refused(tmp_path: Path) -> None:
+    """292 KB packed unpacked to 287 MB: the unpacked size is capped too, at packing
+    and again at unpacking (an archive made by hand never fills a worker's disk)."""
+    bomb = tmp_path / "bomb"
+    bomb.mkdir()
+    (bomb / "bot.py").write_text("pass\n")
+    with open(bomb / "zeros.bin", "wb") as zeros:
+        zeros.truncate(artifacts.MAX_UNPACKED_BYTES)  # compresses to a few tens of KB
+    with pytest.raises(StoreError, match="over 26,214,400 unpacked"):
+        artifacts.pack(bomb)
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        info = tarfile.TarInfo("bot.py")
+        info.size = artifacts.MAX_UNPACKED_BYTES + 1
+        tar.addfile(info, io.BytesIO(bytes(info.size)))
+    crafted = gzip.compress(raw.getvalue())
+    assert len(crafted) < artifacts.MAX_ARCHIVE_BYTES
+    with pytest.raises(StoreError, match="over the unpacked limits"):
+        artifacts.unpack(crafted, tmp_path / "out")
+    assert not (tmp_path / "out" / "bot.py").exists()
 
 
 def _empty(tmp_path: Path) -> Path:

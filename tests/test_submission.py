@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,9 +11,16 @@ from sqlalchemy import select
 
 from arena.platform import Platform
 from arena.platform.settings import Settings
-from arena.store.models import Artifact, BotVersion
+from arena.platform.submission import qualify
+from arena.policies import RandomLegal
+from arena.sdk import Bot
+from arena.sdk.bot import MatchInfo
+from arena.store.db import Database
+from arena.store.models import Artifact, BotKind, BotVersion
+from sample_bots import NAMES
 from tests.sandboxing import PLAIN_BOT
 from tests.support.cli import arena, environment
+from tests.support.engine import served
 
 pytestmark = pytest.mark.processes
 
@@ -26,7 +34,10 @@ def test_submit_qualify_and_play_an_uploaded_bot(settings: Settings, tmp_path: P
     (folder / "bot.py").write_text(PLAIN_BOT.read_text())
     accepted = arena("bot", "submit", "mine", "--path", str(folder), env=env)
     assert accepted.returncode == 0, accepted.stderr
-    assert "mine v1 accepted: qualified: finished a match against random" in accepted.stdout
+    assert re.search(
+        r"mine v1 accepted: qualified: finished a match against (random|honest|counter|bluffer)",
+        accepted.stdout,
+    ), accepted.stdout
     with Platform(settings).db.read() as session:
         [target] = session.scalars(select(BotVersion.target)).all()
         [digest] = session.scalars(select(Artifact.digest)).all()
@@ -96,3 +107,34 @@ def test_uploads_are_refused_where_no_sandbox_can_be_built(
         submission.submit(platform, "mine", BotKind.PATH, str(folder))
     with platform.db.read() as session:
         assert [bot.name for bot in bots.all_bots(session)] == [], "nothing was stored"
+
+
+class Witness(Bot):
+    """Notes what a qualification shows it: its first hand and whom it meets."""
+
+    name = "witness"
+    seen: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+
+    def on_match_start(self, match: MatchInfo) -> None:
+        self.players = tuple(match.players)
+        self.hand: tuple[str, ...] | None = None
+
+    def act(self, observation):  # noqa: ANN001, ANN201
+        if self.hand is None:
+            self.hand = tuple(sorted(observation.hand))
+            Witness.seen.append((self.hand, self.players))
+        return RandomLegal(0).act(observation)
+
+
+def test_a_bot_cannot_tell_its_qualification_by_its_deal_or_its_opponent(tmp_path: Path) -> None:
+    """Qualification was always dealt from the seed "qualify" against random(seed=0)."""
+    Witness.seen = []
+    db = Database(f"sqlite:///{tmp_path / 'q.db'}")
+    with served(Witness) as endpoint:
+        for _ in range(12):  # all 12 against one sample: 4 in 4**12 (2e-7)
+            accepted, reason = qualify(BotKind.ENDPOINT, endpoint, "witness", db, tmp_path)
+            assert accepted, reason
+    hands = {hand for hand, _ in Witness.seen}
+    opponents = {players[1] for _, players in Witness.seen}
+    assert len(Witness.seen) == 12 and len(hands) == 12, "every qualification deals anew"
+    assert opponents <= set(NAMES) and len(opponents) >= 2, opponents

@@ -65,7 +65,7 @@ def bot_submit(
         bool, typer.Option(help="Wait for the qualification match (--no-wait: queue it and go).")
     ] = True,
 ) -> None:
-    """Submit a new version; it is ranked only after it finishes a match against random.
+    """Submit a new version; it is ranked only after it finishes a match against a sample bot.
 
     With workers running, a worker plays the qualification match; without, it is
     played here."""
@@ -78,7 +78,7 @@ def bot_submit(
     queued = _workers_running(arena)
     if not queued and not wait:
         fail("no worker is running to qualify it later: start one, or submit without --no-wait")
-    doing = "queued for a worker" if queued else "one match against random, here"
+    doing = "queued for a worker" if queued else "one match against a sample bot, here"
     with err.status(f"qualifying {name}: {doing}...") as status:
         try:
             result = submission.submit(arena, name, kind, target, queued=queued)

@@ -12,6 +12,7 @@ as in tournaments.
 
 from __future__ import annotations
 
+import secrets
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from arena import aio
+from arena import aio, seeds
 from arena.engine import Ruleset
 from arena.platform import Platform, PlatformError
 from arena.platform import queue as work_queue
@@ -37,7 +38,6 @@ from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.errors import NotFound
 from arena.store.models import Bot, BotKind, BotVersion, VersionStatus
-from sample_bots import RandomBot
 
 QUALIFYING_RULES = Ruleset.parse("classic")
 QUALIFYING = RefereeSettings(deadline=1.0, time_bank=5.0, start_timeout=10.0)
@@ -122,7 +122,8 @@ def wait(db: Database, name: str, number: int, timeout: float = 300.0) -> Submis
 def qualify(
     kind: BotKind, target: str, name: str, db: Database, data_dir: Path
 ) -> tuple[bool, str]:
-    """One heads-up match against ``random``: (accepted, reason)."""
+    """One heads-up match against a sample bot drawn at random, on a deal drawn from a
+    secret key: (accepted, reason)."""
     with ExitStack() as stack:
         if kind is BotKind.PATH:
             where = availability()
@@ -140,8 +141,8 @@ def qualify(
             from sample_bots import SAMPLES
 
             candidate = LocalSeat(SAMPLES[target](ruleset=QUALIFYING_RULES, players=2), name)
-        seats = [candidate, LocalSeat(RandomBot(seed=0), "random")]
-        data = aio.run(Referee(QUALIFYING_RULES, seats, seed="qualify", settings=QUALIFYING).run())
+        seats = [candidate, _opponent()]
+        data = aio.run(Referee(QUALIFYING_RULES, seats, seed=_seed(), settings=QUALIFYING).run())
     log = MatchLog.from_dict(data)
     seat = log.seats[0]
     if seat.forfeit is not None:
@@ -155,9 +156,23 @@ def qualify(
         )
     place = next(i for i, group in enumerate(log.result.ranking, 1) if 0 in group)
     return True, (
-        f"qualified: finished a match against random (place {place} of 2, "
+        f"qualified: finished a match against {log.seats[1].name} (place {place} of 2, "
         f"{seat.illegal} illegal actions)"
     )
+
+
+def _opponent() -> LocalSeat:
+    """A sample bot drawn at random, named as the platform's samples are in ranked
+    matches: a bot cannot tell its qualification from a ranked match by whom it meets."""
+    from sample_bots import NAMES, SAMPLES
+
+    name = secrets.choice(NAMES)
+    return LocalSeat(SAMPLES[name](ruleset=QUALIFYING_RULES, players=2), name)
+
+
+def _seed() -> str:
+    """A deal drawn like a tournament's: a keyed hash of a fresh secret key, never shown."""
+    return seeds.match_seed(seeds.new_key(), seeds.game_place(0))
 
 
 def _add_pending(

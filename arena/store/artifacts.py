@@ -24,6 +24,8 @@ from arena.store.models import Artifact
 PREFIX = "sha256:"
 #: the most an upload may hold, packed
 MAX_ARCHIVE_BYTES = 5 * 1024 * 1024
+#: the most an upload may hold, unpacked (its files' sizes added up)
+MAX_UNPACKED_BYTES = 25 * 1024 * 1024
 #: the most files an upload may hold
 MAX_FILES = 500
 _SKIPPED = ("__pycache__",)
@@ -41,6 +43,9 @@ def pack(source: Path) -> bytes:
         files = [(source.name, source)]
     else:
         raise Invalid(f"{source} is not a Python file or a folder with bot.py")
+    total = sum(path.stat().st_size for _, path in files)
+    if total > MAX_UNPACKED_BYTES:
+        raise Invalid(f"the upload holds {total:,} bytes: over {MAX_UNPACKED_BYTES:,} unpacked")
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for name, path in files:
@@ -105,6 +110,11 @@ def fetch(session: Session, digest: str) -> bytes:
 def unpack(data: bytes, folder: Path) -> Path:
     """Extract an archive into ``folder``; the bot's entry (its folder, or its one file)."""
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        members = tar.getmembers()  # headers only: the sizes are checked before a byte lands
+        if len(members) > MAX_FILES or sum(m.size for m in members) > MAX_UNPACKED_BYTES:
+            raise Invalid("the archive is over the unpacked limits (files or bytes)")
+        if not all(member.isfile() for member in members):
+            raise Invalid("the archive holds something else than plain files")
         tar.extractall(folder, filter="data")
         names = tar.getnames()
     if "bot.py" in names or len(names) != 1:

@@ -23,3 +23,11 @@ class Forbidden(StoreError):
 
 class Invalid(StoreError):
     """The request itself is wrong: a bad name, target, option or argument."""
+
+
+class TooMany(StoreError):
+    """Over a rate limit: try again in ``retry_after`` seconds."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

@@ -5,18 +5,21 @@ The operator (the command line, or a worker's platform) creates any tournament, 
 or competition; those are the ones that count and the only ones on the public
 leaderboard. An owner (an API token) may create **private** tournaments, only with bots
 of their own and the samples, within :class:`PrivateLimits`; only its creator (or the
-operator) starts one. docs/api.md has every route's rights in one table.
+operator) starts one. An owner submits at most :class:`SubmissionRate` versions an
+hour. docs/api.md has every route's rights in one table.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.store.errors import Forbidden, Invalid
+from arena.store.errors import Forbidden, Invalid, TooMany
 from arena.store.models import (
     Bot,
     BotKind,
@@ -25,6 +28,7 @@ from arena.store.models import (
     Tournament,
     TournamentFormat,
     TournamentStatus,
+    now,
 )
 
 
@@ -96,3 +100,41 @@ def check_may_run(owner: Owner | None, tournament: Tournament) -> None:
     if owner is not None and tournament.owner_id != owner.id:
         whose = "the operator's" if tournament.owner_id is None else "another owner's"
         raise Forbidden(f"tournament {tournament.name!r} is {whose}: you may not run it")
+
+
+@dataclass(frozen=True)
+class SubmissionRate:
+    """How many versions one owner may submit in an hour (``ARENA_SUBMISSIONS_PER_HOUR``)."""
+
+    per_hour: int = 12
+
+    @classmethod
+    def from_env(cls) -> SubmissionRate:
+        return cls(int(os.environ.get("ARENA_SUBMISSIONS_PER_HOUR", cls.per_hour)))
+
+
+def check_submission_rate(session: Session, owner: Owner, rate: SubmissionRate) -> None:
+    """``TooMany`` when the owner submitted ``rate.per_hour`` versions in the last hour,
+    with the seconds until the oldest of them is an hour old."""
+    window = timedelta(hours=1)
+    recent = session.scalars(
+        select(BotVersion.created_at)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(Bot.owner_id == owner.id)
+        .order_by(BotVersion.created_at.desc())
+        .limit(rate.per_hour)
+    ).all()
+    moment = now()
+    inside = [_aware(at) for at in recent if moment - _aware(at) < window]
+    if len(inside) >= rate.per_hour:
+        wait = max(1, math.ceil((min(inside) + window - moment).total_seconds()))
+        raise TooMany(
+            f"{len(inside)} versions submitted in the last hour (at most {rate.per_hour}): "
+            f"try again in {wait} s",
+            retry_after=wait,
+        )
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite gives back naive datetimes; they were written in UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

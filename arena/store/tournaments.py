@@ -15,7 +15,6 @@ from arena.store import ladder, rights
 from arena.store.bots import active_version, check_name
 from arena.store.errors import Conflict, Invalid, NotFound
 from arena.store.jobs import job_sizes, new_job_id
-from arena.store.rights import PrivateLimits
 from arena.store.models import (
     Bot,
     BotVersion,
@@ -29,6 +28,7 @@ from arena.store.models import (
     TournamentStatus,
     now,
 )
+from arena.store.rights import PrivateLimits
 
 
 def create(

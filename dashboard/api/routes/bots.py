@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
 from fastapi import APIRouter, status
 
+from arena.endpoints import ALLOW_PRIVATE_ENV, EndpointError, pinned_public
 from arena.platform import Platform
 from arena.platform.submission import submit
 from arena.store.errors import Conflict, Invalid, NotFound
-from arena.store.models import BotKind
+from arena.store.models import BotKind, Owner
+from arena.store.rights import SubmissionRate, check_submission_rate
 from dashboard import queries
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
 from dashboard.schemas import BotCreate, BotPublic, SubmissionPublic, VersionCreate
@@ -20,6 +23,8 @@ WRITE_ERRORS = {
     400: {"description": "Invalid bot"},
     401: {"description": "No token"},
     403: {"description": "Another owner's bot, or one only the operator may change"},
+    413: {"description": "The body is over the cap"},
+    429: {"description": "Too many submissions: see Retry-After"},
 }
 
 
@@ -66,7 +71,15 @@ def submit_version(
     return _submit(platform, name, body, owner.id)
 
 
+def _private_endpoints_allowed() -> bool:
+    return os.environ.get(ALLOW_PRIVATE_ENV, "") not in ("", "0", "false", "no")
+
+
 def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -> dict:
+    with platform.db.read() as session:
+        owner = session.get(Owner, owner_id)
+        assert owner is not None
+        check_submission_rate(session, owner, SubmissionRate.from_env())
     if body.kind == "python":
         if not body.source.strip():
             raise Invalid("a python version needs its source")
@@ -77,7 +90,13 @@ def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -
     else:
         if not body.target.strip():
             raise Invalid(f"a {body.kind} version needs its target")
-        result = submit(platform, name, BotKind(body.kind), body.target, owner_id, queued=True)
+        target = body.target.strip()
+        if body.kind == "endpoint" and not _private_endpoints_allowed():
+            try:
+                target = pinned_public(target)
+            except EndpointError as error:
+                raise Invalid(str(error)) from None
+        result = submit(platform, name, BotKind(body.kind), target, owner_id, queued=True)
     return {
         "bot": result.bot,
         "version": result.version,

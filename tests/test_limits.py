@@ -1,0 +1,146 @@
+"""Limits before work, tried by a hostile client: a body over the cap is refused before
+it is read, submissions are rate-limited per owner, and an owner's endpoint never
+points at the platform's own machine or network. Loopback traffic only."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+import uvicorn
+
+from dashboard.app import create_app
+from dashboard.limits import MAX_BODY_BYTES
+from tests.sandboxing import listeners
+from tests.support.api import auth
+
+
+@contextlib.contextmanager
+def served_app(settings) -> Iterator[int]:  # noqa: ANN001
+    """The dashboard behind a real uvicorn server on the loopback; its port."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="error")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.02)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(30)
+
+
+def answer_of(conn: socket.socket) -> bytes:
+    conn.settimeout(60)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def test_a_huge_body_is_refused_before_it_is_read(settings) -> None:  # noqa: ANN001
+    """A 200 MB body without a token once cost the dashboard 600 MB before its 401."""
+    with served_app(settings) as port:
+        with socket.create_connection(("127.0.0.1", port)) as conn:
+            conn.sendall(
+                b"POST /api/v1/bots HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 209715200\r\n\r\n"
+            )
+            head = answer_of(conn)  # answered with not one byte of the body sent
+        assert head.startswith(b"HTTP/1.1 413"), head
+        with socket.create_connection(("127.0.0.1", port)) as conn:
+            conn.sendall(
+                b"POST /api/v1/bots HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Transfer-Encoding: chunked\r\n\r\n"
+            )
+            chunk = b"x" * 65536
+            for _ in range(MAX_BODY_BYTES // len(chunk) + 2):  # past the cap, never the end
+                conn.sendall(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+            head = answer_of(conn)  # answered though the body never ended
+        assert head.startswith(b"HTTP/1.1 413"), head
+
+
+def test_a_body_within_the_cap_still_passes(app_and_token) -> None:  # noqa: ANN001
+    client, token, _ = app_and_token
+    source = "from arena.sdk import Bot\n" + "# filler\n" * 20_000
+    answer = client.post(
+        "/api/v1/bots",
+        headers=auth(token),
+        json={"name": "long", "kind": "python", "source": source},
+    )
+    assert answer.status_code != 413, answer.text
+
+
+def test_submissions_are_limited_per_owner(app_and_token, monkeypatch) -> None:  # noqa: ANN001
+    client, token, _ = app_and_token
+    monkeypatch.setenv("ARENA_SUBMISSIONS_PER_HOUR", "3")
+    body = {"name": "fast", "kind": "sample", "target": "random"}
+    assert client.post("/api/v1/bots", headers=auth(token), json=body).status_code == 202
+    for _ in range(2):
+        again = client.post(
+            "/api/v1/bots/fast/versions",
+            headers=auth(token),
+            json={"kind": "sample", "target": "random"},
+        )
+        assert again.status_code == 202, again.text
+    refused = client.post(
+        "/api/v1/bots/fast/versions",
+        headers=auth(token),
+        json={"kind": "sample", "target": "honest"},
+    )
+    assert refused.status_code == 429, refused.text
+    assert 1 <= int(refused.headers["Retry-After"]) <= 3600
+    versions = client.get("/api/v1/bots/fast").json()["versions"]
+    assert len(versions) == 3, "the refused submission stored nothing"
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "127.0.0.1:{port}",
+        "[::1]:{port}",
+        "localhost:{port}",
+        "10.1.2.3:50051",
+        "192.168.0.7:50051",
+        "169.254.169.254:80",
+        "0.0.0.0:{port}",
+    ],  # fmt: skip
+)
+def test_an_owners_endpoint_on_this_machine_or_network_is_refused(
+    app_and_token,  # noqa: ANN001
+    target: str,
+) -> None:
+    client, token, _ = app_and_token
+    with listeners((socket.AF_INET, ("127.0.0.1", 0)), (socket.AF_INET6, ("::1", 0))) as found:
+        port = found[0].address[1] if "[" not in target else found[1].address[1]
+        body = {"name": "inside", "kind": "endpoint", "target": target.format(port=port)}
+        answer = client.post("/api/v1/bots", headers=auth(token), json=body)
+        assert answer.status_code == 400, answer.text
+        assert "not a public address" in answer.json()["detail"]
+        assert [listener.accepted for listener in found] == [0, 0]
+
+
+def test_the_operator_may_allow_private_endpoints(app_and_token, monkeypatch) -> None:  # noqa: ANN001
+    client, token, _ = app_and_token
+    monkeypatch.setenv("ARENA_ALLOW_PRIVATE_ENDPOINTS", "1")
+    with listeners((socket.AF_INET, ("127.0.0.1", 0))) as found:
+        target = f"127.0.0.1:{found[0].address[1]}"
+        answer = client.post(
+            "/api/v1/bots",
+            headers=auth(token),
+            json={"name": "lan", "kind": "endpoint", "target": target},
+        )
+    assert answer.status_code == 202, answer.text  # queued for a worker's qualification
