@@ -25,7 +25,8 @@ browser:
 test: $(STAMP) browser
 	$(BIN)/ruff check arena worker dashboard sample_bots tests
 	$(BIN)/ruff format --check arena worker dashboard sample_bots tests
-	$(BIN)/pytest -n 4 --dist worksteal
+	$(BIN)/pytest -n 4 --dist worksteal -m "not alone"
+	$(BIN)/pytest -m alone
 
 # While working (well under a minute): the engine, protocol, store on SQLite and API
 # tests; no long runs, services, processes, browser or sandboxes (markers in pyproject).

@@ -32,6 +32,9 @@ from arena.v1 import player_pb2 as pb
 PROTOCOL_VERSION = 1
 #: Largest message either side accepts; a bigger one is a protocol violation.
 MAX_MESSAGE_BYTES = 64 * 1024
+#: how the SDK words a bot's exception in ``act`` (the status details it ends its stream
+#: with, code INTERNAL); the referee then says "its act raised ..."
+RAISED_IN_ACT = "act raised "
 
 _PHASES = {
     name: pb.Phase.Value(f"PHASE_{name.upper()}")

@@ -13,6 +13,7 @@ from markupsafe import Markup
 
 from arena.engine import Ruleset
 from arena.referee.log import MatchLog
+from arena.store import competitions
 from arena.store.bots import StoreError
 from arena.store.models import MatchStatus
 from dashboard import charts, queries, workers
@@ -86,7 +87,12 @@ def bot_page(name: str, session: SessionDep) -> HTMLResponse:
 
 @router.get("/leaderboard", response_class=HTMLResponse)
 def leaderboard_page(session: SessionDep) -> HTMLResponse:
-    return render("leaderboard.html", rows=queries.global_leaderboard(session))
+    main = competitions.default(session)
+    return render(
+        "leaderboard.html",
+        rows=queries.global_leaderboard(session),
+        competition=main.name if main is not None else None,
+    )
 
 
 @router.get("/bots", response_class=HTMLResponse)

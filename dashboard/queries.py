@@ -8,7 +8,7 @@ from sqlalchemy import String, cast, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from arena.referee.views import public_view
-from arena.store import logs, pairs
+from arena.store import competitions, logs, pairs
 from arena.store import tournaments as tournament_store
 from arena.store.disclosure import Disclosure, disclosure
 from arena.store.errors import Invalid, NotFound
@@ -197,43 +197,32 @@ def bots(session: Session) -> list[dict[str, Any]]:
 
 
 def global_leaderboard(session: Session) -> list[dict[str, Any]]:
-    """Each bot's standing across the operator's tournaments (private ones never count):
-    the best conservative rating (mu - 3 sigma) its active version holds in any of them,
-    where, and over how many games; bots that have not played yet come last."""
-    rows = session.execute(
-        select(
-            Bot.name,
-            BotVersion.number,
-            Tournament.name.label("tournament"),
-            Entry.mu,
-            Entry.sigma,
-            Entry.games,
-        )
-        .join(BotVersion, BotVersion.bot_id == Bot.id)
-        .join(Entry, Entry.bot_version_id == BotVersion.id)
-        .join(Tournament, Tournament.id == Entry.tournament_id)
-        .where(BotVersion.active.is_(True), Entry.games > 0, Tournament.owner_id.is_(None))
-    ).all()
-    best: dict[str, dict[str, Any]] = {}
-    for row in rows:
-        score = row.mu - 3 * row.sigma
-        if row.name not in best or score > best[row.name]["score"]:
-            best[row.name] = {
-                "bot": row.name,
-                "version": row.number,
-                "tournament": row.tournament,
-                "mu": row.mu,
-                "sigma": row.sigma,
-                "score": score,
-                "games": row.games,
-            }
-    ranked = sorted(best.values(), key=lambda r: -r["score"])
+    """The default competition's standings (one field: ratings from different fields are
+    never compared), then the bots that have not played there yet."""
+    main = competitions.default(session)
+    rated = []
+    if main is not None:
+        for row in tournament_store.leaderboard(session, main.tournament):
+            if row["games"]:
+                rated.append(
+                    {
+                        "bot": row["bot"],
+                        "version": row["version"],
+                        "tournament": main.tournament.name,
+                        "competition": main.name,
+                        "mu": row["mu"],
+                        "sigma": row["sigma"],
+                        "score": row["score"],
+                        "games": row["games"],
+                    }
+                )
+    ranked = {row["bot"] for row in rated}
     unplayed = [
         {"bot": name, "version": None, "tournament": None, "games": 0}
         for name in session.scalars(select(Bot.name).order_by(Bot.name))
-        if name not in best
+        if name not in ranked
     ]
-    return [{"rank": i + 1, **row} for i, row in enumerate(ranked)] + unplayed
+    return [{"rank": i + 1, **row} for i, row in enumerate(rated)] + unplayed
 
 
 def _bot_summary(bot: Bot) -> dict[str, Any]:

@@ -39,6 +39,8 @@ class VersionCreate(BaseModel):
     kind: Literal["endpoint", "sample", "python"]
     target: str = Field(default="", max_length=500)
     source: str = Field(default="", max_length=MAX_SOURCE_CHARS)
+    #: the competition the bot enters (default: the default competition)
+    competition: str | None = Field(default=None, max_length=100)
 
 
 class SubmissionPublic(BaseModel):

@@ -18,7 +18,7 @@ from dashboard.app import create_app
 from tests.sandboxing import PLAIN_BOT
 from tests.support.api import auth, played_tournament
 from tests.support.cli import ROOT, run_queued_jobs
-from tests.support.store import SAMPLES, add_samples, match_ids, play
+from tests.support.store import SAMPLES, add_samples, match_ids, play, played_competition
 
 XSS = "<img src=x onerror=\"alert('x')\">"
 
@@ -268,8 +268,10 @@ def test_pages_show_rules_as_people_write_them(app_and_token) -> None:
 
 
 def test_a_global_leaderboard_and_a_bot_index(app_and_token) -> None:
+    """/leaderboard is the default competition's: one field, not the best of many."""
     client, token, arena = app_and_token
-    played_tournament(client, token, arena)
+    played_tournament(client, token, arena)  # another field: it never shows there
+    played_competition(arena.db, "main", SAMPLES)
     arena.db.transaction(lambda s: bots.add_bot(s, "newcomer", BotKind.SAMPLE, "random"))
     with arena.db.read() as s:
         rows = queries.global_leaderboard(s)
@@ -278,6 +280,7 @@ def test_a_global_leaderboard_and_a_bot_index(app_and_token) -> None:
     scores = [r["score"] for r in rated]
     assert scores == sorted(scores, reverse=True)
     assert rows[-1] == {"bot": "newcomer", "version": None, "tournament": None, "games": 0}
+    assert {r["tournament"] for r in rated} == {"main-season-1"}
     board = client.get("/leaderboard")
     assert board.status_code == 200
     assert board.text.index(rated[0]["bot"]) < board.text.index("not rated yet")

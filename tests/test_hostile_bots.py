@@ -103,7 +103,7 @@ def test_a_bot_that_raises_forfeits_at_once(hostile) -> None:
     log, elapsed = play(hostile("raiser"))
     assert seat0_steps(log) == ["forfeit"]
     assert log["seats"][0]["strikes"] == 0 and log["seats"][0]["illegal"] == 0
-    assert_forfeited_last(log, "crashed", "UNKNOWN")
+    assert_forfeited_last(log, "crashed", "its act raised 'RuntimeError: this bot has a bug")
     assert elapsed < 10
 
 

@@ -18,6 +18,7 @@ from sqlalchemy import func, select
 from arena.platform import children
 from arena.platform.redis_server import free_port
 from arena.platform.settings import Settings, write_running
+from arena.store import competitions
 from arena.store.db import Database
 from arena.store.models import Match, MatchStatus, Tournament
 from tests.support.cli import ROOT, arena, environment
@@ -105,7 +106,11 @@ def test_arena_up_runs_the_demo_to_the_end_with_a_private_redis(tmp_path: Path) 
         ladder_matches = s.scalar(
             select(func.count()).select_from(Match).where(Match.tournament_id == ladder.id)
         )
-    assert names == {"demo", "demo-ladder"}, "a second make up shows the same demo"
+    assert names == {"demo", "demo-ladder", "main-season-1"}, "a second up shows the same"
+    with db.read() as s:
+        main = competitions.default(s)
+        assert main is not None and main.name == "main" and main.status.value == "open"
+        assert len(competitions.summary(s, main)["leaderboard"]) == 4, "the samples entered"
     assert ladder_matches == ladder_before, "the ladder stopped with the demo"
 
 

@@ -13,12 +13,11 @@ from sqlalchemy.orm import Session
 
 from arena.engine import Ruleset
 from arena.store import bots, tournaments
-from arena.store import matches as match_store
-from arena.store.models import BotKind, Match, Owner, TournamentStatus
+from arena.store.models import BotKind, Owner, TournamentStatus
 from arena.store.owners import add_owner
 from dashboard import queries
 from tests.support.api import auth, played_tournament
-from tests.support.store import SAMPLES, add_samples, match_ids, play
+from tests.support.store import SAMPLES, add_samples, match_ids, played_competition
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "api.md"
 ROW = re.compile(r"^\| `(GET|POST|DELETE|PUT|PATCH) (/api/v1/[^`]*)` \| (\d+|—)[^|]*\| (\d+|—)")
@@ -93,6 +92,9 @@ def attempts(alice_bot: str = "alices") -> dict[tuple[str, str], tuple[str, dict
             "/api/v1/tournaments/alices-cup/start",
             None,
         ),
+        ("POST", "/api/v1/tournaments/{name}/stop"): ("/api/v1/tournaments/alices-cup/stop", None),
+        ("GET", "/api/v1/competitions"): ("/api/v1/competitions", None),
+        ("GET", "/api/v1/competitions/{name}"): ("/api/v1/competitions/main", None),
         ("GET", "/api/v1/matches"): ("/api/v1/matches", None),
         ("GET", "/api/v1/matches/{match_id}"): (None, None),  # filled in with a real id
         ("GET", "/api/v1/matches/{match_id}/log"): (None, None),
@@ -171,17 +173,9 @@ def test_a_private_tournament_never_reaches_the_public_leaderboard(app_and_token
     played_tournament(client, token, arena, private=True)
     with arena.db.read() as session:
         assert [r for r in queries.global_leaderboard(session) if r["tournament"]] == []
-    board = client.get("/leaderboard").text
-    assert "cup" not in re.findall(r'href="/tournaments/([^"]+)"', board)
-    rules = Ruleset.parse("classic")
-    arena.db.transaction(lambda s: tournaments.create(s, "counted", rules, SAMPLES, 4, 2))
-    arena.start_tournament("counted")
-    with arena.db.read() as session:
-        counted = tournaments.get(session, "counted").id
-        ids = session.scalars(select(Match.id).where(Match.tournament_id == counted)).all()
-    for match_id in ids:
-        plan = match_store.claim(arena.db, match_id, "test")
-        assert match_store.record(arena.db, plan, play(plan), 1.0)
+    played_competition(arena.db, "main", SAMPLES)
     with arena.db.read() as session:
         ranked = [r for r in queries.global_leaderboard(session) if r["tournament"]]
-    assert ranked and {r["tournament"] for r in ranked} == {"counted"}
+    assert ranked and {r["tournament"] for r in ranked} == {"main-season-1"}
+    board = client.get("/leaderboard").text
+    assert "cup" not in re.findall(r'href="/tournaments/([^"]+)"', board)

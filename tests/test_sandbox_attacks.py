@@ -250,12 +250,13 @@ def test_the_kernels_shared_parts_are_refused_and_children_still_run(tmp_path: P
 
 
 def iterations_for(seconds: float) -> int:
-    """How many turns of the thinker's loop take ``seconds`` on this machine, quiet."""
-    turns, began = 2_000_000, time.perf_counter()
+    """How many turns of the thinker's loop take ``seconds`` of CPU here (CPU time, not
+    the clock: what else the machine does changes nothing)."""
+    turns, began = 2_000_000, time.process_time()
     total = 0
     for i in range(turns):
         total += i
-    return int(turns * seconds / (time.perf_counter() - began))
+    return int(turns * seconds / (time.process_time() - began))
 
 
 def victims_latencies(log: dict, seats: tuple[int, ...]) -> list[float]:
@@ -275,9 +276,12 @@ def three_at_a_table(third: Sandbox, victims: list[Sandbox]) -> dict:
 
 
 @pytest.mark.slow
+@pytest.mark.alone
 def test_a_forking_hog_slows_no_rival_that_thinks(tmp_path: Path) -> None:
     """40 children in sessions of their own burn CPU while two honest bots think 150 ms a
-    decision; all on one core. The victims keep their pace and never forfeit."""
+    decision; all on one core. The victims keep their pace and never forfeit. Three
+    pairs of matches, calm and beside the hog, interleaved: the verdict is the median of
+    the pairs' ratios (a load that comes and goes hits both sides of a pair)."""
     work = iterations_for(0.15)
     limits = Limits(cpu_seconds=120, memory_bytes=512 * 2**20, processes=64, start_seconds=8)
     thinkers = [attack_bot(tmp_path / f"v{i}", "thinker", ITERATIONS=work) for i in range(2)]
@@ -289,7 +293,7 @@ def test_a_forking_hog_slows_no_rival_that_thinks(tmp_path: Path) -> None:
     try:
         with contextlib.ExitStack() as stack:
             victims = [stack.enter_context(Sandbox(bot, limits=limits)) for bot in thinkers]
-            for _ in range(2):  # interleaved, so that a change in the machine hits both
+            for _ in range(3):  # interleaved, so that a change in the machine hits both
                 for name, third in (("calm", calm), ("hog", hog)):
                     with Sandbox(third, limits=limits) as box:
                         log = three_at_a_table(box, victims)
@@ -297,9 +301,10 @@ def test_a_forking_hog_slows_no_rival_that_thinks(tmp_path: Path) -> None:
                     medians[name].append(statistics.median(victims_latencies(log, (1, 2))))
     finally:
         os.sched_setaffinity(0, affinity)
+    ratios = [hog / calm for calm, hog in zip(medians["calm"], medians["hog"], strict=True)]
     calm_ms, hog_ms = statistics.median(medians["calm"]), statistics.median(medians["hog"])
     print(f"victims' median latency: {calm_ms:.0f} ms calm, {hog_ms:.0f} ms beside the hog")
-    assert hog_ms <= 1.5 * calm_ms, medians
+    assert statistics.median(ratios) <= 1.5, medians
 
 
 def test_cpu_burnt_between_requests_is_charged_to_the_bot(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from arena.platform import Platform
 from arena.platform.settings import Settings
-from arena.platform.submission import qualify
+from arena.platform.submission import qualify, submit
 from arena.policies import RandomLegal
 from arena.sdk import Bot
 from arena.sdk.bot import MatchInfo
@@ -138,3 +138,85 @@ def test_a_bot_cannot_tell_its_qualification_by_its_deal_or_its_opponent(tmp_pat
     opponents = {players[1] for _, players in Witness.seen}
     assert len(Witness.seen) == 12 and len(hands) == 12, "every qualification deals anew"
     assert opponents <= set(NAMES) and len(opponents) >= 2, opponents
+
+
+def test_the_command_line_and_the_web_update_the_same_owners_bot(
+    settings: Settings, tmp_path: Path
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from arena.store.owners import add_owner
+    from dashboard.app import create_app
+    from tests.support.api import auth
+
+    client = TestClient(create_app(settings))
+    _, token = client.app.state.platform.db.transaction(lambda s: add_owner(s, "alice"))
+    env = environment(settings)
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / "bot.py").write_text(PLAIN_BOT.read_text())
+    web = client.post(
+        "/api/v1/bots", headers=auth(token), json={"name": "webbot", "kind": "python",
+                                                    "source": PLAIN_BOT.read_text()},
+    )  # fmt: skip
+    assert web.status_code == 202, web.text
+    refused = arena("bot", "submit", "webbot", "--path", str(folder), env=env)
+    assert refused.returncode != 0 and "belongs to another owner" in refused.stderr
+    accepted = arena(
+        "bot", "submit", "webbot", "--path", str(folder), env=env | {"ARENA_TOKEN": token}
+    )
+    assert accepted.returncode == 0, accepted.stderr
+    assert "webbot v2 accepted" in accepted.stdout
+    made = arena("bot", "submit", "clibot", "--path", str(folder), "--token", token, env=env)
+    assert made.returncode == 0, made.stderr
+    again = client.post(
+        "/api/v1/bots/clibot/versions",
+        headers=auth(token),
+        json={"kind": "sample", "target": "random"},
+    )
+    assert again.status_code == 202, again.text
+    wrong = arena("bot", "submit", "clibot", "--path", str(folder), "--token", "nope", env=env)
+    assert wrong.returncode != 0 and "no owner's" in wrong.stderr
+
+
+class Dividing(Bot):
+    """Raises in act, at a line the owner can find."""
+
+    name = "dividing"
+
+    def act(self, observation):  # noqa: ANN001, ANN201
+        return 1 // 0
+
+
+def test_a_bot_that_raises_in_act_is_told_the_exception_and_its_line(tmp_path: Path) -> None:
+    """It was rejected with gRPC's words: status UNKNOWN ("Unexpected <class ...>")."""
+    db = Database(f"sqlite:///{tmp_path / 'q.db'}")
+    line = next(
+        number
+        for number, text in enumerate(Path(__file__).read_text().splitlines(), 1)
+        if "return 1 // 0" in text
+    )
+    with served(Dividing) as endpoint:
+        accepted, reason = qualify(BotKind.ENDPOINT, endpoint, "dividing", db, tmp_path)
+    assert not accepted
+    expected = "its act raised 'ZeroDivisionError: integer division or modulo by zero "
+    assert expected in reason and f"test_submission.py, line {line}, in act" in reason, reason
+    assert "Unexpected" not in reason and "status" not in reason
+
+
+@pytest.mark.sandbox
+def test_an_uploaded_bot_that_raises_in_act_is_told_the_same(
+    settings: Settings, tmp_path: Path
+) -> None:
+    source = (
+        "from arena.sdk import Bot\n\n\nclass B(Bot):\n    def act(self, obs):\n"
+        "        return {}['x']\n"
+    )
+    folder = tmp_path / "keyerror"
+    folder.mkdir()
+    (folder / "bot.py").write_text(source)
+    result = submit(Platform(settings), "keyerror", BotKind.PATH, str(folder))
+    assert result.status == "rejected"
+    assert "its act raised \"KeyError: 'x' (bot.py, line 6, in act)\"" in result.reason, (
+        result.reason
+    )

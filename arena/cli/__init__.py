@@ -45,6 +45,11 @@ COMMANDS: dict[str, Entry] = {
     ),
     "bot": Entry("arena.cli.bots", "app", "Register bots."),
     "tournament": Entry("arena.cli.tournaments", "app", "Create, start and follow tournaments."),
+    "competition": Entry(
+        "arena.cli.competitions",
+        "app",
+        "Competitions: standing ladders every qualified version joins by itself.",
+    ),
     "db": Entry("arena.cli.db", "app", "The database."),
     "worker": Entry(
         "arena.cli.worker",

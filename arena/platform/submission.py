@@ -34,6 +34,7 @@ from arena.platform.sandbox import (
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
 from arena.referee.log import MatchLog
 from arena.store import bots as bot_store
+from arena.store import competitions
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.errors import NotFound
@@ -64,6 +65,7 @@ def submit(
     owner_id: int | None = None,
     *,
     queued: bool = False,
+    competition: str | None = None,
 ) -> Submission:
     """Store a new version of bot ``name``, pending, and qualify it: here and now, or
     (``queued``) by a worker, which the caller may await with :func:`wait`.
@@ -75,7 +77,9 @@ def submit(
         where = availability()
         if not where.runs_uploaded_bots:
             raise PlatformError(where.describe())
-    version = platform.db.transaction(lambda s: _add_pending(s, name, kind, target, owner_id))
+    version = platform.db.transaction(
+        lambda s: _add_pending(s, name, kind, target, owner_id, competition)
+    )
     if queued:  # noted before it is queued: a quick worker's verdict is never overwritten
         note = "waiting for a worker to play its qualification match"
         platform.db.transaction(lambda s: _note(s, version.id, note))
@@ -99,7 +103,7 @@ def qualify_version(db: Database, data_dir: Path, version_id: int) -> Submission
         note = f"not qualified yet: the platform could not start a sandbox ({error})"
         db.transaction(lambda s: _note(s, version_id, note))
         raise PlatformError(f"{note}; try again later") from None
-    db.transaction(lambda s: _settle(s, version_id, accepted, reason))
+    reason = db.transaction(lambda s: _settle(s, version_id, accepted, reason))
     status = VersionStatus.READY if accepted else VersionStatus.REJECTED
     return Submission(name, number, status.value, reason)
 
@@ -181,8 +185,10 @@ def _add_pending(
     kind: BotKind,
     target: str,  # noqa: ANN001
     owner_id: int | None,
+    competition: str | None = None,
 ) -> BotVersion:
-    """The new version, inactive and pending until it qualifies."""
+    """The new version, inactive and pending until it qualifies; its bot entered in
+    ``competition`` (by default the default competition, if there is one)."""
     if session.scalar(select(Bot).where(Bot.name == name)) is None:
         version = bot_store.add_bot(session, name, kind, target, owner_id=owner_id)
     else:
@@ -190,6 +196,9 @@ def _add_pending(
     version.active = False
     version.status = VersionStatus.PENDING
     session.flush()
+    where = competitions.get(session, competition) if competition else competitions.default(session)
+    if where is not None:
+        competitions.enter(session, where, name)
     return version
 
 
@@ -197,12 +206,17 @@ def _note(session, version_id: int, reason: str) -> None:  # noqa: ANN001
     session.get(BotVersion, version_id).reason = reason
 
 
-def _settle(session, version_id: int, accepted: bool, reason: str) -> None:  # noqa: ANN001
+def _settle(session, version_id: int, accepted: bool, reason: str) -> str:  # noqa: ANN001
+    """Settle the version; its reason as it now reads."""
     version = session.get(BotVersion, version_id)
     version.reason = reason
     if not accepted:
         version.status = VersionStatus.REJECTED
-        return
+        return reason
     for other in version.bot.versions:
         other.active = False
     version.status, version.active = VersionStatus.READY, True
+    playing = competitions.on_qualified(session, version)
+    if playing:
+        version.reason = f"{reason}; now playing in {', '.join(playing)}"
+    return version.reason

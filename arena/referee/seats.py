@@ -442,6 +442,9 @@ def _classify(error: grpc.aio.AioRpcError) -> SeatFailure:
         return SeatFailure(FailureKind.PROTOCOL, f"a message over {limit} bytes")
     if code == grpc.StatusCode.UNAVAILABLE:
         return SeatFailure(FailureKind.CRASHED, f"the bot went away ({quoted(details)})")
+    if code == grpc.StatusCode.INTERNAL and details.startswith(protocol.RAISED_IN_ACT):
+        raised = details.removeprefix(protocol.RAISED_IN_ACT)  # the SDK's words
+        return SeatFailure(FailureKind.CRASHED, f"its act raised {quoted(raised, 300)}")
     return SeatFailure(
         FailureKind.CRASHED, f"the bot ended its stream with status {code.name} ({quoted(details)})"
     )

@@ -50,10 +50,10 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
                     action = bot.act(observation)
                     if inspect.isawaitable(action):  # ``async def act``: other seats go on
                         action = await action
-                except BaseException:
+                except Exception as error:
                     traceback.print_exc()  # the bot's own output: where its owner looks
                     sys.stderr.flush()
-                    raise
+                    await context.abort(grpc.StatusCode.INTERNAL, raised_in_act(error))
                 decision = protocol.decision_from_action(action, request.decide.request_id)
                 yield pb.PlayResponse(decision=decision)
             elif kind == "end" and bot is not None:
@@ -63,6 +63,18 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
                 bot = None  # the stream may carry the next match
             else:
                 await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"unexpected {kind}")
+
+
+def raised_in_act(error: BaseException) -> str:
+    """``act raised ZeroDivisionError: division by zero (bot.py, line 12, in act)``: the
+    exception and the line it came from."""
+    frames = traceback.extract_tb(error.__traceback__)
+    where = ""
+    if frames:
+        last = frames[-1]
+        where = f" ({last.filename.rsplit('/', 1)[-1]}, line {last.lineno}, in {last.name})"
+    text = "".join(traceback.format_exception_only(type(error), error)).strip()
+    return f"{protocol.RAISED_IN_ACT}{text}{where}"
 
 
 def _match_info(start: pb.MatchStart) -> MatchInfo:

@@ -26,6 +26,8 @@ from arena.store.db import Database
 from arena.store.jobs import new_job_id
 from arena.store.models import (
     OPEN_STATUSES,
+    Competition,
+    CompetitionStatus,
     Entry,
     Match,
     MatchStatus,
@@ -49,6 +51,7 @@ def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
     if (
         tournament.format != TournamentFormat.LADDER
         or tournament.status is not TournamentStatus.RUNNING
+        or not _seats_tables(session, tournament)
     ):
         return []
     in_play = (
@@ -66,12 +69,30 @@ def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
     return jobs
 
 
-def _new_match(session: Session, tournament: Tournament) -> Match:
-    entries = list(
+def _seats_tables(session: Session, tournament: Tournament) -> bool:
+    """Whether the ladder may seat new tables: enough bots in play for one, and not the
+    ladder of a paused or closed competition (arena.store.competitions)."""
+    paused = session.scalar(
+        select(Competition.status).where(Competition.tournament_id == tournament.id)
+    )
+    if paused is not None and paused is not CompetitionStatus.OPEN:
+        return False
+    return len(_entries(session, tournament)) >= tournament.table_size
+
+
+def _entries(session: Session, tournament: Tournament) -> list[Entry]:
+    """The entries in play (a competition retires the older versions of a bot)."""
+    return list(
         session.scalars(
-            select(Entry).where(Entry.tournament_id == tournament.id).order_by(Entry.id)
+            select(Entry)
+            .where(Entry.tournament_id == tournament.id, Entry.retired.is_(False))
+            .order_by(Entry.id)
         )
     )
+
+
+def _new_match(session: Session, tournament: Tournament) -> Match:
+    entries = _entries(session, tournament)
     busy = Counter(
         session.scalars(
             select(Seat.bot_version_id)

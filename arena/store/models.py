@@ -183,7 +183,42 @@ class Entry(PlayStyle, Base):
     decisions: Mapped[int] = mapped_column(Integer, default=0)
     #: ladders: how many of its tables seated it at each position (index = seat)
     seat_counts: Mapped[list[int] | None] = mapped_column(JSON)
+    #: a competition's entry replaced by a newer version of its bot: no longer seated
+    #: or ranked (its matches and rating stay)
+    retired: Mapped[bool] = mapped_column(Boolean, default=False)
     version: Mapped[BotVersion] = relationship()
+
+
+class CompetitionStatus(StrEnum):
+    OPEN = "open"
+    PAUSED = "paused"
+    CLOSED = "closed"
+
+
+class Competition(Base):
+    """A standing ladder that every qualified version of an entered bot joins by itself
+    (arena.store.competitions); its season is one ladder (a tournament)."""
+
+    __tablename__ = "competitions"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
+    season: Mapped[int] = mapped_column(Integer, default=1)
+    status: Mapped[CompetitionStatus] = mapped_column(
+        _enum(CompetitionStatus), default=CompetitionStatus.OPEN
+    )
+    #: the competition a submission enters unless it names another (and /leaderboard's)
+    is_default: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    tournament: Mapped[Tournament] = relationship()
+
+
+class CompetitionBot(Base):
+    """A bot entered in a competition: each of its qualified versions plays there."""
+
+    __tablename__ = "competition_bots"
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id"), primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
 
 
 class PairResult(Base):

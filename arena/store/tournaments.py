@@ -46,6 +46,7 @@ def create(
     fresh_processes: bool = False,
     owner: Owner | None = None,
     limits: PrivateLimits | None = None,
+    waits_for_bots: bool = False,
 ) -> Tournament:
     """A tournament: round robin (matches scheduled now, not yet started), or a ladder
     (tables scheduled as it plays, ``games`` of them in play at once).
@@ -54,7 +55,9 @@ def create(
     from ``seed`` to replay a tournament. A ladder's full match logs become public
     ``reveal_delay`` seconds after their match. With ``fresh_processes`` uploaded bots
     get a new process for each match (slower; by default a worker keeps them warm).
-    An ``owner``'s tournament is private, within ``limits`` (arena.store.rights)."""
+    An ``owner``'s tournament is private, within ``limits`` (arena.store.rights). A
+    ladder that ``waits_for_bots`` (a competition's) may start with fewer bots than a
+    table: it plays once enough have entered."""
     name = check_name(name, "tournament")
     settings = settings or RefereeSettings()
     if owner is not None:
@@ -84,7 +87,7 @@ def create(
         if format not in set(TournamentFormat):
             raise ValueError(f"unknown format {format!r}: expected {' or '.join(TournamentFormat)}")
         if format == TournamentFormat.LADDER:
-            if len(ids) < table_size:
+            if len(ids) < table_size and not waits_for_bots:
                 raise ValueError(f"a table of {table_size} needs at least {table_size} bots")
             plan = []  # a ladder schedules as it goes (arena.store.ladder)
         elif duplicate:
@@ -197,7 +200,7 @@ def leaderboard(session: Session, tournament: Tournament) -> list[dict[str, Any]
     rows = []
     for entry in session.scalars(
         select(Entry)
-        .where(Entry.tournament_id == tournament.id)
+        .where(Entry.tournament_id == tournament.id, Entry.retired.is_(False))
         .options(joinedload(Entry.version).joinedload(BotVersion.bot))
     ):
         games = entry.games

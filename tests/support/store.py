@@ -11,7 +11,7 @@ from arena.engine import Ruleset
 from arena.referee import Referee, RefereeSettings
 from arena.store import bots, matches, tournaments
 from arena.store.db import Database
-from arena.store.models import BotKind, Match, Tournament
+from arena.store.models import BotKind, Match, MatchStatus, Tournament
 from worker.seats import seats_for
 
 SAMPLES = ["random", "honest", "counter", "bluffer"]
@@ -46,3 +46,30 @@ def play(plan: matches.MatchPlan) -> dict:
 def match_ids(db: Database) -> list[int]:
     with db.read() as s:
         return list(s.scalars(select(Match.id).order_by(Match.index)))
+
+
+def played_competition(db: Database, name: str, bots: list[str], rounds: int = 4) -> int:
+    """Open the default competition ``name`` (tables of four) with ``bots`` and record
+    ``rounds`` rounds of its tables in play, refilling as a worker does; its ladder's id."""
+    from arena.store import competitions, ladder
+
+    rules = Ruleset.parse("classic")
+    db.transaction(
+        lambda s: competitions.create(s, name, rules, 4, tables=2, bot_names=bots, default=True)
+    )
+    with db.read() as s:
+        tournament_id = competitions.get(s, name).tournament_id
+    ladder.refill(db, tournament_id)
+    for _ in range(rounds):
+        with db.read() as s:
+            open_ids = s.scalars(
+                select(Match.id).where(
+                    Match.tournament_id == tournament_id, Match.status == MatchStatus.QUEUED
+                )
+            ).all()
+        for match_id in open_ids:
+            plan = matches.claim(db, match_id, "test")
+            if plan is not None:
+                assert matches.record(db, plan, play(plan), 1.0)
+        ladder.refill(db, tournament_id)
+    return tournament_id

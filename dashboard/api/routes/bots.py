@@ -86,7 +86,15 @@ def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "bot.py"
             path.write_text(body.source)
-            result = submit(platform, name, BotKind.PATH, str(path), owner_id, queued=True)
+            result = submit(
+                platform,
+                name,
+                BotKind.PATH,
+                str(path),
+                owner_id,
+                queued=True,
+                competition=body.competition,
+            )
     else:
         if not body.target.strip():
             raise Invalid(f"a {body.kind} version needs its target")
@@ -96,7 +104,15 @@ def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -
                 target = pinned_public(target)
             except EndpointError as error:
                 raise Invalid(str(error)) from None
-        result = submit(platform, name, BotKind(body.kind), target, owner_id, queued=True)
+        result = submit(
+            platform,
+            name,
+            BotKind(body.kind),
+            target,
+            owner_id,
+            queued=True,
+            competition=body.competition,
+        )
     return {
         "bot": result.bot,
         "version": result.version,

@@ -1,0 +1,136 @@
+"""``arena competition``: open, follow, pause, close and reopen competitions."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from arena.cli import options
+from arena.cli.platform import fail, out, platform
+from arena.cli.rules import ruleset_or_exit
+from arena.referee import RefereeSettings
+from arena.store import competitions
+from arena.store.errors import StoreError
+from arena.store.models import CompetitionStatus
+
+app = typer.Typer(
+    help="Competitions: standing ladders every qualified version joins by itself.",
+    no_args_is_help=True,
+)
+Name = Annotated[str, typer.Argument(help="The competition.")]
+
+
+@app.command("create")
+def competition_create(
+    name: Name,
+    rules: options.Rules = "classic",
+    option: options.Overrides = None,
+    table_size: Annotated[int, typer.Option("--table-size", min=2, help="Seats per table.")] = 4,
+    tables: Annotated[int, typer.Option("--tables", min=1, help="Tables in play at once.")] = 2,
+    bots: Annotated[
+        str, typer.Option("--bots", help="Bots to enter now, comma separated (more join later).")
+    ] = "",
+    deadline: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 1.0,
+    default: Annotated[
+        bool, typer.Option(help="Make it the default: submissions enter it, /leaderboard shows it.")
+    ] = False,
+) -> None:
+    """Open a competition: a ladder that plays as soon as a table's worth of bots entered."""
+    ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
+    names = [bot.strip() for bot in bots.split(",") if bot.strip()]
+    settings = RefereeSettings(deadline=deadline)
+    _run(
+        lambda s: competitions.create(
+            s, name, ruleset, table_size, tables, names, settings, default=default
+        )
+    )
+    out.print(
+        f"opened competition {name}: {tables} tables of {table_size}, {ruleset}, "
+        f"{len(names)} bots entered" + (" (the default)" if default else ""),
+        markup=False,
+    )
+
+
+@app.command("enter")
+def competition_enter(
+    name: Name, bot: Annotated[str, typer.Argument(help="The bot to enter.")]
+) -> None:
+    """Enter a bot: its active version plays now, each later one once it qualifies."""
+    _run(lambda s: competitions.enter(s, competitions.get(s, name), bot))
+    out.print(f"entered {bot} in {name}", markup=False)
+
+
+@app.command("list")
+def competition_list(json_: options.JsonFlag = False) -> None:
+    """Every competition, its season, status and number of bots."""
+    with platform().db.read() as session:
+        rows = competitions.listing(session)
+    if json_:
+        print(json.dumps(rows))
+        return
+    for row in rows:
+        mark = " (default)" if row["default"] else ""
+        out.print(
+            f"{row['name']}{mark}: season {row['season']}, {row['status']}, {row['bots']} bots, "
+            f"{row['tables']} tables of {row['table_size']}",
+            markup=False,
+        )
+
+
+@app.command("status")
+def competition_status(name: Name, json_: options.JsonFlag = False) -> None:
+    """The competition's standings (mu - 3 sigma), in 80 columns."""
+    try:
+        with platform().db.read() as session:
+            summary = competitions.summary(session, competitions.get(session, name))
+    except StoreError as error:
+        fail(str(error))
+    if json_:
+        print(json.dumps(summary))
+        return
+    out.print(f"{summary['name']}: season {summary['season']}, {summary['status']}", markup=False)
+    for row in summary["leaderboard"]:
+        out.print(
+            f"{row['rank']:>4}  {row['bot'][:30]:<30} v{row['version']:<4} "
+            f"{row['score']:>8.2f} {row['games']:>7} games",
+            markup=False,
+        )
+
+
+@app.command("pause")
+def competition_pause(name: Name) -> None:
+    """No new tables (those in play finish)."""
+    _set(name, CompetitionStatus.PAUSED, "paused")
+
+
+@app.command("resume")
+def competition_resume(name: Name) -> None:
+    """Seat tables again."""
+    _set(name, CompetitionStatus.OPEN, "resumed")
+
+
+@app.command("close")
+def competition_close(name: Name) -> None:
+    """End the season: its standings are final."""
+    _set(name, CompetitionStatus.CLOSED, "closed (final standings kept)")
+
+
+@app.command("new-season")
+def competition_new_season(name: Name) -> None:
+    """Close the season in play and open the next, with the same bots and fresh ratings."""
+    season = _run(lambda s: competitions.new_season(s, name).season)
+    out.print(f"{name}: season {season} open", markup=False)
+
+
+def _set(name: str, status: CompetitionStatus, said: str) -> None:
+    _run(lambda s: competitions.set_status(s, name, status))
+    out.print(f"{name}: {said}", markup=False)
+
+
+def _run(work):  # noqa: ANN001, ANN202
+    try:
+        return platform().db.transaction(work)
+    except StoreError as error:
+        fail(str(error))

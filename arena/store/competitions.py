@@ -1,0 +1,224 @@
+"""Competitions: a standing ladder that a submitted bot joins by itself.
+
+An operator opens a competition (a ladder of ``tables`` tables of ``table_size`` seats
+that waits until it has a table's worth of bots). A bot is entered in it once; from then
+on each version of it that qualifies takes its place there (its older version's entry
+is retired: no longer seated or ranked), with no other step. A competition can be
+paused (no new table; the ones in play finish), resumed, and closed (the ladder stops
+and its standings are final); a new season reopens it with a fresh ladder. One
+competition is the default: a submission enters it unless it names another, and
+``/leaderboard`` shows its standings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from arena import ratings
+from arena.engine import Ruleset
+from arena.referee import RefereeSettings
+from arena.store import ladder, tournaments
+from arena.store.bots import check_name
+from arena.store.errors import Conflict, NotFound
+from arena.store.models import (
+    Bot,
+    BotVersion,
+    Competition,
+    CompetitionBot,
+    CompetitionStatus,
+    Entry,
+    TournamentFormat,
+    TournamentStatus,
+    VersionStatus,
+    now,
+)
+
+
+def create(
+    session: Session,
+    name: str,
+    ruleset: Ruleset,
+    table_size: int,
+    tables: int = 2,
+    bot_names: list[str] | None = None,
+    settings: RefereeSettings | None = None,
+    default: bool = False,
+) -> Competition:
+    """Open a competition; its ladder runs (and plays once it has enough bots)."""
+    name = check_name(name, "competition")
+    if session.scalar(select(Competition).where(Competition.name == name)) is not None:
+        raise Conflict(f"a competition named {name!r} exists already")
+    competition = Competition(name=name, season=1, is_default=default)
+    competition.tournament = _season_ladder(session, name, 1, ruleset, table_size, tables, settings)
+    if default:
+        session.execute(update(Competition).values(is_default=False))
+    session.add(competition)
+    session.flush()
+    for bot in bot_names or []:
+        enter(session, competition, bot)
+    return competition
+
+
+def _season_ladder(
+    session: Session,
+    name: str,
+    season: int,
+    ruleset: Ruleset,
+    table_size: int,
+    tables: int,
+    settings: RefereeSettings | None,
+):  # noqa: ANN202
+    ladder_name = f"{name}-season-{season}"
+    made = tournaments.create(
+        session,
+        ladder_name,
+        ruleset,
+        [],
+        table_size,
+        tables,
+        settings=settings,
+        format=TournamentFormat.LADDER,
+        reveal_delay=600,
+        waits_for_bots=True,
+    )
+    made.status, made.started_at = TournamentStatus.RUNNING, now()
+    return made
+
+
+def get(session: Session, name: str) -> Competition:
+    found = session.scalar(select(Competition).where(Competition.name == name))
+    if found is None:
+        raise NotFound(f"no competition named {name!r}")
+    return found
+
+
+def default(session: Session) -> Competition | None:
+    return session.scalar(select(Competition).where(Competition.is_default.is_(True)))
+
+
+def enter(session: Session, competition: Competition, bot_name: str) -> None:
+    """Enter a bot: its active version plays at once if it has one, each later one as
+    it qualifies."""
+    bot = session.scalar(select(Bot).where(Bot.name == bot_name))
+    if bot is None:
+        raise NotFound(f"no bot named {bot_name!r}")
+    key = {"competition_id": competition.id, "bot_id": bot.id}
+    if session.get(CompetitionBot, key) is None:
+        session.add(CompetitionBot(**key))
+    active = session.scalar(
+        select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.active.is_(True))
+    )
+    if active is not None and active.status is VersionStatus.READY:
+        _seat_version(session, competition, active)
+
+
+def on_qualified(session: Session, version: BotVersion) -> list[str]:
+    """A version qualified: it takes its bot's place in every competition the bot is in
+    that is not closed; the names of those competitions."""
+    entered = session.scalars(
+        select(Competition)
+        .join(CompetitionBot, CompetitionBot.competition_id == Competition.id)
+        .where(
+            CompetitionBot.bot_id == version.bot_id,
+            Competition.status != CompetitionStatus.CLOSED,
+        )
+    ).all()
+    for competition in entered:
+        _seat_version(session, competition, version)
+    return [competition.name for competition in entered]
+
+
+def _seat_version(session: Session, competition: Competition, version: BotVersion) -> None:
+    tournament_id = competition.tournament_id
+    entries = session.scalars(
+        select(Entry)
+        .join(BotVersion, BotVersion.id == Entry.bot_version_id)
+        .where(Entry.tournament_id == tournament_id, BotVersion.bot_id == version.bot_id)
+    ).all()
+    for entry in entries:
+        entry.retired = entry.bot_version_id != version.id
+    if not any(entry.bot_version_id == version.id for entry in entries):
+        start = ratings.new_rating()
+        session.add(
+            Entry(
+                tournament_id=tournament_id,
+                bot_version_id=version.id,
+                mu=start.mu,
+                sigma=start.sigma,
+            )
+        )
+    session.flush()
+
+
+def set_status(session: Session, name: str, status: CompetitionStatus) -> Competition:
+    """Pause, resume or close a competition (closing stops its ladder: final standings)."""
+    competition = get(session, name)
+    if competition.status is CompetitionStatus.CLOSED:
+        raise Conflict(f"competition {name!r} is closed (open a new season)")
+    competition.status = status
+    if status is CompetitionStatus.CLOSED:
+        ladder.stop(session, competition.tournament)
+    return competition
+
+
+def new_season(session: Session, name: str) -> Competition:
+    """Close the season in play (if it is not yet) and open the next, with the same bots
+    and rules, every rating afresh."""
+    competition = get(session, name)
+    old = competition.tournament
+    if old.status is not TournamentStatus.DONE:
+        ladder.stop(session, old)
+    competition.season += 1
+    competition.tournament = _season_ladder(
+        session,
+        competition.name,
+        competition.season,
+        Ruleset.from_dict(old.rules),
+        old.table_size,
+        old.games,
+        RefereeSettings(**old.settings),
+    )
+    competition.status = CompetitionStatus.OPEN
+    session.flush()
+    for bot_id in session.scalars(
+        select(CompetitionBot.bot_id).where(CompetitionBot.competition_id == competition.id)
+    ):
+        bot = session.get(Bot, bot_id)
+        assert bot is not None
+        enter(session, competition, bot.name)
+    return competition
+
+
+def accepts_tables(session: Session, tournament_id: int) -> bool:
+    """Whether a ladder may seat new tables: not a paused or closed competition's."""
+    status = session.scalar(
+        select(Competition.status).where(Competition.tournament_id == tournament_id)
+    )
+    return status is None or status is CompetitionStatus.OPEN
+
+
+def summary(session: Session, competition: Competition) -> dict[str, Any]:
+    tournament = competition.tournament
+    standings = tournaments.leaderboard(session, tournament)
+    return {
+        "name": competition.name,
+        "season": competition.season,
+        "status": competition.status.value,
+        "default": competition.is_default,
+        "ladder": tournament.name,
+        "rules": tournament.rules,
+        "table_size": tournament.table_size,
+        "tables": tournament.games,
+        "bots": len(standings),
+        "leaderboard": standings,
+    }
+
+
+def listing(session: Session) -> list[dict[str, Any]]:
+    return [
+        {k: v for k, v in summary(session, c).items() if k != "leaderboard"}
+        for c in session.scalars(select(Competition).order_by(Competition.id))
+    ]
