@@ -49,10 +49,19 @@ def _offline_docs(app: FastAPI) -> None:
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> HTMLResponse:
-        return get_swagger_ui_html(
+        page = get_swagger_ui_html(
             openapi_url=app.openapi_url or "/openapi.json",
             title=f"{app.title} API",
             swagger_js_url="/static/swagger/swagger-ui-bundle.js",
             swagger_css_url="/static/swagger/swagger-ui.css",
             swagger_favicon_url="/static/favicon.svg",
         )
+        html = bytes(page.body).decode().replace("<body>", f"<body>{_BACK}", 1)
+        return HTMLResponse(html)
+
+
+#: the way back from the API's page to the dashboard
+_BACK = (
+    '<p style="font-family:sans-serif;margin:0.6em 1em"><a href="/">&larr; Arena dashboard</a>'
+    ' &middot; <a href="/leaderboard">leaderboard</a></p>'
+)

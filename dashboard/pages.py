@@ -97,7 +97,14 @@ def leaderboard_page(session: SessionDep) -> HTMLResponse:
 
 @router.get("/bots", response_class=HTMLResponse)
 def bots_page(session: SessionDep) -> HTMLResponse:
-    return render("bots.html", bots=queries.bots(session))
+    """Every bot with its owner and its standing in the default competition."""
+    standing = {r["bot"]: r for r in queries.global_leaderboard(session) if r.get("tournament")}
+    return render(
+        "bots.html",
+        bots=queries.bots(session),
+        owners=queries.bot_owners(session),
+        standing=standing,
+    )
 
 
 @router.get("/matches", response_class=HTMLResponse)

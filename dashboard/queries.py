@@ -19,6 +19,7 @@ from arena.store.models import (
     Match,
     MatchLog,
     MatchStatus,
+    Owner,
     RatingChange,
     Seat,
     Tournament,
@@ -223,6 +224,13 @@ def global_leaderboard(session: Session) -> list[dict[str, Any]]:
         if name not in ranked
     ]
     return [{"rank": i + 1, **row} for i, row in enumerate(rated)] + unplayed
+
+
+def bot_owners(session: Session) -> dict[str, str]:
+    """Bot name -> its owner's name (bots without an owner are the operator's)."""
+    return dict(
+        session.execute(select(Bot.name, Owner.name).join(Owner, Owner.id == Bot.owner_id)).all()
+    )
 
 
 def _bot_summary(bot: Bot) -> dict[str, Any]:

@@ -286,6 +286,8 @@ def test_a_global_leaderboard_and_a_bot_index(app_and_token) -> None:
     assert board.text.index(rated[0]["bot"]) < board.text.index("not rated yet")
     index = client.get("/bots")
     assert index.status_code == 200 and "newcomer" in index.text
+    assert f"<td>{rated[0]['rank']}</td><td>{rated[0]['score']:.2f}</td>" in index.text
+    assert "<td>operator</td>" in index.text and "not rated yet" in index.text
     assert all(f'href="/bots/{r["bot"]}"' in index.text for r in rated)
 
 

@@ -183,6 +183,8 @@ def test_api_docs_and_error_pages_need_nothing_but_the_platform(
         page.goto(f"{base_url}/docs")
         expect(page.locator(".swagger-ui .opblock-summary-path").first).to_be_visible()
         expect(page.locator(".swagger-ui")).to_contain_text("/api/v1/bots")
+        page.get_by_role("link", name="← Arena dashboard").click()  # a way back
+        expect(page).to_have_url(f"{base_url}/")
         page.goto(f"{base_url}/bots/nosuchbot")
         expect(page.locator("h1")).to_have_text("Not found")
         expect(page.locator("p.error")).to_contain_text("no bot named 'nosuchbot'")

@@ -58,6 +58,14 @@ def test_a_pytest_killed_mid_test_leaves_no_process_behind(tmp_path: Path) -> No
 
 
 @pytest.mark.processes
+def _wait_for_exec(pid: int, program: bytes) -> None:
+    """Wait until the process runs ``program`` (its environment is then its own)."""
+    deadline = time.monotonic() + 60
+    while Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0] != program:
+        assert time.monotonic() < deadline, f"process {pid} never ran {program!r}"
+        time.sleep(0.01)
+
+
 def test_a_new_session_kills_what_a_dead_session_left(tmp_path: Path) -> None:
     """Behind the kernel's signal, the sweep: a process marked by a session that is over
     is killed; one marked by a live session is not."""
@@ -68,6 +76,8 @@ def test_a_new_session_kills_what_a_dead_session_left(tmp_path: Path) -> None:
     orphan = children.spawn(["sleep", "600"], env=orphan_env)
     alive = children.spawn(["sleep", "600"], env=live_env)
     try:
+        for process in (orphan, alive):  # until its exec, a child shows its parent's marks
+            _wait_for_exec(process.pid, b"sleep")
         assert orphan.pid in lifetime.sweep_dead_sessions()
         assert orphan.wait(10) == -signal.SIGKILL
         assert alive.poll() is None
