@@ -22,7 +22,7 @@ from sqlalchemy import select
 
 from arena.platform.settings import Settings
 from arena.store import matches as match_store
-from arena.store.models import Match, Tournament
+from arena.store.models import BotKind, Match, Tournament
 from arena.store.owners import add_owner
 from dashboard.app import create_app
 from tests.support.api import auth, played_tournament
@@ -324,3 +324,29 @@ def test_an_owner_submits_a_bot_through_the_form_and_reads_its_output(
     ):
         assert "talker: " not in public, "the output is the owner's alone"
     assert client.get("/api/v1/owners/me/seats").status_code == 401
+
+
+def test_a_rejected_versions_traceback_keeps_its_lines(
+    browser_page: Page, base_url: str, served: tuple[FastAPI, str]
+) -> None:
+    from arena.store import bots as bot_store
+    from arena.store.models import VersionStatus
+
+    app, _ = served
+    reason = (
+        "did not start: exited (code 1) before listening; its output: the bot could not be"
+        ' loaded:\n  File "/bot/bot.py", line 4\n    def act(self, obs)\n'
+        "SyntaxError: expected ':'"
+    )
+
+    def rejected(session) -> None:  # noqa: ANN001
+        version = bot_store.add_bot(session, "broken", BotKind.SAMPLE, "random")
+        version.status, version.active, version.reason = VersionStatus.REJECTED, False, reason
+
+    app.state.platform.db.transaction(rejected)
+    page = browser_page
+    page.goto(f"{base_url}/bots/broken")
+    cell = page.locator("td.reason").first
+    expect(cell).to_contain_text("SyntaxError: expected ':'")
+    assert cell.inner_text().splitlines()[-1] == "SyntaxError: expected ':'", "one line a line"
+    assert cell.evaluate("e => getComputedStyle(e).whiteSpace") == "pre-wrap"

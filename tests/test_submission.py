@@ -220,3 +220,26 @@ def test_an_uploaded_bot_that_raises_in_act_is_told_the_same(
     assert "its act raised \"KeyError: 'x' (bot.py, line 6, in act)\"" in result.reason, (
         result.reason
     )
+
+
+@pytest.mark.sandbox
+def test_a_bot_that_does_not_load_is_told_its_own_lines_not_the_import_machinerys(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """A syntax error came back flattened, cut at the start, in importlib's frames."""
+    arena_ = Platform(settings)
+    broken = {
+        "syntax": ("from arena.sdk import Bot\n\nclass B(Bot):\n    def act(self, obs)\n", 4),
+        "name": ("from arena.sdk import Bot\n\nundefined_name\n", 3),
+    }
+    for name, (source, line) in broken.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "bot.py").write_text(source)
+        result = submit(arena_, name, BotKind.PATH, str(folder))
+        assert result.status == "rejected"
+        assert "the bot could not be loaded:" in result.reason, result.reason
+        assert f'File "/bot/bot.py", line {line}' in result.reason, result.reason
+        assert "frozen" not in result.reason and "importlib" not in result.reason
+    again = submit(arena_, "syntax", BotKind.PATH, str(tmp_path / "syntax"))
+    assert "SyntaxError: expected ':'" in again.reason and "\n" in again.reason, "line breaks"

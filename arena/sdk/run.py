@@ -10,6 +10,7 @@ import importlib.util
 import inspect
 import os
 import sys
+import traceback
 from pathlib import Path
 
 from arena.sdk.bot import Bot
@@ -50,7 +51,28 @@ def main(argv: list[str] | None = None) -> None:
         del rest[at : at + 2]
         os.write(ready, b"R")
         os.close(ready)
-    serve(load_bot(path), rest)
+    try:
+        factory = load_bot(path)
+    except Exception as error:  # the bot's code does not load: say where, briefly
+        sys.stderr.write(loading_failure(error))
+        sys.stderr.flush()
+        sys.exit(1)
+    serve(factory, rest)
+
+
+def loading_failure(error: BaseException) -> str:
+    """The traceback of a bot that does not load, without the import machinery's frames
+    (``<frozen importlib…>``, this runner): the bot's own lines and the error."""
+    frames = [
+        frame
+        for frame in traceback.extract_tb(error.__traceback__)
+        if not frame.filename.startswith("<frozen") and frame.filename != __file__
+    ]
+    lines = ["the bot could not be loaded:\n"]
+    if frames:
+        lines += ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
+    lines += traceback.format_exception_only(type(error), error)
+    return "".join(lines)
 
 
 if __name__ == "__main__":

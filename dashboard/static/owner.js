@@ -75,6 +75,7 @@
           bot.versions.forEach(function (v) {
             var tr = row("td", ["v" + v.number, v.status, v.kind, v.active ? "yes" : "no", v.reason || "", v.created_at.slice(0, 19).replace("T", " ")]);
             tr.className = "status-" + v.status;
+            tr.children[4].className = "reason";  // a traceback keeps its line breaks
             table.appendChild(tr);
           });
           section.appendChild(table);

@@ -334,10 +334,13 @@ class Sandbox:
             self.home = None
 
     def output_tail(self, size: int = 400) -> str:
-        """The end of what the bot printed, for its owner (host paths removed)."""
+        """The end of what the bot printed, for its owner (host paths removed), in whole
+        lines: cut at a line's start, with "…" where earlier lines were left out."""
         data = self._read_output()
-        text = data[-size:].decode(errors="replace").strip()
-        return scrub(text) or "(none)"
+        text = data[-size:].decode(errors="replace")
+        if len(data) > size and "\n" in text:
+            text = "…\n" + text.split("\n", 1)[1]
+        return scrub(text.strip()) or "(none)"
 
     def output_size(self) -> int:
         """Bytes the bot has printed so far (a mark for ``output_since``)."""
