@@ -20,7 +20,9 @@ from fastapi.testclient import TestClient
 from playwright.sync_api import Page, Route, expect, sync_playwright
 from sqlalchemy import select
 
+from arena.engine import Ruleset
 from arena.platform.settings import Settings
+from arena.store import competitions, ladder
 from arena.store import matches as match_store
 from arena.store.models import BotKind, Match, Tournament
 from arena.store.owners import add_owner
@@ -266,10 +268,16 @@ TALKER = Path(__file__).parent / "sandbox_bots" / "talker.py"
 def test_an_owner_submits_a_bot_through_the_form_and_reads_its_output(
     browser_page: Page, base_url: str, served: tuple[FastAPI, str]
 ) -> None:
-    """Sign in with the token, upload a bot with the form, watch it qualify, play it in
-    a tournament, and read what it printed in that match (only with the token)."""
+    """Sign in with the token, upload a bot with the form, watch it qualify and take a
+    ranked place in the default competition with no other step, play it in a
+    tournament, and read what it printed in that match (only with the token)."""
     app, token = served
     arena = app.state.platform
+    arena.db.transaction(
+        lambda s: competitions.create(
+            s, "main", Ruleset.parse("classic"), 3, tables=1, bot_names=SAMPLES[:2], default=True
+        )
+    )
     elsewhere = ThreadPoolExecutor(1)  # workers run beside Playwright's loop
     page = browser_page
     page.goto(f"{base_url}/owner")
@@ -297,6 +305,19 @@ def test_an_owner_submits_a_bot_through_the_form_and_reads_its_output(
         "talker v1: ready: qualified", timeout=15_000
     )
     expect(page.locator('#my-bots section[data-bot="talker"] tr.status-ready')).to_have_count(1)
+    standing = page.locator('#my-bots section[data-bot="talker"] p.standing')
+    page.reload()
+    expect(standing).to_have_text("main: entered, waiting for its first table")
+    with arena.db.read() as session:
+        main_ladder = competitions.get(session, "main").tournament_id
+    for _ in range(2):  # what a worker does: seat the ladder's table, play it, record it
+        [(match_id, _)] = ladder.refill(arena.db, main_ladder)
+        plan = match_store.claim(arena.db, match_id, "test")
+        assert plan is not None  # played beside Playwright's loop, as the workers are
+        assert match_store.record(arena.db, plan, elsewhere.submit(play, plan).result(), 1.0)
+    page.reload()
+    expect(standing).to_contain_text("main: rank ")
+    expect(standing).to_contain_text(" of 3, 2 games")
 
     client = TestClient(app)
     created = client.post(
@@ -309,7 +330,7 @@ def test_an_owner_submits_a_bot_through_the_form_and_reads_its_output(
     elsewhere.submit(run_queued_jobs, arena).result()
     page.reload()  # signed in still: the token is kept in the tab
     seats = page.locator("#my-seats tbody tr")
-    expect(seats).to_have_count(1)
+    expect(seats).to_have_count(3)  # two in the competition, then the tournament's (first)
     expect(seats.first).to_contain_text("talker v1")
     seats.first.locator("details summary").click()
     expect(seats.first.locator("pre.output")).to_contain_text("talker: ")

@@ -57,9 +57,41 @@
     });
   }
 
+  // Every competition's standings, to say where each bot stands.
+  function standings() {
+    return api("GET", "/competitions").then(function (list) {
+      return Promise.all(list.map(function (c) { return api("GET", "/competitions/" + encodeURIComponent(c.name)); }));
+    });
+  }
+
+  // Where a bot stands, or what to do: one line per competition it plays in.
+  function standingOf(bot, competitions) {
+    var lines = [];
+    competitions.forEach(function (c) {
+      var row = c.leaderboard.filter(function (r) { return r.bot === bot.name; })[0];
+      if (row) {
+        lines.push(c.name + (c.status === "open" ? "" : " (" + c.status + ")") + ": " +
+          (row.games ? "rank " + row.rank + " of " + c.leaderboard.length + ", " + row.games + " games, mu − 3σ " + row.score.toFixed(2)
+                     : "entered, waiting for its first table"));
+      }
+    });
+    var last = bot.versions[bot.versions.length - 1];
+    if (last && last.status === "rejected") {
+      lines.push("v" + last.number + " was rejected (its reason is below): fix it and submit a new version.");
+    } else if (last && last.status === "pending") {
+      lines.push("v" + last.number + " is waiting for its qualification match.");
+    } else if (!lines.length) {
+      lines.push("not in any competition yet: the operator opens one (arena competition create NAME --default).");
+    }
+    return lines;
+  }
+
   function showBots(names) {
-    return Promise.all(names.map(function (name) { return api("GET", "/bots/" + encodeURIComponent(name)); }))
-      .then(function (bots) {
+    return Promise.all([
+      Promise.all(names.map(function (name) { return api("GET", "/bots/" + encodeURIComponent(name)); })),
+      standings(),
+    ]).then(function (found) {
+        var bots = found[0], competitions = found[1];
         var box = $("my-bots");
         if (!bots.length) { box.replaceChildren(el("p", "No bots yet: submit one above.")); return; }
         box.replaceChildren.apply(box, bots.map(function (bot) {
@@ -70,6 +102,7 @@
           link.href = "/bots/" + encodeURIComponent(bot.name);
           title.appendChild(link);
           section.appendChild(title);
+          standingOf(bot, competitions).forEach(function (line) { section.appendChild(el("p", line, "standing")); });
           var table = el("table");
           table.appendChild(row("th", ["version", "status", "kind", "active", "reason", "created"]));
           bot.versions.forEach(function (v) {
