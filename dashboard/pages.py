@@ -14,6 +14,7 @@ from markupsafe import Markup
 from arena.engine import Ruleset
 from arena.referee.log import MatchLog
 from arena.store import competitions
+from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
 from arena.store.models import MatchStatus
 from dashboard import charts, queries, workers
@@ -68,7 +69,10 @@ def tournament_chart(name: str, session: SessionDep) -> HTMLResponse:
         history = queries.leaders_ratings(session, name)
     except StoreError as error:
         raise _not_found(error) from None
-    return render("_chart_fragment.html", chart=rating_chart(history), tournament=name)
+    duplicate = tournament_store.get(session, name).duplicate
+    return render(
+        "_chart_fragment.html", chart=rating_chart(history), tournament=name, duplicate=duplicate
+    )
 
 
 @router.get("/bots/{name}", response_class=HTMLResponse)
@@ -81,6 +85,7 @@ def bot_page(name: str, session: SessionDep) -> HTMLResponse:
         "bot.html",
         bot=bot,
         charts={t: rating_chart(history) for t, history in bot["ratings"].items()},
+        duplicates=queries.duplicate_tournaments(session, list(bot["ratings"])),
         unreachable_streak=queries.UNREACHABLE_STREAK,
     )
 

@@ -226,6 +226,12 @@ def global_leaderboard(session: Session) -> list[dict[str, Any]]:
     return [{"rank": i + 1, **row} for i, row in enumerate(rated)] + unplayed
 
 
+def duplicate_tournaments(session: Session, names: list[str]) -> set[str]:
+    """Those of the tournaments ``names`` that play duplicate deals."""
+    found = select(Tournament.name).where(Tournament.name.in_(names), Tournament.duplicate)
+    return set(session.scalars(found))
+
+
 def bot_owners(session: Session) -> dict[str, str]:
     """Bot name -> its owner's name (bots without an owner are the operator's)."""
     return dict(

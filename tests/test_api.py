@@ -44,6 +44,9 @@ def test_reads_after_a_played_tournament(app_and_token) -> None:
     assert all(any(s["bot"] == "counter" for s in m["seats"]) for m in by_bot["items"])
     bot = client.get("/api/v1/bots/counter").json()
     assert bot["versions"][0]["number"] == 1
+    page = client.get("/tournaments/cup").text
+    assert "<th>challenges right</th>" in page and "<th>beliefs right</th>" in page
+    assert "<th>right</th>" not in page, "two columns of one name"
     for url in (
         "/",
         "/tournaments/cup",

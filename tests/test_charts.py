@@ -7,10 +7,10 @@ import itertools
 
 from alembic import command
 from fastapi.testclient import TestClient
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from arena.store import tournaments as tournament_store
-from arena.store.models import PairResult
+from arena.store.models import PairResult, Tournament
 from arena.store.schema import alembic_config
 from dashboard import charts, queries
 from tests.support.api import played_tournament
@@ -117,3 +117,15 @@ def test_head_to_head_totals_kept_while_recording_equal_the_migration_s_backfill
         command.upgrade(config, "head")
         connection.commit()
     assert totals() == kept
+
+
+def test_the_duplicate_deal_note_is_said_for_duplicate_tournaments_only(app_and_token) -> None:
+    client: TestClient
+    client, token, arena = app_and_token
+    played_tournament(client, token, arena, games=4)
+    note = "rates a deal group once"
+    chart = client.get("/tournaments/cup/chart").text
+    assert "rating-chart" in chart and note not in chart
+    arena.db.transaction(lambda s: s.execute(update(Tournament).values(duplicate=True)))
+    assert note in client.get("/tournaments/cup/chart").text
+    assert note in client.get("/bots/counter").text
