@@ -99,11 +99,25 @@ def chart(series: list[Series], width: int = WIDTH, height: int = HEIGHT) -> dic
         "series": drawn,
         "plot": {"left": LEFT, "right": width - RIGHT, "top": TOP, "bottom": height - BOTTOM},
         "y_ticks": [{"y": py(t), "label": f"{t:g}"} for t in ticks(y_low, y_high)],
-        "x_ticks": [
-            {"x": px(t), "label": f"{int(t)}", "date": _nearest_date(dates, t, one_day)}
-            for t in x_ticks
-        ],
+        "x_ticks": _only_changes(
+            [
+                {"x": px(t), "label": f"{int(t)}", "date": _nearest_date(dates, t, one_day)}
+                for t in x_ticks
+            ]
+        ),
     }
+
+
+def _only_changes(x_ticks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each tick's date shown only where it differs from the tick before (a run of the
+    same minute, or day, is labelled once)."""
+    shown = ""
+    for tick in x_ticks:
+        if tick["date"] == shown:
+            tick["date"] = ""
+        else:
+            shown = tick["date"]
+    return x_ticks
 
 
 def _nearest_date(dates: dict[int, str], x: float, one_day: bool) -> str:

@@ -31,6 +31,20 @@ def test_long_histories_are_thinned_keeping_both_ends() -> None:
     assert [p["x"] for p in kept] == sorted({p["x"] for p in kept})
 
 
+def test_a_date_is_labelled_only_where_it_changes() -> None:
+    """Every tick said the same time ("10:02 10:02 10:02 …") when the matches were quick."""
+    at = ["2026-12-01T10:02:05", "2026-12-01T10:02:40", "2026-12-01T10:07:00"]
+    points = [
+        {"x": i, "n": i, "mu": 25, "sigma": 8, "at": at[0 if i < 40 else (1 if i < 80 else 2)]}
+        for i in range(1, 101)
+    ]
+    chart = charts.chart([charts.Series("a v1", points)])
+    labels = [tick["date"] for tick in chart["x_ticks"]]
+    shown = [label for label in labels if label]
+    assert shown == ["10:02", "10:07"], labels
+    assert labels[0] == "10:02"
+
+
 def test_a_chart_places_every_series_inside_its_plot() -> None:
     rising = [{"x": i, "n": i, "mu": 20 + i, "sigma": 8 - i, "at": None} for i in range(1, 6)]
     flat = [{"x": i, "n": i // 2, "mu": 25, "sigma": 3, "at": None} for i in range(2, 7, 2)]
