@@ -179,3 +179,25 @@ def test_a_private_tournament_never_reaches_the_public_leaderboard(app_and_token
     assert ranked and {r["tournament"] for r in ranked} == {"main-season-1"}
     board = client.get("/leaderboard").text
     assert "cup" not in re.findall(r'href="/tournaments/([^"]+)"', board)
+
+
+def test_an_owner_stops_a_ladder_of_their_own(rivals) -> None:  # noqa: ANN001
+    """A ladder started through the API could not be stopped through it."""
+    client, alice, mallory, arena = rivals
+    body = {"name": "alices-ladder", "bots": ["alices", *SAMPLES[:2]], "table_size": 3}
+    made = client.post(
+        "/api/v1/tournaments", headers=auth(alice), json={**body, "format": "ladder", "games": 1}
+    )
+    assert made.status_code == 201, made.text
+    assert client.post("/api/v1/tournaments/alices-ladder/start", headers=auth(alice)).json() == {
+        "name": "alices-ladder",
+        "queued": 1,
+    }
+    stop = "/api/v1/tournaments/alices-ladder/stop"
+    assert client.post(stop, headers=auth(mallory)).status_code == 403
+    stopped = client.post(stop, headers=auth(alice))
+    assert stopped.json() == {"name": "alices-ladder", "queued": 1}, stopped.text
+    with arena.db.read() as session:
+        assert tournaments.get(session, "alices-ladder").status is TournamentStatus.DONE
+    round_robin = client.post("/api/v1/tournaments/alices-cup/stop", headers=auth(alice))
+    assert round_robin.status_code == 400 and "not a ladder" in round_robin.text

@@ -16,8 +16,7 @@ from arena.cli.rules import ruleset_or_exit
 from arena.platform import Platform, PlatformError
 from arena.referee import RefereeSettings
 from arena.store import tournaments as tournament_store
-from arena.store.errors import Invalid, StoreError
-from arena.store.models import TournamentFormat
+from arena.store.errors import StoreError
 
 app = typer.Typer(help="Create, start and follow tournaments.", no_args_is_help=True)
 
@@ -105,16 +104,8 @@ def tournament_start(name: Annotated[str, typer.Argument(help="The tournament.")
 @app.command("stop")
 def tournament_stop(name: Annotated[str, typer.Argument(help="The ladder.")]) -> None:
     """Stop a ladder: no new tables; matches already playing are still recorded."""
-    from arena.store import ladder
-
-    def work(session) -> int:  # noqa: ANN001
-        tournament = tournament_store.get(session, name)
-        if tournament.format != TournamentFormat.LADDER:
-            raise Invalid(f"{name!r} is not a ladder (a round robin ends by itself)")
-        return ladder.stop(session, tournament)
-
     try:
-        dropped = platform().db.transaction(work)
+        dropped = platform().db.transaction(lambda s: tournament_store.stop(s, name))
     except StoreError as error:
         fail(str(error))
     out.print(f"stopped {name}: {dropped} queued matches dropped")

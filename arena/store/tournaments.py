@@ -132,6 +132,16 @@ def create(
     return tournament
 
 
+def stop(session: Session, name: str, owner: Owner | None = None) -> int:
+    """Stop a ladder (``owner``: only its creator may; None: the operator); the queued
+    matches dropped. A round robin ends by itself."""
+    tournament = get(session, name)
+    rights.check_may_run(owner, tournament)
+    if tournament.format != TournamentFormat.LADDER:
+        raise Invalid(f"{name!r} is not a ladder (a round robin ends by itself)")
+    return ladder.stop(session, tournament)
+
+
 def get(session: Session, name: str) -> Tournament:
     tournament = session.scalar(select(Tournament).where(Tournament.name == name))
     if tournament is None:

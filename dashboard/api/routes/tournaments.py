@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, status
-from sqlalchemy.orm import Session
 
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
-from arena.store import ladder
 from arena.store import tournaments as tournament_store
-from arena.store.errors import Invalid
-from arena.store.models import TournamentFormat
 from arena.store.rights import PrivateLimits, check_may_run
 from dashboard import queries
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
@@ -110,14 +106,8 @@ def stop_tournament(name: str, owner: OwnerDep, platform: PlatformDep) -> dict:
     """Stop a ladder its creator started: no new tables, the ones in play are recorded.
     ``queued`` is the number of queued matches dropped."""
 
-    def work(session: Session) -> int:
-        tournament = tournament_store.get(session, name)
-        check_may_run(owner, tournament)
-        if tournament.format != TournamentFormat.LADDER:
-            raise Invalid(f"{name!r} is not a ladder (a round robin ends by itself)")
-        return ladder.stop(session, tournament)
-
-    return {"name": name, "queued": platform.db.transaction(work)}
+    dropped = platform.db.transaction(lambda s: tournament_store.stop(s, name, owner))
+    return {"name": name, "queued": dropped}
 
 
 @router.get("/tournaments/{name}/groups", response_model=list[DealGroup], responses=NOT_FOUND)
