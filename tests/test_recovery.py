@@ -282,9 +282,14 @@ def test_the_sweep_kills_what_still_runs_in_a_dead_makers_group() -> None:
     left = children.spawn(["sh", "-c", join, "sh", *map(str, orphan.procs_files)])
     try:
         _wait_for(lambda: left.pid in orphan.pids(), "the process to join the group")
-        cgroup.sweep(box.orphaned)
+        cgroup.sweep(box.orphaned)  # kills at once; the group goes at a later sweep
         assert left.wait(timeout=30) == -signal.SIGKILL
-        assert not any(path.exists() for path in orphan.paths.values())
+
+        def swept() -> bool:  # what the reconciler's sweeps every 5 s do
+            cgroup.sweep(box.orphaned)
+            return not any(path.exists() for path in orphan.paths.values())
+
+        _wait_for(swept, "the orphaned group to be removed")
         assert all(path.exists() for path in alive.paths.values())
     finally:
         left.kill()

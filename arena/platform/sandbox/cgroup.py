@@ -249,12 +249,26 @@ def _make(path: Path) -> Path:
     return path
 
 
+def _remove_at_once(group: Path) -> bool:
+    """Kill what runs in a group and try to remove it, without waiting (a worker's
+    reconciler sweeps: the next sweep tries again what is not gone yet)."""
+    with contextlib.suppress(OSError, ValueError):
+        for pid in (group / "cgroup.procs").read_text().split():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(int(pid), signal.SIGKILL)
+    try:
+        group.rmdir()
+    except OSError:
+        return False
+    return True
+
+
 def sweep(orphaned: Callable[[str], bool], older_than: float = 60.0) -> int:
     """Remove the sandbox groups that a killed worker left: an ``orphaned`` one (its
-    maker is dead) with whatever still runs in it (a sandbox caught half built when its
-    worker died: bubblewrap's setup waits forever for a parent that is gone), and any
-    empty one older than ``older_than`` seconds (a live worker's new group is empty for
-    a moment too)."""
+    maker is dead) with whatever still runs in it, killed (a process the worker's death
+    did not take), and any empty one older than ``older_than`` seconds (a live worker's
+    new group is empty for a moment too). Never waits: a group whose processes are still
+    dying is removed by a later sweep."""
     removed = 0
     cutoff = time.time() - older_than
     for hierarchy in own_hierarchies():
@@ -264,8 +278,7 @@ def sweep(orphaned: Callable[[str], bool], older_than: float = 60.0) -> int:
         for group in parent.iterdir():
             with contextlib.suppress(OSError):
                 if group.is_dir() and orphaned(group.name):
-                    Cgroup({hierarchy.controller: group}).remove()
-                    removed += not group.exists()
+                    removed += _remove_at_once(group)
                 elif group.is_dir() and group.stat().st_mtime < cutoff:
                     group.rmdir()
                     removed += 1
