@@ -3,20 +3,26 @@ its place, and the operator pauses, closes and reopens the competition."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select, update
 
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.settings import Settings
 from arena.platform.submission import submit
 from arena.store import competitions, ladder, matches
+from arena.store.errors import Invalid
 from arena.store.models import (
     BotKind,
+    Competition,
     CompetitionStatus,
     Entry,
     Match,
     MatchStatus,
     TournamentStatus,
+    now,
 )
 from tests.support.store import add_samples, play
 
@@ -119,3 +125,34 @@ def test_a_competition_pauses_closes_with_final_standings_and_opens_a_new_season
     assert fresh["season"] == 2 and fresh["ladder"] == "cup-season-2"
     assert all(row["games"] == 0 for row in fresh["leaderboard"]) and len(fresh["leaderboard"]) == 3
     assert sum(row["games"] for row in final["leaderboard"]) > 0, "season 1 keeps its standings"
+
+
+def test_a_competition_plays_between_its_opening_and_its_closing(settings: Settings) -> None:
+    arena = Platform(settings)
+    add_samples(arena.db, ["random", "counter", "honest"])
+    later = now() + timedelta(days=1)
+    arena.db.transaction(
+        lambda s: competitions.create(
+            s, "spring", RULES, 3, tables=1, bot_names=["random", "counter", "honest"],
+            opens_at=later,
+        )
+    )  # fmt: skip
+    tournament = ladder_id(arena, "spring")
+    assert ladder.refill(arena.db, tournament) == [], "not open yet"
+
+    def move(**window: object) -> None:
+        arena.db.transaction(lambda s: s.execute(update(Competition).values(**window)))
+
+    move(opens_at=now() - timedelta(minutes=1), closes_at=later)
+    assert len(ladder.refill(arena.db, tournament)) == 1, "open now"
+    play_open_tables(arena, tournament, 1)
+    move(closes_at=now() - timedelta(seconds=1))
+    assert ladder.refill(arena.db, tournament) == [], "closed"
+    with arena.db.read() as session:
+        spring = competitions.get(session, "spring")
+        assert spring.status is CompetitionStatus.CLOSED
+        assert spring.tournament.status is TournamentStatus.DONE, "its standings are final"
+    with pytest.raises(Invalid, match="closes after it opens"):
+        arena.db.transaction(
+            lambda s: competitions.create(s, "odd", RULES, 3, opens_at=later, closes_at=later)
+        )

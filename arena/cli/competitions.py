@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
@@ -20,6 +21,12 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 Name = Annotated[str, typer.Argument(help="The competition.")]
+#: how --opens and --closes are written (UTC)
+TIMES = ["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d"]
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    return None if moment is None else moment.replace(tzinfo=UTC)
 
 
 @app.command("create")
@@ -36,6 +43,14 @@ def competition_create(
     default: Annotated[
         bool, typer.Option(help="Make it the default: submissions enter it, /leaderboard shows it.")
     ] = False,
+    opens: Annotated[
+        datetime | None,
+        typer.Option(formats=TIMES, help="No table before this time (UTC)."),
+    ] = None,
+    closes: Annotated[
+        datetime | None,
+        typer.Option(formats=TIMES, help="Closes at this time (UTC): final standings."),
+    ] = None,
 ) -> None:
     """Open a competition: a ladder that plays as soon as a table's worth of bots entered."""
     ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
@@ -43,7 +58,16 @@ def competition_create(
     settings = RefereeSettings(deadline=deadline)
     _run(
         lambda s: competitions.create(
-            s, name, ruleset, table_size, tables, names, settings, default=default
+            s,
+            name,
+            ruleset,
+            table_size,
+            tables,
+            names,
+            settings,
+            default=default,
+            opens_at=_utc(opens),
+            closes_at=_utc(closes),
         )
     )
     out.print(

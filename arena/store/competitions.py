@@ -12,6 +12,7 @@ competition is the default: a submission enters it unless it names another, and
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select, update
@@ -22,7 +23,7 @@ from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.store import ladder, tournaments
 from arena.store.bots import check_name
-from arena.store.errors import Conflict, NotFound
+from arena.store.errors import Conflict, Invalid, NotFound
 from arena.store.models import (
     Bot,
     BotVersion,
@@ -46,12 +47,19 @@ def create(
     bot_names: list[str] | None = None,
     settings: RefereeSettings | None = None,
     default: bool = False,
+    opens_at: datetime | None = None,
+    closes_at: datetime | None = None,
 ) -> Competition:
-    """Open a competition; its ladder runs (and plays once it has enough bots)."""
+    """Open a competition; its ladder runs (and plays once it has enough bots, from
+    ``opens_at`` if given, until ``closes_at`` if given)."""
     name = check_name(name, "competition")
+    if opens_at is not None and closes_at is not None and closes_at <= opens_at:
+        raise Invalid("a competition closes after it opens")
     if session.scalar(select(Competition).where(Competition.name == name)) is not None:
         raise Conflict(f"a competition named {name!r} exists already")
-    competition = Competition(name=name, season=1, is_default=default)
+    competition = Competition(
+        name=name, season=1, is_default=default, opens_at=opens_at, closes_at=closes_at
+    )
     competition.tournament = _season_ladder(session, name, 1, ruleset, table_size, tables, settings)
     if default:
         session.execute(update(Competition).values(is_default=False))
@@ -182,6 +190,7 @@ def new_season(session: Session, name: str) -> Competition:
         RefereeSettings(**old.settings),
     )
     competition.status = CompetitionStatus.OPEN
+    competition.opens_at = competition.closes_at = None  # the last season's window
     session.flush()
     for bot_id in session.scalars(
         select(CompetitionBot.bot_id).where(CompetitionBot.competition_id == competition.id)
@@ -208,6 +217,8 @@ def summary(session: Session, competition: Competition) -> dict[str, Any]:
         "season": competition.season,
         "status": competition.status.value,
         "default": competition.is_default,
+        "opens_at": _iso(competition.opens_at),
+        "closes_at": _iso(competition.closes_at),
         "ladder": tournament.name,
         "rules": tournament.rules,
         "table_size": tournament.table_size,
@@ -222,3 +233,7 @@ def listing(session: Session) -> list[dict[str, Any]]:
         {k: v for k, v in summary(session, c).items() if k != "leaderboard"}
         for c in session.scalars(select(Competition).order_by(Competition.id))
     ]
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat(timespec="seconds")

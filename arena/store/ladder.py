@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from datetime import UTC, datetime
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
@@ -70,14 +71,28 @@ def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
 
 
 def _seats_tables(session: Session, tournament: Tournament) -> bool:
-    """Whether the ladder may seat new tables: enough bots in play for one, and not the
-    ladder of a paused or closed competition (arena.store.competitions)."""
-    paused = session.scalar(
-        select(Competition.status).where(Competition.tournament_id == tournament.id)
+    """Whether the ladder may seat new tables: enough bots in play for one, and, for a
+    competition's (arena.store.competitions), one open now; a competition past its
+    closing time closes here (its ladder stops: final standings)."""
+    competition = session.scalar(
+        select(Competition).where(Competition.tournament_id == tournament.id)
     )
-    if paused is not None and paused is not CompetitionStatus.OPEN:
-        return False
+    if competition is not None:
+        moment = now()
+        if competition.closes_at is not None and moment >= _aware(competition.closes_at):
+            competition.status = CompetitionStatus.CLOSED
+            stop(session, tournament)
+            return False
+        if competition.status is not CompetitionStatus.OPEN:
+            return False
+        if competition.opens_at is not None and moment < _aware(competition.opens_at):
+            return False
     return len(_entries(session, tournament)) >= tournament.table_size
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite gives back naive datetimes; they were written in UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _entries(session: Session, tournament: Tournament) -> list[Entry]:

@@ -209,6 +209,9 @@ class Competition(Base):
     )
     #: the competition a submission enters unless it names another (and /leaderboard's)
     is_default: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: no table before this moment; at the first refill after ``closes_at`` it closes
+    opens_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    closes_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     tournament: Mapped[Tournament] = relationship()
 

@@ -39,6 +39,8 @@ def upgrade() -> None:
             nullable=False,
         ),  # fmt: skip
         sa.Column("is_default", sa.Boolean(), nullable=False),
+        sa.Column("opens_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("closes_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     )
     op.create_table(
