@@ -17,27 +17,30 @@ from __future__ import annotations
 from datetime import timedelta
 
 #: a claimed match belongs to its worker this long after each renewal
-LEASE = timedelta(seconds=15)
+LEASE = timedelta(seconds=9)
 #: how often a playing worker renews its leases
-HEARTBEAT_SECONDS = 5
+HEARTBEAT_SECONDS = 3
 #: played results wait at most this long to be recorded with the job's next ones
 FLUSH_SECONDS = 1.0
 #: a job started this long ago whose matches are still queued was abandoned (its worker
 #: died or hangs before the claim)
-STRANDED_SECONDS = 15.0
+STRANDED_SECONDS = 9.0
 #: a job seen taken off the queue (RQ's intermediate list) and not started this long was
 #: dropped by a worker that died in between (a live one starts it within milliseconds)
 TAKEN_SECONDS = 5.0
 #: a queued match is re-sent only once it has waited this long (its job may be on its
 #: way to Redis), except just after Redis restarted: every job was lost then
-LOST_AFTER = timedelta(seconds=10)
+LOST_AFTER = timedelta(seconds=8)
 #: how often a reconciler repairs what dead workers left
-RECONCILE_SECONDS = 5.0
+RECONCILE_SECONDS = 3.0
 #: how often a reconciler asks Redis whether it restarted (its ``run_id`` changes)
 RESTART_CHECK_SECONDS = 0.5
 #: any match whose worker dies is playing again within this many seconds (while another
-#: worker runs): the longest door (a lease or a stranded job, 15 s) plus a reconciler's
-#: period (5 s) plus the time to claim and start again
+#: worker runs): the longest door (a lease or a stranded job, 9 s) plus a reconciler's
+#: period (3 s) leave 18 s to be claimed again: a live worker first ends the job it plays,
+#: which takes several seconds on a loaded machine (a lease renewed three times per
+#: period survives two late heartbeats; a lease lost by a live worker costs a replay,
+#: never a double record)
 RECOVERY_BOUND_SECONDS = 30.0
 #: seconds between attempts to reach Redis (doubling from the first to the second; reset
 #: once it answers)

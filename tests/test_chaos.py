@@ -79,6 +79,10 @@ class Orphans:
     def __init__(self) -> None:
         self.held: dict[int, tuple[int, float]] = {}  # match -> (dead worker's pid, when)
         self.waits: list[float] = []
+        #: (seconds after the start of the storm of the death, match, wait, what held it)
+        self.slowest: list[tuple[float, int, float, str]] = []
+        self.began = time.monotonic()
+        self.how: dict[int, str] = {}
 
     def killed(self, arena: Platform, pid: int, job_matches: list[int], moment: float) -> None:
         name = f"{_host()}:{pid}"
@@ -99,6 +103,7 @@ class Orphans:
             )
         for match_id in claimed | queued:
             self.held[match_id] = (pid, moment)
+            self.how[match_id] = "claimed" if match_id in claimed else "queued in its job"
 
     def poll(self, arena: Platform) -> None:
         if not self.held:
@@ -111,7 +116,9 @@ class Orphans:
             dead, moment = self.held[match_id]
             taken = status is MatchStatus.RUNNING and worker != f"{_host()}:{dead}"
             if status is MatchStatus.DONE or taken:
-                self.waits.append(time.monotonic() - moment)
+                wait = time.monotonic() - moment
+                self.waits.append(wait)
+                self.slowest.append((moment - self.began, match_id, wait, self.how[match_id]))
                 del self.held[match_id]
 
 
@@ -200,6 +207,8 @@ def test_chaos_loses_nothing_records_nothing_twice_and_recovers_within_the_bound
                 assert time.monotonic() < deadline, status
                 orphans.poll(arena)
                 fault = storm.due(status["matches"]["done"])
+                if fault is not None and fault != "kill":
+                    print(f"chaos: {fault} lost at {time.monotonic() - orphans.began:.1f} s")
                 if fault == "redis":
                     redis.stop()  # killed: the queue and the registrations are gone
                     time.sleep(1)
@@ -225,6 +234,8 @@ def test_chaos_loses_nothing_records_nothing_twice_and_recovers_within_the_bound
         f"{statistics.median(waits or [0]):.1f} s, worst {max(waits or [0]):.1f} s "
         f"(all: {', '.join(f'{w:.1f}' for w in waits)})"
     )
+    for died, match_id, wait, how in sorted(orphans.slowest, key=lambda s: -s[2])[:5]:
+        print(f"chaos: match {match_id} ({how}) died at {died:.1f} s, taken up {wait:.1f} s later")
     assert storm.done.count("kill") == KILLS and {"redis", "database"} <= set(storm.done)
     assert orphans.waits, "the kills orphaned matches"
     assert max(orphans.waits) < RECOVERY_BOUND_SECONDS

@@ -18,6 +18,7 @@ import pytest
 from rq import Worker
 from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job, JobStatus
+from rq.serializers import JSONSerializer
 from sqlalchemy import select, update
 
 from arena.engine import Ruleset
@@ -122,6 +123,44 @@ def test_a_match_whose_worker_died_goes_out_again_ahead_of_the_queue(
         repairs = runner.reconcile_once(arena.queue)
     assert [match for match, _ in repairs.requeued] == [40]
     assert arena.queue.job_ids == [repairs.requeued[0][1], *queued]
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_after_redis_lost_every_job_a_dead_workers_matches_go_out_first(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redis comes back empty with a tournament's whole queue to send again: the matches
+    a lost worker had claimed (already queued again once) leave first, ahead of the
+    rest in the order of their jobs; behind 40 others they would miss the bound (the
+    chaos run found them 40 s late, sent in index order, pushed to the front in reverse)."""
+    arena = Platform(settings)
+    setup_tournament(arena, 40, deals=1)
+    arena.start_tournament("t")
+    for match_id in (31, 35):
+        assert matches.claim(arena.db, match_id, "a worker that dies") is not None
+    arena.db.transaction(
+        lambda s: s.execute(
+            update(Match)
+            .where(Match.id.in_([31, 35]))
+            .values(lease_until=now() - timedelta(seconds=1))
+        )
+    )
+    with worker_in_this_process(settings, monkeypatch):
+        from worker import runner
+
+        runner.reconcile_once(arena.queue)  # the lapsed leases: queued again, at the front
+        arena.queue.connection.flushdb()  # Redis restarts empty
+        repairs = runner.reconcile_once(arena.queue, lost_after=timedelta(0))
+    assert len(repairs.resent) == 40
+    order = [
+        match_id
+        for job_id in arena.queue.job_ids
+        for match_id in Job.fetch(
+            job_id, connection=arena.queue.connection, serializer=JSONSerializer
+        ).args[0]
+    ]
+    assert order[:2] == [31, 35], order
+    assert order[2:] == [m for m in range(1, 41) if m not in (31, 35)]
 
 
 @contextlib.contextmanager

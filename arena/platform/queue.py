@@ -55,12 +55,15 @@ def enqueue_all(queue: Queue, jobs: list[tuple[int, str]], at_front: bool = Fals
 
     ``at_front`` for matches that come back after a failure: they have waited already,
     and a match whose worker died plays again within the recovery bound only if it does
-    not wait behind a tournament's whole queue."""
+    not wait behind a tournament's whole queue. Either way the jobs leave the queue in
+    the order given (each push to the front goes before the last one: they are pushed
+    last first)."""
     batches: dict[str, list[int]] = {}
     for match_id, job_id in jobs:
         batches.setdefault(job_id, []).append(match_id)
+    ordered = list(batches.items())
     with queue.connection.pipeline() as pipe:
-        for job_id, match_ids in batches.items():
+        for job_id, match_ids in reversed(ordered) if at_front else ordered:
             queue.enqueue(
                 JOB_FUNCTION,
                 match_ids,

@@ -332,10 +332,12 @@ def reconcile(
 
 
 def _in_jobs(queued: list[Match], workers: int, moment: datetime) -> list[tuple[int, str]]:
-    """Give queued matches new job ids, a job per batch of the usual size (a tournament's
-    matches in their order); the ``(match id, job id)`` pairs to enqueue."""
+    """Give queued matches new job ids, a job per batch of the usual size; the ``(match
+    id, job id)`` pairs to enqueue, in the order to play them: per tournament, the
+    matches a lost worker had claimed first (after Redis lost every job the whole queue
+    goes out again, and they must not wait behind it), then in their order."""
     by_tournament: dict[int, list[Match]] = {}
-    for match in sorted(queued, key=lambda m: (m.tournament_id, m.index)):
+    for match in sorted(queued, key=lambda m: (m.tournament_id, m.attempts == 0, m.index)):
         by_tournament.setdefault(match.tournament_id, []).append(match)
     jobs = []
     for matches in by_tournament.values():
