@@ -53,9 +53,11 @@ def draw(
     candidates: Mapping[Key, tuple[float, float]],
     count: int,
     rng: random.Random,
+    team: Mapping[Key, Hashable] | None = None,
 ) -> list[Key]:
     """``count`` opponents for ``seed`` (fewer if there are not so many), drawn without
-    replacement with ``weights``; the same generator state always draws the same."""
+    replacement with ``weights``; the same generator state always draws the same. With
+    ``team``, a pick's teammates (the same value) are not drawn after it."""
     left = weights(seed, candidates)
     chosen: list[Key] = []
     while left and len(chosen) < count:
@@ -63,4 +65,7 @@ def draw(
         pick = rng.choices(keys, weights=[left[k] for k in keys])[0]
         chosen.append(pick)
         del left[pick]
+        if team is not None and pick in team:
+            for key in [k for k in left if team.get(k) == team[pick]]:
+                del left[key]
     return chosen

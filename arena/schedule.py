@@ -16,6 +16,10 @@ How it is guaranteed:
   (every order up to 6 seats) so that seat counts grow least. Tests bound the spread.
 
 A last, partial cycle adds at most one cycle's imbalance.
+
+Teams: bots that share a team (the same owner) never sit at one table. The cycles then
+run over the subsets without two of a team, and the greedy draw skips a team already
+seated; the guarantees above hold among the tables allowed.
 """
 
 from __future__ import annotations
@@ -24,16 +28,25 @@ import itertools
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
 EXACT_LIMIT = 5000
 EXACT_SEATS = 6
 
 
+#: bot -> its team (an owner); a bot not in it is a team of its own
+Teams = Mapping[int, Hashable]
+
+
 def round_robin(
-    bots: Sequence[int], table_size: int, games: int, seed: int | str
+    bots: Sequence[int],
+    table_size: int,
+    games: int,
+    seed: int | str,
+    teams: Teams | None = None,
 ) -> list[list[int]]:
-    """``games`` tables of ``table_size`` bots each, as lists of bots by seat."""
+    """``games`` tables of ``table_size`` bots each, as lists of bots by seat; no two
+    bots of one team at a table."""
     if table_size < 2:
         raise ValueError("a table needs at least 2 seats")
     if table_size > len(bots):
@@ -42,22 +55,43 @@ def round_robin(
         )
     if len(set(bots)) != len(bots):
         raise ValueError("a bot is listed twice")
+    team_of = _team_of(bots, teams or {})
+    if len(set(team_of.values())) < table_size:
+        raise ValueError(
+            f"a table of {table_size} needs bots of {table_size} different owners "
+            f"(one owner's bots never share a table), got {len(set(team_of.values()))}"
+        )
     rng = random.Random(f"schedule/{seed}")
     subsets = math.comb(len(bots), table_size)
     if subsets * math.factorial(table_size) <= EXACT_LIMIT:
-        return _cycled(list(bots), table_size, games, rng, every_order=True)
+        return _cycled(list(bots), table_size, games, rng, team_of, every_order=True)
     if subsets * table_size <= EXACT_LIMIT:
-        return _cycled(list(bots), table_size, games, rng, every_order=False)
-    return _greedy(list(bots), table_size, games, rng)
+        return _cycled(list(bots), table_size, games, rng, team_of, every_order=False)
+    return _greedy(list(bots), table_size, games, rng, team_of)
+
+
+def _team_of(bots: Sequence[int], teams: Teams) -> dict[int, Hashable]:
+    return {bot: ("team", teams[bot]) if bot in teams else ("bot", bot) for bot in bots}
+
+
+def _mixed(table: Sequence[int], team_of: Mapping[int, Hashable]) -> bool:
+    """Whether no two bots of the table share a team."""
+    return len({team_of[bot] for bot in table}) == len(table)
 
 
 def _cycled(
-    bots: list[int], size: int, games: int, rng: random.Random, every_order: bool
+    bots: list[int],
+    size: int,
+    games: int,
+    rng: random.Random,
+    team_of: Mapping[int, Hashable],
+    every_order: bool,
 ) -> list[list[int]]:
     tables: list[list[int]] = []
+    allowed = [s for s in itertools.combinations(bots, size) if _mixed(s, team_of)]
     while len(tables) < games:
         cycle = []
-        for subset in itertools.combinations(bots, size):
+        for subset in allowed:
             if every_order:
                 cycle.extend(list(order) for order in itertools.permutations(subset))
             else:
@@ -69,7 +103,9 @@ def _cycled(
     return tables[:games]
 
 
-def _greedy(bots: list[int], size: int, games: int, rng: random.Random) -> list[list[int]]:
+def _greedy(
+    bots: list[int], size: int, games: int, rng: random.Random, team_of: Mapping[int, Hashable]
+) -> list[list[int]]:
     played: Counter[int] = Counter()
     met: Counter[tuple[int, int]] = Counter()
     seated: Counter[tuple[int, int]] = Counter()
@@ -79,8 +115,9 @@ def _greedy(bots: list[int], size: int, games: int, rng: random.Random) -> list[
         table = [order[0]]
         candidates = order[1:]
         while len(table) < size:
+            seated_teams = {team_of[t] for t in table}
             best = min(
-                candidates,
+                (b for b in candidates if team_of[b] not in seated_teams),
                 key=lambda b: (played[b], sum(met[_pair(b, t)] for t in table), rng.random()),
             )
             candidates.remove(best)
@@ -124,14 +161,18 @@ def _pair(a: int, b: int) -> tuple[int, int]:
 
 
 def duplicate(
-    bots: Sequence[int], table_size: int, games: int, seed: int | str
+    bots: Sequence[int],
+    table_size: int,
+    games: int,
+    seed: int | str,
+    teams: Teams | None = None,
 ) -> list[tuple[int, list[int]]]:
     """Duplicate deals: ``(deal group, seats)`` pairs. Each group is one round-robin table
     played once per seat rotation with the same deal, so every bot at the table holds
     every hand of that deal once. ``games`` is rounded up to whole groups."""
     groups = -(-games // table_size)
     tables = []
-    for group, base in enumerate(round_robin(bots, table_size, groups, seed)):
+    for group, base in enumerate(round_robin(bots, table_size, groups, seed, teams)):
         for shift in range(table_size):
             tables.append((group, base[shift:] + base[:shift]))
     return tables

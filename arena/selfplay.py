@@ -10,18 +10,29 @@ from arena.engine.events import EndReason, Illegal, PickedUp
 from arena.engine.game import Game
 from arena.engine.match import Match, places
 from arena.engine.rules import Ruleset
+from arena.fairplay.counting import FairPlayCounter
 from arena.policies import Policy, RandomLegal
 
 
-def play_deal(deal: Deal, policies: Sequence[Policy]) -> int:
-    """Ask the seat to act for its action until the deal is over; return the decisions made."""
+def play_deal(
+    deal: Deal, policies: Sequence[Policy], fairplay: FairPlayCounter | None = None
+) -> int:
+    """Ask the seat to act for its action until the deal is over; return the decisions
+    made. ``fairplay`` counts what the seats did to each other, as the referee does."""
     cursors = [0] * deal.players
     decisions = 0
     while deal.to_act is not None:
         seat = deal.to_act
         observation = deal.observation(seat, cursors[seat])
         cursors[seat] = len(deal.events)
-        deal.apply(seat, policies[seat].act(observation))
+        action = policies[seat].act(observation)
+        if fairplay is None:
+            deal.apply(seat, action)
+        else:
+            fairplay.before(deal, seat, observation.legal)
+            before = len(deal.events)
+            deal.apply(seat, action)
+            fairplay.after(deal, seat, action, deal.events[before:])
         decisions += 1
     return decisions
 

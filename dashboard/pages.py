@@ -13,7 +13,7 @@ from markupsafe import Markup
 
 from arena.engine import Ruleset
 from arena.referee.log import MatchLog
-from arena.store import competitions
+from arena.store import competitions, fairplay
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
 from arena.store.models import MatchStatus
@@ -73,6 +73,15 @@ def tournament_chart(name: str, session: SessionDep) -> HTMLResponse:
     return render(
         "_chart_fragment.html", chart=rating_chart(history), tournament=name, duplicate=duplicate
     )
+
+
+@router.get("/tournaments/{name}/fairplay", response_class=HTMLResponse)
+def fairplay_page(name: str, session: SessionDep) -> HTMLResponse:
+    try:
+        found = fairplay.report(session, tournament_store.get(session, name))
+    except StoreError as error:
+        raise _not_found(error) from None
+    return render("fairplay.html", r=found)
 
 
 @router.get("/bots/{name}", response_class=HTMLResponse)

@@ -98,6 +98,8 @@ class TournamentPublic(BaseModel):
     games: int
     matches: Progress
     created_at: str
+    #: two bots of one owner may sit at one table (off by default: no team play)
+    same_owner_tables: bool = False
 
 
 class LeaderboardRow(BaseModel):
@@ -170,3 +172,46 @@ class DealGroup(BaseModel):
     group: int
     #: each bot's summed places over the group's rotations (lower is better)
     scores: dict[str, int]
+
+
+class FairPlayOutcome(BaseModel):
+    """A flagged pair's places together: evidence beside the flag, never a flag itself."""
+
+    #: others finishing ahead of either, expected less observed, per match together
+    places_gained: float
+    others_ahead: float
+    others_ahead_expected: float
+    statistic: float
+    p_raw: float
+    matches: int
+
+
+class FairPlayFlag(BaseModel):
+    #: registered names: [author, responder] for an ordered test, the pair for outcome
+    pair: list[str]
+    #: soft_play, feeding, lie_targeting or outcome (docs/fair-play.md)
+    test: str
+    #: z of the one-sided test
+    statistic: float
+    #: CMH pooled odds ratio (under 1: less often with this pair); outcome: places gained
+    effect: float
+    #: after Holm's adjustment over every test of the report
+    p_value: float
+    p_raw: float
+    pair_rate: float
+    others_rate: float
+    opportunities: int
+    #: recorded matches where the pair sat together, newest first (at most 20)
+    matches: list[int]
+    outcome: FairPlayOutcome | None
+
+
+class FairPlayReport(BaseModel):
+    tournament: str
+    same_owner_tables: bool
+    alpha: float
+    error_control: str
+    tests: int
+    min_chances: int
+    min_together: int
+    flags: list[FairPlayFlag]

@@ -84,6 +84,10 @@ def attempts(alice_bot: str = "alices") -> dict[tuple[str, str], tuple[str, dict
             "/api/v1/tournaments/alices-cup/groups",
             None,
         ),
+        ("GET", "/api/v1/tournaments/{name}/fairplay"): (
+            "/api/v1/tournaments/alices-cup/fairplay",
+            None,
+        ),
         ("POST", "/api/v1/tournaments"): (
             "/api/v1/tournaments",
             {"name": "stolen", "bots": [alice_bot, *SAMPLES[:2]], "table_size": 3},

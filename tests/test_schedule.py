@@ -92,3 +92,38 @@ def test_duplicate_groups_rotate_one_table_so_each_bot_holds_each_seat() -> None
         assert len(rotations) == 4 and len({frozenset(r) for r in rotations}) == 1
         for bot in rotations[0]:
             assert sorted(r.index(bot) for r in rotations) == [0, 1, 2, 3]
+
+
+def _teammates(tables, teams):
+    """Tables where two bots of one team sit together."""
+    return [t for t in tables if len({teams.get(b, ("bot", b)) for b in t}) < len(t)]
+
+
+@pytest.mark.parametrize(
+    ("bots", "size", "games"),
+    [(6, 3, 240), (12, 4, 1980), (40, 4, 400)],  # every order, rotations, greedy
+)
+def test_an_owners_bots_never_share_a_table_and_the_rest_stays_balanced(
+    bots: int, size: int, games: int
+) -> None:
+    # two bots of one owner, two of another: the rest are the operator's
+    teams = {0: "ann", 1: "ann", 2: "bob", 3: "bob"}
+    tables = round_robin(list(range(bots)), size, games, seed=5, teams=teams)
+    assert len(tables) == games and not _teammates(tables, teams)
+    played = Counter(bot for t in tables for bot in t)
+    assert set(played) == set(range(bots)), "every bot still plays"
+    meetings, _ = counts(tables)
+    assert not any(teams.get(a) == teams.get(b) is not None for a, b in meetings)
+
+
+def test_the_duplicate_schedule_keeps_teams_apart_in_every_rotation() -> None:
+    from arena.schedule import duplicate
+
+    teams = {0: "ann", 1: "ann"}
+    groups = duplicate(list(range(5)), 3, 60, seed=1, teams=teams)
+    assert not _teammates([table for _, table in groups], teams)
+
+
+def test_too_few_owners_for_a_table_is_refused_with_the_reason() -> None:
+    with pytest.raises(ValueError, match="needs bots of 5 different owners.*got 4"):
+        round_robin([1, 2, 3, 4, 5], 5, 10, seed=0, teams={1: "ann", 2: "ann"})

@@ -157,7 +157,12 @@ class _Job:
                 self.oldest = time.monotonic()
             self.pending.append(
                 matches.PlayedMatch(
-                    plan, played.log, played.referee_ms, played.started_at, played.outputs
+                    plan,
+                    played.log,
+                    played.referee_ms,
+                    played.started_at,
+                    played.outputs,
+                    played.fairplay,
                 )
             )
             if time.monotonic() - self.oldest >= FLUSH_SECONDS:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.engine import Ruleset
+from arena.fairplay.counting import Tally
 from arena.referee import Referee, RefereeSettings
 from arena.referee.seats import SessionPool
 from arena.store.cache import ArtifactCache
@@ -74,6 +75,8 @@ class Played:
     timing: dict[str, float]
     #: by seat: what an uploaded bot printed during the match (its owner sees it)
     outputs: dict[int, str] = field(default_factory=dict)
+    #: what each seat did about each other seat (arena.fairplay), for the collusion report
+    fairplay: tuple[Tally, ...] = ()
 
 
 class Runtime:
@@ -138,7 +141,14 @@ class Runtime:
             finally:
                 await self._release(leases, log)
             timing = {"setup_ms": (began - setup_began) * 1000, **referee.timing}
-            return Played(log, (time.perf_counter() - began) * 1000, started_at, timing, outputs)
+            return Played(
+                log,
+                (time.perf_counter() - began) * 1000,
+                started_at,
+                timing,
+                outputs,
+                tuple(referee.fairplay.tallies()),
+            )
 
     async def _release(self, leases: dict[int, SeatLease], log: dict[str, Any] | None) -> None:
         for seat, lease in leases.items():

@@ -280,6 +280,42 @@ def ranking(
 
 
 @app.command()
+def fairplay(
+    json_: options.JsonFlag = False,
+    trials: Annotated[int, typer.Option(min=1, help="Planted-team trials per field.")] = 10,
+    honest_trials: Annotated[
+        int, typer.Option("--honest-trials", min=1, help="Honest fields per size.")
+    ] = 40,
+) -> None:
+    """The collusion report: matches to flag a planted team, false flags in honest fields."""
+    from arena.bench import fairplay as bench_fairplay
+
+    figures = _measured(
+        "the collusion report",
+        lambda p: bench_fairplay.run(
+            trials, honest_trials, progress=lambda done, total: p(f"{done}/{total} trials")
+        ),
+        json_,
+    )
+    if figures is None:
+        return
+    out.print("planted team (partner never challenges, teammate lies to the others)")
+    out.print("  field  caught   matches together to a flag: median  worst  (target <= 120)")
+    for size, row in figures["planted"].items():
+        out.print(
+            f"  {size:>5}  {row['caught']:>3}/{row['trials']:<3} "
+            f"{row['median_together']!s:>33}  {row['worst_together']!s:>5}"
+        )
+    out.print("honest fields: reports with any flag (family-wise error 5 %, Holm)")
+    for size, row in figures["honest"].items():
+        low, high = row["rate_ci"]
+        out.print(
+            f"  {size:>5} bots, {row['matches']} matches: {row['reports_with_a_flag']}/"
+            f"{row['trials']} = {row['rate']:.1%} (95 % interval {low:.1%}-{high:.1%})"
+        )
+
+
+@app.command()
 def startup(
     json_: options.JsonFlag = False,
     repeats: Annotated[int, typer.Option("--repeats", min=1, help="Runs of each command.")] = 10,

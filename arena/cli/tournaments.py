@@ -59,6 +59,13 @@ def tournament_create(
             " keeps each bot version's process warm across matches)."
         ),
     ] = False,
+    same_owner_tables: Annotated[
+        bool,
+        typer.Option(
+            help="Let two bots of one owner sit at one table (by default they never do:"
+            " no team play; the operator's bots, without an owner, always may)."
+        ),
+    ] = False,
 ) -> None:
     """Create a tournament and schedule its matches."""
     ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
@@ -79,6 +86,7 @@ def tournament_create(
                 format=format_,
                 reveal_delay=reveal_after,
                 fresh_processes=fresh_processes,
+                same_owner_tables=same_owner_tables,
             )
         )
     except StoreError as error:
@@ -140,6 +148,49 @@ def tournament_wait(
     except TimeoutError:
         fail(f"{name} is not over after {timeout:.0f} s", 1)
     print_status(status)
+
+
+@app.command("fairplay")
+def tournament_fairplay(
+    name: Annotated[str, typer.Argument(help="The tournament or ladder.")],
+    json_: options.JsonFlag = False,
+) -> None:
+    """The collusion report: pairs of bots that play as a team (docs/fair-play.md)."""
+    from arena.store import fairplay
+
+    arena = platform()
+    try:
+        with arena.db.read() as session:
+            found = fairplay.report(session, tournament_store.get(session, name))
+    except StoreError as error:
+        fail(str(error))
+    if json_:
+        print(json.dumps(found))
+        return
+    print_fairplay(found)
+
+
+def print_fairplay(found: dict) -> None:
+    flags = found["flags"]
+    out.print(
+        f"{found['tournament']}: {found['tests']} tests of pairs, {len(flags)} flagged "
+        f"(family-wise error {found['alpha']:.0%}, Holm)",
+        markup=False,
+    )
+    if not flags:
+        return
+    table = Table("pair", "test", "pair's rate", "others'", "chances", "p (Holm)", "matches")
+    for flag in flags:
+        table.add_row(
+            " -> ".join(flag["pair"]),
+            flag["test"],
+            f"{flag['pair_rate']:.3f}",
+            f"{flag['others_rate']:.3f}",
+            str(flag["opportunities"]),
+            f"{flag['p_value']:.2g}",
+            ", ".join(map(str, flag["matches"][:5])),
+        )
+    out.print(table)
 
 
 def follow(arena: Platform, name: str, timeout: float | None = None) -> dict:

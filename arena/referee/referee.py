@@ -20,6 +20,7 @@ from arena import aio, protocol
 from arena.engine import Action, Deal, Game, Ruleset
 from arena.engine.events import Illegal, event_to_dict
 from arena.engine.match import Match
+from arena.fairplay.counting import FairPlayCounter
 from arena.referee.log import LOG_FORMAT
 from arena.referee.seats import FailureKind, Seat, SeatFailure, SeatTimeout
 from arena.referee.views import seat_view
@@ -75,6 +76,8 @@ class Referee:
         self.match_id = match_id or uuid.uuid4().hex
         self.stats = [SeatStats(seat.name, bank=self.settings.time_bank) for seat in seats]
         self._style = StyleCounter(len(seats))
+        #: what each seat did to each other seat (arena.fairplay): read by the recorder
+        self.fairplay = FairPlayCounter()
         self.on_step = on_step
         self._began = 0.0
         #: where the match's wall time went (ms): starting the seats, the deals, the end
@@ -154,6 +157,7 @@ class Referee:
             assert seat is not None
             observation = deal.observation(seat, cursors[seat])
             cursors[seat] = len(deal.events)
+            self.fairplay.before(deal, seat, observation.legal)
             await self._decision(deal, seat, observation, record)
             if self.on_step is not None:
                 self.on_step()
@@ -223,7 +227,9 @@ class Referee:
         at_ms = round((time.perf_counter() - self._began) * 1000, 3)
         apply()
         if engine_action is not None:
-            self._style.add(seat, engine_action, deal.events[before:])
+            events = deal.events[before:]
+            self._style.add(seat, engine_action, events)
+            self.fairplay.after(deal, seat, engine_action, events)
         record["steps"].append(
             {
                 "seat": seat,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from sqlalchemy import select
@@ -121,3 +122,14 @@ def add_version(
     session.add(version)
     session.flush()
     return version
+
+
+def owner_teams(session: Session, versions: Sequence[int]) -> dict[int, int]:
+    """Each owned version's owner: one owner's bots form a team that never shares a
+    table (arena.schedule); the bots without one are the operator's, in no team."""
+    rows = session.execute(
+        select(BotVersion.id, Bot.owner_id)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(BotVersion.id.in_(versions), Bot.owner_id.is_not(None))
+    )
+    return {row.id: row.owner_id for row in rows}

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from arena import matchmaking, seeds
 from arena.schedule import assign_seats
+from arena.store.bots import owner_teams
 from arena.store.db import Database
 from arena.store.jobs import new_job_id
 from arena.store.models import (
@@ -66,6 +67,8 @@ def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
     jobs = []
     for _ in range(tournament.games - in_play):
         match = _new_match(session, tournament)
+        if match is None:
+            break  # too few owners in play for a table
         jobs.append((match.id, match.job_id))
     return jobs
 
@@ -106,8 +109,18 @@ def _entries(session: Session, tournament: Tournament) -> list[Entry]:
     )
 
 
-def _new_match(session: Session, tournament: Tournament) -> Match:
+def _teams(session: Session, tournament: Tournament, entries: list[Entry]) -> dict[Entry, int]:
+    """Each entry's owner, unless the ladder lets one owner's bots share a table."""
+    if tournament.same_owner_tables:
+        return {}
+    owners = owner_teams(session, [e.bot_version_id for e in entries])
+    return {e: owners[e.bot_version_id] for e in entries if e.bot_version_id in owners}
+
+
+def _new_match(session: Session, tournament: Tournament) -> Match | None:
+    """The next table (None when the bots in play have too few owners for one)."""
     entries = _entries(session, tournament)
+    team = _teams(session, tournament, entries)
     busy = Counter(
         session.scalars(
             select(Seat.bot_version_id)
@@ -122,18 +135,26 @@ def _new_match(session: Session, tournament: Tournament) -> Match:
     # count matches scheduled, not only recorded, so tables in play are spread too
     load = {e.bot_version_id: e.games + busy[e.bot_version_id] for e in entries}
     seed = min(entries, key=lambda e: (load[e.bot_version_id], -e.sigma, rng.random()))
-    others = [e for e in entries if e is not seed]
+    others = [
+        e for e in entries if e is not seed and (seed not in team or team.get(e) != team[seed])
+    ]
+    if not others:
+        return None
     lightest = min(load[e.bot_version_id] for e in others)
     # opponents within one game of the least played (nobody falls behind), then the
     # others if the table is not full yet
     near = [e for e in others if load[e.bot_version_id] <= lightest + 1]
     far = [e for e in others if load[e.bot_version_id] > lightest + 1]
     wanted = tournament.table_size - 1
-    chosen = matchmaking.draw(_rating(seed), {e: _rating(e) for e in near}, wanted, rng)
+    chosen = matchmaking.draw(_rating(seed), {e: _rating(e) for e in near}, wanted, rng, team)
     if len(chosen) < wanted:
+        taken = {team[e] for e in chosen if e in team}
+        far = [e for e in far if team.get(e, e) not in taken]
         chosen += matchmaking.draw(
-            _rating(seed), {e: _rating(e) for e in far}, wanted - len(chosen), rng
+            _rating(seed), {e: _rating(e) for e in far}, wanted - len(chosen), rng, team
         )
+    if len(chosen) < wanted:
+        return None
     table = [seed.bot_version_id] + [e.bot_version_id for e in chosen]
     by_version = {e.bot_version_id: e for e in entries}
     seated = Counter(

@@ -144,6 +144,8 @@ class Tournament(Base):
     duplicate: Mapped[bool] = mapped_column(Boolean, default=False)
     #: uploaded bots get a new process per match instead of a warm one (worker.warm)
     fresh_processes: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: bots of one owner may sit at one table (the operator's choice; off by default)
+    same_owner_tables: Mapped[bool] = mapped_column(Boolean, default=False)
     #: the secret its match seeds are derived from (arena.seeds); never shown
     secret_key: Mapped[str] = mapped_column(String(64))
     #: ladders: seconds after a match before its full log (seed, hands) is public
@@ -236,6 +238,21 @@ class PairResult(Base):
     low_ahead: Mapped[int] = mapped_column(Integer, default=0)
     high_ahead: Mapped[int] = mapped_column(Integer, default=0)
     level: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class FairPlayCount(Base):
+    """What one bot version did about another in a tournament, in one situation: the
+    running totals of arena.fairplay.counting, kept as matches are recorded."""
+
+    __tablename__ = "fairplay_counts"
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    #: a Chance value: calls, plays or places
+    chance: Mapped[str] = mapped_column(String(16), primary_key=True)
+    actor_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), primary_key=True)
+    other_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), primary_key=True)
+    stratum: Mapped[str] = mapped_column(String(32), primary_key=True)
+    chances: Mapped[int] = mapped_column(Integer, default=0)
+    taken: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class Match(Base):

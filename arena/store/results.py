@@ -17,8 +17,9 @@ from sqlalchemy.orm import Session
 
 from arena import ratings
 from arena.engine.match import places
+from arena.fairplay.counting import Tally
 from arena.referee import log as match_log
-from arena.store import logs, pairs
+from arena.store import fairplay, logs, pairs
 from arena.store.db import Database
 from arena.store.leases import MatchPlan, finish_if_complete, mark_stale
 from arena.store.models import (
@@ -118,6 +119,8 @@ class PlayedMatch:
     started_at: datetime | None = None
     #: by seat: what an uploaded bot printed during the match (Seat.output)
     outputs: dict[int, str] = field(default_factory=dict)
+    #: the referee's fair-play tallies, by seat (arena.fairplay.counting)
+    fairplay: tuple[Tally, ...] = ()
 
 
 def record(
@@ -126,9 +129,11 @@ def record(
     log: dict[str, Any],
     referee_ms: float,
     started_at: datetime | None = None,
+    fairplay: tuple[Tally, ...] = (),
 ) -> bool:
     """Store one played match once: see ``record_all``."""
-    return record_all(db, [PlayedMatch(plan, log, referee_ms, started_at)])[0]
+    played = PlayedMatch(plan, log, referee_ms, started_at, fairplay=fairplay)
+    return record_all(db, [played])[0]
 
 
 def record_all(db: Database, played: list[PlayedMatch]) -> list[bool]:
@@ -209,10 +214,11 @@ class Result:
     running totals."""
 
     def __init__(self, played: PlayedMatch) -> None:
-        self.plan, self.referee_ms, self.started_at = (
+        self.plan, self.referee_ms, self.started_at, self.tallies = (
             played.plan,
             played.referee_ms,
             played.started_at,
+            played.fairplay,
         )
         outputs = played.outputs
         self.blob = logs.encode(played.log)
@@ -246,6 +252,15 @@ class Result:
         """What the match adds to the head-to-head totals."""
         return pairs.rows(
             self.plan.tournament_id, self.versions, [row["place"] for row in self.seats]
+        )
+
+    def fairplay(self) -> list[dict[str, Any]]:
+        """What the match adds to the collusion report's totals."""
+        return fairplay.rows(
+            self.plan.tournament_id,
+            self.versions,
+            [row["place"] for row in self.seats],
+            self.tallies,
         )
 
     def totals(self) -> list[dict[str, int]]:
@@ -332,6 +347,7 @@ class _Batch:
         )
         connection.execute(_ENTRY_TOTALS, [row for result in mine for row in result.totals()])
         pairs.add(connection, [row for result in mine for row in result.pairs()])
+        fairplay.add(connection, [row for result in mine for row in result.fairplay()])
         if self.grouped:
             self._rate_closed_groups(connection, mine, first)
         else:

@@ -12,7 +12,7 @@ from arena import ratings, schedule, seeds
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
 from arena.store import ladder, rights
-from arena.store.bots import active_version, check_name
+from arena.store.bots import active_version, check_name, owner_teams
 from arena.store.errors import Conflict, Invalid, NotFound
 from arena.store.jobs import job_sizes, new_job_id
 from arena.store.models import (
@@ -47,6 +47,7 @@ def create(
     owner: Owner | None = None,
     limits: PrivateLimits | None = None,
     waits_for_bots: bool = False,
+    same_owner_tables: bool = False,
 ) -> Tournament:
     """A tournament: round robin (matches scheduled now, not yet started), or a ladder
     (tables scheduled as it plays, ``games`` of them in play at once).
@@ -57,7 +58,8 @@ def create(
     get a new process for each match (slower; by default a worker keeps them warm).
     An ``owner``'s tournament is private, within ``limits`` (arena.store.rights). A
     ladder that ``waits_for_bots`` (a competition's) may start with fewer bots than a
-    table: it plays once enough have entered."""
+    table: it plays once enough have entered. Two bots of one owner never share a table
+    unless ``same_owner_tables`` (the operator's bots, without an owner, always may)."""
     name = check_name(name, "tournament")
     settings = settings or RefereeSettings()
     if owner is not None:
@@ -83,6 +85,9 @@ def create(
         raise Invalid(str(error)) from None
     key = seeds.key_for(seed)
     ids = [v.id for v in versions]
+    # an owner's tournament ranks nothing: its bots (all theirs) may share tables
+    same_owner_tables = same_owner_tables or owner is not None
+    teams = {} if same_owner_tables else owner_teams(session, ids)
     try:
         if format not in set(TournamentFormat):
             raise ValueError(f"unknown format {format!r}: expected {' or '.join(TournamentFormat)}")
@@ -93,12 +98,14 @@ def create(
         elif duplicate:
             plan = [
                 (group, table, seeds.match_seed(key, seeds.group_place(group)))
-                for group, table in schedule.duplicate(ids, table_size, games, key)
+                for group, table in schedule.duplicate(ids, table_size, games, key, teams)
             ]
         else:
             plan = [
                 (None, table, seeds.match_seed(key, seeds.round_robin_place(index)))
-                for index, table in enumerate(schedule.round_robin(ids, table_size, games, key))
+                for index, table in enumerate(
+                    schedule.round_robin(ids, table_size, games, key, teams)
+                )
             ]
     except ValueError as error:
         raise Invalid(str(error)) from None
@@ -112,6 +119,7 @@ def create(
         reveal_delay=reveal_delay,
         duplicate=duplicate,
         fresh_processes=fresh_processes,
+        same_owner_tables=same_owner_tables,
         settings=asdict(settings),
         owner_id=owner.id if owner is not None else None,
     )
@@ -255,6 +263,8 @@ def summary(session: Session, tournament: Tournament) -> dict[str, Any]:
         "table_size": tournament.table_size,
         "games": tournament.games,
         "matches": progress(session, tournament),
+        #: bots of one owner may share a table (off: no team play)
+        "same_owner_tables": tournament.same_owner_tables,
     }
 
 

@@ -6,12 +6,14 @@ from fastapi import APIRouter, status
 
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
+from arena.store import fairplay
 from arena.store import tournaments as tournament_store
 from arena.store.rights import PrivateLimits, check_may_run
 from dashboard import queries
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
 from dashboard.schemas import (
     DealGroup,
+    FairPlayReport,
     LeaderboardRow,
     Started,
     TournamentCreate,
@@ -114,3 +116,10 @@ def stop_tournament(name: str, owner: OwnerDep, platform: PlatformDep) -> dict:
 def get_groups(name: str, session: SessionDep) -> list[dict]:
     """Duplicate tournaments: each bot's score per deal group, newest first."""
     return tournament_store.group_scores(session, tournament_store.get(session, name))
+
+
+@router.get("/tournaments/{name}/fairplay", response_model=FairPlayReport, responses=NOT_FOUND)
+def get_fairplay(name: str, session: SessionDep) -> dict:
+    """The collusion report: every pair of bots tested for team play, the flags that
+    survive Holm's family-wise error control (docs/fair-play.md)."""
+    return fairplay.report(session, tournament_store.get(session, name))

@@ -1,0 +1,226 @@
+"""What each bot did to each other bot at the table, counted as a match goes.
+
+Two kinds of chance are counted, by ordered pair of seats and by situation (a
+*stratum*, so that a test compares like with like):
+
+- ``calls``: a responder may challenge the live group an author just played (its turn,
+  in the ``respond`` phase, a challenge allowed): the chance, and whether it challenged.
+  Situation: whether the group was true (the referee knows every card), whether the
+  responder could prove it false (a count that differs from the cards placed, or more
+  cards of the rank than its hand and the cards shown leaving play leave possible), the
+  claimed count, how many of the claimed rank the responder held, the pile's size, the author's hand
+  after the play (a bot about to go out is challenged more by anyone), and the author's
+  public record in the match (the share of its called groups found true: a responder may
+  rightly trust an author the table has seen honest, and doubt one it has caught).
+- ``plays``: an author plays with a responder next: the play, and whether it lied (the
+  cards placed are not all of the claimed rank, or their count is not the claimed one).
+  Situation: the phase (a lead chooses its rank), how many of the due rank the author
+  held, and its hand's size.
+
+Pure: the engine's deal state in, counts out. The referee (and the fair-play bench)
+calls :meth:`FairPlayCounter.before` with the deal and the legal actions as the seat is
+asked, and
+:meth:`FairPlayCounter.after` once its action is carried out. An illegal action,
+a timeout or a forfeit counts as nothing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from arena.engine import JOKER, RANK_OF, Action, Deal, LegalActions, Phase
+from arena.engine.events import Event
+
+_RESPOND, _LEAD = Phase.RESPOND, Phase.LEAD
+_PLAYING = frozenset({Phase.LEAD, Phase.RESPOND, Phase.CONTINUE})
+
+
+class Chance(StrEnum):
+    CALLS = "calls"  # the responder's chance to challenge the author's group: challenged?
+    PLAYS = "plays"  # the author's play with the responder next: a lie?
+    #: a match's places: a version's own (stratum: its place) and a pair's ("A-B", the
+    #: lower version id first), counted by the recorder
+    PLACES = "places"
+    #: a pair (lower id first) sat with a third bot (stratum: its id): for the outcome
+    #: test's expected places
+    TABLES = "tables"
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """Chances of one kind between two seats in one situation, and how many were taken;
+    summed over matches (arena.store.fairplay), between two bot versions. For places a
+    chance is a match, its stratum the place (``actor`` == ``other``) or the pair's two
+    places ("2-1")."""
+
+    chance: str
+    #: the seat (version) that decided: the responder for calls, the author for plays
+    actor: int
+    #: the seat (version) it decided about: the author for calls, the responder for plays
+    other: int
+    stratum: str
+    chances: int
+    taken: int
+
+
+class FairPlayCounter:
+    """Counts the chances of a match, seat by seat."""
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[Chance, int, int, str], list[int]] = {}
+        self._pending: tuple[Chance, int, int, str] | None = None
+        #: each author's groups revealed by a call in this match, and how many were true
+        self._revealed: Counter[int] = Counter()
+        self._true: Counter[int] = Counter()
+        #: the deal being counted, its deck's copies per rank, the ranks seen leaving play
+        self._deal: Deal | None = None
+        self._copies: Counter[str] = Counter()
+        self._gone: Counter[str] = Counter()
+
+    def before(self, deal: Deal, seat: int, legal: LegalActions | None) -> None:
+        """The seat to act is asked (``legal``: its legal actions): note its situation."""
+        self._pending = None
+        if deal is not self._deal:
+            self._new_deal(deal)
+        phase = deal.phase
+        if legal is None or seat != deal.to_act or phase not in _PLAYING:
+            return
+        hand = deal.hands[seat]
+        if phase is _RESPOND and deal.live and legal.challenge:
+            group = deal.pile[-1]
+            self._pending = (Chance.CALLS, seat, group.author, self._call_stratum(deal, hand))
+            return
+        # a play may follow: its situation is the phase, the due rank held, the hand
+        if phase is _LEAD:
+            stratum = f"L{_hand_size(len(hand))}"
+        elif legal.play is None:
+            return
+        else:
+            held = min(_held(hand, legal.play.ranks[0]), 2)
+            stratum = f"{phase.value[0].upper()}{held}{_hand_size(len(hand))}"
+        self._pending = (Chance.PLAYS, seat, -1, stratum)
+
+    def _call_stratum(self, deal: Deal, hand: Sequence[str]) -> str:
+        group = deal.pile[-1]
+        truthful = _truthful(group.cards, group.rank, group.count)
+        provable = self._provable(group.cards, group.rank, group.count, hand)
+        held = min(_held(hand, group.rank), 3)
+        return (
+            f"t{int(truthful)}v{int(provable)}c{min(group.count, 3)}h{held}"
+            f"p{_pile_size(deal.pile_count)}a{_hand_size(len(deal.hands[group.author]))}"
+            f"r{self._record(group.author)}"
+        )
+
+    def after(self, deal: Deal, seat: int, action: Action, events: Sequence[Event]) -> None:
+        """The seat's action was carried out, causing ``events``."""
+        pending, self._pending = self._pending, None
+        self._see(events)
+        if pending is None or pending[1] != seat:
+            return
+        if any(event.kind == "illegal" for event in events):
+            return  # the engine refused it: it counts as nothing
+        chance, actor, other, stratum = pending
+        if chance is Chance.CALLS:
+            self._add(chance, actor, other, stratum, action.kind == "challenge")
+        elif action.kind == "play":
+            responder = deal.to_act
+            if responder is None or responder == seat or deal.phase is not _RESPOND:
+                return  # nobody responds to it (the deal ended, or the author went out)
+            lie = not _truthful(action.cards, action.rank, action.count)  # type: ignore[attr-defined]
+            self._add(chance, actor, responder, stratum, lie)
+
+    def _new_deal(self, deal: Deal) -> None:
+        self._deal = deal
+        self._copies = Counter(_rank(card) for card in deal.game.deck)
+        self._gone = Counter()
+        self._see(deal.events)  # the deal's opening: fours discarded at the deal
+
+    def _see(self, events: Sequence[Event]) -> None:
+        """What the table saw: called groups revealed, cards shown leaving play."""
+        for event in events:
+            kind = event.kind
+            if kind == "revealed":
+                self._revealed[event.author] += 1  # type: ignore[attr-defined]
+                self._true[event.author] += event.truthful  # type: ignore[attr-defined]
+            elif kind == "discarded":
+                self._gone.update(_rank(card) for card in event.cards)  # type: ignore[attr-defined]
+
+    def _provable(self, cards: Sequence[str], rank: str, count: int, hand: Sequence[str]) -> bool:
+        """Whether the responder can prove the group false from what it may know."""
+        if len(cards) != count:
+            return True
+        mine = sum(1 for card in hand if _rank(card) in (rank, JOKER))
+        possible = self._copies[rank] + self._copies[JOKER] - self._gone[rank] - self._gone[JOKER]
+        return len(cards) > possible - mine
+
+    def _record(self, author: int) -> int:
+        """The author's public record: 0 none yet, 1 mostly caught, 2 mixed, 3 mostly true."""
+        revealed = self._revealed[author]
+        if not revealed:
+            return 0
+        honesty = (self._true[author] + 1) / (revealed + 2)
+        return 1 if honesty < 0.4 else 2 if honesty <= 0.7 else 3
+
+    def _add(self, chance: Chance, actor: int, other: int, stratum: str, taken: bool) -> None:
+        key = (chance, actor, other, stratum)
+        tally = self._counts.get(key)
+        if tally is None:
+            self._counts[key] = [1, int(taken)]
+        else:
+            tally[0] += 1
+            tally[1] += taken
+
+    def tallies(self) -> list[Tally]:
+        """What the match counted, in a stable order."""
+        return [
+            Tally(chance, actor, other, stratum, chances, taken)
+            for (chance, actor, other, stratum), (chances, taken) in sorted(self._counts.items())
+        ]
+
+
+def _truthful(cards: Sequence[str], rank: str, count: int) -> bool:
+    return len(cards) == count and all(card == JOKER or RANK_OF[card] == rank for card in cards)
+
+
+def _rank(card: str) -> str:
+    return JOKER if card == JOKER else RANK_OF[card]
+
+
+def _held(hand: Sequence[str], rank: str) -> int:
+    return sum(1 for card in hand if card != JOKER and RANK_OF[card] == rank)
+
+
+def _pile_size(cards: int) -> int:
+    return 0 if cards <= 2 else 1 if cards <= 6 else 2
+
+
+def _hand_size(cards: int) -> int:
+    return 0 if cards == 0 else 1 if cards <= 3 else 2
+
+
+def match_tallies(
+    versions: Sequence[int], places: Sequence[int], tallies: Sequence[Tally]
+) -> list[Tally]:
+    """What one match adds to a tournament's totals, by bot version: the referee's
+    tallies (``versions`` by seat; a version facing itself is left out), each version's
+    place, each pair's two places, and which third bots each pair sat with."""
+    added = [
+        Tally(t.chance, versions[t.actor], versions[t.other], t.stratum, t.chances, t.taken)
+        for t in tallies
+        if versions[t.actor] != versions[t.other]
+    ]
+    seated = sorted(zip(versions, places, strict=True))
+    for version, place in seated:
+        added.append(Tally(Chance.PLACES, version, version, str(place), 1, 0))
+    for i, (low, low_place) in enumerate(seated):
+        for high, high_place in seated[i + 1 :]:
+            if low == high:
+                continue
+            added.append(Tally(Chance.PLACES, low, high, f"{low_place}-{high_place}", 1, 0))
+            for third, _ in seated:
+                if third not in (low, high):
+                    added.append(Tally(Chance.TABLES, low, high, str(third), 1, 0))
+    return added

@@ -1,0 +1,164 @@
+"""The collusion report's running totals: what each bot version did about each other one
+in a tournament (arena.fairplay.counting), written with each recorded match (an upsert
+per row, in the recording transaction), and read back as the report's input."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Connection, func, select
+from sqlalchemy.orm import Session
+
+from arena.fairplay.counting import Tally, match_tallies
+from arena.store.models import Bot, BotVersion, FairPlayCount, Match, MatchStatus, Seat, Tournament
+
+if TYPE_CHECKING:
+    from arena.fairplay.report import Finding
+
+_counts = FairPlayCount.__table__
+_KEY = ("tournament_id", "chance", "actor_version_id", "other_version_id", "stratum")
+
+
+def rows(
+    tournament_id: int,
+    versions: Sequence[int],
+    places: Sequence[int],
+    tallies: Sequence[Tally],
+) -> list[dict[str, Any]]:
+    """What one match adds (arena.fairplay.counting.match_tallies), as rows."""
+    return [
+        {
+            "tournament_id": tournament_id,
+            "chance": str(tally.chance),
+            "actor_version_id": tally.actor,
+            "other_version_id": tally.other,
+            "stratum": tally.stratum,
+            "chances": tally.chances,
+            "taken": tally.taken,
+        }
+        for tally in match_tallies(versions, places, tallies)
+    ]
+
+
+def add(connection: Connection, added: list[dict[str, Any]]) -> None:
+    """Add matches' rows to the totals (one statement for all of them)."""
+    if not added:
+        return
+    dialect = importlib.import_module(f"sqlalchemy.dialects.{connection.dialect.name}")
+    statement = dialect.insert(_counts)
+    connection.execute(
+        statement.on_conflict_do_update(
+            index_elements=list(_KEY),
+            set_={
+                name: _counts.c[name] + statement.excluded[name] for name in ("chances", "taken")
+            },
+        ),
+        _merged(added),
+    )
+
+
+def _merged(added: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per key (an upsert cannot touch the same row twice in one statement)."""
+    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for row in added:
+        key = tuple(row[name] for name in _KEY)
+        if key in merged:
+            merged[key]["chances"] += row["chances"]
+            merged[key]["taken"] += row["taken"]
+        else:
+            merged[key] = dict(row)
+    return list(merged.values())
+
+
+def totals(session: Session, tournament_id: int) -> list[Tally]:
+    """Every running total of a tournament, as the report reads them."""
+    found = session.execute(select(_counts).where(_counts.c.tournament_id == tournament_id))
+    return [
+        Tally(row.chance, row.actor_version_id, row.other_version_id, row.stratum,
+              row.chances, row.taken)
+        for row in found
+    ]  # fmt: skip
+
+
+def matches_together(
+    session: Session, tournament_id: int, versions: Sequence[int], limit: int = 20
+) -> list[int]:
+    """The latest recorded matches of a tournament where all of ``versions`` sat."""
+    return list(
+        session.scalars(
+            select(Seat.match_id)
+            .join(Match, Match.id == Seat.match_id)
+            .where(
+                Match.tournament_id == tournament_id,
+                Match.status == MatchStatus.DONE,
+                Seat.bot_version_id.in_(versions),
+            )
+            .group_by(Seat.match_id)
+            .having(func.count(func.distinct(Seat.bot_version_id)) == len(set(versions)))
+            .order_by(Seat.match_id.desc())
+            .limit(limit)
+        )
+    )
+
+
+def report(session: Session, tournament: Tournament) -> dict[str, Any]:
+    """The tournament's collusion report as the API and the CLI give it: every flag with
+    the pair's registered names, the test, its strength and the matches that show it.
+
+    The statistics (SciPy, statsmodels) load on the first report, never in a worker."""
+    from arena.fairplay.report import ALPHA, MIN_CHANCES, MIN_TOGETHER
+    from arena.fairplay.report import report as fair_play_report
+
+    found = fair_play_report(totals(session, tournament.id))
+    names = _names(session, {version for f in found.findings for version in f.pair})
+    return {
+        "tournament": tournament.name,
+        "same_owner_tables": tournament.same_owner_tables,
+        "alpha": ALPHA,
+        "error_control": "Holm (family-wise error rate) over every test of every pair",
+        "tests": len(found.findings),
+        "min_chances": MIN_CHANCES,
+        "min_together": MIN_TOGETHER,
+        "flags": [
+            {
+                "pair": [names[version] for version in finding.pair],
+                "test": str(finding.test),
+                "statistic": round(finding.statistic, 3),
+                "effect": round(finding.effect, 3),
+                "p_value": finding.p_value,
+                "p_raw": finding.p_raw,
+                "pair_rate": round(finding.pair_rate, 4),
+                "others_rate": round(finding.others_rate, 4),
+                "opportunities": finding.opportunities,
+                "matches": matches_together(session, tournament.id, finding.pair),
+                "outcome": _outcome(found.outcome(finding.pair)),
+            }
+            for finding in found.flags
+        ],
+    }
+
+
+def _outcome(finding: Finding | None) -> dict[str, Any] | None:
+    """The pair's places together, as evidence beside a flag (never a flag by itself)."""
+    if finding is None:
+        return None
+    return {
+        "places_gained": round(finding.effect, 3),
+        "others_ahead": round(finding.pair_rate, 3),
+        "others_ahead_expected": round(finding.others_rate, 3),
+        "statistic": round(finding.statistic, 3),
+        "p_raw": finding.p_raw,
+        "matches": finding.opportunities,
+    }
+
+
+def _names(session: Session, versions: set[int]) -> dict[int, str]:
+    """Each version's registered name: the bot's, with its version when not the first."""
+    rows = session.execute(
+        select(BotVersion.id, Bot.name, BotVersion.number)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(BotVersion.id.in_(versions))
+    )
+    return {row.id: row.name if row.number == 1 else f"{row.name} v{row.number}" for row in rows}

@@ -1,0 +1,279 @@
+"""Fair play: one owner's bots never share a ranked table, and the collusion report flags
+a planted team (in process and through the platform) while honest fields stay within its
+stated error rate (docs/fair-play.md)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from contextlib import ExitStack
+
+import pytest
+from scipy.stats import binom
+from sqlalchemy import select
+
+from arena import aio
+from arena.bench import fairplay as bench
+from arena.engine import Action, Observation, Phase, Ruleset
+from arena.engine.match import Match as EngineMatch
+from arena.fairplay.counting import Chance, FairPlayCounter
+from arena.fairplay.report import ALPHA
+from arena.policies import RandomLegal
+from arena.referee import Referee, RefereeSettings
+from arena.referee.log import MatchLog
+from arena.selfplay import play_deal
+from arena.store import bots, ladder, tournaments
+from arena.store import fairplay as fairplay_store
+from arena.store import matches as match_store
+from arena.store.errors import Invalid
+from arena.store.leases import SeatPlan
+from arena.store.models import BotKind, Match, MatchStatus, Seat
+from arena.store.owners import add_owner
+from tests.support.cli import arena, environment, run_queued_jobs
+from tests.support.engine import random_game, served
+from tests.support.store import SAMPLES, add_samples, match_ids
+from worker.seats import seats_for
+
+# ------------------------------------------------------------------ counting
+
+
+def _counted_deal(seed: int) -> tuple[FairPlayCounter, Counter[str]]:
+    """A random legal deal of random rules, counted, beside an independent count of the
+    chances to call the counter should see."""
+    rng = random.Random(seed)
+    game = random_game(rng)
+    deal = EngineMatch(game, seed=seed).next_deal()
+    counter = FairPlayCounter()
+    expected: Counter[str] = Counter()
+
+    class Watching:
+        def __init__(self, policy: RandomLegal) -> None:
+            self.policy = policy
+
+        def act(self, observation: Observation) -> Action:
+            action = self.policy.act(observation)
+            legal = observation.legal
+            if observation.phase == Phase.RESPOND and legal is not None and legal.challenge:
+                expected["calls"] += 1
+                expected["challenges"] += action.kind == "challenge"
+            return action
+
+    policies = [Watching(RandomLegal(f"{seed}/{seat}")) for seat in range(game.players)]
+    play_deal(deal, policies, counter)
+    return counter, expected
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_every_chance_to_call_is_counted_once_and_every_challenge_taken(seed: int) -> None:
+    counter, expected = _counted_deal(seed)
+    calls = [t for t in counter.tallies() if t.chance == Chance.CALLS]
+    # random legal actions are never illegal: every chance the seat had is counted
+    assert sum(t.chances for t in calls) == expected["calls"]
+    assert sum(t.taken for t in calls) == expected["challenges"]
+    assert all(t.actor != t.other for t in counter.tallies())
+
+
+def test_the_referee_counts_every_challenge_and_no_more_lies_than_bluffs() -> None:
+    rules = Ruleset.parse("classic")  # calls by the next player only: every challenge counts
+    plans = [SeatPlan(i, f"{n} v1", BotKind.SAMPLE, n) for i, n in enumerate(SAMPLES)]
+    for seed in ("s1", "s2", "s3"):
+        referee = Referee(
+            rules, seats_for(plans, rules, seed, ExitStack(), []), seed, RefereeSettings()
+        )
+        log = MatchLog.from_dict(aio.run(referee.run()))
+        tallies = referee.fairplay.tallies()
+        challenges = sum(
+            1
+            for deal in log.deals
+            for step in deal.steps
+            if step.kind == "act"
+            and step.action is not None
+            and step.action.kind == "challenge"
+            and not any(event.kind == "illegal" for event in step.events)
+        )
+        calls = [t for t in tallies if t.chance == Chance.CALLS]
+        plays = [t for t in tallies if t.chance == Chance.PLAYS]
+        assert sum(t.taken for t in calls) == challenges > 0
+        style = [seat.style for seat in log.seats]
+        for seat in range(4):
+            mine = [t for t in plays if t.actor == seat]
+            assert sum(t.chances for t in mine) <= style[seat]["plays"]
+            assert sum(t.taken for t in mine) <= style[seat]["bluffs"]
+
+
+# ------------------------------------------------------------------ the report
+
+
+@pytest.mark.parametrize(("size", "seed"), [(4, 0), (4, 1), (8, 0), (8, 1)])
+def test_a_planted_team_is_flagged_within_120_matches_together(size: int, seed: int) -> None:
+    found = bench.planted_trial(size, f"test/{size}/{seed}")
+    assert found["together"] is not None, "never flagged"
+    assert found["together"] <= bench.TARGET_TOGETHER
+    tests = {flag["test"] for flag in found["flags"]}
+    assert tests & {"soft_play", "lie_targeting"}, found
+    # the partner (bot 0) went soft on the teammate's (bot 1) claims: [author, responder]
+    soft = [f for f in found["flags"] if f["test"] == "soft_play"]
+    assert all(f["pair"] == [1, 0] for f in soft)
+
+
+@pytest.mark.slow
+def test_honest_fields_raise_false_flags_within_the_stated_error_rate() -> None:
+    trials = 12
+    flagged = 0
+    for size in (4, 8, 16):
+        for trial in range(trials):
+            flagged += bool(bench.honest_trial(size, 60 * size // 4, f"test-honest/{size}/{trial}"))
+    # Holm keeps P(any false flag in a report) <= ALPHA: the count over 36 independent
+    # reports stays under the binomial's 99.9th percentile for that rate
+    assert flagged <= binom.ppf(0.999, 3 * trials, ALPHA), flagged
+
+
+# ------------------------------------------------------------------ prevention
+
+
+def _owned(db, owners: dict[str, str]) -> None:
+    """Endpoint-free bots for seating tests: samples registered under owners."""
+
+    def add(session) -> None:
+        ids = {}
+        for owner in sorted(set(owners.values())):
+            ids[owner] = add_owner(session, owner)[0].id
+        for name, owner in owners.items():
+            bots.add_bot(session, name, BotKind.SAMPLE, "random", owner_id=ids[owner])
+
+    db.transaction(add)
+
+
+def _tables(db, tournament_id: int) -> list[set[int]]:
+    with db.read() as s:
+        rows = s.execute(
+            select(Seat.match_id, Seat.bot_version_id)
+            .join(Match, Match.id == Seat.match_id)
+            .where(Match.tournament_id == tournament_id)
+        ).all()
+    tables: dict[int, set[int]] = {}
+    for match_id, version in rows:
+        tables.setdefault(match_id, set()).add(version)
+    return list(tables.values())
+
+
+def _version_ids(db, names: list[str]) -> dict[str, int]:
+    with db.read() as s:
+        return {name: bots.active_version(s, name).id for name in names}
+
+
+def test_one_owners_bots_never_share_a_round_robin_table(db) -> None:
+    add_samples(db)
+    _owned(db, {"ann1": "ann", "ann2": "ann", "bob1": "bob"})
+    field = [*SAMPLES, "ann1", "ann2", "bob1"]
+    rules = Ruleset.parse("classic")
+    cup = db.transaction(lambda s: tournaments.create(s, "cup", rules, field, 4, 200))
+    ids = _version_ids(db, ["ann1", "ann2"])
+    tables = _tables(db, cup.id)
+    assert len(tables) == 200
+    assert not [t for t in tables if {ids["ann1"], ids["ann2"]} <= t]
+    assert any(ids["ann1"] in t for t in tables) and any(ids["ann2"] in t for t in tables)
+    # the operator may allow it for a tournament (shown on its page)
+    free = db.transaction(
+        lambda s: tournaments.create(s, "free", rules, field, 4, 200, same_owner_tables=True)
+    )
+    assert [t for t in _tables(db, free.id) if {ids["ann1"], ids["ann2"]} <= t]
+    with db.read() as s:
+        assert tournaments.summary(s, tournaments.get(s, "free"))["same_owner_tables"] is True
+
+
+def test_a_field_with_too_few_owners_for_a_table_is_refused(db) -> None:
+    add_samples(db, ["random", "honest"])
+    _owned(db, {"ann1": "ann", "ann2": "ann"})
+    with pytest.raises(Invalid, match="needs bots of 4 different owners"):
+        db.transaction(
+            lambda s: tournaments.create(
+                s, "cup", Ruleset.parse("classic"), ["random", "honest", "ann1", "ann2"], 4, 8
+            )
+        )
+
+
+def test_a_ladder_never_seats_one_owners_bots_together(db) -> None:
+    add_samples(db)
+    _owned(db, {"ann1": "ann", "ann2": "ann"})
+    field = [*SAMPLES, "ann1", "ann2"]
+    rules = Ruleset.parse("classic")
+    lad = db.transaction(
+        lambda s: tournaments.create(s, "lad", rules, field, 4, 3, format="ladder")
+    )
+    db.transaction(lambda s: tournaments.start(s, "lad"))
+    ids = _version_ids(db, ["ann1", "ann2"])
+    for _ in range(20):  # play the tables in play, refill, twenty times over
+        ladder.refill(db, lad.id)
+        with db.read() as s:
+            queued = s.scalars(
+                select(Match.id).where(
+                    Match.tournament_id == lad.id, Match.status == MatchStatus.QUEUED
+                )
+            ).all()
+        for match_id in queued:
+            plan = match_store.claim(db, match_id, "test")
+            assert match_store.record(db, plan, _play(plan)[0], 1.0)
+    tables = _tables(db, lad.id)
+    assert len(tables) >= 40
+    assert not [t for t in tables if {ids["ann1"], ids["ann2"]} <= t]
+
+
+def _play(plan: match_store.MatchPlan) -> tuple[dict, tuple]:
+    ruleset = Ruleset.from_dict(plan.rules)
+    referee = Referee(
+        ruleset,
+        seats_for(plan.seats, ruleset, plan.seed, ExitStack(), []),
+        plan.seed,
+        RefereeSettings(**plan.settings),
+    )
+    return aio.run(referee.run()), tuple(referee.fairplay.tallies())
+
+
+# ------------------------------------------------------------------ through the platform
+
+
+@pytest.mark.processes
+def test_a_team_served_as_endpoints_is_flagged_by_the_cli_the_api_and_the_page(
+    settings, app_and_token
+) -> None:
+    """Two owners' bots that know each other by name, served over gRPC and played by a
+    real worker: the report names them, the test, and the matches that show it."""
+    client, _, platform = app_and_token
+    add_samples(platform.db, ["honest", "random"])
+    with (
+        served(lambda: bench.Partner("mate")) as partner,
+        served(lambda: bench.Teammate("buddy", seed="t")) as teammate,
+    ):
+
+        def register(session) -> None:
+            first, _ = add_owner(session, "ann")
+            second, _ = add_owner(session, "bob")
+            bots.add_bot(session, "buddy", BotKind.ENDPOINT, partner, owner_id=first.id)
+            bots.add_bot(session, "mate", BotKind.ENDPOINT, teammate, owner_id=second.id)
+
+        platform.db.transaction(register)
+        field = ["buddy", "mate", "honest", "random"]
+        platform.db.transaction(
+            lambda s: tournaments.create(s, "cup", Ruleset.parse("classic"), field, 4, 60)
+        )
+        platform.start_tournament("cup")
+        run_queued_jobs(platform)
+    printed = arena("tournament", "fairplay", "cup", "--json", env=environment(settings))
+    assert printed.returncode == 0, printed.stderr
+    found = json.loads(printed.stdout)
+    # the teammate ("mate") tells its partner the truth and lies to the rest; the partner
+    # ("buddy") goes soft on its claims: either is flagged as [author, responder]
+    flags = [f for f in found["flags"] if f["test"] in ("soft_play", "lie_targeting")]
+    assert flags and all(f["pair"] == ["mate", "buddy"] for f in flags), json.dumps(found)
+    assert len(found["flags"]) == len(flags), "no other pair is flagged"
+    flag = flags[0]
+    assert flag["p_value"] <= found["alpha"] and flag["pair_rate"] < flag["others_rate"]
+    assert set(flag["matches"]) <= set(match_ids(platform.db)) and flag["matches"]
+    assert client.get("/api/v1/tournaments/cup/fairplay").json() == found
+    page = client.get("/tournaments/cup/fairplay").text
+    assert "mate → buddy" in page and flag["test"].replace("_", " ") in page
+    assert f'href="/matches/{flag["matches"][0]}"' in page
+    with platform.db.read() as s:
+        assert fairplay_store.totals(s, tournaments.get(s, "cup").id)
