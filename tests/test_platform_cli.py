@@ -56,6 +56,11 @@ def test_bots_and_a_tournament_from_the_command_line(settings: Settings) -> None
     assert worker.returncode == 0, worker.stderr[-2000:]
     waited = arena("tournament", "wait", "cup", "--timeout", "60", env=env)
     assert waited.returncode == 0 and "cup: done, 12/12 matches done" in waited.stdout
+    board = arena("tournament", "status", "cup", env={**env, "COLUMNS": "80"}).stdout
+    table = board.splitlines()[1:]
+    assert all(len(line) <= 80 for line in table), board  # a terminal's width
+    assert any(line.split()[:2] == ["rank", "bot"] for line in table), "headings on one line"
+    assert sum(" v1 " in line for line in table) == 3, board  # a row per bot, not wrapped
     status = json.loads(arena("tournament", "status", "cup", "--json", env=env).stdout)
     assert status["status"] == "done" and status["matches"]["done"] == 12
     assert [row["rank"] for row in status["leaderboard"]] == [1, 2, 3]

@@ -7,6 +7,7 @@ import time
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -228,19 +229,9 @@ def print_status(status: dict) -> None:
         f"{counts['failed']} failed",
         markup=False,
     )
-    table = Table(
-        "rank",
-        "bot",
-        "mu",
-        "sigma",
-        "mu-3sigma",
-        "games",
-        "mean place",
-        "wins",
-        "forfeits",
-        "strikes",
-        "illegal",
-    )
+    # fits 80 columns: a bot's faults share one column (forfeits/strikes/illegal)
+    table = Table("rank", "bot", "mu", "sigma", "mu-3σ", "games", "place", "wins", "f/s/i")
+    table.box = box.SIMPLE_HEAD
     for row in status["leaderboard"]:
         mean = f"{row['mean_place']:.2f}" if row["mean_place"] is not None else "-"
         table.add_row(
@@ -252,8 +243,6 @@ def print_status(status: dict) -> None:
             str(row["games"]),
             mean,
             str(row["wins"]),
-            str(row["forfeits"]),
-            str(row["strikes"]),
-            str(row["illegal"]),
+            f"{row['forfeits']}/{row['strikes']}/{row['illegal']}",
         )
     out.print(table)

@@ -166,10 +166,12 @@ def _cmh(
     z = math.copysign(math.sqrt(max(chi2.statistic, 0.0)), observed - expected)
     p = float(stats.norm.sf(z) if direction == "greater" else stats.norm.cdf(z))
     pair = (other, actor) if test is not FairPlayTest.LIE_TARGETING else (actor, other)
+    with np.errstate(divide="ignore", invalid="ignore"):  # no discordant cells: infinite
+        odds_ratio = _safe(table.oddsratio_pooled)
     return Finding(
         test,
         pair,
-        _safe(table.oddsratio_pooled),
+        odds_ratio,
         z,
         p,
         pair_k / pair_n,
