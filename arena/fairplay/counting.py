@@ -36,6 +36,7 @@ from arena.engine.events import Event
 
 _RESPOND, _LEAD = Phase.RESPOND, Phase.LEAD
 _PLAYING = frozenset({Phase.LEAD, Phase.RESPOND, Phase.CONTINUE})
+_PHASE_CODES = {Phase.RESPOND: 1, Phase.CONTINUE: 2}
 
 
 class Chance(StrEnum):
@@ -70,14 +71,17 @@ class FairPlayCounter:
     """Counts the chances of a match, seat by seat."""
 
     def __init__(self) -> None:
-        self._counts: dict[tuple[Chance, int, int, str], list[int]] = {}
-        self._pending: tuple[Chance, int, int, str] | None = None
+        #: (chance, actor, other, stratum) -> [chances, taken]; the stratum is packed in
+        #: an int while counting (cheaper at every decision), text in tallies
+        self._counts: dict[tuple[Chance, int, int, int], list[int]] = {}
+        self._pending: tuple[Chance, int, int, int] | None = None
         #: each author's groups revealed by a call in this match, and how many were true
         self._revealed: Counter[int] = Counter()
         self._true: Counter[int] = Counter()
         #: the deal being counted, its deck's copies per rank, the ranks seen leaving play
         self._deal: Deal | None = None
         self._copies: Counter[str] = Counter()
+        self._jokers = 0
         self._gone: Counter[str] = Counter()
 
     def before(self, deal: Deal, seat: int, legal: LegalActions | None) -> None:
@@ -95,33 +99,44 @@ class FairPlayCounter:
             return
         # a play may follow: its situation is the phase, the due rank held, the hand
         if phase is _LEAD:
-            stratum = f"L{_hand_size(len(hand))}"
+            stratum = _hand_size(len(hand))  # phase code 0
         elif legal.play is None:
             return
         else:
-            held = min(_held(hand, legal.play.ranks[0]), 2)
-            stratum = f"{phase.value[0].upper()}{held}{_hand_size(len(hand))}"
+            held, _ = _held(hand, legal.play.ranks[0])
+            stratum = _hand_size(len(hand)) | min(held, 2) << 2 | _PHASE_CODES[phase] << 4
         self._pending = (Chance.PLAYS, seat, -1, stratum)
 
-    def _call_stratum(self, deal: Deal, hand: Sequence[str]) -> str:
-        group = deal.pile[-1]
-        truthful = _truthful(group.cards, group.rank, group.count)
-        provable = self._provable(group.cards, group.rank, group.count, hand)
-        held = min(_held(hand, group.rank), 3)
+    def _call_stratum(self, deal: Deal, hand: Sequence[str]) -> int:
+        """The situation packed in bits (a dictionary key costs less as one number):
+        true, provable, claimed count, held, pile, author's hand, author's record."""
+        author, cards, rank, count, _ = deal.pile[-1]
+        held, jokers = _held(hand, rank)
+        placed = len(cards)
+        if placed != count:
+            truthful, provable = 0, 1
+        else:
+            truthful = int(_truthful(cards, rank, count))
+            gone = self._gone
+            possible = self._copies[rank] + self._jokers - gone[rank] - gone[JOKER]
+            provable = int(placed > possible - held - jokers)
+        pile = deal.pile_count
+        left = len(deal.hands[author])
         return (
-            f"t{int(truthful)}v{int(provable)}c{min(group.count, 3)}h{held}"
-            f"p{_pile_size(deal.pile_count)}a{_hand_size(len(deal.hands[group.author]))}"
-            f"r{self._record(group.author)}"
+            int(truthful)
+            | provable << 1
+            | min(count, 3) << 2
+            | min(held, 3) << 4
+            | (0 if pile <= 2 else 1 if pile <= 6 else 2) << 6
+            | (0 if left == 0 else 1 if left <= 3 else 2) << 8
+            | self._record(author) << 10
         )
 
     def after(self, deal: Deal, seat: int, action: Action, events: Sequence[Event]) -> None:
         """The seat's action was carried out, causing ``events``."""
         pending, self._pending = self._pending, None
-        self._see(events)
-        if pending is None or pending[1] != seat:
-            return
-        if any(event.kind == "illegal" for event in events):
-            return  # the engine refused it: it counts as nothing
+        if self._see(events) or pending is None or pending[1] != seat:
+            return  # an illegal action (the engine refused it) counts as nothing
         chance, actor, other, stratum = pending
         if chance is Chance.CALLS:
             self._add(chance, actor, other, stratum, action.kind == "challenge")
@@ -135,11 +150,14 @@ class FairPlayCounter:
     def _new_deal(self, deal: Deal) -> None:
         self._deal = deal
         self._copies = Counter(_rank(card) for card in deal.game.deck)
+        self._jokers = self._copies[JOKER]
         self._gone = Counter()
         self._see(deal.events)  # the deal's opening: fours discarded at the deal
 
-    def _see(self, events: Sequence[Event]) -> None:
-        """What the table saw: called groups revealed, cards shown leaving play."""
+    def _see(self, events: Sequence[Event]) -> bool:
+        """What the table saw: called groups revealed, cards shown leaving play; whether
+        the events hold an illegal action."""
+        illegal = False
         for event in events:
             kind = event.kind
             if kind == "revealed":
@@ -147,14 +165,9 @@ class FairPlayCounter:
                 self._true[event.author] += event.truthful  # type: ignore[attr-defined]
             elif kind == "discarded":
                 self._gone.update(_rank(card) for card in event.cards)  # type: ignore[attr-defined]
-
-    def _provable(self, cards: Sequence[str], rank: str, count: int, hand: Sequence[str]) -> bool:
-        """Whether the responder can prove the group false from what it may know."""
-        if len(cards) != count:
-            return True
-        mine = sum(1 for card in hand if _rank(card) in (rank, JOKER))
-        possible = self._copies[rank] + self._copies[JOKER] - self._gone[rank] - self._gone[JOKER]
-        return len(cards) > possible - mine
+            elif kind == "illegal":
+                illegal = True
+        return illegal
 
     def _record(self, author: int) -> int:
         """The author's public record: 0 none yet, 1 mostly caught, 2 mixed, 3 mostly true."""
@@ -164,7 +177,7 @@ class FairPlayCounter:
         honesty = (self._true[author] + 1) / (revealed + 2)
         return 1 if honesty < 0.4 else 2 if honesty <= 0.7 else 3
 
-    def _add(self, chance: Chance, actor: int, other: int, stratum: str, taken: bool) -> None:
+    def _add(self, chance: Chance, actor: int, other: int, stratum: int, taken: bool) -> None:
         key = (chance, actor, other, stratum)
         tally = self._counts.get(key)
         if tally is None:
@@ -175,26 +188,43 @@ class FairPlayCounter:
 
     def tallies(self) -> list[Tally]:
         """What the match counted, in a stable order."""
-        return [
-            Tally(chance, actor, other, stratum, chances, taken)
-            for (chance, actor, other, stratum), (chances, taken) in sorted(self._counts.items())
+        counted = [
+            Tally(chance, actor, other, _stratum_text(chance, stratum), chances, taken)
+            for (chance, actor, other, stratum), (chances, taken) in self._counts.items()
         ]
+        return sorted(counted, key=lambda t: (t.chance, t.actor, t.other, t.stratum))
+
+
+def _stratum_text(chance: Chance, code: int) -> str:
+    """A packed situation as the totals store it: ``t1v0c2h1p0a2r3`` for calls (true,
+    provable, claimed count, held, pile, author's hand, record), ``R12`` for plays (phase
+    L/R/C, the due rank held, the hand)."""
+    if chance is Chance.CALLS:
+        t, v, c, h = code & 1, code >> 1 & 1, code >> 2 & 3, code >> 4 & 3
+        return f"t{t}v{v}c{c}h{h}p{code >> 6 & 3}a{code >> 8 & 3}r{code >> 10 & 3}"
+    phase, held, hand = "LRC"[code >> 4 & 3], code >> 2 & 3, code & 3
+    return f"L{hand}" if phase == "L" else f"{phase}{held}{hand}"
 
 
 def _truthful(cards: Sequence[str], rank: str, count: int) -> bool:
-    return len(cards) == count and all(card == JOKER or RANK_OF[card] == rank for card in cards)
+    """A group is true when it holds the claimed count, every card the rank or a joker
+    (a card is its rank's letter and its suit's: ``7C``, ``TH``; a joker is ``JK``)."""
+    return len(cards) == count and all(card[0] == rank or card == JOKER for card in cards)
 
 
 def _rank(card: str) -> str:
     return JOKER if card == JOKER else RANK_OF[card]
 
 
-def _held(hand: Sequence[str], rank: str) -> int:
-    return sum(1 for card in hand if card != JOKER and RANK_OF[card] == rank)
-
-
-def _pile_size(cards: int) -> int:
-    return 0 if cards <= 2 else 1 if cards <= 6 else 2
+def _held(hand: Sequence[str], rank: str) -> tuple[int, int]:
+    """How many cards of ``rank``, and how many jokers, a hand holds."""
+    held = jokers = 0
+    for card in hand:
+        if card == JOKER:
+            jokers += 1
+        elif card[0] == rank:
+            held += 1
+    return held, jokers
 
 
 def _hand_size(cards: int) -> int:

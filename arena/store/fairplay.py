@@ -4,7 +4,6 @@ per row, in the recording transaction), and read back as the report's input."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,21 @@ if TYPE_CHECKING:
     from arena.fairplay.report import Finding
 
 _counts = FairPlayCount.__table__
-_KEY = ("tournament_id", "chance", "actor_version_id", "other_version_id", "stratum")
+
+
+#: a row of totals to add: (tournament, chance, actor, other, stratum), (chances, taken)
+Row = tuple[tuple[int, str, int, int, str], tuple[int, int]]
+
+#: the upsert, in the SQL SQLite and PostgreSQL share; sent to the driver as it is (a
+#: match adds about 60 rows: SQLAlchemy's per-row parameter handling cost more than the
+#: database took to write them)
+_UPSERT = (
+    "INSERT INTO fairplay_counts (tournament_id, chance, actor_version_id, other_version_id,"
+    " stratum, chances, taken) VALUES ({marks}) ON CONFLICT (tournament_id, chance,"
+    " actor_version_id, other_version_id, stratum) DO UPDATE SET"
+    " chances = fairplay_counts.chances + excluded.chances,"
+    " taken = fairplay_counts.taken + excluded.taken"
+)
 
 
 def rows(
@@ -26,50 +39,35 @@ def rows(
     versions: Sequence[int],
     places: Sequence[int],
     tallies: Sequence[Tally],
-) -> list[dict[str, Any]]:
+) -> list[Row]:
     """What one match adds (arena.fairplay.counting.match_tallies), as rows."""
     return [
-        {
-            "tournament_id": tournament_id,
-            "chance": str(tally.chance),
-            "actor_version_id": tally.actor,
-            "other_version_id": tally.other,
-            "stratum": tally.stratum,
-            "chances": tally.chances,
-            "taken": tally.taken,
-        }
+        (
+            (tournament_id, str(tally.chance), tally.actor, tally.other, tally.stratum),
+            (tally.chances, tally.taken),
+        )
         for tally in match_tallies(versions, places, tallies)
     ]
 
 
-def add(connection: Connection, added: list[dict[str, Any]]) -> None:
-    """Add matches' rows to the totals (one statement for all of them)."""
+def add(connection: Connection, added: list[Row]) -> None:
+    """Add matches' rows to the totals (one statement for all of them, a row per key:
+    an upsert cannot touch the same row twice in one statement)."""
     if not added:
         return
-    dialect = importlib.import_module(f"sqlalchemy.dialects.{connection.dialect.name}")
-    statement = dialect.insert(_counts)
-    connection.execute(
-        statement.on_conflict_do_update(
-            index_elements=list(_KEY),
-            set_={
-                name: _counts.c[name] + statement.excluded[name] for name in ("chances", "taken")
-            },
-        ),
-        _merged(added),
-    )
-
-
-def _merged(added: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per key (an upsert cannot touch the same row twice in one statement)."""
-    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for row in added:
-        key = tuple(row[name] for name in _KEY)
-        if key in merged:
-            merged[key]["chances"] += row["chances"]
-            merged[key]["taken"] += row["taken"]
+    merged: dict[tuple[int, str, int, int, str], list[int]] = {}
+    for key, (chances, taken) in added:
+        total = merged.get(key)
+        if total is None:
+            merged[key] = [chances, taken]
         else:
-            merged[key] = dict(row)
-    return list(merged.values())
+            total[0] += chances
+            total[1] += taken
+    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    connection.exec_driver_sql(
+        _UPSERT.format(marks=", ".join([mark] * 7)),
+        [(*key, chances, taken) for key, (chances, taken) in merged.items()],
+    )
 
 
 def totals(session: Session, tournament_id: int) -> list[Tally]:

@@ -254,7 +254,7 @@ class Result:
             self.plan.tournament_id, self.versions, [row["place"] for row in self.seats]
         )
 
-    def fairplay(self) -> list[dict[str, Any]]:
+    def fairplay(self) -> list[fairplay.Row]:
         """What the match adds to the collusion report's totals."""
         return fairplay.rows(
             self.plan.tournament_id,
