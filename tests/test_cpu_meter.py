@@ -22,7 +22,7 @@ class Counter:
         return self.value
 
 
-def test_the_oldest_open_request_is_charged_for_the_cpu_used_meanwhile() -> None:
+def test_each_answer_is_charged_for_the_cpu_used_since_the_last_one() -> None:
     counter = Counter()
     meter = CpuMeter(counter)
     first = meter.begin()
@@ -36,6 +36,22 @@ def test_the_oldest_open_request_is_charged_for_the_cpu_used_meanwhile() -> None
     third = meter.begin()
     counter.value = 10.25
     assert meter.end(third) == 6.5 + 0.25
+
+
+def test_the_answer_order_not_the_arrival_order_decides_who_pays() -> None:
+    """A match's start waits while the process computes another match's later decision
+    (each match has a stream of its own): the decision pays for its computing, the start
+    only for what came after it (a burning match charged to a quiet one's start made the
+    quiet one forfeit on a loaded machine)."""
+    counter = Counter()
+    meter = CpuMeter(counter)
+    start_of_quiet = meter.begin()
+    burning = meter.begin()  # sent after the start, answered before it
+    counter.value = 0.9
+    assert meter.end(burning) == 0.9
+    counter.value = 0.95
+    assert meter.end(start_of_quiet) == pytest.approx(0.05)
+    assert meter.end(start_of_quiet) == 0.0, "a request is charged once"
 
 
 def test_the_meter_says_when_its_process_is_waited_on() -> None:

@@ -2,13 +2,15 @@
 
 A warm bot process serves several seats at once (always of the same bot version). Its
 CPU counter only grows; it is read whenever a request (a start, a decision) is sent
-to the process or answered, and the time used since the last reading is charged to
-the oldest request still open: a process answers its requests in the order they
-came, so the oldest one is what it was computing. A match thus pays for what the bot
-computed for it, not for the other matches queued behind it. CPU used while no
-request is open (a bot computing between its requests) is its own too: it is charged
-to the next request the process gets. ``on_busy`` hears when the process starts and
-stops having open requests (its control group's CPU weight follows).
+to the process or answered, and the time used since the last answer is charged to the
+request answered next: a process computes one answer at a time, so what it used since
+its last answer went into this one, whatever order the requests came in (an SDK bot
+serves each match on a stream of its own, and may answer a later request of one match
+before an earlier start of another). A match thus pays for what the bot computed for
+it, not for the other matches waiting beside it. CPU used while no request is open (a
+bot computing between its requests) is its own too: it goes to the next answer. A
+request given up (late) is charged like an answer. ``on_busy`` hears when the process
+starts and stops having open requests (its control group's CPU weight follows).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 
 
 class CpuMeter:
-    """One process's CPU counter, charged to its open requests, oldest first."""
+    """One process's CPU counter, charged to each answer for the time since the last."""
 
     def __init__(
         self,
@@ -32,17 +34,16 @@ class CpuMeter:
         self._read = read
         self._on_busy = on_busy
         self._last: float | None = read()  # from now on, every CPU second is charged
-        #: CPU seconds used while no request was open, for the next request
-        self._idle = 0.0
+        #: CPU seconds used since the last answer, for the next one
+        self._since_answer = 0.0
         self._tokens = itertools.count()
-        #: CPU seconds charged so far to each open request, oldest first
-        self._open: dict[int, float] = {}
+        self._open: set[int] = set()
 
     def begin(self) -> int:
         """A request is sent; the token to give back to :meth:`end`."""
         self._advance()
         token = next(self._tokens)
-        self._open[token], self._idle = self._idle, 0.0
+        self._open.add(token)
         if len(self._open) == 1 and self._on_busy is not None:
             self._on_busy(True)
         return token
@@ -50,7 +51,10 @@ class CpuMeter:
     def end(self, token: int) -> float:
         """The request is answered (or given up): the CPU seconds charged to it."""
         self._advance()
-        charged = self._open.pop(token, 0.0)
+        if token not in self._open:
+            return 0.0
+        self._open.discard(token)
+        charged, self._since_answer = self._since_answer, 0.0
         if not self._open and self._on_busy is not None:
             self._on_busy(False)
         return charged
@@ -60,11 +64,7 @@ class CpuMeter:
         if used is None:
             return
         if self._last is not None:
-            spent = max(0.0, used - self._last)
-            if self._open:
-                self._open[next(iter(self._open))] += spent
-            else:
-                self._idle += spent
+            self._since_answer += max(0.0, used - self._last)
         self._last = used
 
 
