@@ -30,6 +30,8 @@ class Series:
     path: str = ""
     band: str = ""
     marks: list[dict[str, Any]] = field(default_factory=list)
+    #: drawn (False: hidden by the reader; in the legend, out of the axes' range)
+    shown: bool = True
 
 
 def thin(points: list[dict[str, Any]], limit: int = MAX_POINTS) -> list[dict[str, Any]]:
@@ -51,18 +53,26 @@ def ticks(low: float, high: float, count: int = 5) -> list[float]:
     return [round(first + i * step, 10) for i in range(int((high - first) / step) + 1)]
 
 
-def chart(series: list[Series], width: int = WIDTH, height: int = HEIGHT) -> dict[str, Any]:
+def chart(
+    series: list[Series],
+    width: int = WIDTH,
+    height: int = HEIGHT,
+    hidden: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
     """Geometry for the template: each series' polyline (mu) and band (mu ± 3 sigma is
     too wide to read; the band is mu - 3 sigma, the leaderboard's score), hover marks,
-    and both axes' ticks with labels."""
-    drawn = [s for s in series if s.points]
-    for s in drawn:
+    and both axes' ticks with labels. The axes span the series shown: ``hidden`` ones
+    stay in the legend (with their colour) but neither drawn nor in the range."""
+    charted = [s for s in series if s.points]
+    for s in charted:
         s.updates = s.points[-1].get("n", len(s.points))
-    if not drawn:
+    if not charted:
         return {"width": width, "height": height, "series": [], "empty": True}
-    for number, s in enumerate(drawn):
+    for number, s in enumerate(charted):
         s.points = thin(s.points)
         s.colour = PALETTE[number % len(PALETTE)]
+        s.shown = s.label not in hidden
+    drawn = [s for s in charted if s.shown] or charted  # all hidden: keep the axes
     xs = [p["x"] for s in drawn for p in s.points]
     ys = [v for s in drawn for p in s.points for v in (p["mu"], p["mu"] - 3 * p["sigma"])]
     x_low, x_high = min(xs), max(max(xs), min(xs) + 1)
@@ -96,7 +106,7 @@ def chart(series: list[Series], width: int = WIDTH, height: int = HEIGHT) -> dic
         "width": width,
         "height": height,
         "empty": False,
-        "series": drawn,
+        "series": charted,
         "plot": {"left": LEFT, "right": width - RIGHT, "top": TOP, "bottom": height - BOTTOM},
         "y_ticks": [{"y": py(t), "label": f"{t:g}"} for t in ticks(y_low, y_high)],
         "x_ticks": _only_changes(

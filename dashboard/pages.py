@@ -61,8 +61,12 @@ def tournament_page(name: str, session: SessionDep) -> HTMLResponse:
     return render("tournament.html", t=found)
 
 
+#: series a reader hid in a chart's legend (the axes then span the others)
+Hidden = Annotated[list[str] | None, Query(max_length=50)]
+
+
 @router.get("/tournaments/{name}/chart", response_class=HTMLResponse)
-def tournament_chart(name: str, session: SessionDep) -> HTMLResponse:
+def tournament_chart(name: str, session: SessionDep, hidden: Hidden = None) -> HTMLResponse:
     """The leaders' rating chart, as a fragment the tournament page loads after itself
     (the leaderboard shows at once; the chart follows, and follows live updates)."""
     try:
@@ -70,8 +74,33 @@ def tournament_chart(name: str, session: SessionDep) -> HTMLResponse:
     except StoreError as error:
         raise _not_found(error) from None
     duplicate = tournament_store.get(session, name).duplicate
+    label = f"ratings of the leaders of {name}"
     return render(
-        "_chart_fragment.html", chart=rating_chart(history), tournament=name, duplicate=duplicate
+        "_chart_fragment.html",
+        chart=rating_chart(history, hidden),
+        label=label,
+        id="tournament-chart",
+        duplicate=duplicate,
+    )
+
+
+@router.get("/bots/{name}/chart", response_class=HTMLResponse)
+def bot_chart(
+    name: str, tournament: str, session: SessionDep, hidden: Hidden = None
+) -> HTMLResponse:
+    """A bot's versions' ratings in one tournament, as a fragment of its page."""
+    try:
+        history = queries.bot_chart(session, name, tournament)
+        duplicate = tournament_store.get(session, tournament).duplicate
+    except StoreError as error:
+        raise _not_found(error) from None
+    label = f"rating of {name} in {tournament}"
+    return render(
+        "_chart_fragment.html",
+        chart=rating_chart(history, hidden),
+        label=label,
+        id="",
+        duplicate=duplicate,
     )
 
 
@@ -175,6 +204,9 @@ def workers_page(platform: PlatformDep) -> HTMLResponse:
     return render("workers.html", info=workers.info(platform))
 
 
-def rating_chart(history: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def rating_chart(
+    history: dict[str, list[dict[str, Any]]], hidden: list[str] | None = None
+) -> dict[str, Any]:
     """One chart of several versions' ratings (dashboard.charts)."""
-    return charts.chart([charts.Series(label, points) for label, points in history.items()])
+    series = [charts.Series(label, points) for label, points in history.items()]
+    return charts.chart(series, hidden=frozenset(hidden or ()))

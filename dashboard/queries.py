@@ -257,24 +257,50 @@ def _bot_summary(bot: Bot) -> dict[str, Any]:
     }
 
 
-def bot(session: Session, name: str, recent: int = 20) -> dict[str, Any]:
-    found = session.scalar(select(Bot).where(Bot.name == name).options(selectinload(Bot.versions)))
-    if found is None:
-        raise NotFound(f"no bot named {name!r}")
+def bot_ratings(
+    session: Session, found: Bot, tournament: str | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """A bot's rating histories by tournament (or in ``tournament`` only), every version
+    that played there on one chart."""
     versions = [v.id for v in found.versions]
     played_in = session.execute(
         select(Tournament.id, Tournament.name, Entry.bot_version_id)
         .join(Entry, Entry.tournament_id == Tournament.id)
-        .where(Entry.bot_version_id.in_(versions), Entry.games > 0)
+        .where(
+            Entry.bot_version_id.in_(versions),
+            Entry.games > 0,
+            *([Tournament.name == tournament] if tournament is not None else []),
+        )
         .order_by(Tournament.id, Entry.bot_version_id)
     ).all()
     by_tournament: dict[tuple[int, str], list[int]] = {}
     for tournament_id, tournament_name, version in played_in:
         by_tournament.setdefault((tournament_id, tournament_name), []).append(version)
-    ratings = {
+    return {
         tournament_name: rating_history(session, tournament_id, compared)
         for (tournament_id, tournament_name), compared in by_tournament.items()
     }
+
+
+def bot_chart(session: Session, name: str, tournament: str) -> dict[str, list[dict[str, Any]]]:
+    """A bot's rating histories in one tournament (its chart on the bot's page)."""
+    histories = bot_ratings(session, _bot(session, name), tournament)
+    if tournament not in histories:
+        raise NotFound(f"bot {name!r} has no rated match in {tournament!r}")
+    return histories[tournament]
+
+
+def _bot(session: Session, name: str) -> Bot:
+    found = session.scalar(select(Bot).where(Bot.name == name).options(selectinload(Bot.versions)))
+    if found is None:
+        raise NotFound(f"no bot named {name!r}")
+    return found
+
+
+def bot(session: Session, name: str, recent: int = 20) -> dict[str, Any]:
+    found = _bot(session, name)
+    versions = [v.id for v in found.versions]
+    ratings = bot_ratings(session, found)
     matches_page = matches(session, bot=name, per_page=recent)
     failures = session.execute(
         select(

@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 import redis
@@ -84,6 +85,33 @@ def browser_page(base_url: str) -> Iterator[Page]:
         browser.close()
 
 
+def _y_ticks(page: Page) -> list[str]:
+    return page.locator("#tournament-chart text.y-tick").all_text_contents()
+
+
+def _hiding_series_rescales_the_chart(page: Page, base_url: str) -> None:
+    """Unchecking series in the legend draws the chart again for the ones left, on the
+    axes the server scales to them (tests/test_charts.py); checking them again brings
+    all back."""
+    every = _y_ticks(page)
+    assert every and all(label.strip() for label in every)
+    boxes = page.locator("#tournament-chart .legend input[data-series]")
+    expect(boxes).to_have_count(4)
+    labels = [boxes.nth(index).get_attribute("data-series") for index in range(3)]
+    for index in range(3):
+        page.locator("#tournament-chart .legend input[data-series]").nth(index).uncheck()
+        expect(page.locator("#tournament-chart g.series")).to_have_count(3 - index)
+    expect(page.locator("#tournament-chart .legend input:not(:checked)")).to_have_count(3)
+    query = "&".join(f"hidden={quote(label)}" for label in labels)
+    alone = page.request.get(f"{base_url}/tournaments/cup/chart?{query}").text()
+    shown = re.findall(r'class="y-tick"[^>]*>([^<]*)<', alone)
+    assert shown and _y_ticks(page) == shown, "the page shows the chart scaled to the series left"
+    for index in range(3):
+        page.locator("#tournament-chart .legend input[data-series]").nth(index).check()
+    expect(page.locator("#tournament-chart g.series")).to_have_count(4)
+    assert _y_ticks(page) == every
+
+
 def test_leaderboard_bot_match_and_replay(browser_page: Page, base_url: str) -> None:
     page = browser_page
     page.goto(f"{base_url}/")
@@ -95,6 +123,7 @@ def test_leaderboard_bot_match_and_replay(browser_page: Page, base_url: str) -> 
     expect(rows.first.locator("td").first).to_have_text("1")
     expect(page.locator("#progress .progress")).to_have_text("4 / 4")
     expect(page.locator("#tournament-chart g.series")).to_have_count(4)
+    _hiding_series_rescales_the_chart(page, base_url)
     expect(page.locator("#head-to-head tbody tr")).to_have_count(4)
     met = page.locator("#head-to-head tbody tr").first.locator("td[title]")
     expect(met).to_have_count(3)  # every other bot, all four sat at each table

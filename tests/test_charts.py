@@ -60,6 +60,27 @@ def test_a_chart_places_every_series_inside_its_plot() -> None:
     assert "mu 25.00 · sigma 3.00" in highest["tip"] and "update 5" in highest["tip"]
 
 
+def test_hiding_a_series_rescales_the_axes_to_the_ones_shown() -> None:
+    """A bot far above the others squeezes their lines flat; hidden, it leaves the axes."""
+    high = [{"x": i, "n": i, "mu": 60 + i, "sigma": 1, "at": None} for i in range(1, 6)]
+    low = [{"x": i, "n": i, "mu": 20 + i / 10, "sigma": 1, "at": None} for i in range(1, 6)]
+
+    def drawn(hidden: frozenset[str]) -> dict:
+        series = [charts.Series("high v1", list(high)), charts.Series("low v1", list(low))]
+        return charts.chart(series, hidden=hidden)
+
+    both, alone = drawn(frozenset()), drawn(frozenset({"high v1"}))
+    assert [s.shown for s in alone["series"]] == [False, True], "still in the legend"
+    assert [s.colour for s in alone["series"]] == [s.colour for s in both["series"]]
+    ticks = [float(t["label"]) for t in alone["y_ticks"]]
+    assert max(ticks) < 30, "the axis spans the low series only"
+    spread = [m["y"] for m in alone["series"][1].marks]
+    squeezed = [m["y"] for m in both["series"][1].marks]
+    assert max(spread) - min(spread) > 3 * (max(squeezed) - min(squeezed))
+    everything_hidden = drawn(frozenset({"high v1", "low v1"}))
+    assert everything_hidden["y_ticks"] == both["y_ticks"], "no series shown: axes kept"
+
+
 def test_rating_history_and_head_to_head_agree_with_the_played_matches(app_and_token) -> None:
     client: TestClient
     client, token, arena = app_and_token
@@ -143,3 +164,9 @@ def test_the_duplicate_deal_note_is_said_for_duplicate_tournaments_only(app_and_
     arena.db.transaction(lambda s: s.execute(update(Tournament).values(duplicate=True)))
     assert note in client.get("/tournaments/cup/chart").text
     assert note in client.get("/bots/counter").text
+    # the bot page's chart, drawn again without a hidden version (its legend keeps it)
+    fragment = client.get("/bots/counter/chart", params={"tournament": "cup"}).text
+    assert note in fragment and fragment.count('class="series"') == 1
+    hidden = client.get("/bots/counter/chart", params={"tournament": "cup", "hidden": "counter v1"})
+    assert hidden.text.count('class="series"') == 0 and 'data-series="counter v1"' in hidden.text
+    assert client.get("/bots/counter/chart", params={"tournament": "nope"}).status_code == 404

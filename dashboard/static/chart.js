@@ -1,6 +1,8 @@
 // Rating charts: a tooltip follows the point under the pointer; the legend's boxes show
-// and hide series. A slot with data-src loads its chart (a server-rendered fragment)
-// after the page, and again when live.js says the tournament moved on.
+// and hide series, and the chart is drawn again for the ones shown (the server scales
+// the axes to them). A slot with data-src loads its chart (a server-rendered fragment)
+// after the page (unless the page rendered it: data-rendered), when a series is shown or
+// hidden, and again when live.js says the tournament moved on.
 (function () {
   "use strict";
 
@@ -17,8 +19,10 @@
       });
       mark.addEventListener("mouseleave", function () { tip.hidden = true; mark.classList.remove("hovered"); });
     });
+    var slot = figure.closest(".chart-slot[data-src]");
     figure.querySelectorAll(".legend input[data-series]").forEach(function (box) {
       box.addEventListener("change", function () {
+        if (slot) { load(slot); return; }
         figure.querySelectorAll("g.series").forEach(function (g) {
           if (g.dataset.label === box.dataset.series) { g.style.display = box.checked ? "" : "none"; }
         });
@@ -26,23 +30,26 @@
     });
   }
 
+  function source(slot) {
+    // the slot's chart, without the series its legend has unchecked
+    var hidden = Array.prototype.map.call(slot.querySelectorAll(".legend input:not(:checked)"),
+      function (box) { return "hidden=" + encodeURIComponent(box.dataset.series); });
+    var src = slot.dataset.src;
+    return hidden.length ? src + (src.indexOf("?") >= 0 ? "&" : "?") + hidden.join("&") : src;
+  }
+
   function load(slot) {
-    return fetch(slot.dataset.src).then(function (r) {
+    return fetch(source(slot)).then(function (r) {
       if (!r.ok) { throw new Error("HTTP " + r.status); }
       return r.text();
     }).then(function (html) {
-      var hidden = Array.prototype.map.call(slot.querySelectorAll(".legend input:not(:checked)"),
-        function (box) { return box.dataset.series; });
       slot.innerHTML = html;  // the platform's own escaped fragment
-      slot.querySelectorAll(".legend input[data-series]").forEach(function (box) {
-        if (hidden.indexOf(box.dataset.series) >= 0) { box.checked = false; box.dispatchEvent(new Event("change")); }
-      });
       slot.querySelectorAll("figure.rating-chart").forEach(init);
       slot.dataset.loaded = String(Date.now());
     }).catch(function (error) { slot.textContent = "The chart could not be loaded: " + error.message; });
   }
 
   document.querySelectorAll("figure.rating-chart").forEach(init);
-  document.querySelectorAll(".chart-slot[data-src]").forEach(load);
+  document.querySelectorAll(".chart-slot[data-src]:not([data-rendered])").forEach(load);
   window.arenaCharts = { reload: function () { document.querySelectorAll(".chart-slot[data-src]").forEach(load); } };
 })();
