@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -10,6 +11,7 @@ from fastapi import APIRouter, HTTPException, Query, status
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
+from sqlalchemy.orm import Session
 
 from arena.engine import Ruleset
 from arena.referee.log import MatchLog
@@ -69,18 +71,13 @@ Hidden = Annotated[list[str] | None, Query(max_length=50)]
 def tournament_chart(name: str, session: SessionDep, hidden: Hidden = None) -> HTMLResponse:
     """The leaders' rating chart, as a fragment the tournament page loads after itself
     (the leaderboard shows at once; the chart follows, and follows live updates)."""
-    try:
-        history = queries.leaders_ratings(session, name)
-    except StoreError as error:
-        raise _not_found(error) from None
-    duplicate = tournament_store.get(session, name).duplicate
-    label = f"ratings of the leaders of {name}"
-    return render(
-        "_chart_fragment.html",
-        chart=rating_chart(history, hidden),
-        label=label,
+    return _chart_fragment(
+        session,
+        lambda: queries.leaders_ratings(session, name),
+        name,
+        hidden,
+        label=f"ratings of the leaders of {name}",
         id="tournament-chart",
-        duplicate=duplicate,
     )
 
 
@@ -89,19 +86,29 @@ def bot_chart(
     name: str, tournament: str, session: SessionDep, hidden: Hidden = None
 ) -> HTMLResponse:
     """A bot's versions' ratings in one tournament, as a fragment of its page."""
+    return _chart_fragment(
+        session,
+        lambda: queries.bot_chart(session, name, tournament),
+        tournament,
+        hidden,
+        label=f"rating of {name} in {tournament}",
+    )
+
+
+def _chart_fragment(
+    session: Session,
+    history: Callable[[], dict[str, list[dict[str, Any]]]],
+    tournament: str,
+    hidden: list[str] | None,
+    **names: str,
+) -> HTMLResponse:
     try:
-        history = queries.bot_chart(session, name, tournament)
+        histories = history()
         duplicate = tournament_store.get(session, tournament).duplicate
     except StoreError as error:
         raise _not_found(error) from None
-    label = f"rating of {name} in {tournament}"
-    return render(
-        "_chart_fragment.html",
-        chart=rating_chart(history, hidden),
-        label=label,
-        id="",
-        duplicate=duplicate,
-    )
+    chart = rating_chart(histories, hidden)
+    return render("_chart_fragment.html", chart=chart, duplicate=duplicate, **{"id": "", **names})
 
 
 @router.get("/tournaments/{name}/fairplay", response_class=HTMLResponse)

@@ -32,7 +32,7 @@ from arena.store.models import BotKind, Match, MatchStatus, Seat
 from arena.store.owners import add_owner
 from tests.support.cli import arena, environment, run_queued_jobs
 from tests.support.engine import random_game, served
-from tests.support.store import SAMPLES, add_samples, match_ids
+from tests.support.store import SAMPLES, add_samples, match_ids, play
 from worker.seats import seats_for
 
 # ------------------------------------------------------------------ counting
@@ -214,21 +214,10 @@ def test_a_ladder_never_seats_one_owners_bots_together(db) -> None:
             ).all()
         for match_id in queued:
             plan = match_store.claim(db, match_id, "test")
-            assert match_store.record(db, plan, _play(plan)[0], 1.0)
+            assert match_store.record(db, plan, play(plan), 1.0)
     tables = _tables(db, lad.id)
     assert len(tables) >= 40
     assert not [t for t in tables if {ids["ann1"], ids["ann2"]} <= t]
-
-
-def _play(plan: match_store.MatchPlan) -> tuple[dict, tuple]:
-    ruleset = Ruleset.from_dict(plan.rules)
-    referee = Referee(
-        ruleset,
-        seats_for(plan.seats, ruleset, plan.seed, ExitStack(), []),
-        plan.seed,
-        RefereeSettings(**plan.settings),
-    )
-    return aio.run(referee.run()), tuple(referee.fairplay.tallies())
 
 
 # ------------------------------------------------------------------ through the platform

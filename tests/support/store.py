@@ -8,6 +8,7 @@ from sqlalchemy import select
 
 from arena import aio
 from arena.engine import Ruleset
+from arena.fairplay.counting import Tally
 from arena.referee import Referee, RefereeSettings
 from arena.store import bots, matches, tournaments
 from arena.store.db import Database
@@ -33,6 +34,11 @@ def make_tournament(db: Database, games: int = 8, name: str = "t", **kwargs) -> 
 
 
 def play(plan: matches.MatchPlan) -> dict:
+    return play_counted(plan)[0]
+
+
+def play_counted(plan: matches.MatchPlan) -> tuple[dict, tuple[Tally, ...]]:
+    """Play a claimed match as a worker does: its log and the referee's fair-play tallies."""
     ruleset = Ruleset.from_dict(plan.rules)
     referee = Referee(
         ruleset,
@@ -40,7 +46,7 @@ def play(plan: matches.MatchPlan) -> dict:
         plan.seed,
         RefereeSettings(**plan.settings),
     )
-    return aio.run(referee.run())
+    return aio.run(referee.run()), tuple(referee.fairplay.tallies())
 
 
 def match_ids(db: Database) -> list[int]:
