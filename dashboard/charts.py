@@ -95,7 +95,7 @@ def chart(
                 "x": px(p["x"]),
                 "y": py(p["mu"]),
                 "tip": f"{s.label} · update {p.get('n', '?')} (rated match {p['x']})"
-                + (f" · {p['at'][:16].replace('T', ' ')}" if p.get("at") else "")
+                + (f" · {p['at'][:16].replace('T', ' ')} UTC" if p.get("at") else "")
                 + f" · mu {p['mu']:.2f} · sigma {p['sigma']:.2f}"
                 + f" · score {p['mu'] - 3 * p['sigma']:.2f}",
             }

@@ -41,6 +41,18 @@ def script_json(data: Any) -> Markup:
 
 templates.filters["script_json"] = script_json
 templates.filters["percent"] = lambda v: "-" if v is None else f"{v * 100:.0f}%"
+
+
+def when(moment: str | None) -> Markup:
+    """A moment as every page writes it: ``2026-12-01 11:02 UTC`` in a ``<time>`` element
+    that keeps the exact ISO value (the database keeps UTC)."""
+    if not moment:
+        return Markup("")
+    shown = f"{moment[:16].replace('T', ' ')} UTC"
+    return Markup('<time datetime="{}">{}</time>').format(moment, shown)
+
+
+templates.filters["when"] = when
 #: a tournament's rules as people write them: ``classic``, ``classic(deals=3,jokers=2)``
 templates.filters["rules"] = lambda rules: str(Ruleset.from_dict(rules))
 

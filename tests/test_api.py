@@ -344,3 +344,21 @@ def test_a_redis_that_is_down_is_a_503_with_one_line(tmp_path: Path) -> None:
     started = client.post("/api/v1/tournaments/cup/start", headers=auth(token))
     assert started.status_code == 503
     assert started.json()["detail"].startswith("Redis is not reachable")
+
+
+def test_every_page_writes_a_moment_one_way(app_and_token) -> None:
+    """One date format across pages: ``2026-12-01 11:02 UTC`` in a ``<time>`` element
+    that keeps the exact moment."""
+    import re
+
+    client, token, arena = app_and_token
+    played_tournament(client, token, arena, games=4)
+    for url in ("/", "/bots/counter", "/matches", "/matches?bot=counter"):
+        page = client.get(url).text
+        moments = re.findall(r'<time datetime="([^"]+)">([^<]*)</time>', page)
+        assert moments, url
+        for exact, shown in moments:
+            assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", shown), (url, shown)
+            assert exact.replace("T", " ").startswith(shown[:16]), (url, exact, shown)
+        text = re.sub(r"<[^>]+>", " ", page)
+        assert not re.search(r"\d\dT\d\d:\d\d", text), f"{url}: an ISO moment shown as it is"

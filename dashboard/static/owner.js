@@ -106,7 +106,7 @@
           var table = el("table");
           table.appendChild(row("th", ["version", "status", "kind", "active", "reason", "created"]));
           bot.versions.forEach(function (v) {
-            var tr = row("td", ["v" + v.number, v.status, v.kind, v.active ? "yes" : "no", v.reason || "", v.created_at.slice(0, 19).replace("T", " ")]);
+            var tr = row("td", ["v" + v.number, v.status, v.kind, v.active ? "yes" : "no", v.reason || "", v.created_at.slice(0, 16).replace("T", " ") + " UTC"]);
             tr.className = "status-" + v.status;
             tr.children[4].className = "reason";  // a traceback keeps its line breaks
             table.appendChild(tr);
