@@ -13,6 +13,8 @@ PALETTE = ("#2b6cb0", "#c05621", "#2f855a", "#b83280", "#6b46c1", "#c53030", "#2
 #: points drawn per series at most; longer histories keep evenly spaced points and the last
 MAX_POINTS = 120
 WIDTH, HEIGHT = 720, 260
+#: the narrowest drawing (a phone's slot): below it the plot is too small to read
+MIN_WIDTH = 300
 LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 40
 
 
@@ -74,6 +76,7 @@ def chart(
         s.shown = s.label not in hidden
     drawn = [s for s in charted if s.shown] or charted  # all hidden: keep the axes
     xs = [p["x"] for s in drawn for p in s.points]
+    ticks_wanted = 5 if width >= 500 else 3  # dates under the ticks need room
     ys = [v for s in drawn for p in s.points for v in (p["mu"], p["mu"] - 3 * p["sigma"])]
     x_low, x_high = min(xs), max(max(xs), min(xs) + 1)
     y_low, y_high = math.floor(min(ys)) - 1, math.ceil(max(ys)) + 1
@@ -101,7 +104,7 @@ def chart(
             }
             for p in s.points
         ]
-    x_ticks = [t for t in ticks(x_low, x_high) if t == int(t)]
+    x_ticks = [t for t in ticks(x_low, x_high, ticks_wanted) if t == int(t)]
     return {
         "width": width,
         "height": height,

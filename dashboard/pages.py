@@ -77,10 +77,15 @@ def tournament_page(name: str, session: SessionDep) -> HTMLResponse:
 
 #: series a reader hid in a chart's legend (the axes then span the others)
 Hidden = Annotated[list[str] | None, Query(max_length=50)]
+#: the width a chart is drawn for (its slot's, in CSS pixels): a phone gets a narrower
+#: drawing whose text is not shrunk to unreadable
+Width = Annotated[int, Query(ge=charts.MIN_WIDTH, le=charts.WIDTH)]
 
 
 @router.get("/tournaments/{name}/chart", response_class=HTMLResponse)
-def tournament_chart(name: str, session: SessionDep, hidden: Hidden = None) -> HTMLResponse:
+def tournament_chart(
+    name: str, session: SessionDep, hidden: Hidden = None, width: Width = charts.WIDTH
+) -> HTMLResponse:
     """The leaders' rating chart, as a fragment the tournament page loads after itself
     (the leaderboard shows at once; the chart follows, and follows live updates)."""
     return _chart_fragment(
@@ -88,6 +93,7 @@ def tournament_chart(name: str, session: SessionDep, hidden: Hidden = None) -> H
         lambda: queries.leaders_ratings(session, name),
         name,
         hidden,
+        width,
         label=f"ratings of the leaders of {name}",
         id="tournament-chart",
     )
@@ -95,7 +101,11 @@ def tournament_chart(name: str, session: SessionDep, hidden: Hidden = None) -> H
 
 @router.get("/bots/{name}/chart", response_class=HTMLResponse)
 def bot_chart(
-    name: str, tournament: str, session: SessionDep, hidden: Hidden = None
+    name: str,
+    tournament: str,
+    session: SessionDep,
+    hidden: Hidden = None,
+    width: Width = charts.WIDTH,
 ) -> HTMLResponse:
     """A bot's versions' ratings in one tournament, as a fragment of its page."""
     return _chart_fragment(
@@ -103,6 +113,7 @@ def bot_chart(
         lambda: queries.bot_chart(session, name, tournament),
         tournament,
         hidden,
+        width,
         label=f"rating of {name} in {tournament}",
     )
 
@@ -112,6 +123,7 @@ def _chart_fragment(
     history: Callable[[], dict[str, list[dict[str, Any]]]],
     tournament: str,
     hidden: list[str] | None,
+    width: int,
     **names: str,
 ) -> HTMLResponse:
     try:
@@ -119,7 +131,7 @@ def _chart_fragment(
         duplicate = tournament_store.get(session, tournament).duplicate
     except StoreError as error:
         raise _not_found(error) from None
-    chart = rating_chart(histories, hidden)
+    chart = rating_chart(histories, hidden, width)
     return render("_chart_fragment.html", chart=chart, duplicate=duplicate, **{"id": "", **names})
 
 
@@ -224,8 +236,10 @@ def workers_page(platform: PlatformDep) -> HTMLResponse:
 
 
 def rating_chart(
-    history: dict[str, list[dict[str, Any]]], hidden: list[str] | None = None
+    history: dict[str, list[dict[str, Any]]],
+    hidden: list[str] | None = None,
+    width: int = charts.WIDTH,
 ) -> dict[str, Any]:
     """One chart of several versions' ratings (dashboard.charts)."""
     series = [charts.Series(label, points) for label, points in history.items()]
-    return charts.chart(series, hidden=frozenset(hidden or ()))
+    return charts.chart(series, width=width, hidden=frozenset(hidden or ()))

@@ -239,6 +239,26 @@ def test_pages_fit_a_phone(browser_page: Page, base_url: str, path: str) -> None
         page.set_viewport_size({"width": 1400, "height": 1000})
 
 
+@pytest.mark.parametrize("path", ["/tournaments/cup", "/bots/counter"])
+def test_charts_are_drawn_for_a_phones_width(browser_page: Page, base_url: str, path: str) -> None:
+    """At 400 px a chart is drawn for its slot's width, so its labels keep their size
+    (a 720-unit drawing squeezed into 360 px halves them)."""
+    page = browser_page
+    page.set_viewport_size({"width": 400, "height": 800})
+    try:
+        page.goto(f"{base_url}{path}")
+        chart = page.locator("svg.chart").first
+        expect(chart).to_be_visible()
+        expect(chart).not_to_have_attribute("viewBox", "0 0 720 260")
+        drawn = int(chart.get_attribute("viewBox").split()[2])
+        slot = page.locator(".chart-slot").first.evaluate("slot => slot.clientWidth")
+        assert drawn <= 400 and abs(drawn - slot) <= 2, (drawn, slot)
+        label = page.locator("svg.chart text.y-tick").first.bounding_box()
+        assert label is not None and label["height"] >= 9, label  # 10 px text, unscaled
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1000})
+
+
 def test_the_replay_fits_a_phone(browser_page: Page, base_url: str) -> None:
     page = browser_page
     page.set_viewport_size({"width": 400, "height": 800})

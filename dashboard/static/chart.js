@@ -30,12 +30,20 @@
     });
   }
 
+  var WIDEST = 720, NARROWEST = 300;
+
+  function width(slot) {
+    // the drawing's width: the slot's own, so a phone's text is not scaled down
+    return Math.max(NARROWEST, Math.min(WIDEST, Math.round(slot.clientWidth || WIDEST)));
+  }
+
   function source(slot) {
-    // the slot's chart, without the series its legend has unchecked
-    var hidden = Array.prototype.map.call(slot.querySelectorAll(".legend input:not(:checked)"),
+    // the slot's chart at its width, without the series its legend has unchecked
+    var query = Array.prototype.map.call(slot.querySelectorAll(".legend input:not(:checked)"),
       function (box) { return "hidden=" + encodeURIComponent(box.dataset.series); });
+    query.push("width=" + width(slot));
     var src = slot.dataset.src;
-    return hidden.length ? src + (src.indexOf("?") >= 0 ? "&" : "?") + hidden.join("&") : src;
+    return src + (src.indexOf("?") >= 0 ? "&" : "?") + query.join("&");
   }
 
   function load(slot) {
@@ -50,6 +58,9 @@
   }
 
   document.querySelectorAll("figure.rating-chart").forEach(init);
-  document.querySelectorAll(".chart-slot[data-src]:not([data-rendered])").forEach(load);
+  document.querySelectorAll(".chart-slot[data-src]").forEach(function (slot) {
+    // a chart the page drew at full width is drawn again for a narrower slot
+    if (!slot.hasAttribute("data-rendered") || width(slot) < WIDEST - 40) { load(slot); }
+  });
   window.arenaCharts = { reload: function () { document.querySelectorAll(".chart-slot[data-src]").forEach(load); } };
 })();
