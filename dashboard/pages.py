@@ -136,9 +136,9 @@ def _chart_fragment(
 
 
 @router.get("/tournaments/{name}/fairplay", response_class=HTMLResponse)
-def fairplay_page(name: str, session: SessionDep) -> HTMLResponse:
+def fairplay_page(name: str, platform: PlatformDep) -> HTMLResponse:
     try:
-        found = fairplay.report(session, tournament_store.get(session, name))
+        found = fairplay.report(platform.db, name)
     except StoreError as error:
         raise _not_found(error) from None
     return render("fairplay.html", r=found)

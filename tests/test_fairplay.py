@@ -17,7 +17,7 @@ from arena import aio
 from arena.bench import fairplay as bench
 from arena.engine import Action, Observation, Phase, Ruleset
 from arena.engine.match import Match as EngineMatch
-from arena.fairplay.counting import Chance, FairPlayCounter
+from arena.fairplay.counting import Chance, FairPlayCounter, match_tallies
 from arena.fairplay.report import ALPHA
 from arena.policies import RandomLegal
 from arena.referee import Referee, RefereeSettings
@@ -26,13 +26,13 @@ from arena.selfplay import play_deal
 from arena.store import bots, ladder, tournaments
 from arena.store import fairplay as fairplay_store
 from arena.store import matches as match_store
-from arena.store.errors import Invalid
+from arena.store.errors import Invalid, NotFound
 from arena.store.leases import SeatPlan
 from arena.store.models import BotKind, Match, MatchStatus, Seat
 from arena.store.owners import add_owner
 from tests.support.cli import arena, environment, run_queued_jobs
 from tests.support.engine import random_game, served
-from tests.support.store import SAMPLES, add_samples, match_ids, play
+from tests.support.store import SAMPLES, add_samples, match_ids, play, play_counted
 from worker.seats import seats_for
 
 # ------------------------------------------------------------------ counting
@@ -266,3 +266,37 @@ def test_a_team_served_as_endpoints_is_flagged_by_the_cli_the_api_and_the_page(
     assert f'href="/matches/{flag["matches"][0]}"' in page
     with platform.db.read() as s:
         assert fairplay_store.totals(s, tournaments.get(s, "cup").id)
+
+
+def test_recorded_batches_join_the_totals_once_when_folded(db) -> None:
+    """The recorder keeps a batch's rows as one pending blob; a fold (the reconciler's,
+    or a report's) adds them to the totals exactly once."""
+    add_samples(db)
+    rules = Ruleset.parse("classic")
+    db.transaction(lambda s: tournaments.create(s, "cup", rules, SAMPLES, 4, 6, seed="f"))
+    db.transaction(lambda s: tournaments.start(s, "cup"))
+    expected: Counter[tuple] = Counter()
+    for match_id in match_ids(db):
+        plan = match_store.claim(db, match_id, "test")
+        log, tallies = play_counted(plan)
+        assert match_store.record(db, plan, log, 1.0, fairplay=tallies)
+        places = {
+            seat: place for place, group in enumerate(log["result"]["ranking"], 1) for seat in group
+        }
+        versions = [seat.bot_version_id for seat in plan.seats]
+        ranked = [places[seat] for seat in range(4)]
+        for t in match_tallies(versions, ranked, tallies):
+            expected[(t.chance, t.actor, t.other, t.stratum)] += t.chances
+    with db.read() as s:
+        cup = tournaments.get(s, "cup").id
+        assert not fairplay_store.totals(s, cup), "pending until a fold"
+    fairplay_store.report(db, "cup")  # folds first
+    assert db.transaction(lambda s: fairplay_store.fold(s)) == 0, "nothing left to fold"
+    with db.read() as s:
+        found = {
+            (t.chance, t.actor, t.other, t.stratum): t.chances
+            for t in fairplay_store.totals(s, cup)
+        }
+    assert found == dict(expected)
+    with pytest.raises(NotFound):
+        fairplay_store.report(db, "nope")

@@ -26,7 +26,7 @@ from arena.platform.sandbox import availability
 from arena.platform.sandbox.box import orphaned, sweep_folders
 from arena.platform.sandbox.cgroup import sweep
 from arena.platform.settings import Settings
-from arena.store import ladder, matches
+from arena.store import fairplay, ladder, matches
 from arena.store.models import Tournament, TournamentFormat, TournamentStatus
 from arena.timing import (
     LOST_AFTER,
@@ -51,6 +51,8 @@ def reconcile_once(
         workers=max(1, work_queue.workers_listening(queue)),
     )
     refilled = refill_ladders()
+    # recorded batches' fair-play rows join the totals here, off the recording path
+    jobs.database().transaction(lambda session: fairplay.fold(session))
     if repairs.requeued or repairs.resent:
         work_queue.enqueue_all(queue, repairs.requeued + repairs.resent, at_front=True)
     if refilled:

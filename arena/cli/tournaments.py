@@ -159,10 +159,8 @@ def tournament_fairplay(
     """The collusion report: pairs of bots that play as a team (docs/fair-play.md)."""
     from arena.store import fairplay
 
-    arena = platform()
     try:
-        with arena.db.read() as session:
-            found = fairplay.report(session, tournament_store.get(session, name))
+        found = fairplay.report(platform().db, name)
     except StoreError as error:
         fail(str(error))
     if json_:

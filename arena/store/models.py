@@ -255,6 +255,17 @@ class FairPlayCount(Base):
     taken: Mapped[int] = mapped_column(Integer, default=0)
 
 
+class FairPlayPending(Base):
+    """A recorded batch's fair-play rows, kept in the recording transaction as one blob
+    (one insert instead of hundreds of upserts) until a fold adds them to the totals."""
+
+    __tablename__ = "fairplay_pending"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    #: the merged rows, JSON, zlib-compressed (arena.store.fairplay)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class Match(Base):
     __tablename__ = "matches"
     __table_args__ = (

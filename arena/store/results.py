@@ -214,11 +214,10 @@ class Result:
     running totals."""
 
     def __init__(self, played: PlayedMatch) -> None:
-        self.plan, self.referee_ms, self.started_at, self.tallies = (
+        self.plan, self.referee_ms, self.started_at = (
             played.plan,
             played.referee_ms,
             played.started_at,
-            played.fairplay,
         )
         outputs = played.outputs
         self.blob = logs.encode(played.log)
@@ -247,20 +246,20 @@ class Result:
                     **styles[index],
                 }
             )
+        #: what the match adds to the collusion report, packed before the write lock
+        self.fairplay = fairplay.pack(
+            fairplay.rows(
+                self.plan.tournament_id,
+                self.versions,
+                [row["place"] for row in self.seats],
+                played.fairplay,
+            )
+        )
 
     def pairs(self) -> list[dict[str, int]]:
         """What the match adds to the head-to-head totals."""
         return pairs.rows(
             self.plan.tournament_id, self.versions, [row["place"] for row in self.seats]
-        )
-
-    def fairplay(self) -> list[fairplay.Row]:
-        """What the match adds to the collusion report's totals."""
-        return fairplay.rows(
-            self.plan.tournament_id,
-            self.versions,
-            [row["place"] for row in self.seats],
-            self.tallies,
         )
 
     def totals(self) -> list[dict[str, int]]:
@@ -347,7 +346,7 @@ class _Batch:
         )
         connection.execute(_ENTRY_TOTALS, [row for result in mine for row in result.totals()])
         pairs.add(connection, [row for result in mine for row in result.pairs()])
-        fairplay.add(connection, [row for result in mine for row in result.fairplay()])
+        fairplay.keep(connection, self.tournament_id, [result.fairplay for result in mine])
         if self.grouped:
             self._rate_closed_groups(connection, mine, first)
         else:

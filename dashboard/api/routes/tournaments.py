@@ -119,7 +119,7 @@ def get_groups(name: str, session: SessionDep) -> list[dict]:
 
 
 @router.get("/tournaments/{name}/fairplay", response_model=FairPlayReport, responses=NOT_FOUND)
-def get_fairplay(name: str, session: SessionDep) -> dict:
+def get_fairplay(name: str, platform: PlatformDep) -> dict:
     """The collusion report: every pair of bots tested for team play, the flags that
     survive Holm's family-wise error control (docs/fair-play.md)."""
-    return fairplay.report(session, tournament_store.get(session, name))
+    return fairplay.report(platform.db, name)

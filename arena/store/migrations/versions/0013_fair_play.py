@@ -1,5 +1,6 @@
 """Fair play: one owner's bots apart unless a tournament allows it, and the running
-totals of the collusion report (arena.fairplay).
+totals of the collusion report (arena.fairplay), with the recorded batches not yet
+added to them.
 
 Revision ID: 0013
 Revises: 0012
@@ -35,9 +36,18 @@ def upgrade() -> None:
         sa.Column("chances", sa.Integer(), nullable=False),
         sa.Column("taken", sa.Integer(), nullable=False),
     )
+    op.create_table(
+        "fairplay_pending",
+        sa.Column("id", sa.Integer(), primary_key=True),
+        sa.Column("tournament_id", sa.Integer(), sa.ForeignKey("tournaments.id"), nullable=False),
+        sa.Column("data", sa.LargeBinary(), nullable=False),
+    )
+    op.create_index("ix_fairplay_pending_tournament_id", "fairplay_pending", ["tournament_id"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_fairplay_pending_tournament_id", "fairplay_pending")
+    op.drop_table("fairplay_pending")
     op.drop_table("fairplay_counts")
     # SQLite drops a column in place (a batch copy of the table would trip its foreign keys)
     if op.get_bind().dialect.name == "sqlite":
