@@ -163,6 +163,21 @@ def test_after_redis_lost_every_job_a_dead_workers_matches_go_out_first(
     assert order[2:] == [m for m in range(1, 41) if m not in (31, 35)]
 
 
+def test_one_reconciler_sends_the_whole_queue_again_after_a_restart(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each worker's reconciler sees Redis restart; one of them re-sends the queue (two
+    pushed it to the front twice, the second ahead of the matches the first had queued
+    again after a lost worker)."""
+    arena = Platform(settings)
+    with worker_in_this_process(settings, monkeypatch):
+        from worker import runner
+
+        assert runner.first_to_resend(arena.queue, "run-a")
+        assert not runner.first_to_resend(arena.queue, "run-a"), "another reconciler"
+        assert runner.first_to_resend(arena.queue, "run-b"), "the next restart"
+
+
 @contextlib.contextmanager
 def _locked(database_url: str, statement: str, ids: list[int]) -> Iterator[None]:
     """Hold row locks in another connection (what a slow transaction elsewhere does)."""

@@ -111,21 +111,33 @@ class Reconciler(threading.Thread):
         queue = work_queue.match_queue(work_queue.connect(self.redis_url), self.queue_name)
         watch = work_queue.JobWatch(queue)
         seen_run: str | None = None
+        resend = False  # this reconciler sends the whole queue again (until it succeeds)
         due = time.monotonic() + self.interval
         while not self.stopped.wait(RESTART_CHECK_SECONDS):
             run_id = _run_id(queue)
             restarted = seen_run is not None and run_id is not None and run_id != seen_run
             seen_run = run_id or seen_run
-            if not restarted and time.monotonic() < due:
+            if restarted and run_id is not None and first_to_resend(queue, run_id):
+                log.warning("Redis restarted: sending the queued matches again")
+                resend, due = True, 0.0  # at once (a failed try waits for the next pass)
+            if time.monotonic() < due:
                 continue
             due = time.monotonic() + self.interval
             _sweep()
-            if restarted:
-                log.warning("Redis restarted: sending the queued matches again")
             try:
-                reconcile_once(queue, watch, timedelta(0) if restarted else LOST_AFTER)
+                reconcile_once(queue, watch, timedelta(0) if resend else LOST_AFTER)
+                resend = False
             except Exception:  # Redis or the database is away: try again next time
                 log.exception("reconcile failed; retrying in %.0f s", self.interval)
+
+
+def first_to_resend(queue: Queue, run_id: str) -> bool:
+    """Whether this reconciler is the one to send the whole queue again after Redis
+    restarted as ``run_id``: one of them, or each would push every queued match to the
+    front again, ahead of the matches another had already queued again after a lost
+    worker (the chaos run found one 35 s late behind a second re-send)."""
+    key = f"{queue.key}:resent:{run_id}"
+    return bool(queue.connection.set(key, "1", nx=True, ex=3600))
 
 
 def _run_id(queue: Queue) -> str | None:
