@@ -8,7 +8,7 @@ import shutil
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import quote
@@ -192,6 +192,44 @@ def test_leaderboard_bot_match_and_replay(browser_page: Page, base_url: str) -> 
     expect(deals.last).to_have_class(re.compile("current"))
     deals.first.locator("a").click()
     expect(position).to_have_text(re.compile(r"^step 0 / "))
+
+
+def test_a_late_answer_for_an_older_legend_never_replaces_the_newer_chart(
+    browser_page: Page, base_url: str
+) -> None:
+    """Two boxes unchecked quickly, the first request's answer arriving last: the chart
+    stays the one of the newest request (2 series), not the older one's (3)."""
+    page = browser_page
+    page.goto(f"{base_url}/tournaments/cup")
+    expect(page.locator("#tournament-chart g.series")).to_have_count(4)
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    page.route("**/tournaments/cup/chart?*", hold)
+    boxes = page.locator("#tournament-chart .legend input[data-series]")
+    for index, waiting in ((0, 1), (1, 2)):
+        boxes.nth(index).uncheck()
+        _wait_until(page, lambda count=waiting: len(held) >= count)
+    older, newer = held
+    assert "hidden=" in older.request.url and newer.request.url.count("hidden=") == 2
+    slot = page.locator(".chart-slot[data-src='/tournaments/cup/chart']")
+    newer.continue_()
+    expect(page.locator("#tournament-chart g.series")).to_have_count(2)
+    older.continue_()
+    expect(slot).to_have_attribute("data-settled", slot.get_attribute("data-requested") or "0")
+    expect(page.locator("#tournament-chart g.series")).to_have_count(2)
+    expect(page.locator("#tournament-chart .legend input:not(:checked)")).to_have_count(2)
+    page.unroute("**/tournaments/cup/chart?*")
+
+
+def _wait_until(page: Page, done: Callable[[], bool], limit: float = 30.0) -> None:
+    """Let the page's events run until ``done()`` (a route handler has been called)."""
+    deadline = time.monotonic() + limit
+    while not done():
+        assert time.monotonic() < deadline, "the page sent no request"
+        page.wait_for_timeout(20)
 
 
 def test_api_docs_and_error_pages_need_nothing_but_the_platform(

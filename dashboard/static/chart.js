@@ -47,14 +47,22 @@
   }
 
   function load(slot) {
+    // answers may come back out of order (boxes clicked quickly, a live reload): only the
+    // newest request's chart is drawn, so the legend never goes back to an older state
+    var request = Number(slot.dataset.requested || 0) + 1;
+    slot.dataset.requested = String(request);
+    function newest() { return Number(slot.dataset.requested) === request; }
     return fetch(source(slot)).then(function (r) {
       if (!r.ok) { throw new Error("HTTP " + r.status); }
       return r.text();
     }).then(function (html) {
+      if (!newest()) { return; }
       slot.innerHTML = html;  // the platform's own escaped fragment
       slot.querySelectorAll("figure.rating-chart").forEach(init);
       slot.dataset.loaded = String(Date.now());
-    }).catch(function (error) { slot.textContent = "The chart could not be loaded: " + error.message; });
+    }).catch(function (error) {
+      if (newest()) { slot.textContent = "The chart could not be loaded: " + error.message; }
+    }).then(function () { slot.dataset.settled = String(Number(slot.dataset.settled || 0) + 1); });
   }
 
   document.querySelectorAll("figure.rating-chart").forEach(init);
