@@ -30,6 +30,7 @@ from arena.store import bots as bot_store
 from arena.store import competitions
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
+from arena.store.db import Database
 from arena.store.models import BotKind, Tournament, TournamentFormat, TournamentStatus
 from sample_bots import SAMPLES
 
@@ -54,6 +55,9 @@ def up(
             _run(stack, settings, count, games, port, exit_when_done)
         except KeyboardInterrupt:
             err.print("stopping...")
+    # the workers and the dashboard are stopped, and the interrupted frames (with any
+    # connection a read left open) are gone: the last write meets no other writer
+    _stop_demo_ladder(settings.database_url)
     out.print("Arena stopped.")
 
 
@@ -87,16 +91,13 @@ def _run(
     out.print(
         f"Dashboard: {board.url}  (API: {board.url}api/v1, docs: {board.url}docs)", markup=False
     )
-    try:
-        _follow(arena, name)
-        _stop_ladder(arena, name)  # the demo is over: nothing plays for nobody
-        _where_to_look(settings, name, board.url)
-        if not exit_when_done:
-            out.print("Running; press Ctrl-C to stop.")
-            while True:
-                time.sleep(3600)
-    finally:
-        _stop_ladder(arena, name)
+    _follow(arena, name)
+    _stop_ladder(arena.db, name)  # the demo is over: nothing plays for nobody
+    _where_to_look(settings, name, board.url)
+    if not exit_when_done:
+        out.print("Running; press Ctrl-C to stop.")
+        while True:
+            time.sleep(3600)
 
 
 def _stop_on_signals() -> None:
@@ -181,15 +182,28 @@ def _open(arena: Platform, name: str) -> bool:
         return tournament_store.get(session, name).status is not TournamentStatus.DONE
 
 
-def _stop_ladder(arena: Platform, name: str) -> None:
+def _stop_ladder(db: Database, name: str) -> None:
+    """Stop the demo's ladder (if it was made: Ctrl-C may come before)."""
     from arena.store import ladder
 
     def work(session) -> None:  # noqa: ANN001
-        tournament = tournament_store.get(session, f"{name}-ladder")
-        if tournament.status is not TournamentStatus.DONE:
+        tournament = session.scalar(select(Tournament).where(Tournament.name == f"{name}-ladder"))
+        if tournament is not None and tournament.status is not TournamentStatus.DONE:
             ladder.stop(session, tournament)
 
-    arena.db.transaction(work)
+    db.transaction(work)
+
+
+def _stop_demo_ladder(database_url: str) -> None:
+    """On the way out: a ladder left running would play for nobody at the next start."""
+    from arena.store import schema
+
+    db = Database(database_url)
+    try:
+        if schema.current(db) == schema.head():  # Ctrl-C may come before the migrations
+            _stop_ladder(db, DEMO)
+    finally:
+        db.dispose()
 
 
 def _follow(arena: Platform, name: str) -> None:
