@@ -54,5 +54,10 @@ def ladder_place(index: int) -> str:
     return f"ladder/{index}"
 
 
+def abtest_place(pair: int) -> str:
+    """A/B tests: both matches of a pair deal from one seed."""
+    return f"abtest/{pair}"
+
+
 def game_place(game: int) -> str:
     return f"game/{game}"

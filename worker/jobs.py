@@ -24,10 +24,10 @@ from rq import Queue
 
 from arena.platform import queue as work_queue
 from arena.platform.settings import Settings
-from arena.store import ladder, matches
+from arena.store import matches, scheduling
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
-from arena.store.models import TournamentFormat
+from arena.store.models import SELF_SCHEDULING
 from arena.store.schema import upgrade
 from arena.timing import FLUSH_SECONDS, HEARTBEAT_SECONDS
 
@@ -169,7 +169,8 @@ class _Job:
                 self.flush()
 
     def flush(self) -> None:
-        """Record the pending results in one transaction, then top up their ladders."""
+        """Record the pending results in one transaction, then top up their ladders and
+        A/B tests."""
         pending, self.pending = self.pending, []
         if not pending:
             return
@@ -185,19 +186,23 @@ class _Job:
         for played, done in zip(pending, recorded, strict=True):
             self._count("recorded" if done else "discarded: the claim was lost")
             self._finished(played.plan)
-        self._refill_ladders(
-            {p.plan.tournament_id for p in pending if p.plan.format == TournamentFormat.LADDER}
+        self._refill(
+            {
+                (p.plan.tournament_id, p.plan.format)
+                for p in pending
+                if p.plan.format in SELF_SCHEDULING
+            }
         )
 
-    def _refill_ladders(self, tournament_ids: set[int]) -> None:
-        """Queue the next matches of these ladders (recorded results are never given back
-        for a failed refill: the reconciler tops running ladders up too)."""
-        for tournament_id in tournament_ids:
+    def _refill(self, tournaments: set[tuple[int, str]]) -> None:
+        """Queue the next matches of these ladders and A/B tests (recorded results are
+        never given back for a failed refill: the reconciler tops them up too)."""
+        for tournament_id, format in tournaments:  # noqa: A001
             try:
-                for next_match, job_id in ladder.refill(self.db, tournament_id):
+                for next_match, job_id in scheduling.refill(self.db, tournament_id, format):
                     _requeue(next_match, job_id)
             except Exception:
-                log.exception("ladder %s: cannot queue its next matches", tournament_id)
+                log.exception("tournament %s: cannot queue its next matches", tournament_id)
 
     def _give_back(self, plans: list[matches.MatchPlan], error: Exception) -> None:
         reason = f"{type(error).__name__}: {error}"

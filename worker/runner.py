@@ -19,15 +19,13 @@ from datetime import timedelta
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue
-from sqlalchemy import select
 
 from arena.platform import queue as work_queue
 from arena.platform.sandbox import availability
 from arena.platform.sandbox.box import orphaned, sweep_folders
 from arena.platform.sandbox.cgroup import sweep
 from arena.platform.settings import Settings
-from arena.store import fairplay, ladder, matches
-from arena.store.models import Tournament, TournamentFormat, TournamentStatus
+from arena.store import fairplay, matches, scheduling
 from arena.timing import (
     LOST_AFTER,
     RECONCILE_SECONDS,
@@ -60,7 +58,7 @@ def reconcile_once(
     if repairs.requeued or repairs.resent or refilled or repairs.failed:
         log.info(
             "reconciled: %d matches queued again after a lost worker, %d re-sent (their job "
-            "was lost), %d failed (attempts spent), %d ladder matches queued",
+            "was lost), %d failed (attempts spent), %d ladder and A/B test matches queued",
             len(repairs.requeued),
             len(repairs.resent),
             len(repairs.failed),
@@ -70,18 +68,9 @@ def reconcile_once(
 
 
 def refill_ladders() -> list[tuple[int, str]]:
-    """Top up running ladders (a worker may have died between a record and its refill)."""
-    db = jobs.database()
-    with db.read() as session:
-        running = list(
-            session.scalars(
-                select(Tournament.id).where(
-                    Tournament.format == TournamentFormat.LADDER,
-                    Tournament.status == TournamentStatus.RUNNING,
-                )
-            )
-        )
-    return [job for tournament_id in running for job in ladder.refill(db, tournament_id)]
+    """Top up running ladders and A/B tests (a worker may have died between a record and
+    its refill)."""
+    return scheduling.refill_running(jobs.database())
 
 
 def _sweep() -> None:

@@ -50,6 +50,11 @@ COMMANDS: dict[str, Entry] = {
         "app",
         "Competitions: standing ladders every qualified version joins by itself.",
     ),
+    "abtest": Entry(
+        "arena.cli.abtests",
+        "app",
+        "A/B tests: is a new version better than a base, on paired deals (docs/abtest.md).",
+    ),
     "db": Entry("arena.cli.db", "app", "The database."),
     "worker": Entry(
         "arena.cli.worker",

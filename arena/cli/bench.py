@@ -316,6 +316,42 @@ def fairplay(
 
 
 @app.command()
+def abtest(
+    json_: options.JsonFlag = False,
+    pairs: Annotated[int, typer.Option(min=10, help="Pairs played per setting (the pool).")] = 2000,
+    tests: Annotated[
+        int, typer.Option(min=1, help="Simulated tests per setting and design.")
+    ] = 400,
+) -> None:
+    """A/B tests by simulation: false acceptance, acceptance at a gap, paired vs unpaired."""
+    from arena.bench import abtest as bench_abtest
+
+    figures = _measured("A/B tests", lambda p: bench_abtest.run(pairs, tests, progress=p), json_)
+    if figures is None:
+        return
+    out.print(
+        f"tables of {figures['table_size']} with {', '.join(figures['field'])}; "
+        "SPRT alpha = beta = 0.05; a pool of pairs per setting, tests drawn from it"
+    )
+    for row in figures["settings"]:
+        pool = row["pool"]
+        out.print(
+            f"{row['name']}: elo bounds [{row['elo0']:g}, {row['elo1']:g}], pool of "
+            f"{pool['pairs']} pairs: elo {pool['elo']:+.1f}, correlation of the two versions' "
+            f"scores on a deal {pool['correlation']:.2f}"
+        )
+        for design in ("paired", "unpaired"):
+            r = row[design]
+            low, high = r["rate_ci"]
+            out.print(
+                f"  {design:>8}: accepted {r['accepted']}/{r['tests']} = {r['rate']:.1%} "
+                f"(95 % interval {low:.1%}-{high:.1%}), matches to decide: mean "
+                f"{r['mean_matches']:.0f}, median {r['median_matches']:.0f}, capped {r['capped']}"
+            )
+        out.print(f"  paired / unpaired expected matches: {row['matches_ratio']:.2f}")
+
+
+@app.command()
 def startup(
     json_: options.JsonFlag = False,
     repeats: Annotated[int, typer.Option("--repeats", min=1, help="Runs of each command.")] = 10,

@@ -15,6 +15,7 @@ from arena.platform.errors import PlatformError
 from arena.platform.settings import Settings
 from arena.store import tournaments
 from arena.store.db import Database
+from arena.store.models import Owner
 from arena.store.schema import upgrade
 
 
@@ -42,6 +43,23 @@ class Platform:
         jobs = self.db.transaction(lambda session: tournaments.start(session, name, workers))
         work_queue.enqueue_all(self.queue, jobs)
         return len(jobs)
+
+    def start_abtest(self, name: str, owner: Owner | None = None) -> int:
+        """Queue an A/B test's first pairs; return how many matches were sent."""
+        from arena.store import abtests
+
+        with self.db.read() as session:
+            abtests.get(session, name)  # NotFound before any word about Redis
+        self.queue  # noqa: B018 - no Redis: say so before the test is marked running
+        jobs = self.db.transaction(lambda session: abtests.start(session, name, owner))
+        work_queue.enqueue_all(self.queue, jobs)
+        return len(jobs)
+
+    def abtest_status(self, name: str) -> dict[str, Any]:
+        from arena.store import abtests
+
+        with self.db.read() as session:
+            return abtests.status(session, name)
 
     def tournament_status(self, name: str) -> dict[str, Any]:
         with self.db.read() as session:

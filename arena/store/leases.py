@@ -20,6 +20,7 @@ from arena.store.db import Database
 from arena.store.jobs import job_sizes, new_job_id
 from arena.store.models import (
     OPEN_STATUSES,
+    SELF_SCHEDULING,
     Bot,
     BotKind,
     BotVersion,
@@ -355,7 +356,8 @@ _FINISH = (
     _tournaments.update()
     .where(
         _tournaments.c.id == bindparam("tournament"),
-        _tournaments.c.format != TournamentFormat.LADDER,  # a ladder ends when it is stopped
+        # a ladder ends when it is stopped, an A/B test when it decides
+        _tournaments.c.format.not_in(SELF_SCHEDULING),
         _tournaments.c.status == TournamentStatus.RUNNING,
         ~select(_matches.c.id)
         .where(

@@ -66,6 +66,12 @@ class TournamentFormat(StrEnum):
 
     ROUND_ROBIN = "round_robin"
     LADDER = "ladder"
+    #: the matches of an A/B test (arena.store.abtests): scheduled in pairs as it plays
+    ABTEST = "abtest"
+
+
+#: formats that schedule their matches as they play, not all at creation
+SELF_SCHEDULING = (TournamentFormat.LADDER, TournamentFormat.ABTEST)
 
 
 class MatchStatus(StrEnum):
@@ -224,6 +230,70 @@ class CompetitionBot(Base):
     __tablename__ = "competition_bots"
     competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id"), primary_key=True)
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+
+
+class AbTestStatus(StrEnum):
+    CREATED = "created"
+    RUNNING = "running"
+    ACCEPTED = "accepted"  # the new version is better (H1)
+    REJECTED = "rejected"  # it is not (H0)
+    STOPPED = "stopped"  # stopped before either
+    CAPPED = "capped"  # the most matches allowed, undecided
+
+
+#: a test in one of these has its result kept: no match is queued for it any more
+ABTEST_OVER = (
+    AbTestStatus.ACCEPTED,
+    AbTestStatus.REJECTED,
+    AbTestStatus.STOPPED,
+    AbTestStatus.CAPPED,
+)
+
+
+class AbTest(Base):
+    """A sequential test of a new version against a base on paired duplicate deals
+    (arena.abtest); its matches are those of a tournament of the ABTEST format, rated
+    never. ``counts``: pairs per pair-score class; ``llr``: the SPRT's statistic."""
+
+    __tablename__ = "abtests"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), unique=True)
+    new_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    base_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    #: the opponents' versions, in the order the pairs take them
+    field: Mapped[list[int]] = mapped_column(JSON)
+    elo0: Mapped[float] = mapped_column(Float)
+    elo1: Mapped[float] = mapped_column(Float)
+    alpha: Mapped[float] = mapped_column(Float)
+    beta: Mapped[float] = mapped_column(Float)
+    max_matches: Mapped[int] = mapped_column(Integer)
+    #: pairs in play at once
+    batch: Mapped[int] = mapped_column(Integer)
+    status: Mapped[AbTestStatus] = mapped_column(_enum(AbTestStatus), default=AbTestStatus.CREATED)
+    counts: Mapped[list[int]] = mapped_column(JSON)
+    llr: Mapped[float] = mapped_column(Float, default=0.0)
+    pairs: Mapped[int] = mapped_column(Integer, default=0)
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("owners.id"))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    tournament: Mapped[Tournament] = relationship()
+    new_version: Mapped[BotVersion] = relationship(foreign_keys=[new_version_id])
+    base_version: Mapped[BotVersion] = relationship(foreign_keys=[base_version_id])
+
+
+class AbTestPair(Base):
+    """A pair counted by its test, once: its class and the LLR after it (the chart)."""
+
+    __tablename__ = "abtest_pairs"
+    abtest_id: Mapped[int] = mapped_column(ForeignKey("abtests.id"), primary_key=True)
+    pair: Mapped[int] = mapped_column(Integer, primary_key=True)
+    #: the order pairs were counted in (1, 2, ...)
+    counted: Mapped[int] = mapped_column(Integer)
+    pair_class: Mapped[int] = mapped_column(Integer)
+    new_place: Mapped[int] = mapped_column(Integer)
+    base_place: Mapped[int] = mapped_column(Integer)
+    llr: Mapped[float] = mapped_column(Float)
 
 
 class PairResult(Base):

@@ -19,7 +19,7 @@ from arena import ratings
 from arena.engine.match import places
 from arena.fairplay.counting import Tally
 from arena.referee import log as match_log
-from arena.store import fairplay, logs, pairs
+from arena.store import abtests, fairplay, logs, pairs
 from arena.store.db import Database
 from arena.store.leases import MatchPlan, finish_if_complete, mark_stale
 from arena.store.models import (
@@ -30,6 +30,7 @@ from arena.store.models import (
     MatchStatus,
     Seat,
     Tournament,
+    TournamentFormat,
     now,
 )
 from arena.store.rating_policy import (
@@ -289,6 +290,7 @@ class _Batch:
         self.versions = sorted({v for result in results for v in result.versions})
         #: duplicate deals are rated by group, under the lock
         self.grouped = results[0].plan.deal_group is not None
+        self.tested = results[0].plan.format == TournamentFormat.ABTEST
         self.seen: int | None = None
         self.steps: list[list[ratings.Rating]] | None = None
         if not self.grouped:
@@ -347,7 +349,10 @@ class _Batch:
         connection.execute(_ENTRY_TOTALS, [row for result in mine for row in result.totals()])
         pairs.add(connection, [row for result in mine for row in result.pairs()])
         fairplay.keep(connection, self.tournament_id, [result.fairplay for result in mine])
-        if self.grouped:
+        if self.tested:  # an A/B test rates nothing: it counts the pairs closed
+            groups = [r.plan.deal_group for r in mine if r.plan.deal_group is not None]
+            abtests.count_closed_pairs(connection, self.tournament_id, groups)
+        elif self.grouped:
             self._rate_closed_groups(connection, mine, first)
         else:
             self._rate(connection, mine, first)

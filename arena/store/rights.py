@@ -63,7 +63,7 @@ def check_private(
 ) -> None:
     """Refuse a private tournament the owner may not create (``Forbidden``: another
     owner's bot; ``Invalid``: over a limit)."""
-    foreign = [name for name in bot_names if not _usable_by(session, owner, name)]
+    foreign = [name for name in bot_names if not usable_by(session, owner, name)]
     if foreign:
         raise Forbidden(
             f"a private tournament takes your own bots and the samples only: {', '.join(foreign)}"
@@ -74,6 +74,11 @@ def check_private(
         raise Invalid(f"a private tournament has at most {limits.games} games")
     if deadline > limits.deadline:
         raise Invalid(f"a private tournament's deadline is at most {limits.deadline:g} s")
+    check_running_private(session, owner, limits)
+
+
+def check_running_private(session: Session, owner: Owner, limits: PrivateLimits) -> None:
+    """Refuse another private tournament (or A/B test) while ``limits.running`` are on."""
     running = session.scalar(
         select(func.count())
         .select_from(Tournament)
@@ -81,11 +86,12 @@ def check_private(
     )
     if running >= limits.running:
         raise Invalid(
-            f"you have {running} private tournaments not over yet (at most {limits.running})"
+            f"you have {running} private tournaments or A/B tests not over yet "
+            f"(at most {limits.running})"
         )
 
 
-def _usable_by(session: Session, owner: Owner, name: str) -> bool:
+def usable_by(session: Session, owner: Owner, name: str) -> bool:
     bot = session.scalar(select(Bot).where(Bot.name == name))
     if bot is None:
         return True  # create() says it does not exist

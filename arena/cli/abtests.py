@@ -1,0 +1,205 @@
+"""``arena abtest``: is a new version better? A sequential test on paired deals."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from arena.cli import options
+from arena.cli.platform import err, fail, out, platform
+from arena.cli.rules import ruleset_or_exit
+from arena.platform import Platform, PlatformError
+from arena.referee import RefereeSettings
+from arena.store.errors import StoreError
+
+app = typer.Typer(
+    help="A/B tests: is a new version better than a base, on paired deals (docs/abtest.md).",
+    no_args_is_help=True,
+)
+
+
+@app.command("create")
+def abtest_create(
+    name: Annotated[str, typer.Argument(help="The test's name.")],
+    new: Annotated[str, typer.Option("--new", help="BOT[:VERSION]: the candidate.")],
+    base: Annotated[str, typer.Option("--base", help="BOT[:VERSION]: what it must beat.")],
+    field: Annotated[
+        str | None,
+        typer.Option(help="The opponents, BOT[:VERSION] comma separated (default: the samples)."),
+    ] = None,
+    table_size: Annotated[
+        int | None,
+        typer.Option("--table-size", min=2, help="Seats per table (default: 4, or the field + 1)."),
+    ] = None,
+    rules: options.Rules = "classic",
+    option: options.Overrides = None,
+    elo0: Annotated[
+        float, typer.Option(help="H0: the new version is at most this much better.")
+    ] = 0.0,
+    elo1: Annotated[float, typer.Option(help="H1: it is at least this much better.")] = 25.0,
+    alpha: Annotated[float, typer.Option(help="Chance of accepting H1 when H0 holds.")] = 0.05,
+    beta: Annotated[float, typer.Option(help="Chance of accepting H0 when H1 holds.")] = 0.05,
+    max_matches: Annotated[
+        int, typer.Option("--max-matches", min=2, help="Stop undecided (capped) after this many.")
+    ] = 4000,
+    deadline: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 1.0,
+) -> None:
+    """Create an A/B test of two versions (start it with ``arena abtest start``)."""
+    from arena.abtest.sprt import Bounds
+    from arena.store import abtests
+
+    try:
+        bounds = Bounds(elo0, elo1, alpha, beta)
+    except ValueError as error:
+        fail(str(error))
+    ruleset, _ = ruleset_or_exit(rules, option or [], table_size or 2)
+    opponents = [spec.strip() for spec in field.split(",") if spec.strip()] if field else None
+    try:
+        created = platform().db.transaction(
+            lambda session: _created(
+                abtests.create(
+                    session,
+                    name,
+                    new,
+                    base,
+                    ruleset,
+                    bounds,
+                    field=opponents,
+                    table_size=table_size,
+                    max_matches=max_matches,
+                    settings=RefereeSettings(deadline=deadline),
+                )
+            )
+        )
+    except StoreError as error:
+        fail(str(error))
+    out.print(
+        f"created A/B test {name}: {created['new']} against {created['base']} at tables of "
+        f"{created['size']} with {created['field']}; H0 elo <= {elo0:g}, H1 elo >= {elo1:g}, "
+        f"alpha {alpha:g}, beta {beta:g}, at most {max_matches} matches",
+        markup=False,
+    )
+
+
+def _created(test: Any) -> dict[str, Any]:  # noqa: ANN401 - an AbTest row, read in its session
+    from arena.store.models import BotVersion
+
+    def label(version: BotVersion) -> str:
+        return f"{version.bot.name} v{version.number}"
+
+    return {
+        "new": label(test.new_version),
+        "base": label(test.base_version),
+        "size": test.tournament.table_size,
+        "field": ", ".join(
+            label(e.version) for e in test.tournament.entries if e.bot_version_id in test.field
+        ),
+    }
+
+
+@app.command("start")
+def abtest_start(name: Annotated[str, typer.Argument(help="The test.")]) -> None:
+    """Send the test's first pairs to the workers; it queues more as they are recorded."""
+    try:
+        sent = platform().start_abtest(name)
+    except (StoreError, PlatformError) as error:
+        fail(str(error))
+    out.print(f"started {name}: {sent} matches queued")
+
+
+@app.command("stop")
+def abtest_stop(name: Annotated[str, typer.Argument(help="The test.")]) -> None:
+    """Stop the test undecided: matches not yet started are withdrawn."""
+    from arena.store import abtests
+
+    try:
+        withdrawn = platform().db.transaction(lambda s: abtests.stop(s, name))
+    except StoreError as error:
+        fail(str(error))
+    out.print(f"stopped {name}: {withdrawn} queued matches withdrawn")
+
+
+@app.command("status")
+def abtest_status(
+    name: Annotated[str, typer.Argument(help="The test.")],
+    json_: options.JsonFlag = False,
+) -> None:
+    """The LLR against its bounds, the Elo estimate, the pairs per class."""
+    try:
+        status = platform().abtest_status(name)
+    except StoreError as error:
+        fail(str(error))
+    if json_:
+        print(json.dumps(status))
+        return
+    print_status(status)
+
+
+@app.command("wait")
+def abtest_wait(
+    name: Annotated[str, typer.Argument(help="The test.")],
+    timeout: Annotated[float, typer.Option(help="Give up after this many seconds.")] = 3600,
+    json_: options.JsonFlag = False,
+) -> None:
+    """Show the LLR until the test is over (exit 1 on timeout)."""
+    try:
+        status = follow(platform(), name, timeout)
+    except StoreError as error:
+        fail(str(error))
+    except TimeoutError:
+        fail(f"{name} is not over after {timeout:.0f} s", 1)
+    if json_:
+        print(json.dumps(status))
+        return
+    print_status(status)
+
+
+def follow(arena: Platform, name: str, timeout: float) -> dict[str, Any]:
+    """The LLR as a bar between its bounds on stderr until the test is over."""
+    status = arena.abtest_status(name)
+    deadline = time.monotonic() + timeout
+    lower, upper = status["bounds"]
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=err
+    ) as bar:
+        task = bar.add_task(name, total=upper - lower)
+        while status["status"] in ("created", "running"):
+            if time.monotonic() > deadline:
+                raise TimeoutError(name)
+            time.sleep(0.5)
+            status = arena.abtest_status(name)
+            bar.update(
+                task,
+                completed=min(max(status["llr"], lower), upper) - lower,
+                description=f"{name}: LLR {status['llr']:+.2f} [{lower:.2f}, {upper:.2f}], "
+                f"{status['matches']} matches",
+            )
+    return status
+
+
+def print_status(status: dict[str, Any]) -> None:
+    lower, upper = status["bounds"]
+    low, high = status["elo_ci"]
+    interval = f"[{_elo(low)}, {_elo(high)}]"
+    new, base = status["new"], status["base"]
+    out.print(
+        f"{status['name']}: {status['status']} - {new['bot']} v{new['version']} against "
+        f"{base['bot']} v{base['version']}\n"
+        f"  LLR {status['llr']:+.3f} in [{lower:.3f}, {upper:.3f}] "
+        f"(H0 elo <= {status['elo0']:g}, H1 elo >= {status['elo1']:g})\n"
+        f"  elo {_elo(status['elo'])} {interval} (95%), pair score {status['score']:.3f}\n"
+        f"  {status['matches']} matches ({status['pairs']} pairs counted) of at most "
+        f"{status['max_matches']}"
+        + (f", about {status['matches_left']} left" if status["matches_left"] else "")
+        + "\n  pairs per class (new's score minus base's, from -1): "
+        + " ".join(str(c) for c in status["counts"]),
+        markup=False,
+    )
+
+
+def _elo(value: float | None) -> str:
+    return "inf" if value is None else f"{value:+.1f}"

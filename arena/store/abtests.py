@@ -1,0 +1,523 @@
+"""A/B tests: a new version against a base on paired duplicate deals, until the SPRT
+decides (arena.abtest; docs/abtest.md).
+
+A test's matches belong to a tournament of the ABTEST format (named ``abtest.NAME``,
+never rated, not listed with the tournaments). It keeps ``batch`` pairs in play: the
+worker that records a pair's second match counts the pair in the same transaction
+(once: the pair's row is keyed by its number), updates the LLR, and queues the next
+pairs; the reconciler tops up too. Once a bound is crossed, or the cap reached, the
+matches not yet started are withdrawn and the result is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict
+from typing import Any
+
+from sqlalchemy import Connection, func, select, update
+from sqlalchemy.orm import Session
+
+from arena import ratings, seeds
+from arena.abtest import sprt
+from arena.abtest.pairing import pair_table
+from arena.engine import Game, RulesError, Ruleset
+from arena.referee import RefereeSettings
+from arena.store import rights
+from arena.store.bots import check_name
+from arena.store.db import Database
+from arena.store.errors import Conflict, Forbidden, Invalid, NotFound
+from arena.store.jobs import new_job_id
+from arena.store.models import (
+    ABTEST_OVER,
+    OPEN_STATUSES,
+    AbTest,
+    AbTestPair,
+    AbTestStatus,
+    Bot,
+    BotKind,
+    BotVersion,
+    Entry,
+    Match,
+    MatchStatus,
+    Owner,
+    Seat,
+    Tournament,
+    TournamentFormat,
+    TournamentStatus,
+    VersionStatus,
+    now,
+)
+
+DEFAULT_ELO0, DEFAULT_ELO1 = 0.0, 25.0
+DEFAULT_MAX_MATCHES = 4000
+#: pairs in play at once (two workers keep busy; a decided test wastes few matches)
+DEFAULT_BATCH = 8
+DEFAULT_TABLE_SIZE = 4
+#: the tournament holding a test's matches
+PREFIX = "abtest."
+_SPEC = re.compile(r"^(?P<bot>[^:]+)(?::(?P<version>.+))?$")
+
+
+def tournament_name(name: str) -> str:
+    return f"{PREFIX}{name}"
+
+
+def resolve(session: Session, spec: str) -> BotVersion:
+    """``BOT`` (its active version), ``BOT:N`` (version N) or ``sample:NAME`` (the sample
+    bot NAME, as ``arena play`` names it). Only a version that qualified may be tested."""
+    match = _SPEC.match(spec.strip())
+    if match is None:
+        raise Invalid(f"{spec!r} is not BOT or BOT:VERSION")
+    name, number = match["bot"], match["version"]
+    if name == "sample" and number is not None and not number.isdigit():
+        name, number = number, None
+    bot = session.scalar(select(Bot).where(Bot.name == name))
+    if bot is None:
+        raise Invalid(f"no bot named {name!r}")
+    if number is None:
+        active = [v for v in bot.versions if v.active]
+        if not active:
+            raise Invalid(f"bot {name!r} has no active version: name one (BOT:VERSION)")
+        return max(active, key=lambda v: v.number)
+    if not number.isdigit():
+        raise Invalid(f"{spec!r}: the version is a number (BOT:2)")
+    found = next((v for v in bot.versions if v.number == int(number)), None)
+    if found is None:
+        numbers = ", ".join(str(v.number) for v in sorted(bot.versions, key=lambda v: v.number))
+        raise Invalid(f"bot {name!r} has no version {number} (it has: {numbers})")
+    if found.status is not VersionStatus.READY:
+        reason = f": {found.reason}" if found.reason else ""
+        raise Invalid(f"{name} v{found.number} never qualified ({found.status.value}{reason})")
+    return found
+
+
+def _default_field(session: Session, tested: set[int]) -> list[BotVersion]:
+    """The operator's sample bots, without the tested ones."""
+    versions = session.scalars(
+        select(BotVersion)
+        .join(Bot)
+        .where(
+            BotVersion.kind == BotKind.SAMPLE,
+            BotVersion.active.is_(True),
+            Bot.owner_id.is_(None),
+        )
+        .order_by(Bot.name)
+    ).all()
+    tested_bots = {
+        v.bot_id for v in session.scalars(select(BotVersion).where(BotVersion.id.in_(tested)))
+    }
+    return [v for v in versions if v.bot_id not in tested_bots]
+
+
+def create(
+    session: Session,
+    name: str,
+    new: str,
+    base: str,
+    ruleset: Ruleset,
+    bounds: sprt.Bounds,
+    field: list[str] | None = None,
+    table_size: int | None = None,
+    max_matches: int = DEFAULT_MAX_MATCHES,
+    batch: int = DEFAULT_BATCH,
+    settings: RefereeSettings | None = None,
+    owner: Owner | None = None,
+) -> AbTest:
+    """A test, not started. ``owner`` (None: the operator) tests only their own bots'
+    versions, against a field of their bots and the samples."""
+    name = check_name(name, "A/B test")
+    if session.scalar(select(AbTest).where(AbTest.name == name)) is not None:
+        raise Conflict(f"an A/B test named {name!r} exists already")
+    if session.scalar(select(Tournament).where(Tournament.name == tournament_name(name))):
+        raise Conflict(f"a tournament named {tournament_name(name)!r} exists already")
+    new_version, base_version = resolve(session, new), resolve(session, base)
+    if new_version.id == base_version.id:
+        raise Invalid(f"--new and --base are the same version ({_label(new_version)})")
+    if owner is not None:
+        for version in (new_version, base_version):
+            if version.bot.owner_id != owner.id:
+                raise Forbidden(f"{version.bot.name} is not your bot: you test your own versions")
+    if field:
+        opponents = [resolve(session, spec) for spec in field]
+    else:
+        opponents = _default_field(session, {new_version.id, base_version.id})
+    tested = {new_version.id, base_version.id}
+    if any(v.id in tested for v in opponents):
+        raise Invalid("the field holds a tested version: the field is the opponents")
+    if len({v.id for v in opponents}) < len(opponents):
+        raise Invalid("a version is in the field twice")
+    if owner is not None:
+        foreign = [
+            v.bot.name for v in opponents if not rights.usable_by(session, owner, v.bot.name)
+        ]
+        if foreign:
+            raise Forbidden(
+                f"the field takes your own bots and the samples only: {', '.join(foreign)}"
+            )
+    size = table_size or min(DEFAULT_TABLE_SIZE, len(opponents) + 1)
+    if len(opponents) < size - 1:
+        raise Invalid(
+            f"a table of {size} needs {size - 1} opponents; the field has {len(opponents)}"
+        )
+    try:
+        Game(ruleset, size)
+    except RulesError as error:
+        raise Invalid(f"table size {size}: {error}") from None
+    if max_matches < 2:
+        raise Invalid("an A/B test plays at least one pair (2 matches)")
+    if batch < 1:
+        raise Invalid("an A/B test keeps at least one pair in play")
+    settings = settings or RefereeSettings()
+    if owner is not None:
+        limits = rights.PrivateLimits.from_env()
+        rights.check_running_private(session, owner, limits)
+        if settings.deadline > limits.deadline:
+            raise Invalid(f"your A/B test's deadline is at most {limits.deadline:g} s")
+    tournament = Tournament(
+        name=tournament_name(name),
+        rules=ruleset.to_dict(),
+        table_size=size,
+        games=max_matches,
+        format=TournamentFormat.ABTEST,
+        secret_key=seeds.new_key(),
+        duplicate=True,
+        settings=asdict(settings),
+        same_owner_tables=True,  # the two tested versions share every table's deal
+        owner_id=owner.id if owner is not None else None,
+    )
+    session.add(tournament)
+    session.flush()
+    start = ratings.new_rating()
+    session.add_all(
+        Entry(tournament_id=tournament.id, bot_version_id=v.id, mu=start.mu, sigma=start.sigma)
+        for v in [new_version, base_version, *opponents]
+    )
+    test = AbTest(
+        name=name,
+        tournament_id=tournament.id,
+        new_version_id=new_version.id,
+        base_version_id=base_version.id,
+        field=[v.id for v in opponents],
+        elo0=bounds.elo0,
+        elo1=bounds.elo1,
+        alpha=bounds.alpha,
+        beta=bounds.beta,
+        max_matches=max_matches,
+        batch=batch,
+        counts=[0] * sprt.classes(size),
+        owner_id=owner.id if owner is not None else None,
+    )
+    session.add(test)
+    session.flush()
+    return test
+
+
+def _label(version: BotVersion) -> str:
+    return f"{version.bot.name} v{version.number}"
+
+
+def get(session: Session, name: str) -> AbTest:
+    test = session.scalar(select(AbTest).where(AbTest.name == name))
+    if test is None:
+        raise NotFound(f"no A/B test named {name!r}")
+    return test
+
+
+def _check_may_run(owner: Owner | None, test: AbTest) -> None:
+    if owner is not None and test.owner_id != owner.id:
+        raise Forbidden(f"A/B test {test.name!r} is not yours: you may not run it")
+
+
+def start(session: Session, name: str, owner: Owner | None = None) -> list[tuple[int, str]]:
+    """Start the test: its first pairs queued; (match, job) to enqueue after commit."""
+    test = get(session, name)
+    _check_may_run(owner, test)
+    if test.status in ABTEST_OVER:
+        raise Conflict(f"A/B test {name!r} is over ({test.status.value})")
+    test.status = AbTestStatus.RUNNING
+    tournament = test.tournament
+    tournament.status = TournamentStatus.RUNNING
+    tournament.started_at = tournament.started_at or now()
+    return refill_in(session, tournament.id)
+
+
+def stop(session: Session, name: str, owner: Owner | None = None) -> int:
+    """Stop a test before it decides: the matches not started are withdrawn (the
+    running ones are still recorded and counted); how many were withdrawn."""
+    test = get(session, name)
+    _check_may_run(owner, test)
+    if test.status in ABTEST_OVER:
+        raise Conflict(f"A/B test {name!r} is over ({test.status.value})")
+    return _finish(session.connection(), test.id, test.tournament_id, AbTestStatus.STOPPED)
+
+
+def refill(db: Database, tournament_id: int) -> list[tuple[int, str]]:
+    return db.transaction(lambda session: refill_in(session, tournament_id))
+
+
+def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
+    """Queue pairs until ``batch`` are in play, within the cap (one job per pair)."""
+    tournament = session.scalar(
+        select(Tournament).where(Tournament.id == tournament_id).with_for_update()
+    )
+    test = session.scalar(select(AbTest).where(AbTest.tournament_id == tournament_id))
+    if test is None or test.status is not AbTestStatus.RUNNING:
+        return []
+    in_play = session.scalar(
+        select(func.count(func.distinct(Match.deal_group))).where(
+            Match.tournament_id == tournament_id, Match.status.in_(OPEN_STATUSES)
+        )
+    )
+    scheduled = session.scalar(
+        select(func.count())
+        .select_from(Match)
+        .where(
+            Match.tournament_id == tournament_id,
+            Match.status.not_in([MatchStatus.STALE, MatchStatus.FAILED]),
+        )
+    )
+    last = session.scalar(
+        select(func.max(Match.deal_group)).where(Match.tournament_id == tournament_id)
+    )
+    pair = 0 if last is None else last + 1
+    jobs: list[tuple[int, str]] = []
+    while in_play < test.batch and scheduled + 2 <= test.max_matches:
+        jobs.extend(_queue_pair(session, tournament, test, pair))
+        pair, in_play, scheduled = pair + 1, in_play + 1, scheduled + 2
+    if not in_play:  # the cap leaves no pair to play (failed matches spent it)
+        _finish(session.connection(), test.id, tournament_id, AbTestStatus.CAPPED)
+    return jobs
+
+
+def _queue_pair(
+    session: Session, tournament: Tournament, test: AbTest, pair: int
+) -> list[tuple[int, str]]:
+    """The pair's two matches (one deal, one table; the tested seat new, then base)."""
+    table = pair_table(pair, test.field, tournament.table_size)
+    seed = seeds.match_seed(tournament.secret_key, seeds.abtest_place(pair))
+    moment = now()
+    made = []
+    for offset, version in enumerate((test.new_version_id, test.base_version_id)):
+        match = Match(
+            tournament_id=tournament.id,
+            index=2 * pair + offset,
+            seed=seed,
+            deal_group=pair,
+            status=MatchStatus.QUEUED,
+            queued_at=moment,
+        )
+        match.seats = [
+            Seat(seat=seat, bot_version_id=v) for seat, v in enumerate(table.with_version(version))
+        ]
+        session.add(match)
+        made.append(match)
+    session.flush()
+    job_id = new_job_id(made[0].id)
+    for match in made:
+        match.job_id = job_id
+    return [(match.id, job_id) for match in made]
+
+
+def count_closed_pairs(connection: Connection, tournament_id: int, groups: list[int]) -> None:
+    """In the recording transaction: count each of these pairs whose two matches are
+    over, once, update the LLR, and end the test if it decided or reached its cap."""
+    test = connection.execute(
+        select(AbTest.__table__).where(AbTest.tournament_id == tournament_id)
+    ).first()
+    if test is None or test.status != AbTestStatus.RUNNING:
+        return
+    counts, value, pairs = list(test.counts), test.llr, test.pairs
+    bounds = sprt.Bounds(test.elo0, test.elo1, test.alpha, test.beta)
+    size = connection.execute(
+        select(Tournament.table_size).where(Tournament.id == tournament_id)
+    ).scalar_one()
+    added = []
+    for group in sorted(set(groups)):
+        places = _pair_places(connection, tournament_id, group, test)
+        if places is None:
+            continue
+        new_place, base_place = places
+        cls = sprt.pair_class(new_place, base_place, size)
+        counts[cls] += 1
+        pairs += 1
+        value = sprt.llr(counts, bounds)
+        added.append(
+            {
+                "abtest_id": test.id,
+                "pair": group,
+                "counted": pairs,
+                "pair_class": cls,
+                "new_place": new_place,
+                "base_place": base_place,
+                "llr": value,
+            }
+        )
+    if not added:
+        return
+    connection.execute(AbTestPair.__table__.insert(), added)
+    connection.execute(
+        update(AbTest.__table__)
+        .where(AbTest.__table__.c.id == test.id)
+        .values(counts=counts, llr=value, pairs=pairs)
+    )
+    outcome = sprt.verdict(value, bounds)
+    if outcome is not None:
+        _finish(connection, test.id, tournament_id, AbTestStatus(outcome))
+    elif 2 * pairs >= test.max_matches or _capped(connection, tournament_id, test.max_matches):
+        _finish(connection, test.id, tournament_id, AbTestStatus.CAPPED)
+
+
+def _pair_places(
+    connection: Connection, tournament_id: int, group: int, test: Any
+) -> tuple[int, int] | None:
+    """The tested seat's place with the new version and with the base, once both
+    matches of the pair are done and it is not counted yet (None otherwise)."""
+    rows = connection.execute(
+        select(Match.status, Seat.bot_version_id, Seat.place)
+        .join(Seat, Seat.match_id == Match.id)
+        .where(Match.tournament_id == tournament_id, Match.deal_group == group)
+    ).all()
+    if any(row.status != MatchStatus.DONE for row in rows):
+        return None  # one is open, or failed or went stale: the pair does not count
+    places = {row.bot_version_id: row.place for row in rows}
+    if test.new_version_id not in places or test.base_version_id not in places:
+        return None
+    counted = connection.execute(
+        select(AbTestPair.pair).where(AbTestPair.abtest_id == test.id, AbTestPair.pair == group)
+    ).first()
+    if counted is not None:
+        return None
+    return places[test.new_version_id], places[test.base_version_id]
+
+
+def _capped(connection: Connection, tournament_id: int, max_matches: int) -> bool:
+    """Whether no further pair fits under the cap and none is still in play."""
+    scheduled = connection.execute(
+        select(func.count())
+        .select_from(Match)
+        .where(
+            Match.tournament_id == tournament_id,
+            Match.status.not_in([MatchStatus.STALE, MatchStatus.FAILED]),
+        )
+    ).scalar_one()
+    open_ = connection.execute(
+        select(func.count())
+        .select_from(Match)
+        .where(Match.tournament_id == tournament_id, Match.status.in_(OPEN_STATUSES))
+    ).scalar_one()
+    return scheduled + 2 > max_matches and open_ == 0
+
+
+def _finish(connection: Connection, test_id: int, tournament_id: int, status: AbTestStatus) -> int:
+    """End the test with ``status``: its matches not started are withdrawn, its
+    tournament is over; how many matches were withdrawn."""
+    moment = now()
+    connection.execute(
+        update(AbTest.__table__)
+        .where(AbTest.__table__.c.id == test_id)
+        .values(status=status, finished_at=moment)
+    )
+    withdrawn = connection.execute(
+        update(Match.__table__)
+        .where(
+            Match.__table__.c.tournament_id == tournament_id,
+            Match.__table__.c.status.in_([MatchStatus.PENDING, MatchStatus.QUEUED]),
+        )
+        .values(
+            status=MatchStatus.STALE,
+            error=f"the A/B test is over ({status.value})",
+            job_id=None,
+            finished_at=moment,
+        )
+    ).rowcount
+    connection.execute(
+        update(Tournament.__table__)
+        .where(Tournament.__table__.c.id == tournament_id)
+        .values(status=TournamentStatus.DONE, finished_at=moment)
+    )
+    return withdrawn
+
+
+def status(session: Session, name: str) -> dict[str, Any]:
+    """Where the test stands (plain data: the CLI's --json, the API, the page)."""
+    test = get(session, name)
+    bounds = sprt.Bounds(test.elo0, test.elo1, test.alpha, test.beta)
+    estimate = sprt.estimate(test.counts)
+    played = session.scalar(
+        select(func.count())
+        .select_from(Match)
+        .where(Match.tournament_id == test.tournament_id, Match.status == MatchStatus.DONE)
+    )
+    running = test.status is AbTestStatus.RUNNING
+    left = sprt.pairs_left(test.llr, test.pairs, bounds) if running else 0
+    if left is not None:
+        left = min(2 * left, max(0, test.max_matches - 2 * test.pairs))
+    history = session.execute(
+        select(AbTestPair.counted, AbTestPair.llr)
+        .where(AbTestPair.abtest_id == test.id)
+        .order_by(AbTestPair.counted)
+    ).all()
+    field = session.scalars(select(BotVersion).where(BotVersion.id.in_(test.field))).all()
+    by_id = {v.id: v for v in field}
+    return {
+        "name": test.name,
+        "status": test.status.value,
+        "new": _side(test.new_version),
+        "base": _side(test.base_version),
+        "field": [_side(by_id[v]) for v in test.field if v in by_id],
+        "table_size": test.tournament.table_size,
+        "rules": test.tournament.rules,
+        "tournament": test.tournament.name,
+        "elo0": test.elo0,
+        "elo1": test.elo1,
+        "alpha": test.alpha,
+        "beta": test.beta,
+        "bounds": [bounds.lower, bounds.upper],
+        "llr": test.llr,
+        "pairs": test.pairs,
+        "matches": played,
+        "max_matches": test.max_matches,
+        "matches_left": left,
+        "counts": list(test.counts),
+        "class_scores": sprt.class_scores(test.tournament.table_size),
+        "score": estimate.score,
+        "elo": _finite(estimate.elo),
+        "elo_ci": [_finite(estimate.elo_low), _finite(estimate.elo_high)],
+        "history": [[2 * counted, value] for counted, value in history],
+        "created_at": test.created_at.isoformat(),
+        "finished_at": test.finished_at.isoformat() if test.finished_at else None,
+    }
+
+
+def _finite(value: float) -> float | None:
+    """JSON has no infinity: an unbounded end is None."""
+    return value if abs(value) != float("inf") else None
+
+
+def _side(version: BotVersion) -> dict[str, Any]:
+    return {"bot": version.bot.name, "version": version.number}
+
+
+def of_bot(session: Session, bot_name: str) -> list[dict[str, Any]]:
+    """The tests a bot's versions took part in, newest first (the bot's page)."""
+    bot = session.scalar(select(Bot).where(Bot.name == bot_name))
+    if bot is None:
+        return []
+    ids = [v.id for v in bot.versions]
+    tests = session.scalars(
+        select(AbTest)
+        .where(AbTest.new_version_id.in_(ids) | AbTest.base_version_id.in_(ids))
+        .order_by(AbTest.id.desc())
+    ).all()
+    return [
+        {
+            "name": t.name,
+            "status": t.status.value,
+            "new": _side(t.new_version),
+            "base": _side(t.base_version),
+            "llr": t.llr,
+            "pairs": t.pairs,
+        }
+        for t in tests
+    ]

@@ -1,0 +1,377 @@
+"""A/B tests: the SPRT's maths, the pairing, the store (refusals, pairs counted once,
+the test stopping itself), and the CLI with real workers."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+from sqlalchemy import func, select
+
+from arena.abtest import sprt
+from arena.abtest.pairing import pair_table
+from arena.engine import Ruleset
+from arena.platform import Platform
+from arena.platform.services import Workers
+from arena.platform.settings import Settings
+from arena.store import abtests, bots, matches
+from arena.store.db import Database
+from arena.store.errors import Conflict, Forbidden, Invalid
+from arena.store.models import (
+    AbTest,
+    AbTestPair,
+    AbTestStatus,
+    BotKind,
+    BotVersion,
+    Entry,
+    Match,
+    MatchStatus,
+    RatingChange,
+    VersionStatus,
+)
+from arena.store.owners import add_owner
+from tests.support.cli import arena, environment
+from tests.support.store import SAMPLES, add_samples, play
+
+CLASSIC = Ruleset.parse("classic")
+BOUNDS = sprt.Bounds(0, 25)
+
+
+# -- the maths ---------------------------------------------------------------------------
+
+
+def test_a_pairs_class_is_the_new_versions_place_against_the_bases() -> None:
+    assert sprt.classes(4) == 7
+    assert sprt.pair_class(1, 4, 4) == 6  # new first, base last: the best class
+    assert sprt.pair_class(4, 1, 4) == 0
+    assert sprt.pair_class(2, 2, 4) == 3  # the same place: a draw, score 0.5
+    assert sprt.class_scores(3) == [0.0, 0.25, 0.5, 0.75, 1.0]
+    with pytest.raises(ValueError, match="place 5"):
+        sprt.pair_class(5, 1, 4)
+
+
+@pytest.mark.parametrize(
+    ("elo0", "elo1", "alpha", "beta", "message"),
+    [(5, 5, 0.05, 0.05, "below"), (10, 0, 0.05, 0.05, "below"), (0, 5, 0.7, 0.05, "alpha")],
+)
+def test_bounds_out_of_order_are_refused(
+    elo0: float, elo1: float, alpha: float, beta: float, message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        sprt.Bounds(elo0, elo1, alpha, beta)
+
+
+def test_wald_bounds_at_five_percent() -> None:
+    assert BOUNDS.upper == pytest.approx(2.944, abs=1e-3)
+    assert BOUNDS.lower == pytest.approx(-2.944, abs=1e-3)
+
+
+counts_strategy = st.lists(st.integers(0, 60), min_size=5, max_size=5).filter(lambda c: sum(c) > 0)
+
+
+@given(counts_strategy, st.floats(0.2, 0.8))
+@settings(max_examples=60, deadline=None)
+def test_the_mle_has_the_mean_asked_for_and_is_a_distribution(
+    counts: list[int], mean: float
+) -> None:
+    _, pdf = sprt._pdf(counts)
+    scores = sprt.class_scores(3)
+    fitted = sprt.mle(pdf, scores, mean)
+    assert sum(fitted) == pytest.approx(1, abs=1e-9)
+    assert all(p > 0 for p in fitted)
+    assert sum(p * a for p, a in zip(fitted, scores, strict=True)) == pytest.approx(mean, abs=1e-9)
+
+
+def test_the_mle_is_the_constrained_maximum_a_general_optimiser_finds() -> None:
+    counts = [3, 8, 20, 11, 6]
+    _, pdf = sprt._pdf(counts)
+    scores = sprt.class_scores(3)
+    mean = 0.56
+
+    def minus_likelihood(q: list[float]) -> float:
+        return -sum(p * math.log(x) for p, x in zip(pdf, q, strict=True))
+
+    found = minimize(
+        minus_likelihood,
+        [0.2] * 5,
+        method="SLSQP",
+        bounds=[(1e-9, 1)] * 5,
+        constraints=[
+            {"type": "eq", "fun": lambda q: sum(q) - 1},
+            {
+                "type": "eq",
+                "fun": lambda q: sum(x * a for x, a in zip(q, scores, strict=True)) - mean,
+            },
+        ],
+        options={"ftol": 1e-14, "maxiter": 500},
+    )
+    assert found.success
+    assert sprt.mle(pdf, scores, mean) == pytest.approx(list(found.x), abs=1e-5)
+
+
+@given(counts_strategy)
+@settings(max_examples=40, deadline=None)
+def test_the_llr_changes_sign_when_the_versions_swap(counts: list[int]) -> None:
+    """With bounds symmetric about 0, swapping new and base (the classes reversed)
+    negates the statistic."""
+    symmetric = sprt.Bounds(-10, 10)
+    assert sprt.llr(counts[::-1], symmetric) == pytest.approx(-sprt.llr(counts, symmetric))
+
+
+def test_evidence_for_the_new_version_raises_the_llr_until_it_is_accepted() -> None:
+    counts = [0] * 5
+    values = []
+    while sprt.verdict(sprt.llr(counts, BOUNDS), BOUNDS) is None:
+        counts[3] += 1  # the new version a place ahead, again and again
+        counts[2] += 1
+        values.append(sprt.llr(counts, BOUNDS))
+    assert values == sorted(values) and sprt.verdict(values[-1], BOUNDS) == "accepted"
+    assert sprt.llr([0, 0, 0, 0, 0], BOUNDS) == 0.0
+    assert sprt.verdict(sprt.llr([0, 0, 40, 0, 0], BOUNDS), BOUNDS) == "rejected"
+
+
+def test_the_elo_estimate_brackets_the_mean_score() -> None:
+    found = sprt.estimate([5, 10, 30, 25, 10])
+    assert found.pairs == 80
+    assert found.score == pytest.approx((10 * 0.25 + 30 * 0.5 + 25 * 0.75 + 10) / 80)
+    assert found.elo_low < found.elo < found.elo_high
+    assert found.elo == pytest.approx(sprt.elo_of_score(found.score))
+    assert sprt.score_of_elo(sprt.elo_of_score(0.6)) == pytest.approx(0.6)
+
+
+# -- the pairing -------------------------------------------------------------------------
+
+
+def test_the_tested_seat_goes_round_the_table_and_the_opponents_take_turns() -> None:
+    field = [11, 12, 13]
+    tables = [pair_table(pair, field, 3) for pair in range(9)]
+    assert [t.tested_seat for t in tables[:3]] == [0, 1, 2]
+    assert tables[0].with_version(7) == [7, 11, 12]
+    assert tables[1].with_version(8) == [11, 8, 12]
+    seen = {(seat, v) for t in tables for seat, v in enumerate(t.seats) if v is not None}
+    assert {v for _, v in seen} == set(field)
+    with pytest.raises(ValueError, match="needs 3 opponents"):
+        pair_table(0, [1, 2], 4)
+
+
+# -- the store ---------------------------------------------------------------------------
+
+
+def _second_version(db: Database, name: str, status: VersionStatus) -> None:
+    def work(session) -> None:  # noqa: ANN001
+        first = bots.active_version(session, name)
+        session.add(
+            BotVersion(
+                bot_id=first.bot_id,
+                number=2,
+                kind=BotKind.SAMPLE,
+                target=first.target,
+                active=False,
+                status=status,
+                reason="crashed in act" if status is VersionStatus.REJECTED else None,
+            )
+        )
+
+    db.transaction(work)
+
+
+def _create(db: Database, name: str = "ab", **kwargs) -> AbTest:
+    new = kwargs.pop("new", "counter")
+    base = kwargs.pop("base", "random")
+    return db.transaction(
+        lambda s: abtests.create(
+            s, name, new, base, CLASSIC, kwargs.pop("bounds", BOUNDS), **kwargs
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    ("new", "base", "field", "message"),
+    [
+        ("nobody", "random", None, "no bot named 'nobody'"),
+        ("counter:7", "random", None, "has no version 7"),
+        ("counter", "counter:1", None, "the same version"),
+        ("counter:2", "random", None, "never qualified"),
+        ("counter", "random", ["random", "honest"], "the field holds a tested version"),
+        ("counter", "random", ["honest"], "needs 3 opponents"),
+    ],
+)
+def test_bad_input_is_refused_and_nothing_is_made(
+    db: Database, new: str, base: str, field: list[str] | None, message: str
+) -> None:
+    add_samples(db)
+    _second_version(db, "counter", VersionStatus.REJECTED)
+    with pytest.raises(Invalid, match=message):
+        _create(db, new=new, base=base, field=field, table_size=4)
+    with db.read() as s:
+        assert s.scalar(select(func.count()).select_from(AbTest)) == 0
+        assert s.scalar(select(func.count()).select_from(Match)) == 0
+
+
+def test_a_replaced_version_that_qualified_can_be_tested(db: Database) -> None:
+    add_samples(db)
+    _second_version(db, "counter", VersionStatus.READY)
+    test = _create(db, new="counter:2", base="counter:1", field=["random", "honest", "bluffer"])
+    with db.read() as s:
+        found = s.get(AbTest, test.id)
+        assert (found.new_version.number, found.base_version.number) == (2, 1)
+    with pytest.raises(Conflict, match="exists already"):
+        _create(db, new="counter:2", base="counter:1")
+
+
+def test_an_owner_tests_only_their_own_versions(db: Database) -> None:
+    add_samples(db)
+    owner, _ = db.transaction(lambda s: add_owner(s, "alice"))
+    with pytest.raises(Forbidden, match="not your bot"):
+        db.transaction(
+            lambda s: abtests.create(
+                s, "theirs", "counter", "random", CLASSIC, BOUNDS, owner=s.merge(owner)
+            )
+        )
+
+
+def _play_queued(db: Database, tournament_id: int) -> int:
+    """Claim, play and record every queued match of the test, refilling as a worker
+    does; how many were recorded."""
+    recorded = 0
+    while True:
+        with db.read() as s:
+            queued = s.scalars(
+                select(Match.id).where(
+                    Match.tournament_id == tournament_id, Match.status == MatchStatus.QUEUED
+                )
+            ).all()
+        if not queued:
+            return recorded
+        for match_id in queued:
+            plan = matches.claim(db, match_id, "test")
+            if plan is not None and matches.record(db, plan, play(plan), 1.0):
+                recorded += 1
+        abtests.refill(db, tournament_id)
+
+
+def test_pairs_share_their_deal_and_table_and_the_test_stops_itself(db: Database) -> None:
+    add_samples(db)
+    test = _create(db, new="counter", base="random", field=["honest", "bluffer"], table_size=3)
+    jobs = db.transaction(lambda s: abtests.start(s, "ab"))
+    assert len(jobs) == 2 * abtests.DEFAULT_BATCH
+    with db.read() as s:
+        first = s.scalars(
+            select(Match).where(Match.tournament_id == test.tournament_id).order_by(Match.index)
+        ).all()
+        by_pair: dict[int, list[Match]] = {}
+        for match in first:
+            by_pair.setdefault(match.deal_group, []).append(match)
+        for pair in by_pair.values():
+            new, base = pair
+            assert new.seed == base.seed and new.job_id == base.job_id
+            differ = [
+                (a.bot_version_id, b.bot_version_id)
+                for a, b in zip(new.seats, base.seats, strict=True)
+                if a.bot_version_id != b.bot_version_id
+            ]
+            assert differ == [(test.new_version_id, test.base_version_id)]
+    _play_queued(db, test.tournament_id)
+    with db.read() as s:
+        found = s.get(AbTest, test.id)
+        assert found.status is AbTestStatus.ACCEPTED  # counter beats random by far
+        counted = s.scalars(select(AbTestPair).where(AbTestPair.abtest_id == test.id)).all()
+        assert len(counted) == found.pairs == sum(found.counts)
+        assert [p.counted for p in counted] == sorted(p.counted for p in counted)
+        assert found.llr == pytest.approx(sprt.llr(found.counts, BOUNDS))
+        assert found.llr >= BOUNDS.upper
+        left = s.scalars(
+            select(Match.status).where(
+                Match.tournament_id == test.tournament_id,
+                Match.status.in_([MatchStatus.QUEUED, MatchStatus.PENDING]),
+            )
+        ).all()
+        assert left == [], "nothing is queued once the test decided"
+        entries = s.scalars(select(Entry).where(Entry.tournament_id == test.tournament_id)).all()
+        assert {(e.mu, e.sigma) for e in entries} == {(25.0, 25.0 / 3)}, "no rating changed"
+        assert (
+            s.scalar(
+                select(func.count())
+                .select_from(RatingChange)
+                .where(RatingChange.tournament_id == test.tournament_id)
+            )
+            == 0
+        )
+    status = _status(db)
+    assert status["status"] == "accepted" and status["matches"] >= 2 * status["pairs"]
+    assert status["elo_ci"][0] > 0 and len(status["history"]) == status["pairs"]
+
+
+def _status(db: Database, name: str = "ab") -> dict:
+    with db.read() as s:
+        return abtests.status(s, name)
+
+
+def test_a_pair_is_counted_once_however_often_its_closing_is_seen(db: Database) -> None:
+    add_samples(db)
+    test = _create(db, field=["honest", "bluffer"], table_size=3, batch=1)
+    db.transaction(lambda s: abtests.start(s, "ab"))
+    with db.read() as s:
+        ids = s.scalars(select(Match.id).where(Match.tournament_id == test.tournament_id)).all()
+    for match_id in ids:
+        plan = matches.claim(db, match_id, "test")
+        assert plan is not None and matches.record(db, plan, play(plan), 1.0)
+    for _ in range(2):  # a reconciler or a second recorder sees the closed pair again
+        db.transaction(
+            lambda s: abtests.count_closed_pairs(s.connection(), test.tournament_id, [0])
+        )
+    assert _status(db)["pairs"] == 1
+
+
+def test_stopping_withdraws_the_queued_matches_and_keeps_the_result(db: Database) -> None:
+    add_samples(db)
+    test = _create(db, field=["honest", "bluffer"], table_size=3)
+    db.transaction(lambda s: abtests.start(s, "ab"))
+    withdrawn = db.transaction(lambda s: abtests.stop(s, "ab"))
+    assert withdrawn == 2 * abtests.DEFAULT_BATCH
+    assert abtests.refill(db, test.tournament_id) == []
+    assert _status(db)["status"] == "stopped"
+    with pytest.raises(Conflict, match="over"):
+        db.transaction(lambda s: abtests.start(s, "ab"))
+
+
+def test_a_test_that_reaches_its_cap_undecided_is_capped(db: Database) -> None:
+    add_samples(db)
+    test = _create(db, new="counter", base="honest", field=["random", "bluffer"], table_size=3,
+                   max_matches=4, batch=1)  # fmt: skip
+    db.transaction(lambda s: abtests.start(s, "ab"))
+    assert _play_queued(db, test.tournament_id) == 4
+    status = _status(db)
+    assert status["status"] in ("capped", "accepted", "rejected")
+    assert status["matches"] == 4 and status["pairs"] == 2
+
+
+# -- as a user runs it -------------------------------------------------------------------
+
+
+@pytest.mark.processes
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_the_cli_accepts_counter_over_random_with_two_workers(settings: Settings) -> None:
+    env = environment(settings)
+    Platform(settings)
+    add_samples(Database(settings.database_url), SAMPLES)
+    made = arena("abtest", "create", "cr", "--new", "sample:counter", "--base", "sample:random",
+                 env=env)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    refused = arena("abtest", "create", "bad", "--new", "counter", "--base", "counter", env=env)
+    assert refused.returncode == 2 and "the same version" in refused.stderr
+    with Workers(settings, 2, settings.data_dir / "logs"):
+        started = arena("abtest", "start", "cr", env=env)
+        assert started.returncode == 0, started.stderr
+        waited = arena("abtest", "wait", "cr", "--json", "--timeout", "240", env=env)
+    assert waited.returncode == 0, waited.stderr
+    result = json.loads(waited.stdout)
+    assert result["status"] == "accepted"
+    assert result["llr"] >= result["bounds"][1] and result["elo"] > 0
+    assert {"status", "llr", "bounds", "matches", "elo", "elo_ci"} <= set(result)
+    shown = arena("abtest", "status", "cr", env=env)
+    assert "accepted" in shown.stdout and "LLR" in shown.stdout
