@@ -140,3 +140,39 @@ def _nearest_date(dates: dict[int, str], x: float, one_day: bool) -> str:
         return ""
     at = dates[min(dates, key=lambda known: abs(known - x))]
     return at[11:16] if one_day else at[5:10]
+
+
+def llr_chart(
+    history: list[list[float]], bounds: list[float], width: int = WIDTH, height: int = HEIGHT
+) -> dict[str, Any]:
+    """An A/B test's LLR after each pair (x: matches recorded) between its two bounds."""
+    lower, upper = bounds
+    points = thin([{"x": x, "y": y} for x, y in history])
+    xs = [p["x"] for p in points] or [0]
+    ys = [p["y"] for p in points]
+    x_low, x_high = 0, max(max(xs), 2)
+    y_low, y_high = min([lower, *ys]) - 0.5, max([upper, *ys]) + 0.5
+    plot_w, plot_h = width - LEFT - RIGHT, height - TOP - BOTTOM
+
+    def px(x: float) -> float:
+        return round(LEFT + (x - x_low) / (x_high - x_low) * plot_w, 1)
+
+    def py(y: float) -> float:
+        return round(TOP + (y_high - y) / (y_high - y_low) * plot_h, 1)
+
+    return {
+        "width": width,
+        "height": height,
+        "empty": not points,
+        "plot": {"left": LEFT, "right": width - RIGHT, "top": TOP, "bottom": height - BOTTOM},
+        "path": " ".join(f"{px(p['x'])},{py(p['y'])}" for p in points),
+        "bounds": [
+            {"y": py(upper), "label": f"accept {upper:+.2f}", "kind": "upper"},
+            {"y": py(0), "label": "0", "kind": "zero"},
+            {"y": py(lower), "label": f"reject {lower:+.2f}", "kind": "lower"},
+        ],
+        "x_ticks": [
+            {"x": px(t), "label": f"{int(t)}"} for t in ticks(x_low, x_high) if t == int(t)
+        ],
+        "last": {"x": px(points[-1]["x"]), "y": py(points[-1]["y"])} if points else None,
+    }

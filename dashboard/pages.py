@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from arena.engine import Ruleset
 from arena.referee.log import MatchLog
-from arena.store import competitions, fairplay
+from arena.store import abtests, competitions, fairplay
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
 from arena.store.models import MatchStatus
@@ -144,6 +144,20 @@ def fairplay_page(name: str, platform: PlatformDep) -> HTMLResponse:
     return render("fairplay.html", r=found)
 
 
+@router.get("/abtests", response_class=HTMLResponse)
+def abtests_page(session: SessionDep) -> HTMLResponse:
+    return render("abtests.html", tests=abtests.listing(session))
+
+
+@router.get("/abtests/{name}", response_class=HTMLResponse)
+def abtest_page(name: str, session: SessionDep) -> HTMLResponse:
+    try:
+        found = abtests.status(session, name)
+    except StoreError as error:
+        raise _not_found(error) from None
+    return render("abtest.html", a=found, c=charts.llr_chart(found["history"], found["bounds"]))
+
+
 @router.get("/bots/{name}", response_class=HTMLResponse)
 def bot_page(name: str, session: SessionDep) -> HTMLResponse:
     try:
@@ -156,6 +170,7 @@ def bot_page(name: str, session: SessionDep) -> HTMLResponse:
         charts={t: rating_chart(history) for t, history in bot["ratings"].items()},
         duplicates=queries.duplicate_tournaments(session, list(bot["ratings"])),
         unreachable_streak=queries.UNREACHABLE_STREAK,
+        abtests=abtests.of_bot(session, name),
     )
 
 

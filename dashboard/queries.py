@@ -23,6 +23,7 @@ from arena.store.models import (
     RatingChange,
     Seat,
     Tournament,
+    TournamentFormat,
 )
 from dashboard import charts
 
@@ -51,7 +52,8 @@ def tournaments(session: Session) -> list[dict[str, Any]]:
         if entry.games and (best is None or score > best[0]):
             leaders[entry.tournament_id] = (score, f"{entry.name} v{entry.number}")
     rows = []
-    for tournament in session.scalars(select(Tournament).order_by(Tournament.id.desc())):
+    listed = select(Tournament).where(Tournament.format != TournamentFormat.ABTEST)  # on /abtests
+    for tournament in session.scalars(listed.order_by(Tournament.id.desc())):
         leader = leaders.get(tournament.id)
         rows.append(
             {

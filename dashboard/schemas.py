@@ -74,7 +74,9 @@ class TournamentCreate(BaseModel):
     #: uploaded bots start afresh for every match instead of staying warm
     fresh_processes: bool = False
     #: ``ladder``: plays until stopped, ``games`` tables in play at once
-    format: TournamentFormat = TournamentFormat.ROUND_ROBIN
+    format: Literal[TournamentFormat.ROUND_ROBIN, TournamentFormat.LADDER] = (
+        TournamentFormat.ROUND_ROBIN
+    )
     #: ladders: seconds after a match before its seed and hands are public
     reveal_after: int = Field(default=3600, ge=0, le=365 * 24 * 3600)
 
@@ -161,6 +163,66 @@ class MatchPage(BaseModel):
     page: int
     per_page: int
     has_next: bool
+
+
+class AbTestCreate(BaseModel):
+    """An A/B test of two of the owner's versions (docs/abtest.md)."""
+
+    name: str = Name
+    #: ``BOT`` (its active version) or ``BOT:VERSION``
+    new: str = Field(min_length=1, max_length=120)
+    base: str = Field(min_length=1, max_length=120)
+    #: the opponents (default: the sample bots)
+    field: list[str] | None = Field(default=None, max_length=50)
+    table_size: int | None = Field(default=None, ge=2, le=12)
+    rules: RulesIn = Field(default_factory=RulesIn)
+    elo0: float = Field(default=0.0, gt=-1000, lt=1000)
+    elo1: float = Field(default=25.0, gt=-1000, lt=1000)
+    alpha: float = Field(default=0.05, gt=0, lt=0.5)
+    beta: float = Field(default=0.05, gt=0, lt=0.5)
+    max_matches: int = Field(default=4000, ge=2, le=100_000)
+    deadline: float = Field(default=1.0, gt=0, le=60)
+
+
+class Side(BaseModel):
+    bot: str
+    version: int
+
+
+class AbTestPublic(BaseModel):
+    name: str
+    #: created, running, accepted, rejected, stopped or capped
+    status: str
+    new: Side
+    base: Side
+    field: list[Side]
+    table_size: int
+    rules: dict[str, Any]
+    #: the tournament holding the test's matches (its matches and replays)
+    tournament: str
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    #: the LLR's lower (reject) and upper (accept) bounds
+    bounds: list[float]
+    llr: float
+    pairs: int
+    matches: int
+    max_matches: int
+    #: a rough estimate from the LLR's drift so far (None before it has one)
+    matches_left: int | None
+    #: pairs per class, from the new version last and the base first
+    counts: list[int]
+    class_scores: list[float]
+    score: float
+    elo: float | None
+    #: the 95 % interval (None: unbounded)
+    elo_ci: list[float | None]
+    #: [matches, LLR] after each pair counted
+    history: list[list[float]]
+    created_at: str
+    finished_at: str | None
 
 
 class Started(BaseModel):

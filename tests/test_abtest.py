@@ -34,8 +34,8 @@ from arena.store.models import (
     VersionStatus,
 )
 from arena.store.owners import add_owner
-from tests.support.cli import arena, environment
-from tests.support.store import SAMPLES, add_samples, play
+from tests.support.cli import arena, environment, run_queued_jobs
+from tests.support.store import SAMPLES, add_samples, play, play_abtest
 
 CLASSIC = Ruleset.parse("classic")
 BOUNDS = sprt.Bounds(0, 25)
@@ -234,26 +234,6 @@ def test_an_owner_tests_only_their_own_versions(db: Database) -> None:
         )
 
 
-def _play_queued(db: Database, tournament_id: int) -> int:
-    """Claim, play and record every queued match of the test, refilling as a worker
-    does; how many were recorded."""
-    recorded = 0
-    while True:
-        with db.read() as s:
-            queued = s.scalars(
-                select(Match.id).where(
-                    Match.tournament_id == tournament_id, Match.status == MatchStatus.QUEUED
-                )
-            ).all()
-        if not queued:
-            return recorded
-        for match_id in queued:
-            plan = matches.claim(db, match_id, "test")
-            if plan is not None and matches.record(db, plan, play(plan), 1.0):
-                recorded += 1
-        abtests.refill(db, tournament_id)
-
-
 def test_pairs_share_their_deal_and_table_and_the_test_stops_itself(db: Database) -> None:
     add_samples(db)
     test = _create(db, new="counter", base="random", field=["honest", "bluffer"], table_size=3)
@@ -275,7 +255,7 @@ def test_pairs_share_their_deal_and_table_and_the_test_stops_itself(db: Database
                 if a.bot_version_id != b.bot_version_id
             ]
             assert differ == [(test.new_version_id, test.base_version_id)]
-    _play_queued(db, test.tournament_id)
+    play_abtest(db, test.tournament_id)
     with db.read() as s:
         found = s.get(AbTest, test.id)
         assert found.status is AbTestStatus.ACCEPTED  # counter beats random by far
@@ -344,13 +324,34 @@ def test_a_test_that_reaches_its_cap_undecided_is_capped(db: Database) -> None:
     test = _create(db, new="counter", base="honest", field=["random", "bluffer"], table_size=3,
                    max_matches=4, batch=1)  # fmt: skip
     db.transaction(lambda s: abtests.start(s, "ab"))
-    assert _play_queued(db, test.tournament_id) == 4
+    assert play_abtest(db, test.tournament_id) == 4
     status = _status(db)
     assert status["status"] in ("capped", "accepted", "rejected")
     assert status["matches"] == 4 and status["pairs"] == 2
 
 
 # -- as a user runs it -------------------------------------------------------------------
+
+
+@pytest.mark.processes
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_worker_queues_each_next_pair_as_one_job_of_both_matches(settings: Settings) -> None:
+    """A worker that recorded a pair queues the next ones itself: both matches of a pair
+    in one job (sent one by one, the second overwrote the first's job: that match waited
+    for the reconciler, a worker in burst mode left it queued)."""
+    platform = Platform(settings)
+    add_samples(platform.db)
+    test = _create(platform.db, field=["honest", "bluffer"], table_size=3, batch=2)
+    assert platform.start_abtest("ab") == 4
+    run_queued_jobs(platform)  # plays until the queue is empty: no reconciler runs
+    with platform.db.read() as s:
+        pairs: dict[int, set[MatchStatus]] = {}
+        for group, state in s.execute(
+            select(Match.deal_group, Match.status).where(Match.tournament_id == test.tournament_id)
+        ):
+            pairs.setdefault(group, set()).add(state)
+    assert all(MatchStatus.QUEUED not in states for states in pairs.values()), pairs
+    assert _status(platform.db)["status"] == "accepted"
 
 
 @pytest.mark.processes
@@ -364,6 +365,11 @@ def test_the_cli_accepts_counter_over_random_with_two_workers(settings: Settings
     assert made.returncode == 0, made.stderr
     refused = arena("abtest", "create", "bad", "--new", "counter", "--base", "counter", env=env)
     assert refused.returncode == 2 and "the same version" in refused.stderr
+    backwards = arena("abtest", "create", "bad", "--new", "counter", "--base", "random",
+                      "--elo0", "10", "--elo1", "0", env=env)  # fmt: skip
+    assert backwards.returncode == 2 and "must be below" in backwards.stderr
+    unknown = arena("abtest", "create", "bad", "--new", "counter:9", "--base", "random", env=env)
+    assert unknown.returncode == 2 and "has no version 9" in unknown.stderr
     with Workers(settings, 2, settings.data_dir / "logs"):
         started = arena("abtest", "start", "cr", env=env)
         assert started.returncode == 0, started.stderr
@@ -375,3 +381,23 @@ def test_the_cli_accepts_counter_over_random_with_two_workers(settings: Settings
     assert {"status", "llr", "bounds", "matches", "elo", "elo_ci"} <= set(result)
     shown = arena("abtest", "status", "cr", env=env)
     assert "accepted" in shown.stdout and "LLR" in shown.stdout
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_the_page_shows_the_llr_against_its_bounds_and_the_bot_page_lists_it(
+    app_and_token,  # noqa: ANN001
+) -> None:
+    client, _, arena_ = app_and_token
+    add_samples(arena_.db)
+    test = _create(arena_.db, field=["honest", "bluffer"], table_size=3)
+    arena_.db.transaction(lambda s: abtests.start(s, "ab"))
+    play_abtest(arena_.db, test.tournament_id)
+    page = client.get("/abtests/ab").text
+    status = client.get("/api/v1/abtests/ab").json()
+    assert status["status"] == "accepted"
+    assert 'class="llr"' in page and "accept +2.94" in page and "reject -2.94" in page
+    assert f"{status['pairs']} pairs counted" in page
+    assert "/abtests/ab" in client.get("/bots/counter").text
+    assert "/abtests/ab" in client.get("/abtests").text
+    assert "abtest.ab" not in client.get("/").text, "a test's matches are not a tournament"
+    assert client.get("/abtests/nothing").status_code == 404

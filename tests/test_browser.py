@@ -21,9 +21,10 @@ from fastapi.testclient import TestClient
 from playwright.sync_api import Page, Route, expect, sync_playwright
 from sqlalchemy import select
 
+from arena.abtest.sprt import Bounds
 from arena.engine import Ruleset
 from arena.platform.settings import Settings
-from arena.store import competitions, ladder
+from arena.store import abtests, competitions, ladder
 from arena.store import matches as match_store
 from arena.store.models import BotKind, Match, Tournament
 from arena.store.owners import add_owner
@@ -31,7 +32,7 @@ from dashboard.app import create_app
 from tests.support.api import auth, played_tournament
 from tests.support.cli import run_queued_jobs
 from tests.support.services import redis_test_url
-from tests.support.store import SAMPLES, play
+from tests.support.store import SAMPLES, play, play_abtest
 
 pytestmark = pytest.mark.browser
 
@@ -458,3 +459,29 @@ def test_a_rejected_versions_traceback_keeps_its_lines(
     expect(cell).to_contain_text("SyntaxError: expected ':'")
     assert cell.inner_text().splitlines()[-1] == "SyntaxError: expected ':'", "one line a line"
     assert cell.evaluate("e => getComputedStyle(e).whiteSpace") == "pre-wrap"
+
+
+def test_an_ab_test_is_followed_from_the_bot_page_to_its_llr_chart(
+    browser_page: Page, base_url: str, served: tuple[FastAPI, str]
+) -> None:
+    app, _ = served
+    db = app.state.platform.db
+    rules = Ruleset.parse("classic")
+    test = db.transaction(
+        lambda s: abtests.create(s, "counter-vs-random", "counter", "random", rules,
+                                 Bounds(0, 25), field=["honest", "bluffer"], table_size=3)
+    )  # fmt: skip
+    db.transaction(lambda s: abtests.start(s, "counter-vs-random"))
+    with ThreadPoolExecutor(1) as pool:  # Playwright's event loop runs in this thread
+        pool.submit(play_abtest, db, test.tournament_id).result()
+    page = browser_page
+    page.goto(f"{base_url}/bots/counter")
+    page.locator("#bot-abtests a", has_text="counter-vs-random").click()
+    expect(page.locator("h1")).to_have_text("A/B test counter-vs-random")
+    expect(page.locator("#abtest-verdict strong")).to_have_text("accepted")
+    expect(page.locator("#abtest-chart polyline.llr")).to_have_count(1)
+    expect(page.locator("#abtest-chart line.bound")).to_have_count(3)
+    counts = page.locator("#abtest-classes tbody td").all_text_contents()[1:]
+    pairs = app.state.platform.abtest_status("counter-vs-random")["pairs"]
+    assert sum(int(n) for n in counts) == pairs
+    expect(page.locator("#abtest-matches")).to_contain_text(f"{pairs} pairs counted")

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from arena.engine import Ruleset
 from arena.store import bots, tournaments
-from arena.store.models import BotKind, Owner, TournamentStatus
+from arena.store.models import BotKind, BotVersion, Owner, TournamentStatus
 from arena.store.owners import add_owner
 from dashboard import queries
 from tests.support.api import auth, played_tournament
@@ -52,9 +52,22 @@ def rivals(app_and_token):  # noqa: ANN001, ANN201
         json={"name": "alices-cup", "bots": ["alices", *SAMPLES[:2]], "table_size": 3},
     )
     assert made.status_code == 201, made.text
+    arena.db.transaction(lambda s: _second_version(s, "alices"))
+    tested = client.post(
+        "/api/v1/abtests",
+        headers=auth(alice),
+        json={"name": "alices-ab", "new": "alices:2", "base": "alices:1"},
+    )
+    assert tested.status_code == 201, tested.text
     rules = Ruleset.parse("classic")
     arena.db.transaction(lambda s: tournaments.create(s, "open", rules, SAMPLES, 4, 4))
     return client, alice, mallory, arena
+
+
+def _second_version(session: Session, name: str) -> None:
+    """A second qualified version of the bot (an A/B test compares two)."""
+    first = bots.active_version(session, name)
+    session.add(BotVersion(bot_id=first.bot_id, number=2, kind=first.kind, target=first.target))
 
 
 def queries_owner_id(session: Session, name: str) -> int:
@@ -97,6 +110,13 @@ def attempts(alice_bot: str = "alices") -> dict[tuple[str, str], tuple[str, dict
             None,
         ),
         ("POST", "/api/v1/tournaments/{name}/stop"): ("/api/v1/tournaments/alices-cup/stop", None),
+        ("GET", "/api/v1/abtests/{name}"): ("/api/v1/abtests/alices-ab", None),
+        ("POST", "/api/v1/abtests"): (
+            "/api/v1/abtests",
+            {"name": "mallorys-ab", "new": f"{alice_bot}:2", "base": f"{alice_bot}:1"},
+        ),
+        ("POST", "/api/v1/abtests/{name}/start"): ("/api/v1/abtests/alices-ab/start", None),
+        ("POST", "/api/v1/abtests/{name}/stop"): ("/api/v1/abtests/alices-ab/stop", None),
         ("GET", "/api/v1/competitions"): ("/api/v1/competitions", None),
         ("GET", "/api/v1/competitions/{name}"): ("/api/v1/competitions/main", None),
         ("GET", "/api/v1/matches"): ("/api/v1/matches", None),
@@ -164,11 +184,14 @@ def test_a_private_tournament_stays_within_its_limits(rivals, monkeypatch) -> No
     assert too_many.status_code == 400 and "at most 200 games" in too_many.text
     assert "at most 2 tables" in create("ladder", format="ladder", games=50).text
     assert "deadline is at most 5 s" in create("slow", deadline=30).text
-    assert create("second").status_code == 201 and create("third").status_code == 201
-    fourth = create("fourth")  # alices-cup, second and third are not over yet
-    assert fourth.status_code == 400 and "at most 3" in fourth.text
+    assert create("second").status_code == 201
+    third = create("third")  # alices-cup, alices-ab (an A/B test counts) and second are on
+    assert third.status_code == 400 and "at most 3" in third.text
+    test = {"name": "another-ab", "new": "alices:2", "base": "alices:1"}
+    refused = client.post("/api/v1/abtests", headers=auth(alice), json=test)
+    assert refused.status_code == 400 and "at most 3" in refused.text
     monkeypatch.setenv("ARENA_PRIVATE_MAX_RUNNING", "4")
-    assert create("fourth").status_code == 201
+    assert create("third").status_code == 201
 
 
 def test_a_private_tournament_never_reaches_the_public_leaderboard(app_and_token) -> None:  # noqa: ANN001

@@ -197,10 +197,12 @@ class _Job:
     def _refill(self, tournaments: set[tuple[int, str]]) -> None:
         """Queue the next matches of these ladders and A/B tests (recorded results are
         never given back for a failed refill: the reconciler tops them up too)."""
+        queue = _queue()
         for tournament_id, format in tournaments:  # noqa: A001
             try:
-                for next_match, job_id in scheduling.refill(self.db, tournament_id, format):
-                    _requeue(next_match, job_id)
+                jobs = scheduling.refill(self.db, tournament_id, format)
+                if queue is not None and jobs:  # a pair's two matches share one job
+                    work_queue.enqueue_all(queue, jobs)
             except Exception:
                 log.exception("tournament %s: cannot queue its next matches", tournament_id)
 

@@ -12,6 +12,7 @@ matches not yet started are withdrawn and the result is kept.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -244,7 +245,8 @@ def start(session: Session, name: str, owner: Owner | None = None) -> list[tuple
 
 def stop(session: Session, name: str, owner: Owner | None = None) -> int:
     """Stop a test before it decides: the matches not started are withdrawn (the
-    running ones are still recorded and counted); how many were withdrawn."""
+    running ones are still recorded, not counted: the result is kept as it stood);
+    how many were withdrawn."""
     test = get(session, name)
     _check_may_run(owner, test)
     if test.status in ABTEST_OVER:
@@ -505,11 +507,21 @@ def of_bot(session: Session, bot_name: str) -> list[dict[str, Any]]:
     if bot is None:
         return []
     ids = [v.id for v in bot.versions]
-    tests = session.scalars(
-        select(AbTest)
-        .where(AbTest.new_version_id.in_(ids) | AbTest.base_version_id.in_(ids))
-        .order_by(AbTest.id.desc())
-    ).all()
+    return _rows(
+        session.scalars(
+            select(AbTest)
+            .where(AbTest.new_version_id.in_(ids) | AbTest.base_version_id.in_(ids))
+            .order_by(AbTest.id.desc())
+        ).all()
+    )
+
+
+def listing(session: Session) -> list[dict[str, Any]]:
+    """Every test, newest first."""
+    return _rows(session.scalars(select(AbTest).order_by(AbTest.id.desc())).all())
+
+
+def _rows(tests: Sequence[AbTest]) -> list[dict[str, Any]]:
     return [
         {
             "name": t.name,
@@ -518,6 +530,8 @@ def of_bot(session: Session, bot_name: str) -> list[dict[str, Any]]:
             "base": _side(t.base_version),
             "llr": t.llr,
             "pairs": t.pairs,
+            "elo": _finite(sprt.estimate(t.counts).elo),
+            "created_at": t.created_at.isoformat(),
         }
         for t in tests
     ]

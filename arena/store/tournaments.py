@@ -89,6 +89,10 @@ def create(
     same_owner_tables = same_owner_tables or owner is not None
     teams = {} if same_owner_tables else owner_teams(session, ids)
     try:
+        if format == TournamentFormat.ABTEST:
+            raise ValueError(
+                "an A/B test is made with `arena abtest create` (POST /api/v1/abtests)"
+            )
         if format not in set(TournamentFormat):
             raise ValueError(f"unknown format {format!r}: expected {' or '.join(TournamentFormat)}")
         if format == TournamentFormat.LADDER:

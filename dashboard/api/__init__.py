@@ -2,11 +2,12 @@
 
 from fastapi import APIRouter
 
-from dashboard.api.routes import bots, competitions, matches, owners, tournaments
+from dashboard.api.routes import abtests, bots, competitions, matches, owners, tournaments
 
 router = APIRouter(prefix="/api/v1")
 router.include_router(bots.router)
 router.include_router(tournaments.router)
 router.include_router(competitions.router)
+router.include_router(abtests.router)
 router.include_router(matches.router)
 router.include_router(owners.router)

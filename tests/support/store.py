@@ -79,3 +79,25 @@ def played_competition(db: Database, name: str, bots: list[str], rounds: int = 4
                 assert matches.record(db, plan, play(plan), 1.0)
         ladder.refill(db, tournament_id)
     return tournament_id
+
+
+def play_abtest(db: Database, tournament_id: int) -> int:
+    """Claim, play and record every queued match of an A/B test, refilling as a worker
+    does, until none is queued; how many were recorded."""
+    from arena.store import abtests
+
+    recorded = 0
+    while True:
+        with db.read() as s:
+            queued = s.scalars(
+                select(Match.id).where(
+                    Match.tournament_id == tournament_id, Match.status == MatchStatus.QUEUED
+                )
+            ).all()
+        if not queued:
+            return recorded
+        for match_id in queued:
+            plan = matches.claim(db, match_id, "test")
+            if plan is not None and matches.record(db, plan, play(plan), 1.0):
+                recorded += 1
+        abtests.refill(db, tournament_id)

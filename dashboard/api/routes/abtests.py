@@ -1,0 +1,78 @@
+"""A/B tests: create (an owner's own versions), start, stop, and where one stands."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, status
+
+from arena.abtest.sprt import Bounds
+from arena.engine import Ruleset
+from arena.referee import RefereeSettings
+from arena.store import abtests
+from arena.store.errors import Invalid
+from dashboard.deps import OwnerDep, PlatformDep, SessionDep
+from dashboard.schemas import AbTestCreate, AbTestPublic, Started
+
+router = APIRouter(tags=["abtests"])
+NOT_FOUND = {404: {"description": "No such A/B test"}}
+NOT_YOURS = {401: {"description": "No token"}, 403: {"description": "Not your test"}}
+
+
+@router.get("/abtests/{name}", response_model=AbTestPublic, responses=NOT_FOUND)
+def get_abtest(name: str, session: SessionDep) -> dict:
+    return abtests.status(session, name)
+
+
+@router.post(
+    "/abtests",
+    response_model=AbTestPublic,
+    status_code=status.HTTP_201_CREATED,
+    responses={
+        400: {"description": "Unknown bot or version, the same version twice, bad bounds"},
+        401: {"description": "No token"},
+        403: {"description": "Another owner's bot"},
+    },
+)
+def create_abtest(body: AbTestCreate, owner: OwnerDep, platform: PlatformDep) -> dict:
+    """An owner tests their own versions (any that qualified, active or not) against a
+    field of their bots and the samples; the operator tests any from the CLI."""
+    try:
+        bounds = Bounds(body.elo0, body.elo1, body.alpha, body.beta)
+    except ValueError as error:
+        raise Invalid(str(error)) from None
+    ruleset = Ruleset.parse(body.rules.preset, body.rules.options)
+    platform.db.transaction(
+        lambda s: abtests.create(
+            s,
+            body.name,
+            body.new,
+            body.base,
+            ruleset,
+            bounds,
+            field=body.field,
+            table_size=body.table_size,
+            max_matches=body.max_matches,
+            settings=RefereeSettings(deadline=body.deadline),
+            owner=owner,
+        )
+    )
+    with platform.db.read() as session:
+        return abtests.status(session, body.name)
+
+
+@router.post(
+    "/abtests/{name}/start",
+    response_model=Started,
+    responses={**NOT_FOUND, **NOT_YOURS, 409: {"description": "Over already"}},
+)
+def start_abtest(name: str, owner: OwnerDep, platform: PlatformDep) -> dict:
+    return {"name": name, "queued": platform.start_abtest(name, owner)}
+
+
+@router.post(
+    "/abtests/{name}/stop",
+    response_model=Started,
+    responses={**NOT_FOUND, **NOT_YOURS, 409: {"description": "Over already"}},
+)
+def stop_abtest(name: str, owner: OwnerDep, platform: PlatformDep) -> dict:
+    """Stop the test undecided; ``queued`` is the number of queued matches withdrawn."""
+    return {"name": name, "queued": platform.db.transaction(lambda s: abtests.stop(s, name, owner))}
