@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.engine import Action, Game
+from arena.engine.cards import JOKER, RANK_OF
 from arena.engine.events import CallKind
 from arena.engine.match import Match
 from arena.referee.log import MatchLog, StepKind
@@ -32,10 +33,11 @@ def frames(log: MatchLog, reveal: bool = True) -> list[dict[str, Any]]:
         )
         for step in recorded.steps:
             seat = step.seat
+            claim = deal.pile[-1] if deal.live else None  # what a call turns over
             if step.kind is StepKind.ACT:
                 assert isinstance(step.action, Action)  # the full log: plays have their cards
                 deal.apply(seat, step.action)
-                title = f"{names[seat]}: {step.action if reveal else public_title(step.action)}"
+                title = f"{names[seat]}: {action_title(step.action, reveal)}"
             elif step.kind is StepKind.TIMEOUT:
                 deal.time_out(seat)
                 title = f"{names[seat]}: no answer in time"
@@ -43,15 +45,77 @@ def frames(log: MatchLog, reveal: bool = True) -> list[dict[str, Any]]:
                 match.forfeit(seat)
                 title = f"{names[seat]} forfeits"
             result.append(
-                _frame(deal, recorded.index, title, seat, step.latency_ms, step.events, names)
+                _frame(
+                    deal, recorded.index, title, seat, step.latency_ms, step.events, names, claim
+                )
             )
         match.record(deal)
+    if result:
+        result.append(_final_frame(result[-1], log, names))
     if not reveal:
         for frame in result:
             frame["hands"] = [[None] * len(hand) for hand in frame["hands"]]
             for group in frame["pile_groups"]:
                 group["cards"] = [None] * len(group["cards"])
+                group["bluff"] = None  # known only once the log is public
     return result
+
+
+def _final_frame(last: dict[str, Any], log: MatchLog, names: list[str]) -> dict[str, Any]:
+    """The table as the match left it, titled with the match's places."""
+    places = "; ".join(
+        f"{number}. {' = '.join(names[seat] for seat in group)}"
+        for number, group in enumerate(log.result.ranking, start=1)
+    )
+    return {
+        **last,
+        "title": f"the match is over: {places}",
+        "seat": None,
+        "kind": "end",
+        "latency_ms": None,
+        "events": [f"final places: {places}"],
+        "call": None,
+        "revealed": None,
+        "ranking": None,
+        "ending": None,
+        "final": [[names[seat] for seat in group] for group in log.result.ranking],
+    }
+
+
+def card_text(code: str) -> str:
+    """A card as the pages write it: rank and suit symbol (10 for T, ★ for the joker)."""
+    if code == JOKER:
+        return "★"
+    rank, suit = code[:-1], code[-1]
+    return f"{'10' if rank == 'T' else rank}{SUIT_SYMBOLS[suit]}"
+
+
+SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def rank_text(rank: str) -> str:
+    return "10" if rank == "T" else rank
+
+
+def cards_text(cards: Sequence[str]) -> str:
+    return " ".join(card_text(card) for card in cards)
+
+
+def action_title(action: Any, reveal: bool) -> str:  # noqa: ANN401 - an engine action
+    """An action in the pages' notation: a play's cards shown once the log is public."""
+    if action.kind != "play":
+        return str(action)
+    claim = f"claiming {action.count} × {rank_text(action.rank)}"
+    if not reveal:
+        return f"places {len(action.cards)} {claim}"
+    return f"places {cards_text(action.cards)} {claim}"
+
+
+def _bluff(group: Any) -> bool:  # noqa: ANN401 - an engine pile group
+    """Whether a group is not what its author claimed (all cards, not only one shown)."""
+    return len(group.cards) != group.count or any(
+        RANK_OF[card] != group.rank and card != JOKER for card in group.cards
+    )
 
 
 def deal_summaries(frames_: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]:
@@ -73,13 +137,6 @@ def deal_summaries(frames_: list[dict[str, Any]], names: list[str]) -> list[dict
     return list(summaries.values())
 
 
-def public_title(action: Any) -> str:
-    """An action as the table saw it: a play's cards face down."""
-    if action.kind != "play":
-        return str(action)
-    return f"places {len(action.cards)} claiming {action.count} x {action.rank}"
-
-
 def _frame(
     deal,  # noqa: ANN001
     index: int,
@@ -88,6 +145,7 @@ def _frame(
     latency: float | None,
     events: Sequence[Any],
     names: list[str],
+    claim: Any = None,  # noqa: ANN401 - the live group a call turned over
 ) -> dict[str, Any]:
     live = deal.pile[-1] if deal.live else None
     return {
@@ -96,7 +154,7 @@ def _frame(
         "seat": seat,
         "kind": _kind(events),
         "latency_ms": latency,
-        "events": [describe(event, names) for event in events],
+        "events": [describe(event, names, claim) for event in events],
         "call": _call(events),
         "revealed": next(
             (
@@ -109,7 +167,13 @@ def _frame(
         "ranking": next((e.ranking for e in events if e.kind == "deal_over"), None),
         "ending": next((e.reason for e in events if e.kind == "deal_over"), None),
         "pile_groups": [
-            {"author": g.author, "cards": list(g.cards), "rank": g.rank, "count": g.count}
+            {
+                "author": g.author,
+                "cards": list(g.cards),
+                "rank": g.rank,
+                "count": g.count,
+                "bluff": _bluff(g),
+            }
             for g in deal.pile
         ],
         "hands": [list(hand) for hand in deal.hands],
@@ -152,24 +216,25 @@ def _call(events: Sequence[Any]) -> dict[str, Any] | None:
     return {"seat": called.seat, "call": called.call, "author": called.author, "right": right}
 
 
-def describe(event: Any, names: list[str]) -> str:
-    """One line of English per engine event."""
+def describe(event: Any, names: list[str], claim: Any = None) -> str:  # noqa: ANN401
+    """One line of English per engine event (``claim``: the group a call turned over)."""
     kind = event.kind
     who = names[event.seat] if getattr(event, "seat", None) is not None else ""
     if kind == "dealt":
         return f"dealt {list(event.hand_sizes)} cards; stock {event.stock}"
     if kind == "played":
-        return f"{who} places {event.placed} claiming {event.count} x {event.rank}"
+        return f"{who} places {event.placed} claiming {event.count} × {rank_text(event.rank)}"
     if kind == "called":
         verb = "does not believe" if event.call is CallKind.CHALLENGE else "believes"
         return f"{who} {verb} {names[event.author]}"
     if kind == "revealed":
-        truth = "true" if event.truthful else "a bluff"
-        return f"revealed {' '.join(event.cards)}: {truth}"
+        truth = "true" if event.truthful else "bluff"
+        said = f"claimed {claim.count} × {rank_text(claim.rank)}, " if claim is not None else ""
+        return f"{said}was {cards_text(event.cards)}: {truth}"
     if kind == "picked_up":
         return f"{who} picks up {event.count} cards"
     if kind == "discarded":
-        shown = " ".join(event.cards)
+        shown = cards_text(event.cards)
         hidden = f" and {event.unseen} face down" if event.unseen else ""
         return f"discarded ({event.reason}): {shown or '-'}{hidden}"
     if kind == "passed":

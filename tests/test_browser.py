@@ -159,7 +159,7 @@ def test_leaderboard_bot_match_and_replay(browser_page: Page, base_url: str) -> 
 
     page.click("#forward")
     expect(position).to_have_text(re.compile(r"^step 1 / "))
-    expect(page.locator("#frame-title")).to_contain_text("play")
+    expect(page.locator("#frame-title")).to_contain_text(re.compile(r": places .+ claiming \d+ × "))
     expect(page.locator("#table .seat.acted .bubble.claim")).to_have_text(re.compile(r"^\d+ × "))
     expect(page.locator("#table .pile .group")).to_have_count(1)
     assert page.locator("#table .pile .group .card:not(.back)").count() >= 1, "a public log"
@@ -174,7 +174,7 @@ def test_leaderboard_bot_match_and_replay(browser_page: Page, base_url: str) -> 
     expect(page.locator("#play")).to_have_attribute("aria-pressed", "true")
     expect(position).to_have_text(re.compile(rf"^step {total} / {total}"), timeout=total * 200)
     expect(page.locator("#play")).to_have_attribute("aria-pressed", "false")
-    expect(page.locator("#frame-events")).to_contain_text("deal over")
+    expect(page.locator("#frame-events")).to_contain_text("final places: 1. ")
     frames = json.loads(page.locator("#frames").text_content())
     called = next(i for i, f in enumerate(frames) if f["revealed"])
     page.locator("#scrubber").fill(str(called))
@@ -298,6 +298,40 @@ def test_charts_are_drawn_for_a_phones_width(browser_page: Page, base_url: str, 
         page.set_viewport_size({"width": 1400, "height": 1000})
 
 
+def test_a_replay_is_followed_through_its_move_list(browser_page: Page, base_url: str) -> None:
+    """Every step is in the move list under its deal; a click goes there and the address
+    names the step (a moment can be shared); reveals restate the claim; one notation."""
+    page = browser_page
+    page.goto(f"{base_url}/matches?tournament=cup")
+    page.locator("table.matches tbody tr").first.locator("a").first.click()
+    frames = json.loads(page.locator("#frames").text_content())
+    moves = page.locator("#moves a.move")
+    expect(moves).to_have_count(len(frames))
+    deals = {f["deal"] for f in frames}
+    expect(page.locator("#moves > li.deal > h3")).to_have_count(len(deals) + 1)  # and the end
+    expect(page.locator("#moves > li.deal > h3").last).to_have_text("the end")
+    called = next(i for i, f in enumerate(frames) if f["revealed"])
+    moves.nth(called).click()
+    expect(page.locator("#position")).to_have_text(re.compile(rf"^step {called} / "))
+    expect(moves.nth(called)).to_have_class(re.compile(r"\bcurrent\b"))
+    expect(page.locator("#moves a.move.current")).to_have_count(1)
+    assert page.url.endswith(f"#step={called}")
+    verdict = "true" if frames[called]["revealed"]["truthful"] else "bluff"
+    expect(page.locator("#frame-events")).to_contain_text(
+        re.compile(rf"claimed \d+ × \w+, was .+: {verdict}")
+    )
+    text = " ".join(e for f in frames for e in f["events"]) + " ".join(f["title"] for f in frames)
+    assert re.search(r"[♠♥♦♣]", text), "cards are written with suit symbols"
+    assert not re.search(r"\b(?:[2-9TJQKA][SHDC])\b", text), "no card codes in the text"
+    assert frames[-1]["kind"] == "end" and frames[-1]["final"], "a last frame with the places"
+    later = min(len(frames) - 1, called + 3)
+    page.goto(f"{base_url}{page.url.split(base_url, 1)[1].split('#')[0]}#step={later}")
+    expect(page.locator("#position")).to_have_text(re.compile(rf"^step {later} / "))
+    expect(moves.nth(later)).to_have_class(re.compile(r"\bcurrent\b"))
+    bluffs = sum(g["bluff"] for f in frames for g in f["pile_groups"])
+    assert bluffs, "bluffs in the pile are known once the log is public"
+
+
 def test_the_replay_fits_a_phone(browser_page: Page, base_url: str) -> None:
     page = browser_page
     page.set_viewport_size({"width": 400, "height": 800})
@@ -306,6 +340,8 @@ def test_the_replay_fits_a_phone(browser_page: Page, base_url: str) -> None:
         page.locator("table.matches tbody tr").first.locator("a").first.click()
         expect(page.locator("#table .seat")).to_have_count(4)
         assert page.evaluate("document.documentElement.scrollWidth") <= 400
+        table, moves = page.locator("#table").bounding_box(), page.locator("#moves").bounding_box()
+        assert table and moves and moves["y"] >= table["y"] + table["height"], "moves fold under"
     finally:
         page.set_viewport_size({"width": 1400, "height": 1000})
 

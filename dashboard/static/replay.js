@@ -72,7 +72,8 @@
     }
     var groups = el("ol", "groups");
     f.pile_groups.forEach(function (g, i) {
-      var item = el("li", i === f.pile_groups.length - 1 && f.live ? "group live" : "group");
+      var item = el("li", (i === f.pile_groups.length - 1 && f.live ? "group live" : "group") + (g.bluff ? " bluff" : ""));
+      if (g.bluff) { item.title = "a bluff (the log is public)"; }
       item.appendChild(el("span", "claim", names[g.author] + ": " + g.count + " \u00d7 " + rankName(g.rank)));
       g.cards.forEach(function (c) { item.appendChild(card(c)); });
       groups.appendChild(item);
@@ -100,9 +101,50 @@
     document.querySelectorAll("#deals li").forEach(function (li) {
       li.classList.toggle("current", Number(li.dataset.deal) === f.deal);
     });
+    var previous = document.querySelector("#moves a.current");
+    if (previous) { previous.classList.remove("current"); previous.removeAttribute("aria-current"); }
+    var current = moveLinks[index];
+    current.classList.add("current");
+    current.setAttribute("aria-current", "step");
+    var list = $("moves");  // keep the current move in sight without moving the page
+    var top = current.offsetTop - list.offsetTop;
+    if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - current.offsetHeight) {
+      list.scrollTop = top - list.clientHeight / 2;
+    }
+    if (location.hash !== "#step=" + index) { history.replaceState(null, "", "#step=" + index); }
   }
 
   function go(to) { index = Math.max(0, Math.min(frames.length - 1, to)); show(); }
+
+  // The move list: every step, under its deal, a link to it (the step is in the address,
+  // so a moment can be shared).
+  var moveLinks = [];
+  function buildMoves() {
+    var list = $("moves"), section = null, key = null;
+    frames.forEach(function (f, i) {
+      var mine = f.kind === "end" ? "end" : f.deal;  // deals as sections, then the end
+      if (mine !== key) {
+        key = mine;
+        var item = el("li", "deal");
+        item.appendChild(el("h3", null, mine === "end" ? "the end" : "deal " + (f.deal + 1)));
+        section = el("ol", "steps");
+        item.appendChild(section);
+        list.appendChild(item);
+      }
+      var link = el("a", "move " + f.kind, f.title);
+      link.href = "#step=" + i;
+      link.onclick = function (event) { event.preventDefault(); pause(); go(i); };
+      var row = el("li");
+      row.appendChild(link);
+      section.appendChild(row);
+      moveLinks.push(link);
+    });
+  }
+
+  function stepInAddress() {
+    var found = /^#step=(\d+)$/.exec(location.hash);
+    return found ? Math.min(frames.length - 1, Number(found[1])) : 0;
+  }
 
   function tick() {
     if (index >= frames.length - 1) { pause(); return; }
@@ -139,5 +181,8 @@
     if (event.key === "ArrowLeft") { pause(); go(index - 1); }
     if (event.key === " ") { event.preventDefault(); $("play").click(); }
   });
+  window.addEventListener("hashchange", function () { var to = stepInAddress(); if (to !== index) { pause(); go(to); } });
+  buildMoves();
+  index = stepInAddress();
   show();
 })();
