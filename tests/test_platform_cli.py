@@ -71,7 +71,9 @@ def test_bots_and_a_tournament_from_the_command_line(settings: Settings) -> None
 
 def test_arena_up_runs_the_demo_to_the_end_with_a_private_redis(tmp_path: Path) -> None:
     env = environment(Settings(tmp_path, f"sqlite:///{tmp_path / 'arena.db'}", None))
-    result = arena("up", "--games", "24", "--workers", "2", "--exit-when-done", env=env)
+    result = arena(
+        "up", "--games", "24", "--workers", "2", "--exit-when-done", "--port", "0", env=env
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Arena is up: 2 workers, Redis at redis://:***@127.0.0.1:" in result.stdout
     assert "Demo tournament demo complete." in result.stdout
@@ -104,7 +106,9 @@ def test_arena_up_runs_the_demo_to_the_end_with_a_private_redis(tmp_path: Path) 
         )
     leftovers = subprocess.run(["pgrep", "-f", str(tmp_path / "redis")], capture_output=True)
     assert leftovers.returncode == 1, "the private Redis was stopped"
-    again = arena("up", "--games", "4", "--workers", "1", "--exit-when-done", env=env)
+    again = arena(
+        "up", "--games", "4", "--workers", "1", "--exit-when-done", "--port", "0", env=env
+    )
     assert again.returncode == 0 and "Demo tournament demo complete." in again.stdout
     with db.read() as s:
         names = set(s.scalars(select(Tournament.name)))
@@ -124,7 +128,6 @@ def test_ctrl_c_and_kill_stop_arena_up_cleanly(tmp_path: Path, signum: int) -> N
     """Ctrl-C (SIGINT), ``kill`` (SIGTERM) and a closed terminal (SIGHUP) all stop the
     workers, the dashboard and the private Redis."""
     env = environment(Settings(tmp_path, f"sqlite:///{tmp_path / 'arena.db'}", None))
-    port = free_port()
     process = children.spawn(
         [
             sys.executable,
@@ -136,7 +139,7 @@ def test_ctrl_c_and_kill_stop_arena_up_cleanly(tmp_path: Path, signum: int) -> N
             "--workers",
             "2",
             "--port",
-            str(port),
+            "0",  # any free port: arena up binds it and says which in running.json
         ],
         cwd=ROOT,
         env=env,
@@ -159,9 +162,10 @@ def test_ctrl_c_and_kill_stop_arena_up_cleanly(tmp_path: Path, signum: int) -> N
                     )
             except Exception:
                 continue
-            if done:
+            if done and (tmp_path / "running.json").exists():  # and it says where it runs
                 break
-        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10).read().decode()
+        dashboard = json.loads((tmp_path / "running.json").read_text())["dashboard"]
+        page = urllib.request.urlopen(dashboard, timeout=10).read().decode()
         assert "demo" in page, "arena up serves the dashboard"
         if signum == signal.SIGINT:  # the README's commands, beside it, with nothing exported
             made = arena(

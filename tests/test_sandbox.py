@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -65,8 +66,10 @@ def test_a_bot_that_uses_too_much_memory_is_killed_at_its_limit() -> None:
     # the deadline leaves writing the limit's 768 MiB all the time a loaded machine needs
     # (under 1 s it answered late first on CI and forfeited on strikes): the verdict is
     # the kill, whenever it comes
+    # likewise the CPU time: starting Python and faulting in 768 MiB took over TIGHT's 2 s
+    # of CPU on a loaded CI machine (killed at the CPU limit first); this verdict is memory's
     patient = RefereeSettings(deadline=60, time_bank=0, start_timeout=10)
-    with Sandbox(BOTS / "memory_hog.py", limits=TIGHT) as box:
+    with Sandbox(BOTS / "memory_hog.py", limits=replace(TIGHT, cpu_seconds=120)) as box:
         seats = [SandboxedSeat(box, "hog"), LocalSeat(HonestBot(ruleset=RULES, players=2))]
         log = aio.run(Referee(RULES, seats, seed=3, settings=patient).run())
     forfeit = forfeit_of(log)

@@ -25,28 +25,29 @@ pytestmark = pytest.mark.processes
 
 
 RULES = Ruleset.parse("classic")
-#: an answer on time comes DEADLINE - THINK_SECONDS early (1.48 s of room for a loaded
-#: machine: only a stall that long in the bot's or the worker's process would make an
+#: an answer on time comes DEADLINE - THINK_SECONDS early (3.98 s of room for a loaded
+#: machine: a stall of 1.5 s on a CI machine busy with four test processes made an
 #: answer on time late); a late one is sent after the deadline, so it is late on any
-#: machine, and is rare (one per seat and match: its second decision), so the long
-#: deadline costs the test little
+#: machine, and is rare (one per match: seat 0's second decision), so the long deadline
+#: costs the test little
 THINK_SECONDS = 0.02
-DEADLINE = 1.5
+DEADLINE = 4.0
 LATE_SECONDS = DEADLINE + 0.05
 
 
 class Thinker(Bot):
-    """Deterministic, and slow: it awaits before each answer (``async def act``), and its
-    second decision of a match it answers after the deadline."""
+    """Deterministic, and slow: it awaits before each answer (``async def act``), and in
+    seat 0 it answers its second decision of a match after the deadline."""
 
     name = "thinker"
 
     def on_match_start(self, match) -> None:  # noqa: ANN001
         self.decisions = 0
+        self.answers_late = match.seat == 0
 
     async def act(self, obs):  # noqa: ANN001, ANN201
         self.decisions += 1
-        late = self.decisions == 2
+        late = self.answers_late and self.decisions == 2
         await asyncio.sleep(LATE_SECONDS if late else THINK_SECONDS)
         legal = obs.legal
         if legal.phase == "quartets":
@@ -118,9 +119,15 @@ def test_a_worker_plays_waiting_bots_at_once_with_every_deadline_kept(
         assert one["log"]["seed"] == other["log"]["seed"]
         assert one["log"]["deals"] == _without_timing(other["log"]["deals"], one["log"]["deals"])
         assert one["log"]["result"] == other["log"]["result"]
-        for seat, again in zip(one["log"]["seats"], other["log"]["seats"], strict=True):
-            assert seat["strikes"] == again["strikes"] > 0, "every late answer is a strike"
-            assert seat["latency_ms"]["max"] == DEADLINE * 1000, "a late answer counts the deadline"
+        for index, (seat, again) in enumerate(
+            zip(one["log"]["seats"], other["log"]["seats"], strict=True)
+        ):
+            assert seat["strikes"] == again["strikes"], "the same answers were late"
+            if index == 0:
+                assert seat["strikes"] > 0, "every late answer is a strike"
+                assert seat["latency_ms"]["max"] == DEADLINE * 1000, (
+                    "a late answer counts the deadline"
+                )
 
 
 def _without_timing(deals: list[dict], like: list[dict]) -> list[dict]:

@@ -15,6 +15,10 @@ app = typer.Typer()
 def dashboard_command(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    fd: Annotated[
+        int | None,
+        typer.Option(help="Serve on this listening socket, inherited (arena up binds it)."),
+    ] = None,
 ) -> None:
     """Serve the dashboard and the API (http://HOST:PORT/, the API under /api/v1)."""
     import uvicorn
@@ -27,4 +31,7 @@ def dashboard_command(
         f"Dashboard: http://{shown}:{port}/  (API: /api/v1, docs: /docs); Ctrl-C stops it",
         markup=False,
     )
+    if fd is not None:
+        uvicorn.run(app, fd=fd, log_level="info", access_log=True)
+        return
     uvicorn.run(app, host=host, port=port, log_level="info", access_log=True)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import http.client
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 from arena.platform.children import spawn
@@ -90,31 +92,52 @@ class Dashboard:
         return f"http://127.0.0.1:{self.port}/"
 
     def __enter__(self) -> Dashboard:
+        """Bind the port here and hand the listening socket to the dashboard: a port
+        taken meanwhile by another program is an error now, never a server that answers
+        for someone else (port 0: any free port, ``url`` says which)."""
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.log_dir / "dashboard.log", "ab") as log:
+        listening = socket.socket()
+        try:
+            listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listening.bind(("127.0.0.1", self.port))
+        except OSError as error:
+            listening.close()
+            raise RuntimeError(
+                f"the dashboard cannot listen on port {self.port}: {error}"
+            ) from None
+        listening.listen(128)
+        self.port = listening.getsockname()[1]
+        with listening, open(self.log_dir / "dashboard.log", "ab") as log:
             self.process = spawn(
-                [sys.executable, "-m", "arena", "dashboard", "--port", str(self.port)],
+                [
+                    sys.executable, "-m", "arena", "dashboard",
+                    "--port", str(self.port), "--fd", str(listening.fileno()),
+                ],
                 env=environment(self.settings),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-            )
-        self._wait_ready()
+                pass_fds=(listening.fileno(),),
+            )  # fmt: skip
+            try:
+                self._wait_ready()
+            except BaseException:
+                self.__exit__()
+                raise
         return self
 
     def _wait_ready(self, timeout: float = 30.0) -> None:
-        """Return once the dashboard accepts connections (so its URL works when printed)."""
+        """Return once the dashboard answers HTTP (so its URL works when printed)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             assert self.process is not None
             if self.process.poll() is not None:
                 raise RuntimeError(f"the dashboard exited: see {self.log_dir / 'dashboard.log'}")
-            with (
-                contextlib.suppress(OSError),
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5),
-            ):
-                return
-            time.sleep(0.1)
+            try:
+                with urllib.request.urlopen(f"{self.url}static/favicon.svg", timeout=2):
+                    return
+            except (OSError, http.client.HTTPException):
+                time.sleep(0.1)
         raise RuntimeError(f"the dashboard did not start on port {self.port}")
 
     def __exit__(self, *exc: object) -> None:

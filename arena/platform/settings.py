@@ -64,7 +64,9 @@ def write_running(data_dir: Path, **where: Any) -> Path:
     private Redis's password)."""
     path = data_dir / RUNNING_FILE
     data_dir.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    written = path.with_name(f".{RUNNING_FILE}.{os.getpid()}")
+    descriptor = os.open(written, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w") as out:
         json.dump({"pid": os.getpid(), **where}, out)
+    written.replace(path)  # whole or not at all: a reader never sees half of it
     return path
