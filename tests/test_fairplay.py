@@ -244,8 +244,12 @@ def test_a_team_served_as_endpoints_is_flagged_by_the_cli_the_api_and_the_page(
 
         platform.db.transaction(register)
         field = ["buddy", "mate", "honest", "random"]
+        # the same deals every run (the bots are deterministic): a random key gave each
+        # run the report's 5 % chance of a false flag beside the team's (CI: mate -> random)
         platform.db.transaction(
-            lambda s: tournaments.create(s, "cup", Ruleset.parse("classic"), field, 4, 60)
+            lambda s: tournaments.create(
+                s, "cup", Ruleset.parse("classic"), field, 4, 60, seed="fair play end to end"
+            )
         )
         platform.start_tournament("cup")
         run_queued_jobs(platform)
