@@ -162,6 +162,11 @@ class Session:
         return self._call is not None
 
     @property
+    def ended(self) -> bool:
+        """Whether the stream is over (the bot ended it, or it broke)."""
+        return self._closed is not None or (self._call is not None and self._call.done())
+
+    @property
     def alive(self) -> bool:
         return (
             not self.failed
@@ -373,11 +378,29 @@ class GrpcSeat:
         self._session: Session | None = None
 
     async def start(self, start: pb.MatchStart, timeout: float) -> None:
+        session = self._take()
+        kept = session.opened
+        try:
+            self.hello = await self._greet(session, start, timeout)
+        except SeatFailure:
+            if not (kept and session.ended):
+                raise
+            # the bot ended the stream kept from its last match (docs/protocol.md: it may,
+            # and the referee may learn of it only now): that match's end, not a failure of
+            # this one, which starts once more on a new stream
+            await self.close()
+            self.hello = await self._greet(self._take(), start, timeout)
+
+    def _take(self) -> Session:
         if self.pool is not None:
             self._session = self.pool.take(self.endpoint)
         else:
             self._session = Session(self.endpoint, open_channel(self.endpoint))
-        session = self._session
+        return self._session
+
+    @staticmethod
+    async def _greet(session: Session, start: pb.MatchStart, timeout: float) -> pb.Hello:
+        """Send the match's start on ``session``; the bot's Hello to it."""
         if not session.opened:
             await session.open(timeout)
         session.stray = 0
@@ -389,7 +412,7 @@ class GrpcSeat:
         if version != protocol.PROTOCOL_VERSION:
             detail = f"protocol version {version} is not {protocol.PROTOCOL_VERSION}"
             raise session.fail(FailureKind.PROTOCOL, detail)
-        self.hello = hello.hello
+        return hello.hello
 
     async def decide(self, observation: Observation, deal: int, allowed: float) -> Action:
         session = self._session
