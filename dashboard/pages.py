@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, status
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 from sqlalchemy.orm import Session
 
 from arena.engine import Ruleset
 from arena.referee.log import MatchLog
-from arena.store import abtests, competitions, fairplay
+from arena.store import abtests, competitions, fairplay, qualifications
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
 from arena.store.models import MatchStatus
@@ -67,7 +67,9 @@ def tournaments_page(session: SessionDep) -> HTMLResponse:
 
 
 @router.get("/tournaments/{name}", response_class=HTMLResponse)
-def tournament_page(name: str, session: SessionDep) -> HTMLResponse:
+def tournament_page(name: str, session: SessionDep) -> Response:
+    if name == qualifications.NAME:  # no standings: its matches are the page
+        return RedirectResponse(f"/matches?tournament={name}", status.HTTP_303_SEE_OTHER)
     try:
         found = queries.tournament_page(session, name)
     except StoreError as error:

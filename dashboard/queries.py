@@ -52,7 +52,9 @@ def tournaments(session: Session) -> list[dict[str, Any]]:
         if entry.games and (best is None or score > best[0]):
             leaders[entry.tournament_id] = (score, f"{entry.name} v{entry.number}")
     rows = []
-    listed = select(Tournament).where(Tournament.format != TournamentFormat.ABTEST)  # on /abtests
+    # A/B tests are on /abtests, qualification matches on their versions' pages
+    unlisted = (TournamentFormat.ABTEST, TournamentFormat.QUALIFICATION)
+    listed = select(Tournament).where(Tournament.format.not_in(unlisted))
     for tournament in session.scalars(listed.order_by(Tournament.id.desc())):
         leader = leaders.get(tournament.id)
         rows.append(
@@ -252,6 +254,7 @@ def _bot_summary(bot: Bot) -> dict[str, Any]:
                 "active": v.active,
                 "status": v.status.value,
                 "reason": v.reason,
+                "qualification_match": v.qualification_match_id,
                 "created_at": v.created_at.isoformat(),
             }
             for v in bot.versions

@@ -24,6 +24,8 @@ class VersionPublic(BaseModel):
     active: bool
     status: str
     reason: str | None
+    #: the match that qualified or rejected it (GET /matches/{id}); None before it played
+    qualification_match: int | None = None
     created_at: str
 
 

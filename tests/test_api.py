@@ -314,7 +314,8 @@ def test_a_bot_s_output_in_a_match_is_served_to_its_owner_only(app_and_token) ->
     client.post("/api/v1/tournaments/talk/start", headers=auth(token))
     run_queued_jobs(arena)
     mine = client.get("/api/v1/owners/me/seats", headers=auth(token)).json()
-    assert [(s["bot"], s["tournament"]) for s in mine] == [("talker", "talk")] * 2
+    qualified_in = ("talker", "platform.qualification")
+    assert [(s["bot"], s["tournament"]) for s in mine] == [("talker", "talk")] * 2 + [qualified_in]
     assert all("talker: " in s["output"] and s["place"] for s in mine)
     _, other = arena.db.transaction(lambda s: owners.add_owner(s, "bob"))
     assert client.get("/api/v1/owners/me/seats", headers=auth(other)).json() == []

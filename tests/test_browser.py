@@ -454,7 +454,8 @@ def test_an_owner_submits_a_bot_through_the_form_and_reads_its_output(
     elsewhere.submit(run_queued_jobs, arena).result()
     page.reload()  # signed in still: the token is kept in the tab
     seats = page.locator("#my-seats tbody tr")
-    expect(seats).to_have_count(3)  # two in the competition, then the tournament's (first)
+    # the qualification, two in the competition, then the tournament's (first)
+    expect(seats).to_have_count(4)
     expect(seats.first).to_contain_text("talker v1")
     seats.first.locator("details summary").click()
     expect(seats.first.locator("pre.output")).to_contain_text("talker: ")
@@ -469,6 +470,49 @@ def test_an_owner_submits_a_bot_through_the_form_and_reads_its_output(
     ):
         assert "talker: " not in public, "the output is the owner's alone"
     assert client.get("/api/v1/owners/me/seats").status_code == 401
+
+
+RAISER = """from arena.sdk import Bot
+
+
+class Raiser(Bot):
+    def act(self, obs):
+        return {}["x"]
+"""
+
+
+def test_an_owner_opens_a_rejected_versions_qualification_match_and_reads_its_traceback(
+    browser_page: Page, base_url: str, served: tuple[FastAPI, str]
+) -> None:
+    app, token = served
+    page = browser_page
+    page.goto(f"{base_url}/owner")
+    if page.locator("#sign-in").is_visible():
+        page.fill("#token", token)
+        page.click("#sign-in button")
+    expect(page.locator("#account")).to_be_visible()
+    page.fill("#bot-name", "raiser")
+    page.fill("#bot-source", RAISER)
+    page.click("#submit-form button")
+    expect(page.locator("#submission")).to_contain_text("raiser v1: pending")
+    ThreadPoolExecutor(1).submit(run_queued_jobs, app.state.platform).result()
+    expect(page.locator("#submission")).to_contain_text("raiser v1: rejected", timeout=15_000)
+    version = page.locator('#my-bots section[data-bot="raiser"] tr.status-rejected')
+    link = version.locator("a.qualification")
+    match_id = link.inner_text().removeprefix("match ")
+    link.click()
+    expect(page).to_have_url(re.compile(rf"{re.escape(base_url)}/matches/{match_id}(#.*)?$"))
+    expect(page.locator("#seats")).to_contain_text("KeyError: 'x' (bot.py, line 6, in act)")
+
+    page.goto(f"{base_url}/owner")
+    seat = page.locator("#my-seats tbody tr", has=page.locator(f'a[href="/matches/{match_id}"]'))
+    seat.locator("details summary").click()
+    output = seat.locator("pre.output")
+    expect(output).to_contain_text("Traceback (most recent call last):")
+    lines = output.inner_text().splitlines()
+    assert lines[-1] == "KeyError: 'x'" and 'File "/bot/bot.py", line 6, in act' in "\n".join(lines)
+    page.goto(f"{base_url}/bots/raiser")
+    expect(page.locator(f'a.qualification[href="/matches/{match_id}"]')).to_be_visible()
 
 
 def test_a_rejected_versions_traceback_keeps_its_lines(

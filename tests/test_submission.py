@@ -39,7 +39,9 @@ def test_submit_qualify_and_play_an_uploaded_bot(settings: Settings, tmp_path: P
         accepted.stdout,
     ), accepted.stdout
     with Platform(settings).db.read() as session:
-        [target] = session.scalars(select(BotVersion.target)).all()
+        [target] = session.scalars(
+            select(BotVersion.target).where(BotVersion.kind == BotKind.PATH)
+        ).all()
         [digest] = session.scalars(select(Artifact.digest)).all()
     assert target == f"sha256:{digest}", "the upload is stored in the database by digest"
     (folder / "bot.py").write_text("raise SystemExit('edited after submitting')")
@@ -132,8 +134,8 @@ def test_a_bot_cannot_tell_its_qualification_by_its_deal_or_its_opponent(tmp_pat
     db = Database(f"sqlite:///{tmp_path / 'q.db'}")
     with served(Witness) as endpoint:
         for _ in range(12):  # all 12 against one sample: 4 in 4**12 (2e-7)
-            accepted, reason = qualify(BotKind.ENDPOINT, endpoint, "witness", db, tmp_path)
-            assert accepted, reason
+            played = qualify(BotKind.ENDPOINT, endpoint, "witness", db, tmp_path)
+            assert played.accepted, played.reason
     hands = {hand for hand, _ in Witness.seen}
     opponents = {players[1] for _, players in Witness.seen}
     assert len(Witness.seen) == 12 and len(hands) == 12, "every qualification deals anew"
@@ -197,7 +199,8 @@ def test_a_bot_that_raises_in_act_is_told_the_exception_and_its_line(tmp_path: P
         if "return 1 // 0" in text
     )
     with served(Dividing) as endpoint:
-        accepted, reason = qualify(BotKind.ENDPOINT, endpoint, "dividing", db, tmp_path)
+        played = qualify(BotKind.ENDPOINT, endpoint, "dividing", db, tmp_path)
+        accepted, reason = played.accepted, played.reason
     assert not accepted
     expected = "its act raised 'ZeroDivisionError: integer division or modulo by zero "
     assert expected in reason and f"test_submission.py, line {line}, in act" in reason, reason
@@ -243,3 +246,83 @@ def test_a_bot_that_does_not_load_is_told_its_own_lines_not_the_import_machinery
         assert "frozen" not in result.reason and "importlib" not in result.reason
     again = submit(arena_, "syntax", BotKind.PATH, str(tmp_path / "syntax"))
     assert "SyntaxError: expected ':'" in again.reason and "\n" in again.reason, "line breaks"
+
+
+@pytest.mark.sandbox
+def test_a_versions_qualification_match_is_a_match_with_its_replay_and_its_owners_output(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """The qualification match appeared nowhere: not on the bot page, /owner or /matches."""
+    from fastapi.testclient import TestClient
+
+    from arena.store.owners import add_owner
+    from dashboard.app import create_app
+    from tests.support.api import auth
+
+    client = TestClient(create_app(settings))
+    arena_ = client.app.state.platform
+    owner, token = arena_.db.transaction(lambda s: add_owner(s, "alice"))
+    folder = tmp_path / "keyerror"
+    folder.mkdir()
+    (folder / "bot.py").write_text(
+        "from arena.sdk import Bot\n\n\nclass B(Bot):\n    def act(self, obs):\n"
+        "        return {}['x']\n"
+    )
+    submitted = submit(arena_, "keyerror", BotKind.PATH, str(folder), owner_id=owner.id)
+    assert submitted.status == "rejected", submitted.reason
+    [version] = client.get("/api/v1/bots/keyerror").json()["versions"]
+    match_id = version["qualification_match"]
+    assert isinstance(match_id, int), version
+
+    match = client.get(f"/api/v1/matches/{match_id}").json()
+    assert match["status"] == "done" and match["tournament"] == "platform.qualification"
+    mine, sample = match["seats"]
+    assert (mine["bot"], mine["forfeit"]) == ("keyerror", "crashed"), mine
+    assert "KeyError: 'x' (bot.py, line 6, in act)" in mine["reason"]
+    assert sample["bot"] in NAMES and sample["place"] == 1
+    assert "output" not in mine, "what a bot printed is its owner's"
+    log = client.get(f"/api/v1/matches/{match_id}/log").json()
+    assert log["disclosure"].startswith("a qualification match"), log["disclosure"]
+    assert log["seed"] and all(deal["hands"][0] for deal in log["deals"]), "the full log"
+    listed = client.get("/api/v1/matches", params={"bot": "keyerror"}).json()["items"]
+    assert [m["id"] for m in listed] == [match_id]
+
+    seats = client.get("/api/v1/owners/me/seats", headers=auth(token)).json()
+    [seat] = [s for s in seats if s["match"] == match_id]
+    lines = seat["output"].splitlines()
+    assert "Traceback (most recent call last):" in lines and lines[-1] == "KeyError: 'x'", lines
+    assert client.get("/api/v1/owners/me/seats").status_code == 401
+
+    page = client.get("/bots/keyerror").text
+    assert f'href="/matches/{match_id}"' in page
+    assert client.get(f"/matches/{match_id}").status_code == 200
+    assert "keyerror" in client.get("/tournaments/platform.qualification").text
+    names = [t["name"] for t in client.get("/api/v1/tournaments").json()]
+    assert "platform.qualification" not in names, "never listed as a tournament"
+
+
+def test_a_qualified_version_links_the_match_it_finished(settings: Settings) -> None:
+    from arena.engine import Ruleset
+    from arena.store import tournaments
+    from arena.store.errors import Invalid
+    from arena.store.models import Bot, Match, Seat
+
+    arena_ = Platform(settings)
+    with served(Witness) as endpoint:
+        first = submit(arena_, "witness", BotKind.ENDPOINT, endpoint)
+        second = submit(arena_, "witness", BotKind.ENDPOINT, endpoint)
+    assert first.accepted and second.accepted, (first.reason, second.reason)
+    with arena_.db.read() as session:
+        versions = session.scalars(select(BotVersion).join(Bot).where(Bot.name == "witness"))
+        linked = {v.number: v.qualification_match_id for v in versions}
+        assert set(linked) == {1, 2} and None not in linked.values()
+        assert len(set(linked.values())) == 2, "each version its own match"
+        for number, match_id in linked.items():
+            match = session.get(Match, match_id)
+            seat, sample = sorted(match.seats, key=lambda seat: seat.seat)
+            assert seat.version.number == number and not seat.forfeit and seat.place in (1, 2)
+            assert sample.version.bot.owner_id is None and sample.version.kind is BotKind.SAMPLE
+        assert session.scalar(select(Seat.output).where(Seat.match_id.in_(linked.values()))) is None
+        with pytest.raises(Invalid, match="are the platform's"):
+            tournaments.create(session, "platform.qualification", Ruleset.parse("classic"),
+                               ["witness"], 2, 1)  # fmt: skip

@@ -33,6 +33,11 @@ def bot_add(
     kind, target = chosen[0]
     if kind is BotKind.ENDPOINT:
         _check_reachable(target)
+    with platform().db.read() as session:
+        there = kind is BotKind.SAMPLE and bot_store.existing_sample(session, name, target)
+        if there:  # a qualification match seated it, or an earlier `bot add`
+            out.print(f"bot {name} is registered already (version {there.number}, sample {target})")
+            return
     try:
         version = platform().db.transaction(
             lambda session: bot_store.add_bot(session, name, kind, target)

@@ -31,7 +31,7 @@ from arena.store import competitions
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
 from arena.store.db import Database
-from arena.store.models import BotKind, Tournament, TournamentFormat, TournamentStatus
+from arena.store.models import Tournament, TournamentFormat, TournamentStatus
 from sample_bots import SAMPLES
 
 out = console.stdout()
@@ -139,7 +139,7 @@ def _demo_tournament(arena: Platform, games: int) -> str:
             try:
                 bot_store.active_version(session, sample)
             except StoreError:
-                bot_store.add_bot(session, sample, BotKind.SAMPLE, sample)
+                bot_store.register_sample(session, sample)
         if competitions.default(session) is None:
             competitions.create(
                 session,

@@ -17,6 +17,7 @@ import time
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import select
 
@@ -31,10 +32,10 @@ from arena.platform.sandbox import (
     SandboxUnavailable,
     availability,
 )
-from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
+from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings, Seat
 from arena.referee.log import MatchLog
 from arena.store import bots as bot_store
-from arena.store import competitions
+from arena.store import competitions, qualifications
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.errors import NotFound
@@ -42,6 +43,18 @@ from arena.store.models import Bot, BotKind, BotVersion, VersionStatus
 
 QUALIFYING_RULES = Ruleset.parse("classic")
 QUALIFYING = RefereeSettings(deadline=1.0, time_bank=5.0, start_timeout=10.0)
+
+
+@dataclass(frozen=True)
+class Qualification:
+    """How a version's qualification went: the verdict, its reason, and the match
+    (None when the bot did not start: no match was played)."""
+
+    accepted: bool
+    reason: str
+    log: dict[str, Any] | None = None
+    #: what an uploaded bot printed (its last 4 KiB): its owner's to read
+    output: str | None = None
 
 
 @dataclass(frozen=True)
@@ -98,13 +111,13 @@ def qualify_version(db: Database, data_dir: Path, version_id: int) -> Submission
         if version.status is not VersionStatus.PENDING:
             return Submission(name, number, version.status.value, version.reason or "")
     try:
-        accepted, reason = qualify(kind, target, name, db, data_dir)
+        played = qualify(kind, target, name, db, data_dir)
     except SandboxUnavailable as error:
         note = f"not qualified yet: the platform could not start a sandbox ({error})"
         db.transaction(lambda s: _note(s, version_id, note))
         raise PlatformError(f"{note}; try again later") from None
-    reason = db.transaction(lambda s: _settle(s, version_id, accepted, reason))
-    status = VersionStatus.READY if accepted else VersionStatus.REJECTED
+    reason = db.transaction(lambda s: _settle(s, version_id, played))
+    status = VersionStatus.READY if played.accepted else VersionStatus.REJECTED
     return Submission(name, number, status.value, reason)
 
 
@@ -123,12 +136,11 @@ def wait(db: Database, name: str, number: int, timeout: float = 300.0) -> Submis
         time.sleep(0.2)
 
 
-def qualify(
-    kind: BotKind, target: str, name: str, db: Database, data_dir: Path
-) -> tuple[bool, str]:
+def qualify(kind: BotKind, target: str, name: str, db: Database, data_dir: Path) -> Qualification:
     """One heads-up match against a sample bot drawn at random, on a deal drawn from a
-    secret key: (accepted, reason)."""
+    secret key."""
     with ExitStack() as stack:
+        box: Sandbox | None = None
         if kind is BotKind.PATH:
             where = availability()
             if not where.runs_uploaded_bots:
@@ -137,8 +149,8 @@ def qualify(
             try:
                 box = stack.enter_context(Sandbox(code, hidden=[data_dir]))
             except SandboxError as error:
-                return False, f"did not start: {error}"
-            candidate = SandboxedSeat(box, name)
+                return Qualification(False, f"did not start: {error}")
+            candidate: Seat = SandboxedSeat(box, name)
         elif kind is BotKind.ENDPOINT:
             candidate = GrpcSeat(target, name)
         else:
@@ -147,7 +159,12 @@ def qualify(
             candidate = LocalSeat(SAMPLES[target](ruleset=QUALIFYING_RULES, players=2), name)
         seats = [candidate, _opponent()]
         data = aio.run(Referee(QUALIFYING_RULES, seats, seed=_seed(), settings=QUALIFYING).run())
-    log = MatchLog.from_dict(data)
+        output = (box.output_since(0) or None) if box is not None else None
+    accepted, reason = _verdict(MatchLog.from_dict(data))
+    return Qualification(accepted, reason, data, output)
+
+
+def _verdict(log: MatchLog) -> tuple[bool, str]:
     seat = log.seats[0]
     if seat.forfeit is not None:
         return False, (
@@ -206,17 +223,21 @@ def _note(session, version_id: int, reason: str) -> None:  # noqa: ANN001
     session.get(BotVersion, version_id).reason = reason
 
 
-def _settle(session, version_id: int, accepted: bool, reason: str) -> str:  # noqa: ANN001
-    """Settle the version; its reason as it now reads."""
+def _settle(session, version_id: int, played: Qualification) -> str:  # noqa: ANN001
+    """Settle the version and store its match; its reason as it now reads."""
     version = session.get(BotVersion, version_id)
-    version.reason = reason
-    if not accepted:
+    version.reason = played.reason
+    if played.log is not None:
+        qualifications.record(
+            session, version, played.log, QUALIFYING_RULES, QUALIFYING, played.output
+        )
+    if not played.accepted:
         version.status = VersionStatus.REJECTED
-        return reason
+        return played.reason
     for other in version.bot.versions:
         other.active = False
     version.status, version.active = VersionStatus.READY, True
     playing = competitions.on_qualified(session, version)
     if playing:
-        version.reason = f"{reason}; now playing in {', '.join(playing)}"
+        version.reason = f"{played.reason}; now playing in {', '.join(playing)}"
     return version.reason

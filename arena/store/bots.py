@@ -69,6 +69,25 @@ def add_bot(
     return version
 
 
+def existing_sample(session: Session, name: str, sample: str) -> BotVersion | None:
+    """The active version of the operator's bot ``name`` if that bot is the sample bot
+    ``sample``; None if there is no such bot or ``name`` is another bot."""
+    bot = session.scalar(select(Bot).where(Bot.name == name))
+    if bot is None or bot.owner_id is not None:
+        return None
+    found = [
+        v for v in bot.versions if v.active and v.kind is BotKind.SAMPLE and v.target == sample
+    ]
+    return max(found, key=lambda v: v.number) if found else None
+
+
+def register_sample(session: Session, name: str, sample: str | None = None) -> BotVersion:
+    """The operator's bot ``name`` playing sample ``sample`` (default: the same name),
+    registered now if it is not yet."""
+    sample = sample or name
+    return existing_sample(session, name, sample) or add_bot(session, name, BotKind.SAMPLE, sample)
+
+
 def active_version(session: Session, name: str) -> BotVersion:
     version = session.scalar(
         select(BotVersion)

@@ -7,6 +7,7 @@ in docs/match-log.md "When a log becomes public":
 - a duplicate match's once every rotation of its deal group is finished (the
   rotations share the deal, so an earlier one's hands would give the later ones away);
 - a ladder match's ``reveal_delay`` seconds after it finished;
+- a qualification match's at once (dealt from a key of its own, used for no other deal);
 - otherwise (round robin) at the end of the tournament.
 """
 
@@ -43,6 +44,8 @@ def disclosure(
 ) -> Disclosure:
     if match.status is not MatchStatus.DONE:
         return Disclosure(False, "the match is not played")
+    if tournament.format == TournamentFormat.QUALIFICATION:
+        return Disclosure(True, "a qualification match: its deal came from a key used once")
     if tournament.status is TournamentStatus.DONE:
         return Disclosure(True, "the tournament is over")
     if tournament.format == TournamentFormat.LADDER:

@@ -68,6 +68,9 @@ class TournamentFormat(StrEnum):
     LADDER = "ladder"
     #: the matches of an A/B test (arena.store.abtests): scheduled in pairs as it plays
     ABTEST = "abtest"
+    #: the platform's record of qualification matches (arena.store.qualifications):
+    #: played when a version is submitted, never scheduled, never rated
+    QUALIFICATION = "qualification"
 
 
 #: formats that schedule their matches as they play, not all at creation
@@ -130,6 +133,8 @@ class BotVersion(Base):
     status: Mapped[VersionStatus] = mapped_column(_enum(VersionStatus), default=VersionStatus.READY)
     #: why it was rejected, or how it qualified
     reason: Mapped[str | None] = mapped_column(Text)
+    #: the matches.id of its qualification match, once it played one
+    qualification_match_id: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     bot: Mapped[Bot] = relationship(back_populates="versions")
 

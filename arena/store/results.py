@@ -210,6 +210,32 @@ def _entry_totals():  # noqa: ANN202 - a Core UPDATE with increments, built once
 _ENTRY_TOTALS = _entry_totals()
 
 
+def seat_results(log: match_log.MatchLog, outputs: dict[int, str]) -> list[dict[str, Any]]:
+    """Each seat's result columns (of ``Seat``) from a match's log and, by seat, what
+    an uploaded bot printed."""
+    place_of = {seat: place for place, group in places(log.result.ranking) for seat in group}
+    styles = style_counts(log)
+    rows = []
+    for index, entry in enumerate(log.seats):
+        forfeit = entry.forfeit
+        rows.append(
+            {
+                "place": place_of[index],
+                "forfeit": forfeit is not None,
+                "forfeit_kind": forfeit.kind if forfeit else None,
+                "forfeit_reason": forfeit.detail if forfeit else None,
+                "output": outputs.get(index),
+                "strikes": entry.strikes,
+                "illegal": entry.illegal,
+                "decisions": entry.decisions,
+                "latency_mean_ms": entry.latency_ms["mean"],
+                "latency_p99_ms": entry.latency_ms["p99"],
+                **styles[index],
+            }
+        )
+    return rows
+
+
 class Result:
     """A played match, ready to be written: its seats' rows and what they add to the
     running totals."""
@@ -220,33 +246,14 @@ class Result:
             played.referee_ms,
             played.started_at,
         )
-        outputs = played.outputs
         self.blob = logs.encode(played.log)
         log = match_log.MatchLog.from_dict(played.log)
         self.ranking = list(log.result.ranking)
-        place_of = {seat: place for place, group in places(log.result.ranking) for seat in group}
-        styles = style_counts(log)
         self.versions = [seat.bot_version_id for seat in self.plan.seats]
-        self.seats = []
-        for index, entry in enumerate(log.seats):
-            forfeit = entry.forfeit
-            self.seats.append(
-                {
-                    "match": self.plan.match_id,
-                    "number": index,
-                    "place": place_of[index],
-                    "forfeit": forfeit is not None,
-                    "forfeit_kind": forfeit.kind if forfeit else None,
-                    "forfeit_reason": forfeit.detail if forfeit else None,
-                    "output": outputs.get(index),
-                    "strikes": entry.strikes,
-                    "illegal": entry.illegal,
-                    "decisions": entry.decisions,
-                    "latency_mean_ms": entry.latency_ms["mean"],
-                    "latency_p99_ms": entry.latency_ms["p99"],
-                    **styles[index],
-                }
-            )
+        self.seats = [
+            {"match": self.plan.match_id, "number": index, **row}
+            for index, row in enumerate(seat_results(log, played.outputs))
+        ]
         #: what the match adds to the collusion report, packed before the write lock
         self.fairplay = fairplay.pack(
             fairplay.rows(

@@ -30,6 +30,9 @@ from arena.store.models import (
 )
 from arena.store.rights import PrivateLimits
 
+#: name prefixes of the platform's own tournaments (A/B tests, qualification matches)
+RESERVED = ("abtest.", "platform.")
+
 
 def create(
     session: Session,
@@ -61,6 +64,8 @@ def create(
     table: it plays once enough have entered. Two bots of one owner never share a table
     unless ``same_owner_tables`` (the operator's bots, without an owner, always may)."""
     name = check_name(name, "tournament")
+    if name.startswith(RESERVED):
+        raise Invalid(f"tournament names starting with {' or '.join(RESERVED)} are the platform's")
     settings = settings or RefereeSettings()
     if owner is not None:
         rights.check_private(
@@ -93,6 +98,8 @@ def create(
             raise ValueError(
                 "an A/B test is made with `arena abtest create` (POST /api/v1/abtests)"
             )
+        if format == TournamentFormat.QUALIFICATION:
+            raise ValueError("qualification matches are played when a bot is submitted")
         if format not in set(TournamentFormat):
             raise ValueError(f"unknown format {format!r}: expected {' or '.join(TournamentFormat)}")
         if format == TournamentFormat.LADDER:

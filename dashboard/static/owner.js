@@ -104,9 +104,9 @@
           section.appendChild(title);
           standingOf(bot, competitions).forEach(function (line) { section.appendChild(el("p", line, "standing")); });
           var table = el("table");
-          table.appendChild(row("th", ["version", "status", "kind", "active", "reason", "created"]));
+          table.appendChild(row("th", ["version", "status", "kind", "active", "reason", "qualification", "created"]));
           bot.versions.forEach(function (v) {
-            var tr = row("td", ["v" + v.number, v.status, v.kind, v.active ? "yes" : "no", v.reason || "", v.created_at.slice(0, 16).replace("T", " ") + " UTC"]);
+            var tr = row("td", ["v" + v.number, v.status, v.kind, v.active ? "yes" : "no", v.reason || "", qualification(v), v.created_at.slice(0, 16).replace("T", " ") + " UTC"]);
             tr.className = "status-" + v.status;
             tr.children[4].className = "reason";  // a traceback keeps its line breaks
             table.appendChild(tr);
@@ -115,6 +115,15 @@
           return section;
         }));
       });
+  }
+
+  // The link to the match that qualified or rejected a version (its replay, its output
+  // among the seats below).
+  function qualification(version) {
+    if (version.qualification_match == null) { return "-"; }
+    var link = el("a", "match " + version.qualification_match, "qualification");
+    link.href = "/matches/" + version.qualification_match;
+    return link;
   }
 
   function row(tag, cells) {

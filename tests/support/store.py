@@ -12,14 +12,15 @@ from arena.fairplay.counting import Tally
 from arena.referee import Referee, RefereeSettings
 from arena.store import bots, matches, tournaments
 from arena.store.db import Database
-from arena.store.models import BotKind, Match, MatchStatus, Tournament
+from arena.store.models import Match, MatchStatus, Tournament
 from worker.seats import seats_for
 
 SAMPLES = ["random", "honest", "counter", "bluffer"]
 
 
 def add_samples(db: Database, names: list[str] = SAMPLES) -> None:
-    db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in names])
+    """The operator's sample bots (a qualification match may have registered some)."""
+    db.transaction(lambda s: [bots.register_sample(s, n) for n in names])
 
 
 def make_tournament(db: Database, games: int = 8, name: str = "t", **kwargs) -> Tournament:
