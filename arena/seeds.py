@@ -54,6 +54,11 @@ def ladder_place(index: int) -> str:
     return f"ladder/{index}"
 
 
+def ladder_group_place(group: int) -> str:
+    """Duplicate ladders: the rotations of a table share their deal, so their seed."""
+    return f"ladder-group/{group}"
+
+
 def abtest_place(pair: int) -> str:
     """A/B tests: both matches of a pair deal from one seed."""
     return f"abtest/{pair}"

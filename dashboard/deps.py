@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from typing import Annotated
 
@@ -45,3 +46,45 @@ def get_owner(
 
 
 OwnerDep = Annotated[Owner, Depends(get_owner)]
+
+
+def _is_operator(platform: Platform, token: str) -> bool:
+    expected = platform.settings.operator_token
+    return bool(expected and token) and secrets.compare_digest(token.encode(), expected.encode())
+
+
+def get_operator(
+    platform: PlatformDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> None:
+    """Only the operator's token (``ARENA_OPERATOR_TOKEN``) passes."""
+    if platform.settings.operator_token is None:
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN,
+            "the operator's API is off: the platform was started without ARENA_OPERATOR_TOKEN",
+        )
+    if not _is_operator(platform, credentials.credentials if credentials else ""):
+        raise HTTPException(
+            status.HTTP_401_UNAUTHORIZED,
+            "the operator's token is required",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+
+
+OperatorDep = Depends(get_operator)
+
+
+def get_actor(
+    platform: PlatformDep,
+    session: SessionDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Owner | None:
+    """Who calls: the operator (None) with the operator's token, else the token's owner."""
+    token = credentials.credentials if credentials else ""
+    if _is_operator(platform, token):
+        return None
+    return get_owner(session, credentials)
+
+
+#: an owner, or the operator (None)
+ActorDep = Annotated[Owner | None, Depends(get_actor)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AwareDatetime, BaseModel, Field
 
 from arena.store.bots import NAME
 from arena.store.models import TournamentFormat
@@ -81,6 +81,27 @@ class TournamentCreate(BaseModel):
     )
     #: ladders: seconds after a match before its seed and hands are public
     reveal_after: int = Field(default=3600, ge=0, le=365 * 24 * 3600)
+
+
+class CompetitionCreate(BaseModel):
+    """A competition (the operator's): a standing ladder every qualified version of an
+    entered bot joins by itself (docs/tournaments.md "Competitions")."""
+
+    name: str = Name
+    rules: RulesIn = Field(default_factory=RulesIn)
+    table_size: int = Field(default=4, ge=2, le=12)
+    #: tables in play at once
+    tables: int = Field(default=2, ge=1, le=1000)
+    #: bots entered now (more join later)
+    bots: list[str] = Field(default_factory=list, max_length=1000)
+    deadline: float = Field(default=1.0, gt=0, le=60)
+    #: ``duplicate-ladder``: each table played once per seat rotation on the same deal
+    format: Literal["ladder", "duplicate-ladder"] = "ladder"
+    #: submissions enter it, /leaderboard shows it
+    default: bool = False
+    #: no table before this moment, and closed (final standings) at this one
+    opens_at: AwareDatetime | None = None
+    closes_at: AwareDatetime | None = None
 
 
 class Progress(BaseModel):

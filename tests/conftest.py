@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import psycopg
@@ -18,6 +19,7 @@ from arena.store.db import Database
 from arena.store.owners import add_owner
 from arena.store.schema import upgrade
 from dashboard.app import create_app
+from tests.support.api import OPERATOR_TOKEN
 from tests.support.lifetime import mark_session, sweep_dead_sessions
 from tests.support.services import POSTGRES_ADMIN, redis_test_url
 
@@ -79,7 +81,8 @@ def settings(tmp_path: Path, database_url: str, redis_url: str) -> Settings:
 
 @pytest.fixture
 def app_and_token(settings: Settings) -> tuple[TestClient, str, Platform]:
-    client = TestClient(create_app(settings))
+    """The app (its operator's token: OPERATOR_TOKEN) and the token of owner alice."""
+    client = TestClient(create_app(replace(settings, operator_token=OPERATOR_TOKEN)))
     arena = client.app.state.platform
     _, token = arena.db.transaction(lambda s: add_owner(s, "alice"))
     return client, token, arena

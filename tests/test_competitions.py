@@ -24,7 +24,7 @@ from arena.store.models import (
     TournamentStatus,
     now,
 )
-from tests.support.store import add_samples, play
+from tests.support.store import SAMPLES, add_samples, play
 
 RULES = Ruleset.parse("classic")
 
@@ -156,3 +156,91 @@ def test_a_competition_plays_between_its_opening_and_its_closing(settings: Setti
         arena.db.transaction(
             lambda s: competitions.create(s, "odd", RULES, 3, opens_at=later, closes_at=later)
         )
+
+
+def test_a_duplicate_ladder_plays_each_table_once_per_rotation_on_one_deal(
+    settings: Settings,
+) -> None:
+    from arena.store.disclosure import disclosure
+    from arena.store.models import RatingChange, Tournament
+
+    arena = Platform(settings)
+    add_samples(arena.db)
+    arena.db.transaction(
+        lambda s: competitions.create(
+            s, "dup", RULES, 3, tables=2, bot_names=SAMPLES, format="duplicate-ladder"
+        )
+    )
+    tournament_id = ladder_id(arena, "dup")
+    queued = ladder.refill(arena.db, tournament_id)
+    assert len(queued) == 6, "two tables, each in three rotations"
+    with arena.db.read() as session:
+        groups: dict[int, list[Match]] = {}
+        for match in session.scalars(select(Match).where(Match.tournament_id == tournament_id)):
+            groups.setdefault(match.deal_group, []).append(match)
+        assert len(groups) == 2
+        for rotations in groups.values():
+            assert len({m.seed for m in rotations}) == 1, "one deal for the rotations"
+            tables = [[s.bot_version_id for s in m.seats] for m in rotations]
+            first = tables[0]
+            assert sorted(tables) == sorted(first[k:] + first[:k] for k in range(3))
+        [one, *_] = sorted(groups[min(groups)], key=lambda m: m.index)
+    plan = matches.claim(arena.db, one.id, "test")
+    assert plan is not None and matches.record(arena.db, plan, play(plan), 1.0)
+    assert ladder.refill(arena.db, tournament_id) == [], "a table is in play until all rotations"
+    with arena.db.read() as session:
+        tournament = session.get(Tournament, tournament_id)
+        played = session.get(Match, one.id)
+        later = played.finished_at + timedelta(seconds=tournament.reveal_delay + 1)
+        shown = disclosure(session, played, tournament, later)
+        assert not shown.public, "its hands would give the other rotations away"
+        assert not session.scalars(select(RatingChange)).all(), "rated once the group is over"
+    play_open_tables(arena, tournament_id, 1)
+    with arena.db.read() as session:
+        changes = session.scalars(select(RatingChange.match_id).distinct()).all()
+        assert len(changes) == 2, "one rating update per table, not per rotation"
+        summary = competitions.summary(session, competitions.get(session, "dup"))
+    assert summary["format"] == "duplicate-ladder"
+    games = [row["games"] for row in summary["leaderboard"]]
+    assert sum(games) == 2 * 3 * 3 and all(g % 3 == 0 for g in games), "every rotation counts"
+
+
+def test_the_operator_runs_a_competition_through_the_api(app_and_token, settings) -> None:  # noqa: ANN001
+    from fastapi.testclient import TestClient
+
+    from dashboard.app import create_app
+    from tests.support.api import OPERATOR_TOKEN, auth
+
+    client, alice, arena = app_and_token
+    add_samples(arena.db)
+    body = {"name": "cup", "bots": SAMPLES, "table_size": 3, "format": "duplicate-ladder"}
+    assert client.post("/api/v1/competitions", json=body, headers=auth(alice)).status_code == 401
+    made = client.post("/api/v1/competitions", json=body, headers=auth(OPERATOR_TOKEN))
+    assert made.status_code == 201, made.text
+    assert (made.json()["format"], made.json()["status"], made.json()["bots"]) == (
+        "duplicate-ladder",
+        "open",
+        len(SAMPLES),
+    )
+    again = client.post("/api/v1/competitions", json=body, headers=auth(OPERATOR_TOKEN))
+    assert again.status_code == 409, again.text
+    bad = {**body, "name": "bad", "rules": {"preset": "classic", "options": {"nope": 1}}}
+    assert (
+        client.post("/api/v1/competitions", json=bad, headers=auth(OPERATOR_TOKEN)).status_code
+        == 400
+    )
+    for action, status in (("pause", "paused"), ("resume", "open"), ("close", "closed")):
+        answer = client.post(f"/api/v1/competitions/cup/{action}", headers=auth(OPERATOR_TOKEN))
+        assert answer.status_code == 200 and answer.json()["status"] == status, answer.text
+    closed = client.post("/api/v1/competitions/cup/pause", headers=auth(OPERATOR_TOKEN))
+    assert closed.status_code == 409 and "open a new season" in closed.text
+    season = client.post("/api/v1/competitions/cup/new-season", headers=auth(OPERATOR_TOKEN))
+    assert (season.json()["season"], season.json()["status"]) == (2, "open"), season.text
+    assert season.json()["format"] == "duplicate-ladder", "a new season keeps the format"
+    ladder_name = season.json()["ladder"]
+    stop = client.post(f"/api/v1/tournaments/{ladder_name}/stop", headers=auth(OPERATOR_TOKEN))
+    assert stop.status_code == 200, stop.text
+
+    without = TestClient(create_app(settings))  # started without ARENA_OPERATOR_TOKEN
+    off = without.post("/api/v1/competitions", json=body, headers=auth(OPERATOR_TOKEN))
+    assert off.status_code == 403 and "ARENA_OPERATOR_TOKEN" in off.text

@@ -119,6 +119,14 @@ def attempts(alice_bot: str = "alices") -> dict[tuple[str, str], tuple[str, dict
         ("POST", "/api/v1/abtests/{name}/stop"): ("/api/v1/abtests/alices-ab/stop", None),
         ("GET", "/api/v1/competitions"): ("/api/v1/competitions", None),
         ("GET", "/api/v1/competitions/{name}"): ("/api/v1/competitions/main", None),
+        ("POST", "/api/v1/competitions"): ("/api/v1/competitions", {"name": "staged"}),
+        ("POST", "/api/v1/competitions/{name}/pause"): ("/api/v1/competitions/main/pause", None),
+        ("POST", "/api/v1/competitions/{name}/resume"): ("/api/v1/competitions/main/resume", None),
+        ("POST", "/api/v1/competitions/{name}/close"): ("/api/v1/competitions/main/close", None),
+        ("POST", "/api/v1/competitions/{name}/new-season"): (
+            "/api/v1/competitions/main/new-season",
+            None,
+        ),
         ("GET", "/api/v1/matches"): ("/api/v1/matches", None),
         ("GET", "/api/v1/matches/{match_id}"): (None, None),  # filled in with a real id
         ("GET", "/api/v1/matches/{match_id}/log"): (None, None),

@@ -51,6 +51,14 @@ def competition_create(
         datetime | None,
         typer.Option(formats=TIMES, help="Closes at this time (UTC): final standings."),
     ] = None,
+    format_: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="ladder, or duplicate-ladder: each table played once per seat rotation on "
+            "the same deal (luck cancels out; rated once per table).",
+        ),
+    ] = competitions.LADDER,
 ) -> None:
     """Open a competition: a ladder that plays as soon as a table's worth of bots entered."""
     ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
@@ -68,10 +76,11 @@ def competition_create(
             default=default,
             opens_at=_utc(opens),
             closes_at=_utc(closes),
+            format=format_,
         )
     )
     out.print(
-        f"opened competition {name}: {tables} tables of {table_size}, {ruleset}, "
+        f"opened competition {name} ({format_}): {tables} tables of {table_size}, {ruleset}, "
         f"{len(names)} bots entered" + (" (the default)" if default else ""),
         markup=False,
     )

@@ -8,14 +8,16 @@ whatever the current folder) holds the SQLite database, the private Redis and lo
 (it writes where it runs to ``running.json`` there). ``ARENA_QUEUE`` names the queue
 (default ``arena-matches``): platforms that share one Redis keep apart by their queue
 names. A worker on another machine needs only ``ARENA_DATABASE_URL`` and ``REDIS_URL``
-(and the platform's ``ARENA_QUEUE``, if it set one).
+(and the platform's ``ARENA_QUEUE``, if it set one). ``ARENA_OPERATOR_TOKEN``, when
+set, is the operator's API token (competitions, any ladder); without it the operator
+works from the command line only.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,8 @@ class Settings:
     database_url: str
     redis_url: str | None
     queue_name: str = DEFAULT_QUEUE
+    #: the operator's API token (None: the operator's API is off)
+    operator_token: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -39,7 +43,8 @@ class Settings:
         url = env.get("ARENA_DATABASE_URL") or f"sqlite:///{data_dir / 'arena.db'}"
         redis_url = env.get("REDIS_URL") or (running(data_dir) or {}).get("redis_url")
         queue_name = env.get("ARENA_QUEUE") or DEFAULT_QUEUE
-        return cls(data_dir, url, redis_url or None, queue_name)
+        operator_token = env.get("ARENA_OPERATOR_TOKEN") or None
+        return cls(data_dir, url, redis_url or None, queue_name, operator_token)
 
 
 def data_dir_from(env: dict[str, str] | os._Environ[str]) -> Path:

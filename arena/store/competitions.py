@@ -37,6 +37,11 @@ from arena.store.models import (
     now,
 )
 
+#: a competition's formats: a ladder, or a ladder on duplicate deals
+LADDER = "ladder"
+DUPLICATE_LADDER = "duplicate-ladder"
+FORMATS = (LADDER, DUPLICATE_LADDER)
+
 
 def create(
     session: Session,
@@ -49,10 +54,14 @@ def create(
     default: bool = False,
     opens_at: datetime | None = None,
     closes_at: datetime | None = None,
+    format: str = LADDER,  # noqa: A002 - the option's name
 ) -> Competition:
     """Open a competition; its ladder runs (and plays once it has enough bots, from
-    ``opens_at`` if given, until ``closes_at`` if given)."""
+    ``opens_at`` if given, until ``closes_at`` if given). A ``duplicate-ladder`` plays
+    each table once per seat rotation on the same deal."""
     name = check_name(name, "competition")
+    if format not in FORMATS:
+        raise Invalid(f"unknown competition format {format!r}: expected {' or '.join(FORMATS)}")
     if opens_at is not None and closes_at is not None and closes_at <= opens_at:
         raise Invalid("a competition closes after it opens")
     if session.scalar(select(Competition).where(Competition.name == name)) is not None:
@@ -60,7 +69,9 @@ def create(
     competition = Competition(
         name=name, season=1, is_default=default, opens_at=opens_at, closes_at=closes_at
     )
-    competition.tournament = _season_ladder(session, name, 1, ruleset, table_size, tables, settings)
+    competition.tournament = _season_ladder(
+        session, name, 1, ruleset, table_size, tables, settings, format == DUPLICATE_LADDER
+    )
     if default:
         session.execute(update(Competition).values(is_default=False))
     session.add(competition)
@@ -78,6 +89,7 @@ def _season_ladder(
     table_size: int,
     tables: int,
     settings: RefereeSettings | None,
+    duplicate: bool = False,
 ):  # noqa: ANN202
     ladder_name = f"{name}-season-{season}"
     made = tournaments.create(
@@ -89,6 +101,7 @@ def _season_ladder(
         tables,
         settings=settings,
         format=TournamentFormat.LADDER,
+        duplicate=duplicate,
         reveal_delay=600,
         waits_for_bots=True,
     )
@@ -188,6 +201,7 @@ def new_season(session: Session, name: str) -> Competition:
         old.table_size,
         old.games,
         RefereeSettings(**old.settings),
+        old.duplicate,
     )
     competition.status = CompetitionStatus.OPEN
     competition.opens_at = competition.closes_at = None  # the last season's window
@@ -220,6 +234,7 @@ def summary(session: Session, competition: Competition) -> dict[str, Any]:
         "opens_at": _iso(competition.opens_at),
         "closes_at": _iso(competition.closes_at),
         "ladder": tournament.name,
+        "format": DUPLICATE_LADDER if tournament.duplicate else LADDER,
         "rules": tournament.rules,
         "table_size": tournament.table_size,
         "tables": tournament.games,

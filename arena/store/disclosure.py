@@ -6,7 +6,8 @@ in docs/match-log.md "When a log becomes public":
 - every match's once its tournament is over;
 - a duplicate match's once every rotation of its deal group is finished (the
   rotations share the deal, so an earlier one's hands would give the later ones away);
-- a ladder match's ``reveal_delay`` seconds after it finished;
+- a ladder match's ``reveal_delay`` seconds after it finished (a duplicate ladder's
+  after its deal group's last rotation did);
 - a qualification match's at once (dealt from a key of its own, used for no other deal);
 - otherwise (round robin) at the end of the tournament.
 """
@@ -48,25 +49,42 @@ def disclosure(
         return Disclosure(True, "a qualification match: its deal came from a key used once")
     if tournament.status is TournamentStatus.DONE:
         return Disclosure(True, "the tournament is over")
+    if match.deal_group is not None and _group_unfinished(session, match):
+        return Disclosure(False, "public once every rotation of its deal group is played")
     if tournament.format == TournamentFormat.LADDER:
-        due = _aware(match.finished_at) + timedelta(seconds=tournament.reveal_delay)
+        due = _last_finish(session, match) + timedelta(seconds=tournament.reveal_delay)
         if (moment or now()) >= due:
             return Disclosure(True, f"it finished over {tournament.reveal_delay} s ago")
         return Disclosure(False, f"public from {due.isoformat(timespec='seconds')}")
     if match.deal_group is not None:
-        unfinished = session.scalar(
-            select(func.count())
-            .select_from(Match)
-            .where(
-                Match.tournament_id == match.tournament_id,
-                Match.deal_group == match.deal_group,
-                Match.status.not_in(FINISHED),
-            )
-        )
-        if not unfinished:
-            return Disclosure(True, "every rotation of its deal group is played")
-        return Disclosure(False, "public once every rotation of its deal group is played")
+        return Disclosure(True, "every rotation of its deal group is played")
     return Disclosure(False, "public when the tournament is over")
+
+
+def _group_unfinished(session: Session, match: Match) -> bool:
+    unfinished = session.scalar(
+        select(func.count())
+        .select_from(Match)
+        .where(
+            Match.tournament_id == match.tournament_id,
+            Match.deal_group == match.deal_group,
+            Match.status.not_in(FINISHED),
+        )
+    )
+    return bool(unfinished)
+
+
+def _last_finish(session: Session, match: Match) -> datetime:
+    """When the match finished; for a duplicate deal, when its last rotation did (an
+    earlier rotation's log would show the later one's hands)."""
+    if match.deal_group is None:
+        return _aware(match.finished_at)
+    last = session.scalar(
+        select(func.max(Match.finished_at)).where(
+            Match.tournament_id == match.tournament_id, Match.deal_group == match.deal_group
+        )
+    )
+    return _aware(last or match.finished_at)
 
 
 def _aware(moment: datetime | None) -> datetime:

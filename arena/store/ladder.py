@@ -7,7 +7,9 @@ seeded by the bot with the fewest games (ties: the highest sigma, the least know
 so no bot is starved. Its opponents are drawn at random from the bots within one game
 of the least played, each with a weight that favours close and uncertain ratings
 (``arena.matchmaking``) but never reaches zero, so every pair keeps meeting and no
-pairing locks in. Seats go where each bot has sat least (each entry counts its seats: a
+pairing locks in. With duplicate deals a table is played once per seat rotation, every
+rotation dealt the same (a deal group, rated once when its last rotation is over).
+Seats go where each bot has sat least (each entry counts its seats: a
 placement reads the entries and the tables in play, never the ladder's history, so it
 costs the same at the 100,000th match as at the 100th).
 """
@@ -56,21 +58,22 @@ def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
         or not _seats_tables(session, tournament)
     ):
         return []
-    in_play = (
-        session.scalar(
-            select(func.count())
-            .select_from(Match)
-            .where(Match.tournament_id == tournament_id, Match.status.in_(OPEN_STATUSES))
-        )
-        or 0
-    )
     jobs = []
-    for _ in range(tournament.games - in_play):
-        match = _new_match(session, tournament)
-        if match is None:
+    for _ in range(tournament.games - _tables_in_play(session, tournament)):
+        matches = _new_table(session, tournament)
+        if not matches:
             break  # too few owners in play for a table
-        jobs.append((match.id, match.job_id))
+        jobs.extend((match.id, match.job_id) for match in matches)
     return jobs
+
+
+def _tables_in_play(session: Session, tournament: Tournament) -> int:
+    """Tables not played yet: matches, or with duplicate deals, deal groups."""
+    counted = func.count(func.distinct(Match.deal_group)) if tournament.duplicate else func.count()
+    open_matches = select(counted).where(
+        Match.tournament_id == tournament.id, Match.status.in_(OPEN_STATUSES)
+    )
+    return session.scalar(open_matches) or 0
 
 
 def _seats_tables(session: Session, tournament: Tournament) -> bool:
@@ -117,9 +120,58 @@ def _teams(session: Session, tournament: Tournament, entries: list[Entry]) -> di
     return {e: owners[e.bot_version_id] for e in entries if e.bot_version_id in owners}
 
 
-def _new_match(session: Session, tournament: Tournament) -> Match | None:
-    """The next table (None when the bots in play have too few owners for one)."""
+def _new_table(session: Session, tournament: Tournament) -> list[Match]:
+    """The next table's matches: one, or with duplicate deals one per seat rotation, all
+    dealt the same (none when the bots in play have too few owners for a table)."""
     entries = _entries(session, tournament)
+    last = session.scalar(select(func.max(Match.index)).where(Match.tournament_id == tournament.id))
+    index = 0 if last is None else last + 1
+    place = seeds.ladder_place(index)
+    rng = random.Random(seeds.match_seed(tournament.secret_key, f"table/{place}"))
+    table = _draw_table(session, tournament, entries, rng)
+    if table is None:
+        return []
+    by_version = {e.bot_version_id: e for e in entries}
+    seated = Counter(
+        {
+            (version, seat): n
+            for version in table
+            for seat, n in enumerate(by_version[version].seat_counts or [])
+        }
+    )
+    order = assign_seats(table, seated, rng)
+    if tournament.duplicate:
+        rotations = [order[shift:] + order[:shift] for shift in range(len(order))]
+        group = index  # the group's first match index: unique, and it names the deal
+        seed = seeds.match_seed(tournament.secret_key, seeds.ladder_group_place(group))
+    else:
+        rotations, group, seed = [order], None, seeds.match_seed(tournament.secret_key, place)
+    matches = []
+    for offset, seats in enumerate(rotations):
+        for seat, version in enumerate(seats):
+            _count_seat(by_version[version], seat)
+        match = Match(
+            tournament_id=tournament.id,
+            index=index + offset,
+            seed=seed,
+            deal_group=group,
+            status=MatchStatus.QUEUED,
+            queued_at=now(),
+        )
+        match.seats = [Seat(seat=seat, bot_version_id=v) for seat, v in enumerate(seats)]
+        session.add(match)
+        matches.append(match)
+    session.flush()
+    for match in matches:
+        match.job_id = new_job_id(match.id)
+    return matches
+
+
+def _draw_table(
+    session: Session, tournament: Tournament, entries: list[Entry], rng: random.Random
+) -> list[int] | None:
+    """The versions of the next table: the least played bot and opponents drawn near
+    its rating (None when the bots in play have too few owners for a table)."""
     team = _teams(session, tournament, entries)
     busy = Counter(
         session.scalars(
@@ -128,10 +180,6 @@ def _new_match(session: Session, tournament: Tournament) -> Match | None:
             .where(Match.tournament_id == tournament.id, Match.status.in_(OPEN_STATUSES))
         )
     )
-    last = session.scalar(select(func.max(Match.index)).where(Match.tournament_id == tournament.id))
-    index = 0 if last is None else last + 1
-    place = seeds.ladder_place(index)
-    rng = random.Random(seeds.match_seed(tournament.secret_key, f"table/{place}"))
     # count matches scheduled, not only recorded, so tables in play are spread too
     load = {e.bot_version_id: e.games + busy[e.bot_version_id] for e in entries}
     seed = min(entries, key=lambda e: (load[e.bot_version_id], -e.sigma, rng.random()))
@@ -155,30 +203,7 @@ def _new_match(session: Session, tournament: Tournament) -> Match | None:
         )
     if len(chosen) < wanted:
         return None
-    table = [seed.bot_version_id] + [e.bot_version_id for e in chosen]
-    by_version = {e.bot_version_id: e for e in entries}
-    seated = Counter(
-        {
-            (version, seat): n
-            for version in table
-            for seat, n in enumerate(by_version[version].seat_counts or [])
-        }
-    )
-    order = assign_seats(table, seated, rng)
-    for seat, version in enumerate(order):
-        _count_seat(by_version[version], seat)
-    match = Match(
-        tournament_id=tournament.id,
-        index=index,
-        seed=seeds.match_seed(tournament.secret_key, place),
-        status=MatchStatus.QUEUED,
-        queued_at=now(),
-    )
-    match.seats = [Seat(seat=seat, bot_version_id=version) for seat, version in enumerate(order)]
-    session.add(match)
-    session.flush()
-    match.job_id = new_job_id(match.id)
-    return match
+    return [seed.bot_version_id] + [e.bot_version_id for e in chosen]
 
 
 def _rating(entry: Entry) -> tuple[float, float]:

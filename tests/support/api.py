@@ -11,6 +11,9 @@ from arena.store import matches as match_store
 from arena.store import tournaments
 from tests.support.store import SAMPLES, add_samples, match_ids, play
 
+#: the operator's API token of the ``app_and_token`` app (tests/conftest.py)
+OPERATOR_TOKEN = "operator-" + "0" * 32
+
 
 def played_tournament(
     client: TestClient, token: str, arena: Platform, games: int = 6, private: bool = False

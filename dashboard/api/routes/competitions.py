@@ -1,16 +1,30 @@
-"""Competitions: the standing ladders every qualified version joins (read only: the
-operator opens, pauses and closes them with ``arena competition``)."""
+"""Competitions: the standing ladders every qualified version joins. Anyone reads them;
+the operator (``ARENA_OPERATOR_TOKEN``) opens, pauses, resumes and closes them, here or
+with ``arena competition``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, status
+from sqlalchemy.orm import Session
 
+from arena.engine import Ruleset
+from arena.referee import RefereeSettings
 from arena.store import competitions
-from dashboard.deps import SessionDep
+from arena.store.models import Competition, CompetitionStatus
+from dashboard.deps import OperatorDep, PlatformDep, SessionDep
+from dashboard.schemas import CompetitionCreate
 
 router = APIRouter(tags=["competitions"])
+
+#: what the operator's calls may answer besides success
+OPERATOR = {
+    401: {"description": "Not the operator's token"},
+    403: {"description": "The operator's API is off (no ARENA_OPERATOR_TOKEN)"},
+}
+CHANGED = {**OPERATOR, 404: {"description": "No such competition"}, 409: {"description": "Closed"}}
 
 
 @router.get("/competitions")
@@ -22,3 +36,62 @@ def list_competitions(session: SessionDep) -> list[dict[str, Any]]:
 def get_competition(name: str, session: SessionDep) -> dict[str, Any]:
     """Its season, status and standings."""
     return competitions.summary(session, competitions.get(session, name))
+
+
+@router.post(
+    "/competitions",
+    status_code=status.HTTP_201_CREATED,
+    dependencies=[OperatorDep],
+    responses={**OPERATOR, 400: {"description": "Invalid"}, 409: {"description": "Exists"}},
+)
+def create_competition(body: CompetitionCreate, platform: PlatformDep) -> dict[str, Any]:
+    """Open a competition: it plays as soon as a table's worth of bots entered."""
+    ruleset = Ruleset.parse(body.rules.preset, body.rules.options)
+    return _changed(
+        platform,
+        body.name,
+        lambda s: competitions.create(
+            s,
+            body.name,
+            ruleset,
+            body.table_size,
+            body.tables,
+            body.bots,
+            RefereeSettings(deadline=body.deadline),
+            default=body.default,
+            opens_at=body.opens_at,
+            closes_at=body.closes_at,
+            format=body.format,
+        ),
+    )
+
+
+def _status_route(action: str, to: CompetitionStatus, doc: str) -> None:
+    def change(name: str, platform: PlatformDep) -> dict[str, Any]:
+        return _changed(platform, name, lambda s: competitions.set_status(s, name, to))
+
+    change.__doc__ = doc
+    change.__name__ = f"{action}_competition"
+    router.post(f"/competitions/{{name}}/{action}", dependencies=[OperatorDep], responses=CHANGED)(
+        change
+    )
+
+
+_status_route("pause", CompetitionStatus.PAUSED, "No new tables; those in play finish.")
+_status_route("resume", CompetitionStatus.OPEN, "Seat tables again.")
+_status_route("close", CompetitionStatus.CLOSED, "End the season: its standings are final.")
+
+
+@router.post("/competitions/{name}/new-season", dependencies=[OperatorDep], responses=CHANGED)
+def new_season(name: str, platform: PlatformDep) -> dict[str, Any]:
+    """Close the season in play and open the next: the same bots, fresh ratings."""
+    return _changed(platform, name, lambda s: competitions.new_season(s, name))
+
+
+def _changed(
+    platform: PlatformDep, name: str, work: Callable[[Session], Competition]
+) -> dict[str, Any]:
+    """Do ``work`` in a transaction; the competition's summary as it now reads."""
+    platform.db.transaction(work)
+    with platform.db.read() as session:
+        return competitions.summary(session, competitions.get(session, name))

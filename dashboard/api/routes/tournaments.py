@@ -10,7 +10,7 @@ from arena.store import fairplay
 from arena.store import tournaments as tournament_store
 from arena.store.rights import PrivateLimits, check_may_run
 from dashboard import queries
-from dashboard.deps import OwnerDep, PlatformDep, SessionDep
+from dashboard.deps import ActorDep, OwnerDep, PlatformDep, SessionDep
 from dashboard.schemas import (
     DealGroup,
     FairPlayReport,
@@ -87,8 +87,8 @@ def create_tournament(body: TournamentCreate, owner: OwnerDep, platform: Platfor
         503: {"description": "No Redis"},
     },
 )
-def start_tournament(name: str, owner: OwnerDep, platform: PlatformDep) -> dict:
-    """Only the tournament's creator starts it (the operator's start from the CLI)."""
+def start_tournament(name: str, owner: ActorDep, platform: PlatformDep) -> dict:
+    """Only the tournament's creator starts it, or the operator (their token)."""
     with platform.db.read() as session:
         check_may_run(owner, tournament_store.get(session, name))
     return {"name": name, "queued": platform.start_tournament(name)}
@@ -104,8 +104,9 @@ def start_tournament(name: str, owner: OwnerDep, platform: PlatformDep) -> dict:
         403: {"description": "Not your tournament"},
     },
 )
-def stop_tournament(name: str, owner: OwnerDep, platform: PlatformDep) -> dict:
-    """Stop a ladder its creator started: no new tables, the ones in play are recorded.
+def stop_tournament(name: str, owner: ActorDep, platform: PlatformDep) -> dict:
+    """Stop a ladder (its creator, or the operator): no new tables, the ones in play are
+    recorded.
     ``queued`` is the number of queued matches dropped."""
 
     dropped = platform.db.transaction(lambda s: tournament_store.stop(s, name, owner))
