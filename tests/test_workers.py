@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import re
+import threading
+import time
+
 import pytest
 from rq.job import JobStatus
 from sqlalchemy import select, update
@@ -11,6 +16,8 @@ from arena.platform import Platform
 from arena.platform import queue as work_queue
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
+from arena.referee import RefereeSettings
+from arena.sdk import BELIEVE, CHALLENGE, PASS, Bot, Play, Quartets
 from arena.store import bots, tournaments
 from arena.store.models import (
     BotKind,
@@ -18,6 +25,7 @@ from arena.store.models import (
     MatchStatus,
     Tournament,
 )
+from tests.support.engine import served
 from tests.support.store import SAMPLES
 from tests.support.workers import (
     assert_ratings_replay,
@@ -46,24 +54,66 @@ def test_four_workers_play_200_matches_once_with_ratings_in_completion_order(
     assert len(workers) >= 2, "the matches were shared between workers"
 
 
-@pytest.mark.parametrize(("flush_seconds", "transactions"), [(60.0, 1), (0.0, 3)])
-def test_a_job_records_its_matches_together_within_the_flush_interval(
-    settings: Settings, monkeypatch: pytest.MonkeyPatch, flush_seconds: float, transactions: int
-) -> None:
-    """Fast matches share one transaction; a match that ends after the interval is
-    recorded as soon as it ends (the interval 0 makes every match such a match)."""
-    arena = Platform(settings)
-    setup_tournament(arena, 3)
-    queued = arena.db.transaction(lambda s: tournaments.start(s, "t"))
-    with worker_in_this_process(settings, monkeypatch) as jobs:
-        monkeypatch.setattr(jobs, "FLUSH_SECONDS", flush_seconds)
-        assert jobs.play_matches([match for match, _ in queued]) == "3 recorded"
+class Gated(Bot):
+    """Plays at once while its gate is open, and waits at each decision while it is shut."""
+
+    name = "gated"
+    gate = threading.Event()
+
+    async def act(self, obs):  # noqa: ANN001, ANN201
+        await asyncio.to_thread(Gated.gate.wait)
+        legal = obs.legal
+        if legal.phase == "quartets":
+            return Quartets(legal.quartets)
+        if legal.play:
+            return Play(obs.hand[:1], legal.play.ranks[0], 1)
+        return CHALLENGE if legal.challenge else (BELIEVE if legal.believe else PASS)
+
+
+def _status(arena: Platform, match_id: int) -> MatchStatus:
     with arena.db.read() as s:
-        rows = s.execute(select(Match.completion, Match.finished_at).order_by(Match.id)).all()
-    assert [completion for completion, _ in rows] == [1, 2, 3]
-    assert len({finished for _, finished in rows}) == transactions, "one time per write"
-    assert_recorded_exactly_once(arena, 3)
-    assert_ratings_replay(arena)
+        return s.get(Match, match_id).status
+
+
+@pytest.mark.parametrize(("flush_seconds", "writes"), [(60.0, 1), (0.0, 2)])
+def test_a_result_waits_for_other_matches_at_most_the_flush_interval(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, flush_seconds: float, writes: int
+) -> None:
+    """A quick match ends while a slow one (its bot waits at a shut gate) still plays:
+    within the interval both results share one write; with an interval of 0 the quick
+    one is written while the slow one still plays."""
+    arena = Platform(settings)
+    setup_tournament(arena, 1, name="quick")
+    Gated.gate.clear()
+    with served(Gated) as endpoint:
+        arena.db.transaction(lambda s: bots.add_bot(s, "gated", BotKind.ENDPOINT, endpoint))
+        arena.db.transaction(
+            lambda s: tournaments.create(
+                s, "slow", Ruleset.parse("classic"), ["gated", *SAMPLES[:2]], 3, 1, seed="slow",
+                settings=RefereeSettings(deadline=60.0, time_bank=0.0),
+            )
+        )  # fmt: skip
+        [(quick, _)] = arena.db.transaction(lambda s: tournaments.start(s, "quick"))
+        [(slow, _)] = arena.db.transaction(lambda s: tournaments.start(s, "slow"))
+        with worker_in_this_process(settings, monkeypatch) as jobs:
+            monkeypatch.setattr(jobs, "FLUSH_SECONDS", flush_seconds)
+            assert jobs.play_matches([slow, quick]) == "2 in play"  # back once quick is played
+            if flush_seconds == 0:
+                deadline = time.monotonic() + 120
+                while _status(arena, quick) is not MatchStatus.DONE:
+                    assert time.monotonic() < deadline, "the quick result is still not written"
+                    time.sleep(0.05)
+                assert _status(arena, slow) is MatchStatus.RUNNING, "written while slow plays"
+            Gated.gate.set()
+            assert str(jobs.drain()) == "2 recorded"
+    with arena.db.read() as s:
+        rows = s.execute(
+            select(Match.status, Match.completion, Match.finished_at).where(
+                Match.id.in_([quick, slow])
+            )
+        ).all()
+    assert [(status, completion) for status, completion, _ in rows] == [(MatchStatus.DONE, 1)] * 2
+    assert len({finished for _, _, finished in rows}) == writes, "one time per write"
 
 
 def test_a_job_tops_its_ladder_up_after_recording(
@@ -78,7 +128,8 @@ def test_a_job_tops_its_ladder_up_after_recording(
     )
     first = [match for match, _ in arena.db.transaction(lambda s: tournaments.start(s, "ladder"))]
     with worker_in_this_process(settings, monkeypatch) as jobs:
-        assert jobs.play_matches(first) == "2 recorded"
+        jobs.play_matches(first)
+        assert str(jobs.drain()) == "2 recorded"
     with arena.db.read() as s:
         rows = s.execute(select(Match.id, Match.status, Match.job_id).order_by(Match.id)).all()
     assert [status for _, status, _ in rows[:2]] == [MatchStatus.DONE] * 2
@@ -110,9 +161,14 @@ def test_a_job_of_several_matches_plays_the_others_when_one_fails(
     (good_1, _), (good_2, _) = queued["good"]
     [(broken, _)] = queued["broken"]
     with worker_in_this_process(settings, monkeypatch) as jobs:
-        with pytest.raises(jobs.MatchesFailed, match=f"match {broken}: .*nope"):
-            jobs.play_matches([good_1, broken, good_2])
-        assert jobs.play_matches([good_1]).startswith("1 skipped")
+        jobs.play_matches([good_1, broken, good_2])
+        outcomes = jobs.drain()
+        assert outcomes.counts == {"recorded": 2}
+        [failure] = outcomes.failures
+        assert re.match(f"match {broken}: .*nope", failure), failure
+        assert jobs.play_matches([good_1]) == "0 in play, 1 skipped: not queued " + (
+            "(done, failed, stale, or taken)"
+        )
     with arena.db.read() as s:
         assert s.get(Match, good_1).status is MatchStatus.DONE
         assert s.get(Match, good_2).status is MatchStatus.DONE
@@ -134,3 +190,75 @@ def test_a_queued_match_whose_job_ended_without_it_counts_as_lost(settings: Sett
     job.set_status(JobStatus.FAILED)
     assert not work_queue.job_pending(queue, "arena-match-1-test")
     assert not work_queue.job_pending(queue, "arena-match-404-none")
+
+
+def test_a_worker_keeps_the_matches_of_several_jobs_in_flight(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker played one job's matches at a time: a job of one waiting match held the
+    worker until the bots answered, however many slots it had free."""
+    arena = Platform(settings)
+    arena.db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in SAMPLES[:2]])
+    Gated.gate.clear()
+    with served(Gated) as endpoint:
+        arena.db.transaction(lambda s: bots.add_bot(s, "gated", BotKind.ENDPOINT, endpoint))
+        arena.db.transaction(
+            lambda s: tournaments.create(
+                s, "slow", Ruleset.parse("classic"), ["gated", *SAMPLES[:2]], 3, 3, seed="slow",
+                settings=RefereeSettings(deadline=60.0, time_bank=0.0),
+            )
+        )  # fmt: skip
+        queued = [
+            match for match, _ in arena.db.transaction(lambda s: tournaments.start(s, "slow"))
+        ]
+        with worker_in_this_process(settings, monkeypatch) as jobs:
+            for match in queued:  # three jobs, each back while its match still plays
+                assert jobs.play_matches([match]) == "1 in play"
+            with arena.db.read() as s:
+                playing = s.execute(select(Match.status, Match.worker)).all()
+            assert {status for status, _ in playing} == {MatchStatus.RUNNING}
+            assert len({worker for _, worker in playing}) == 1, "all three in this worker"
+            Gated.gate.set()
+            assert str(jobs.drain()) == "3 recorded"
+
+
+class Pondering(Bot):
+    """Thinks 20 s over its first decision of a match (the deadline is 30 s)."""
+
+    name = "pondering"
+
+    def on_match_start(self, match) -> None:  # noqa: ANN001
+        self.first = True
+
+    async def act(self, obs):  # noqa: ANN001, ANN201
+        if self.first:
+            self.first = False
+            await asyncio.sleep(20)
+        return await Gated().act(obs)
+
+
+@pytest.mark.slow
+def test_a_match_that_waits_20_s_for_an_answer_is_never_taken_for_lost(
+    settings: Settings,
+) -> None:
+    """Its lease (9 s) is renewed while it plays, whatever the match's length."""
+    arena = Platform(settings)
+    arena.db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in SAMPLES[:2]])
+    Gated.gate.set()
+    with served(Pondering) as endpoint:
+        arena.db.transaction(lambda s: bots.add_bot(s, "pondering", BotKind.ENDPOINT, endpoint))
+        arena.db.transaction(
+            lambda s: tournaments.create(
+                s, "t", Ruleset.parse("classic"), ["pondering", *SAMPLES[:2]], 3, 1, seed="p",
+                settings=RefereeSettings(deadline=30.0, time_bank=0.0),
+            )
+        )  # fmt: skip
+        with Workers(settings, 1, settings.data_dir / "logs"):
+            arena.start_tournament("t")
+            status = wait_done(arena, timeout=300)
+    assert status["matches"]["done"] == 1
+    with arena.db.read() as s:
+        match = s.scalars(select(Match)).one()
+        assert match.attempts == 1, "played once: never given to another worker"
+    [entry] = [row for row in status["leaderboard"] if row["bot"] == "pondering"]
+    assert (entry["forfeits"], entry["strikes"]) == (0, 0)

@@ -48,7 +48,7 @@ from arena.platform.settings import Settings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
 from arena.store.models import BotKind, Match, Seat, Tournament, TournamentStatus, now
-from worker.jobs import TIMING_PREFIX
+from worker.pipeline import TIMING_PREFIX
 from worker.rq_classes import UNPREPARED, sandbox_of
 
 BOTS = 4

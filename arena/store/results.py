@@ -159,11 +159,12 @@ def record_all(db: Database, played: list[PlayedMatch]) -> list[bool]:
             break
         for batch in stale:
             batch.prepare(db)
-    recorded = db.transaction(
-        lambda session: {
-            match_id for batch in batches for match_id in batch.write(session.connection())
-        }
-    )
+
+    def write(session: Session) -> set[int]:
+        moment, connection = now(), session.connection()  # one transaction, one time
+        return {match_id for batch in batches for match_id in batch.write(connection, moment)}
+
+    recorded = db.transaction(write)
     for result in results:
         if result.plan.match_id not in recorded:
             _discard_if_replaced_or_log(db, result.plan)
@@ -321,7 +322,7 @@ class _Batch:
     def _entries_of(self) -> dict[str, Any]:
         return {"tournament": self.tournament_id, "versions": self.versions}
 
-    def write(self, connection: Connection) -> list[int]:
+    def write(self, connection: Connection, moment: datetime) -> list[int]:
         """Record the results still ours; their match ids."""
         ids = [result.plan.match_id for result in self.results]
         claims = dict(connection.execute(_RECORDABLE, {"matches": ids}).all())
@@ -334,7 +335,6 @@ class _Batch:
             _COUNT, {"tournament": self.tournament_id, "recorded": len(mine)}
         ).scalar()
         first = last - len(mine) + 1
-        moment = now()
         connection.execute(
             _DONE,
             [

@@ -1,0 +1,281 @@
+"""Matches in flight across jobs: a worker keeps up to its concurrency of matches
+playing, whatever jobs they came from.
+
+A job claims its matches, hands them over and returns as soon as the worker has room for
+more (fewer matches with outside bots than its concurrency, and no match of in-process
+bots still waiting for the one CPU lane): RQ then gives it the next job while the bots
+of the first still think. From then on this pipeline owns the claimed matches: it renews
+their leases until each is recorded or given back (whatever a match's length), records
+results in batches (one transaction for the results of ``FLUSH_SECONDS``, or at once
+when nothing else is playing), gives back a match whose play failed for a platform
+reason, and tops up the ladders and A/B tests it recorded for. A worker that dies stops
+renewing: the leases run out and the reconciler queues the matches again, as before.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import logging
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from arena.store import matches, scheduling
+from arena.store.db import Database
+from arena.store.models import SELF_SCHEDULING, BotKind
+from arena.timing import HEARTBEAT_SECONDS
+
+if TYPE_CHECKING:
+    from worker.runtime import Played, Runtime
+
+log = logging.getLogger(__name__)
+
+#: the start of a timing line in the worker's log (read by ``arena bench pipeline``)
+TIMING_PREFIX = "job timing:"
+
+
+@dataclass
+class Outcomes:
+    """What became of the matches handed over since the last :meth:`Pipeline.drain`."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    #: platform failures, one line each (``match N: Error: text``); those matches were
+    #: given back (queued again, or failed once their attempts are spent)
+    failures: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        said = [f"{count} {outcome}" for outcome, count in self.counts.items()]
+        return ", ".join(said + [f"given back: {failure}" for failure in self.failures])
+
+
+def in_process(plan: matches.MatchPlan) -> bool:
+    """A match of sample bots only: pure CPU in the worker's loop, one at a time."""
+    return all(seat.kind is BotKind.SAMPLE for seat in plan.seats)
+
+
+class Pipeline:
+    """The worker's matches from claim to record (see the module's docstring)."""
+
+    def __init__(
+        self,
+        db: Database,
+        runtime: Runtime,
+        requeue: Callable[[int, str], None],
+        send: Callable[[list[tuple[int, str]]], None],
+        flush_seconds: Callable[[], float],
+    ) -> None:
+        self.db, self.runtime = db, runtime
+        self._requeue, self._send, self._flush_seconds = requeue, send, flush_seconds
+        self._cond = threading.Condition()
+        #: claimed and not yet recorded nor given back, by match id
+        self._open: dict[int, matches.MatchPlan] = {}
+        self._playing_outside = 0  # outside bots' matches not played yet
+        self._playing_inside = 0  # in-process matches not played yet
+        self._pending: list[matches.PlayedMatch] = []
+        self._oldest = 0.0  # when the first pending result was played (monotonic)
+        self._flushing = False
+        self._outcomes = Outcomes()
+        #: by tournament: ms spent per phase since the last timing line
+        self._timing: dict[int, dict[str, float]] = {}
+        self._closed = False
+        self._recorder = threading.Thread(
+            target=self._record_loop, daemon=True, name="arena-record"
+        )
+        self._heartbeat = threading.Thread(target=self._renew_loop, daemon=True, name="arena-lease")
+        self._recorder.start()
+        self._heartbeat.start()
+
+    # ------------------------------------------------------------------ a job's side
+
+    def start(self, plans: list[matches.MatchPlan], claim_ms: float = 0.0) -> None:
+        """Play the claimed ``plans`` (their leases renewed from now on)."""
+        with self._cond:
+            for plan in plans:
+                self._open[plan.match_id] = plan
+                if in_process(plan):
+                    self._playing_inside += 1
+                else:
+                    self._playing_outside += 1
+            if plans:
+                self._time(plans[0].tournament_id, {"claim_ms": claim_ms})
+        for plan in plans:
+            future = self.runtime.submit(self.runtime.play(plan))
+            future.add_done_callback(lambda done, plan=plan: self._played(plan, done))
+
+    def wait_for_room(self) -> None:
+        """Until the worker has room for another job's matches."""
+        with self._cond:
+            self._cond.wait_for(self._has_room)
+
+    def _has_room(self) -> bool:
+        return self._playing_outside < self.runtime.concurrency and self._playing_inside == 0
+
+    def drain(self) -> Outcomes:
+        """Wait until every match handed over is recorded or given back; what became of
+        them since the last drain."""
+        with self._cond:
+            self._cond.notify_all()
+            self._cond.wait_for(lambda: not self._open)
+            outcomes, self._outcomes = self._outcomes, Outcomes()
+        return outcomes
+
+    def close(self) -> Outcomes:
+        outcomes = self.drain()
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._recorder.join()
+        self._heartbeat.join()
+        return outcomes
+
+    # ------------------------------------------------------------------ playing
+
+    def _played(self, plan: matches.MatchPlan, done: concurrent.futures.Future[Played]) -> None:
+        """A match's play ended (on the runtime's thread): keep its result for the next
+        flush, or give it back (off this thread: giving back writes to the database)."""
+        try:
+            played = done.result()
+        except Exception as error:  # the platform's: the bots' failures are in the log
+            with self._cond:
+                self._one_fewer_playing(plan)
+            threading.Thread(target=self._give_back, args=(plan, error), daemon=True).start()
+            return
+        with self._cond:
+            self._time(plan.tournament_id, {"matches": 1, **played.timing})
+            if not self._pending:
+                self._oldest = time.monotonic()
+            self._pending.append(
+                matches.PlayedMatch(
+                    plan,
+                    played.log,
+                    played.referee_ms,
+                    played.started_at,
+                    played.outputs,
+                    played.fairplay,
+                )
+            )
+            self._one_fewer_playing(plan)
+
+    def _one_fewer_playing(self, plan: matches.MatchPlan) -> None:
+        if in_process(plan):
+            self._playing_inside -= 1
+        else:
+            self._playing_outside -= 1
+        self._cond.notify_all()
+
+    def _give_back(self, plan: matches.MatchPlan, error: BaseException) -> None:
+        reason = f"{type(error).__name__}: {error}"
+        log.error("match %s failed: %s", plan.match_id, reason, exc_info=error)
+        try:
+            status, job_id = matches.give_back(self.db, plan, reason)
+            if job_id is not None:
+                self._requeue(plan.match_id, job_id)
+            log.info("match %s is now %s", plan.match_id, status)
+        except Exception:  # the reconciler gives it back once its lease expires
+            log.exception("match %s: cannot give it back", plan.match_id)
+        with self._cond:
+            self._outcomes.failures.append(f"match {plan.match_id}: {reason}")
+            self._open.pop(plan.match_id, None)
+            self._cond.notify_all()
+
+    # ------------------------------------------------------------------ recording
+
+    def _record_loop(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._closed or self._flush_due(), self._wait())
+                if self._closed and not self._pending:
+                    return
+                if not self._flush_due():
+                    continue
+                batch, self._pending, self._flushing = self._pending, [], True
+            try:
+                self._flush(batch)
+            finally:
+                with self._cond:
+                    self._flushing = False
+                    self._cond.notify_all()
+
+    def _flush_due(self) -> bool:
+        """Results wait at most FLUSH_SECONDS, and not at all once nothing else plays."""
+        if not self._pending or self._flushing:
+            return False
+        nothing_else = self._playing_inside + self._playing_outside == 0
+        return nothing_else or time.monotonic() - self._oldest >= self._flush_seconds()
+
+    def _wait(self) -> float:
+        if not self._pending:
+            return HEARTBEAT_SECONDS
+        return max(0.01, self._oldest + self._flush_seconds() - time.monotonic())
+
+    def _flush(self, batch: list[matches.PlayedMatch]) -> None:
+        """Record ``batch`` in one transaction, then top up its ladders and A/B tests."""
+        began = time.perf_counter()
+        try:
+            recorded = matches.record_all(self.db, batch)
+        except Exception as error:
+            for played in batch:
+                self._give_back(played.plan, error)
+            return
+        record_ms = (time.perf_counter() - began) * 1000 / len(batch)
+        with self._cond:
+            for played, done in zip(batch, recorded, strict=True):
+                self._time(played.plan.tournament_id, {"record_ms": record_ms})
+                self._outcomes.counts["recorded" if done else "discarded: the claim was lost"] += 1
+                self._open.pop(played.plan.match_id, None)
+            self._log_timing()
+            self._cond.notify_all()
+        self._refill({(p.plan.tournament_id, p.plan.format) for p in batch})
+
+    def _refill(self, tournaments: set[tuple[int, str]]) -> None:
+        """Queue the next matches of these ladders and A/B tests (recorded results are
+        never given back for a failed refill: the reconciler tops them up too)."""
+        for tournament_id, format in tournaments:  # noqa: A001
+            if format not in SELF_SCHEDULING:
+                continue
+            try:
+                jobs = scheduling.refill(self.db, tournament_id, format)
+                if jobs:
+                    self._send(jobs)
+            except Exception:
+                log.exception("tournament %s: cannot queue its next matches", tournament_id)
+
+    # ------------------------------------------------------------------ leases
+
+    def _renew_loop(self) -> None:
+        """Renew the leases of every open match each HEARTBEAT_SECONDS (a dead worker
+        stops renewing, and the reconciler queues them again)."""
+        while True:
+            with self._cond:
+                if self._cond.wait_for(lambda: self._closed, HEARTBEAT_SECONDS):
+                    return
+                by_claim: dict[str, list[int]] = {}
+                for plan in self._open.values():
+                    by_claim.setdefault(plan.claim, []).append(plan.match_id)
+            for token, still in by_claim.items():
+                try:
+                    renewed = matches.renew(self.db, sorted(still), token)
+                    if renewed < len(still):
+                        lost = len(still) - renewed
+                        log.warning("matches %s: %d claims were lost", still, lost)
+                except Exception:  # a failed renewal is retried at the next beat
+                    log.exception("matches %s: cannot renew the leases", still)
+
+    # ------------------------------------------------------------------ timing
+
+    def _time(self, tournament_id: int, timing: dict[str, float]) -> None:
+        spent = self._timing.setdefault(tournament_id, {})
+        for phase, ms in timing.items():
+            spent[phase] = spent.get(phase, 0.0) + ms
+
+    def _log_timing(self) -> None:
+        """One line per tournament: where its matches' time went since the last line (ms,
+        summed over the matches: several play at once)."""
+        timing, self._timing = self._timing, {}
+        for tournament_id, spent in timing.items():
+            rounded = {k: round(v, 3) for k, v in spent.items()}
+            log.info("%s %s", TIMING_PREFIX, json.dumps({"tournament": tournament_id, **rounded}))
