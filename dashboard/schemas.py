@@ -72,6 +72,8 @@ class TournamentCreate(BaseModel):
     table_size: int = Field(default=4, ge=2, le=12)
     games: int = Field(default=100, ge=1, le=100_000)
     deadline: float = Field(default=1.0, gt=0, le=60)
+    #: seconds per seat per match beyond the deadlines
+    time_bank: float = Field(default=5.0, ge=0, le=600)
     duplicate: bool = False
     #: uploaded bots start afresh for every match instead of staying warm
     fresh_processes: bool = False
@@ -95,6 +97,7 @@ class CompetitionCreate(BaseModel):
     #: bots entered now (more join later)
     bots: list[str] = Field(default_factory=list, max_length=1000)
     deadline: float = Field(default=1.0, gt=0, le=60)
+    time_bank: float = Field(default=5.0, ge=0, le=600)
     #: ``duplicate-ladder``: each table played once per seat rotation on the same deal
     format: Literal["ladder", "duplicate-ladder"] = "ladder"
     #: submissions enter it, /leaderboard shows it

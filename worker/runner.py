@@ -185,9 +185,10 @@ def _prepare(worker: rq_classes.MatchWorker) -> None:
 
 def _work(redis_url: str, queue_name: str, burst: bool, level: str) -> None:
     """Run an RQ worker until it is told to stop (or, with ``burst``, the queue is
-    empty). A worker that lost Redis is buried (its registration removed once Redis
-    answers again) and a new one, under a new name, takes over; the wait between
-    attempts doubles while Redis stays away, up to 5 s, and starts over once it answers."""
+    empty once the matches it took are recorded). A worker that lost Redis is buried
+    (its registration removed once Redis answers again) and a new one, under a new name,
+    takes over; the wait between attempts doubles while Redis stays away, up to 5 s, and
+    starts over once it answers."""
     first, most = RECONNECT_SECONDS
     delay, previous = first, None
     sandbox: str | None = None  # known once the first worker prepared
@@ -207,8 +208,13 @@ def _work(redis_url: str, queue_name: str, burst: bool, level: str) -> None:
             )
             previous.work(burst=burst, logging_level=level)
             sandbox = previous.sandbox
-            if burst or previous._shutdown_requested_date is not None:
+            if previous._shutdown_requested_date is not None:
                 return
+            if burst:
+                jobs.drain()  # what it records may queue more (ladders, A/B tests)
+                if not len(rq_classes.locked_queue(connection, queue_name)):
+                    return
+                continue
             log.warning("worker %s stopped on an error; a new one takes over", previous.name)
         except (RedisConnectionError, RedisTimeoutError) as error:
             log.warning("lost Redis (%s); reconnecting in %.1f s", error, delay)

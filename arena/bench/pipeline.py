@@ -151,6 +151,8 @@ def _figures(
     return {
         "matches_per_s": round(rate[workers], 1),
         "decisions_per_s": round(decisions[workers]),
+        "in_flight": round(median(r["in_flight"] for r in runs[workers]), 1),
+        "tail_share": round(median(r["tail_share"] for r in runs[workers]), 3),
         "overhead_ms_per_match": round(median(r["overhead_ms_per_match"] for r in runs[1]), 2),
         "referee_ms_per_match": round(median(r["referee_ms_per_match"] for r in runs[1]), 2),
         "scaling": {str(n): round(_paired_speed_up(runs[n], runs[1]), 2) for n in runs},
@@ -262,7 +264,13 @@ def _timed_tournament(
             .join(Match, Match.id == Seat.match_id)
             .where(Match.tournament_id == tournament_id)
         )
+        finishes = sorted(
+            session.scalars(select(Match.finished_at).where(Match.tournament_id == tournament_id))
+        )
     return {
+        # matches inside the referee at once, on average over the wall time
+        "in_flight": referee_ms / 1000 / wall,
+        "tail_share": tail_share(finishes, began, finished),
         "matches_per_s": matches / wall,
         "decisions_per_s": (decisions or 0) / wall,
         "overhead_ms_per_match": (wall * 1000 * count - referee_ms) / matches,
@@ -271,7 +279,21 @@ def _timed_tournament(
     }
 
 
-#: the phases of a match in the workers' timing lines (worker.jobs), in order
+def tail_share(finishes: list[datetime], began: datetime, finished: datetime) -> float:
+    """The share of the wall time spent on the last 10 % of matches: from the moment
+    90 % of them were recorded to the end."""
+    if not finishes:
+        return 0.0
+    ninety = finishes[max(0, -(-len(finishes) * 9 // 10) - 1)]
+    wall = (_aware(finished) - _aware(began)).total_seconds()
+    return (_aware(finished) - _aware(ninety)).total_seconds() / wall if wall > 0 else 0.0
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+#: the phases of a match in the workers' timing lines (worker.pipeline), in order
 PHASES = ("claim_ms", "setup_ms", "start_ms", "play_ms", "end_ms", "record_ms")
 
 

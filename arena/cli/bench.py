@@ -157,6 +157,10 @@ def pipeline(
                 f"{kind_figures['cpu_scaling'][count]:.2f} x)"
             )
         out.print(f"    a match takes {kind_figures['referee_ms_per_match']:.1f} ms in the referee")
+        out.print(
+            f"    {kind_figures['in_flight']:.1f} matches in flight on average; the last 10 % "
+            f"of matches took {kind_figures['tail_share']:.0%} of the wall time"
+        )
         split = kind_figures["split_ms_per_match"]
         out.print(
             f"    per match with {workers} worker(s), ms (matches overlap): "

@@ -39,7 +39,8 @@ def competition_create(
     bots: Annotated[
         str, typer.Option("--bots", help="Bots to enter now, comma separated (more join later).")
     ] = "",
-    deadline: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 1.0,
+    deadline: options.Deadline = 1.0,
+    time_bank: options.TimeBank = 5.0,
     default: Annotated[
         bool, typer.Option(help="Make it the default: submissions enter it, /leaderboard shows it.")
     ] = False,
@@ -63,7 +64,7 @@ def competition_create(
     """Open a competition: a ladder that plays as soon as a table's worth of bots entered."""
     ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
     names = [bot.strip() for bot in bots.split(",") if bot.strip()]
-    settings = RefereeSettings(deadline=deadline)
+    settings = RefereeSettings(deadline=deadline, time_bank=time_bank)
     _run(
         lambda s: competitions.create(
             s,

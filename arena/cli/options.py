@@ -14,3 +14,18 @@ Overrides = Annotated[
 Seed = Annotated[int, typer.Option("--seed", help="Seed of the whole series.")]
 Games = Annotated[int, typer.Option("--games", min=1, help="Games (matches) to play.")]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+#: the slowest a tournament may ask bots to be: thinking bots (a remote model, a search)
+MAX_DEADLINE_SECONDS = 60.0
+Deadline = Annotated[
+    float,
+    typer.Option(min=0.001, max=MAX_DEADLINE_SECONDS, help="Seconds per decision (up to 60)."),
+]
+TimeBank = Annotated[
+    float,
+    typer.Option(
+        "--time-bank",
+        min=0.0,
+        max=10 * MAX_DEADLINE_SECONDS,
+        help="Seconds per seat per match beyond the deadlines (up to 600).",
+    ),
+]

@@ -37,7 +37,8 @@ def tournament_create(
             " (keep it secret: who knows it knows every deal); default: a random key."
         ),
     ] = None,
-    deadline: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 1.0,
+    deadline: options.Deadline = 1.0,
+    time_bank: options.TimeBank = 5.0,
     duplicate: Annotated[bool, typer.Option(help="Play each deal once per seat rotation.")] = False,
     format_: Annotated[
         str,
@@ -71,7 +72,7 @@ def tournament_create(
     """Create a tournament and schedule its matches."""
     ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
     names = [bot.strip() for bot in bots.split(",") if bot.strip()]
-    settings = RefereeSettings(deadline=deadline)
+    settings = RefereeSettings(deadline=deadline, time_bank=time_bank)
     try:
         tournament = platform().db.transaction(
             lambda session: tournament_store.create(

@@ -57,7 +57,7 @@ def create_competition(body: CompetitionCreate, platform: PlatformDep) -> dict[s
             body.table_size,
             body.tables,
             body.bots,
-            RefereeSettings(deadline=body.deadline),
+            RefereeSettings(deadline=body.deadline, time_bank=body.time_bank),
             default=body.default,
             opens_at=body.opens_at,
             closes_at=body.closes_at,

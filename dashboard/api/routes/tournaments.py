@@ -63,7 +63,7 @@ def create_tournament(body: TournamentCreate, owner: OwnerDep, platform: Platfor
             body.bots,
             body.table_size,
             body.games,
-            settings=RefereeSettings(deadline=body.deadline),
+            settings=RefereeSettings(deadline=body.deadline, time_bank=body.time_bank),
             duplicate=body.duplicate,
             format=body.format,
             reveal_delay=body.reveal_after,
