@@ -4,6 +4,7 @@ kept across matches, and a bot that fails in one match replaced for the next."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 from pathlib import Path
 
@@ -15,10 +16,10 @@ from arena.platform import Platform
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.referee import RefereeSettings
-from arena.sdk import BELIEVE, CHALLENGE, PASS, Bot, Play, Quartets
+from arena.sdk import Bot
 from arena.store import bots, logs, tournaments
 from arena.store.models import BotKind, Match, MatchLog
-from tests.support.engine import served
+from tests.support.engine import served, simple_play
 from tests.support.workers import wait_done
 
 pytestmark = pytest.mark.processes
@@ -62,14 +63,7 @@ class Thinker(Bot):
             if (waiting := Thinker.moved_on.get(self.match_id)) is not None:
                 waiting.set()
             await asyncio.sleep(THINK_SECONDS)
-        legal = obs.legal
-        if legal.phase == "quartets":
-            return Quartets(legal.quartets)
-        if legal.play:
-            return Play(obs.hand[:1], legal.play.ranks[0], 1)
-        if legal.challenge:
-            return CHALLENGE
-        return BELIEVE if legal.believe else PASS
+        return simple_play(obs)
 
 
 def play_tournament(settings: Settings, name: str, concurrency: int, monkeypatch) -> list[dict]:  # noqa: ANN001
@@ -153,18 +147,10 @@ def _without_timing(deals: list[dict], like: list[dict]) -> list[dict]:
 
 
 #: the start of the test bots' sources: a plain legal play
-SIMPLE_PLAY = """
-from arena.sdk import BELIEVE, CHALLENGE, PASS, Bot, Play, Quartets, serve
-
-
-def simple_play(obs):
-    legal = obs.legal
-    if legal.phase == "quartets":
-        return Quartets(legal.quartets)
-    if legal.play:
-        return Play(obs.hand[:1], legal.play.ranks[0], 1)
-    return CHALLENGE if legal.challenge else (BELIEVE if legal.believe else PASS)
-"""
+SIMPLE_PLAY = (
+    "from typing import Any\n\nfrom arena.sdk import Bot, serve\n\n\n"
+    + inspect.getsource(simple_play)
+)
 
 CRASHY = (
     SIMPLE_PLAY

@@ -17,7 +17,7 @@ from arena.platform import queue as work_queue
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.referee import RefereeSettings
-from arena.sdk import BELIEVE, CHALLENGE, PASS, Bot, Play, Quartets
+from arena.sdk import Bot
 from arena.store import bots, tournaments
 from arena.store.models import (
     BotKind,
@@ -25,7 +25,7 @@ from arena.store.models import (
     MatchStatus,
     Tournament,
 )
-from tests.support.engine import served
+from tests.support.engine import served, simple_play
 from tests.support.store import SAMPLES
 from tests.support.workers import (
     assert_ratings_replay,
@@ -62,12 +62,26 @@ class Gated(Bot):
 
     async def act(self, obs):  # noqa: ANN001, ANN201
         await asyncio.to_thread(Gated.gate.wait)
-        legal = obs.legal
-        if legal.phase == "quartets":
-            return Quartets(legal.quartets)
-        if legal.play:
-            return Play(obs.hand[:1], legal.play.ranks[0], 1)
-        return CHALLENGE if legal.challenge else (BELIEVE if legal.believe else PASS)
+        return simple_play(obs)
+
+
+def _endpoint_tournament(
+    arena: Platform, bot: str, endpoint: str, name: str, games: int, deadline: float
+) -> None:
+    """Tournament ``name`` of the endpoint bot ``bot`` and two samples (registered
+    already), tables of three."""
+    arena.db.transaction(lambda s: bots.add_bot(s, bot, BotKind.ENDPOINT, endpoint))
+    arena.db.transaction(
+        lambda s: tournaments.create(
+            s, name, Ruleset.parse("classic"), [bot, *SAMPLES[:2]], 3, games, seed=name,
+            settings=RefereeSettings(deadline=deadline, time_bank=0.0),
+        )
+    )  # fmt: skip
+
+
+def _started(arena: Platform, name: str) -> list[int]:
+    """Start tournament ``name`` (its matches queued, not sent): their ids."""
+    return [match for match, _ in arena.db.transaction(lambda s: tournaments.start(s, name))]
 
 
 def _status(arena: Platform, match_id: int) -> MatchStatus:
@@ -86,15 +100,8 @@ def test_a_result_waits_for_other_matches_at_most_the_flush_interval(
     setup_tournament(arena, 1, name="quick")
     Gated.gate.clear()
     with served(Gated) as endpoint:
-        arena.db.transaction(lambda s: bots.add_bot(s, "gated", BotKind.ENDPOINT, endpoint))
-        arena.db.transaction(
-            lambda s: tournaments.create(
-                s, "slow", Ruleset.parse("classic"), ["gated", *SAMPLES[:2]], 3, 1, seed="slow",
-                settings=RefereeSettings(deadline=60.0, time_bank=0.0),
-            )
-        )  # fmt: skip
-        [(quick, _)] = arena.db.transaction(lambda s: tournaments.start(s, "quick"))
-        [(slow, _)] = arena.db.transaction(lambda s: tournaments.start(s, "slow"))
+        _endpoint_tournament(arena, "gated", endpoint, "slow", 1, deadline=60.0)
+        [slow], [quick] = _started(arena, "slow"), _started(arena, "quick")
         with worker_in_this_process(settings, monkeypatch) as jobs:
             monkeypatch.setattr(jobs, "FLUSH_SECONDS", flush_seconds)
             assert jobs.play_matches([slow, quick]) == "2 in play"  # back once quick is played
@@ -201,16 +208,8 @@ def test_a_worker_keeps_the_matches_of_several_jobs_in_flight(
     arena.db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in SAMPLES[:2]])
     Gated.gate.clear()
     with served(Gated) as endpoint:
-        arena.db.transaction(lambda s: bots.add_bot(s, "gated", BotKind.ENDPOINT, endpoint))
-        arena.db.transaction(
-            lambda s: tournaments.create(
-                s, "slow", Ruleset.parse("classic"), ["gated", *SAMPLES[:2]], 3, 3, seed="slow",
-                settings=RefereeSettings(deadline=60.0, time_bank=0.0),
-            )
-        )  # fmt: skip
-        queued = [
-            match for match, _ in arena.db.transaction(lambda s: tournaments.start(s, "slow"))
-        ]
+        _endpoint_tournament(arena, "gated", endpoint, "slow", 3, deadline=60.0)
+        queued = _started(arena, "slow")
         with worker_in_this_process(settings, monkeypatch) as jobs:
             for match in queued:  # three jobs, each back while its match still plays
                 assert jobs.play_matches([match]) == "1 in play"
@@ -246,13 +245,7 @@ def test_a_match_that_waits_20_s_for_an_answer_is_never_taken_for_lost(
     arena.db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in SAMPLES[:2]])
     Gated.gate.set()
     with served(Pondering) as endpoint:
-        arena.db.transaction(lambda s: bots.add_bot(s, "pondering", BotKind.ENDPOINT, endpoint))
-        arena.db.transaction(
-            lambda s: tournaments.create(
-                s, "t", Ruleset.parse("classic"), ["pondering", *SAMPLES[:2]], 3, 1, seed="p",
-                settings=RefereeSettings(deadline=30.0, time_bank=0.0),
-            )
-        )  # fmt: skip
+        _endpoint_tournament(arena, "pondering", endpoint, "t", 1, deadline=30.0)
         with Workers(settings, 1, settings.data_dir / "logs"):
             arena.start_tournament("t")
             status = wait_done(arena, timeout=300)

@@ -1,8 +1,9 @@
 """The worker's runtime: one event loop that outlives the jobs, and what it keeps warm.
 
-RQ runs a job (a batch of matches) on the worker's main thread; the matches are
-played on this runtime's event loop, in a thread of its own, up to ``concurrency`` at a
-time: a bot that waits (a remote model, a network) leaves the loop free for the other
+RQ runs a job (a batch of matches) on the worker's main thread, which hands them to
+the worker's pipeline (``worker.pipeline``); the matches are played on this runtime's
+event loop, in a thread of its own, up to ``concurrency`` at a time whatever their
+jobs: a bot that waits (a remote model, a network) leaves the loop free for the other
 matches. Across jobs the loop keeps the streams to endpoint and sandboxed bots open
 (a :class:`SessionPool`: ending a match never waits on the bot) and the uploaded bots'
 sandboxes warm (:class:`WarmSandboxes`).
@@ -33,9 +34,12 @@ from worker.warm import SeatLease, WarmPolicy, WarmSandboxes
 
 T = TypeVar("T")
 
-#: ``ARENA_WORKER_CONCURRENCY``: matches with outside bots a worker plays at once
-#: (default 16, a whole job's batch: waiting bots then keep the loop busy); matches of
-#: in-process bots only are pure CPU in the loop and are played one at a time
+#: ``ARENA_WORKER_CONCURRENCY``: matches with outside bots a worker plays at once,
+#: whatever jobs they came from. Default 16: each match holds a stream to each of its
+#: bots, and a bot on a thread-pool server (grpc.server's 32 threads, say) serves only
+#: that many streams; 64 keeps twice the decisions in flight for bots that wait on a
+#: model (docs/benchmarks.md) but starved such bots, so a higher default waits for a
+#: per-bot limit. Matches of in-process bots only are pure CPU and run one at a time.
 CONCURRENCY_ENV = "ARENA_WORKER_CONCURRENCY"
 DEFAULT_CONCURRENCY = 16
 #: ``ARENA_MATCH_CPU_SECONDS``: CPU seconds an uploaded bot may use in one match

@@ -29,7 +29,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from multiprocessing import get_context
 from pathlib import Path
 from statistics import median
@@ -264,8 +264,14 @@ def _timed_tournament(
             .join(Match, Match.id == Seat.match_id)
             .where(Match.tournament_id == tournament_id)
         )
+        # when each match's play ended (its write may come a flush interval later)
         finishes = sorted(
-            session.scalars(select(Match.finished_at).where(Match.tournament_id == tournament_id))
+            _aware(started) + timedelta(milliseconds=ms)
+            for started, ms in session.execute(
+                select(Match.started_at, Match.referee_ms).where(
+                    Match.tournament_id == tournament_id
+                )
+            )
         )
     return {
         # matches inside the referee at once, on average over the wall time
@@ -281,7 +287,7 @@ def _timed_tournament(
 
 def tail_share(finishes: list[datetime], began: datetime, finished: datetime) -> float:
     """The share of the wall time spent on the last 10 % of matches: from the moment
-    90 % of them were recorded to the end."""
+    90 % of them had been played to the end."""
     if not finishes:
         return 0.0
     ninety = finishes[max(0, -(-len(finishes) * 9 // 10) - 1)]

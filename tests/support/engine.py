@@ -220,3 +220,16 @@ def seeds(count: int, fast: int = 20) -> list:
     return [
         seed if seed < fast else pytest.param(seed, marks=pytest.mark.slow) for seed in range(count)
     ]
+
+
+def simple_play(obs: Any) -> Any:
+    """A plain legal answer for an SDK test bot: its quartets when asked, else one card
+    under the first rank it may claim, else a challenge, a belief or a pass."""
+    from arena.sdk import BELIEVE, CHALLENGE, PASS, Play, Quartets
+
+    legal = obs.legal
+    if legal.phase == "quartets":
+        return Quartets(legal.quartets)
+    if legal.play:
+        return Play(obs.hand[:1], legal.play.ranks[0], 1)
+    return CHALLENGE if legal.challenge else (BELIEVE if legal.believe else PASS)
