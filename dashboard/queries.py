@@ -255,6 +255,7 @@ def _bot_summary(bot: Bot) -> dict[str, Any]:
                 "status": v.status.value,
                 "reason": v.reason,
                 "qualification_match": v.qualification_match_id,
+                "max_matches": v.max_matches,
                 "created_at": v.created_at.isoformat(),
             }
             for v in bot.versions

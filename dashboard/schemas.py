@@ -26,6 +26,8 @@ class VersionPublic(BaseModel):
     reason: str | None
     #: the match that qualified or rejected it (GET /matches/{id}); None before it played
     qualification_match: int | None = None
+    #: an endpoint's own limit of matches at once (None: none)
+    max_matches: int | None = None
     created_at: str
 
 
@@ -43,6 +45,8 @@ class VersionCreate(BaseModel):
     source: str = Field(default="", max_length=MAX_SOURCE_CHARS)
     #: the competition the bot enters (default: the default competition)
     competition: str | None = Field(default=None, max_length=100)
+    #: endpoints: the most matches it serves at once, over every worker (None: no limit)
+    max_matches: int | None = Field(default=None, ge=1, le=10_000)
 
 
 class SubmissionPublic(BaseModel):

@@ -104,6 +104,18 @@ def test_writes_need_a_valid_token(app_and_token) -> None:
             "is not HOST:PORT",
         ),
         ("/api/v1/bots", {"name": "", "kind": "sample", "target": "random"}, 422, "name"),
+        (
+            "/api/v1/bots",
+            {"name": "x", "kind": "sample", "target": "random", "max_matches": 4},
+            400,
+            "only an endpoint serves several matches at once",
+        ),
+        (
+            "/api/v1/bots",
+            {"name": "x", "kind": "endpoint", "target": "h:1", "max_matches": 0},
+            422,
+            "max_matches",
+        ),
         ("/api/v1/tournaments", {"name": "t", "bots": ["a", "b"]}, 400, "no bot named 'a'"),
         (
             "/api/v1/tournaments",

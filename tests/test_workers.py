@@ -6,6 +6,7 @@ import asyncio
 import re
 import threading
 import time
+from datetime import timedelta
 
 import pytest
 from rq.job import JobStatus
@@ -173,9 +174,7 @@ def test_a_job_of_several_matches_plays_the_others_when_one_fails(
         assert outcomes.counts == {"recorded": 2}
         [failure] = outcomes.failures
         assert re.match(f"match {broken}: .*nope", failure), failure
-        assert jobs.play_matches([good_1]) == "0 in play, 1 skipped: not queued " + (
-            "(done, failed, stale, or taken)"
-        )
+        assert jobs.play_matches([good_1]).startswith("0 in play, 1 skipped: not queued")
     with arena.db.read() as s:
         assert s.get(Match, good_1).status is MatchStatus.DONE
         assert s.get(Match, good_2).status is MatchStatus.DONE
@@ -255,3 +254,34 @@ def test_a_match_that_waits_20_s_for_an_answer_is_never_taken_for_lost(
         assert match.attempts == 1, "played once: never given to another worker"
     [entry] = [row for row in status["leaderboard"] if row["bot"] == "pondering"]
     assert (entry["forfeits"], entry["strikes"]) == (0, 0)
+
+
+def test_an_endpoint_never_plays_more_matches_at_once_than_its_own_limit(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot on a thread-pool server was sent as many streams as the workers had slots."""
+    from arena.store import matches
+    from arena.store.errors import Invalid
+
+    arena = Platform(settings)
+    arena.db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in SAMPLES[:2]])
+    Gated.gate.clear()
+    with served(Gated) as endpoint:
+        _endpoint_tournament(arena, "gated", endpoint, "slow", 3, deadline=60.0)
+        arena.db.transaction(
+            lambda s: bots.limit_matches(bots.active_version(s, "gated"), max_matches=2)
+        )
+        first, second, third = _started(arena, "slow")
+        with worker_in_this_process(settings, monkeypatch) as jobs:
+            said = jobs.play_matches([first, second, third])
+            assert said == "2 in play, 1 waiting for a bot's limit of matches at once", said
+            assert _status(arena, third) is MatchStatus.QUEUED
+            assert matches.claim_all(arena.db, [third], "another worker") == [], "over all workers"
+            Gated.gate.set()  # once one of the two ends, the worker claims the third itself
+            assert str(jobs.drain()) == "3 recorded"
+        with arena.db.read() as s:
+            rows = s.execute(select(Match.started_at, Match.referee_ms)).all()
+        spans = sorted((start, start + timedelta(milliseconds=ms)) for start, ms in rows)
+        assert spans[2][0] >= min(spans[0][1], spans[1][1]), "never three at once"
+    with arena.db.read() as s, pytest.raises(Invalid, match="only an endpoint"):
+        bots.limit_matches(bots.active_version(s, SAMPLES[0]), 4)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import time
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -22,7 +21,6 @@ from rq import Queue
 
 from arena.platform import queue as work_queue
 from arena.platform.settings import Settings
-from arena.store import matches
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.schema import upgrade
@@ -96,17 +94,17 @@ def play_matches(match_ids: list[int]) -> str:
     they are claimed together under one lease, and recorded with the other results of
     the same ``FLUSH_SECONDS``. A platform failure gives its match back (queued again);
     the worker's log says why."""
-    began = time.perf_counter()
-    plans = matches.claim_all(database(), match_ids, worker_name())
     flow = pipeline()
-    flow.start(plans, claim_ms=(time.perf_counter() - began) * 1000)
+    played, deferred = flow.take(match_ids)
     flow.wait_for_room()
     runtime().submit(runtime().tidy())
-    skipped = len(match_ids) - len(plans)
-    said = f"{len(plans)} in play"
-    return said + (
-        f", {skipped} skipped: not queued (done, failed, stale, or taken)" * bool(skipped)
-    )
+    said = f"{played} in play"
+    if deferred:
+        said += f", {deferred} waiting for a bot's limit of matches at once"
+    skipped = len(match_ids) - played - deferred
+    if skipped:
+        said += f", {skipped} skipped: not queued (done, failed, stale, or taken)"
+    return said
 
 
 def drain() -> Outcomes:
@@ -134,6 +132,7 @@ def pipeline() -> Pipeline:
         requeue=lambda match_id, job_id: _requeue(match_id, job_id, at_front=True),
         send=_send,
         flush_seconds=lambda: FLUSH_SECONDS,
+        worker=worker_name(),
     )
 
 

@@ -67,8 +67,12 @@ class Pipeline:
         requeue: Callable[[int, str], None],
         send: Callable[[list[tuple[int, str]]], None],
         flush_seconds: Callable[[], float],
+        worker: str = "worker",
     ) -> None:
-        self.db, self.runtime = db, runtime
+        self.db, self.runtime, self.worker = db, runtime, worker
+        #: matches a claim left queued because a bot was at its limit of matches at once:
+        #: claimed again when a match ends here, and at each heartbeat
+        self._deferred: list[int] = []
         self._requeue, self._send, self._flush_seconds = requeue, send, flush_seconds
         self._cond = threading.Condition()
         #: claimed and not yet recorded nor given back, by match id
@@ -90,6 +94,40 @@ class Pipeline:
         self._heartbeat.start()
 
     # ------------------------------------------------------------------ a job's side
+
+    def take(self, match_ids: list[int]) -> tuple[int, int]:
+        """Claim those of ``match_ids`` still queued and play them; keep those left
+        queued for their bots' limits to claim again later. (played, deferred)."""
+        played, left = self._claim(match_ids)
+        with self._cond:
+            self._deferred.extend(m for m in left if m not in self._deferred)
+        return played, len(left)
+
+    def _claim(self, match_ids: list[int]) -> tuple[int, list[int]]:
+        """Claim and play; the number played and the ids a bot's limit left queued."""
+        began = time.perf_counter()
+        plans = matches.claim_all(self.db, match_ids, self.worker)
+        claimed = {plan.match_id for plan in plans}
+        left = matches.still_queued(self.db, [m for m in match_ids if m not in claimed])
+        self.start(plans, claim_ms=(time.perf_counter() - began) * 1000)
+        return len(plans), left
+
+    def _retry_deferred(self) -> None:
+        """Claim again the matches left for their bots' limits (a match of theirs ended);
+        they stay deferred until claimed here or taken elsewhere (drain waits for them)."""
+        with self._cond:
+            deferred = list(self._deferred)
+        if not deferred:
+            return
+        try:
+            _, left = self._claim(deferred)
+        except Exception:  # tried again at the next beat; the reconciler sends them too
+            log.exception("matches %s: cannot claim them again", deferred)
+            return
+        gone = set(deferred) - set(left)
+        with self._cond:
+            self._deferred = [m for m in self._deferred if m not in gone]
+            self._cond.notify_all()
 
     def start(self, plans: list[matches.MatchPlan], claim_ms: float = 0.0) -> None:
         """Play the claimed ``plans`` (their leases renewed from now on)."""
@@ -115,13 +153,20 @@ class Pipeline:
         return self._playing_outside < self.runtime.concurrency and self._playing_inside == 0
 
     def drain(self) -> Outcomes:
-        """Wait until every match handed over is recorded or given back; what became of
-        them since the last drain."""
-        with self._cond:
-            self._cond.notify_all()
-            self._cond.wait_for(lambda: not self._open)
-            outcomes, self._outcomes = self._outcomes, Outcomes()
-        return outcomes
+        """Wait until every match handed over is recorded or given back, those left for
+        their bots' limits included (unless another worker took them meanwhile); what
+        became of them since the last drain."""
+        while True:
+            with self._cond:
+                self._cond.notify_all()
+                self._cond.wait_for(lambda: not self._open)
+                if not self._deferred:
+                    outcomes, self._outcomes = self._outcomes, Outcomes()
+                    return outcomes
+            self._retry_deferred()
+            with self._cond:  # still left: other workers' matches hold the bots' limits
+                if self._deferred and not self._open:
+                    self._cond.wait(HEARTBEAT_SECONDS / 3)
 
     def close(self) -> Outcomes:
         outcomes = self.drain()
@@ -230,6 +275,7 @@ class Pipeline:
             self._log_timing()
             self._cond.notify_all()
         self._refill({(p.plan.tournament_id, p.plan.format) for p in batch})
+        self._retry_deferred()
 
     def _refill(self, tournaments: set[tuple[int, str]]) -> None:
         """Queue the next matches of these ladders and A/B tests (recorded results are
@@ -256,6 +302,7 @@ class Pipeline:
                 by_claim: dict[str, list[int]] = {}
                 for plan in self._open.values():
                     by_claim.setdefault(plan.claim, []).append(plan.match_id)
+            self._retry_deferred()  # their bots' other matches may have ended elsewhere
             for token, still in by_claim.items():
                 try:
                     renewed = matches.renew(self.db, sorted(still), token)

@@ -38,6 +38,7 @@ from typing import Any
 from rq import Worker
 from sqlalchemy import bindparam, func, select
 
+from arena.bench import thirdparty_bot
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform import queue as work_queue
@@ -59,6 +60,8 @@ BOT_KINDS = ("sample", "endpoint", "thirdparty", "node", "uploaded")
 COST_TARGETS = {"thirdparty": 1 / 1.5, "node": 1 / 1.5, "uploaded": 0.5}
 ALIASES = {"inprocess": "sample", "grpc": "endpoint"}
 UPLOADED_BOT = Path(__file__).with_name("uploaded_bot.py")
+#: the third-party bot's thread pool: one stream a thread
+THIRDPARTY_THREADS = thirdparty_bot.THREADS
 NODE_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "node"
 
 
@@ -230,7 +233,9 @@ def _register_bots(
             elif kind == "uploaded":
                 bot_store.add_bot(session, name, BotKind.PATH, str(code))
             else:
-                bot_store.add_bot(session, name, BotKind.ENDPOINT, endpoint(name))
+                version = bot_store.add_bot(session, name, BotKind.ENDPOINT, endpoint(name))
+                if kind == "thirdparty":  # as its owner would: its server has 32 threads
+                    bot_store.limit_matches(version, THIRDPARTY_THREADS)
 
     arena.db.transaction(work)
     return names

@@ -17,6 +17,10 @@ import grpc
 from arena.v1 import player_pb2 as pb
 from arena.v1 import player_pb2_grpc
 
+#: the server's thread pool: it serves one stream a thread (the benchmark registers the
+#: bot with this limit of matches at once)
+THREADS = 32
+
 
 class Player(player_pb2_grpc.PlayerServiceServicer):
     def __init__(self, think: float) -> None:
@@ -57,7 +61,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=50051)
     parser.add_argument("--think-ms", type=float, default=0.0)
     args = parser.parse_args()
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=32))
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=THREADS))
     player_pb2_grpc.add_PlayerServiceServicer_to_server(Player(args.think_ms / 1000), server)
     port = server.add_insecure_port(f"127.0.0.1:{args.port}")
     server.start()

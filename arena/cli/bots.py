@@ -13,7 +13,7 @@ from arena.platform import Platform, PlatformError
 from arena.platform import queue as work_queue
 from arena.store import bots as bot_store
 from arena.store.errors import StoreError
-from arena.store.models import BotKind
+from arena.store.models import BotKind, BotVersion
 
 app = typer.Typer(help="Register bots.", no_args_is_help=True)
 
@@ -24,6 +24,7 @@ def bot_add(
     endpoint: Annotated[str | None, typer.Option(help="A running bot at HOST:PORT.")] = None,
     path: Annotated[str | None, typer.Option(help="A Python bot file the workers run.")] = None,
     sample: Annotated[str | None, typer.Option(help="A sample bot: random, honest, ...")] = None,
+    max_matches: MaxMatches = None,
 ) -> None:
     """Register a bot (one of --endpoint, --path, --sample)."""
     given = [(BotKind.ENDPOINT, endpoint), (BotKind.PATH, path), (BotKind.SAMPLE, sample)]
@@ -38,10 +39,14 @@ def bot_add(
         if there:  # a qualification match seated it, or an earlier `bot add`
             out.print(f"bot {name} is registered already (version {there.number}, sample {target})")
             return
+
+    def add(session) -> BotVersion:  # noqa: ANN001
+        version = bot_store.add_bot(session, name, kind, target)
+        bot_store.limit_matches(version, max_matches)
+        return version
+
     try:
-        version = platform().db.transaction(
-            lambda session: bot_store.add_bot(session, name, kind, target)
-        )
+        version = platform().db.transaction(add)
     except StoreError as error:
         fail(str(error))
     out.print(
@@ -57,6 +62,18 @@ def _check_reachable(endpoint: str) -> None:
         fail(str(error))
     if why is not None:
         fail(f"cannot connect to {endpoint} ({why}): start the bot first, or check the address")
+
+
+#: an endpoint's own limit of matches at once
+MaxMatches = Annotated[
+    int | None,
+    typer.Option(
+        "--max-matches",
+        min=1,
+        help="Endpoints: the most matches it serves at once, over every worker (default: no"
+        " limit of its own; a bot on a thread-pool server: at most its threads).",
+    ),
+]
 
 
 @app.command("submit")
@@ -80,6 +97,7 @@ def bot_submit(
         str | None,
         typer.Option(help="The competition it enters (default: the default competition)."),
     ] = None,
+    max_matches: MaxMatches = None,
 ) -> None:
     """Submit a new version; it is ranked only after it finishes a match against a sample bot.
 
@@ -100,7 +118,14 @@ def bot_submit(
     with err.status(f"qualifying {name}: {doing}...") as status:
         try:
             result = submission.submit(
-                arena, name, kind, target, owner_id, queued=queued, competition=competition
+                arena,
+                name,
+                kind,
+                target,
+                owner_id,
+                queued=queued,
+                competition=competition,
+                max_matches=max_matches,
             )
             if queued and wait:
                 status.update(f"qualifying {name} v{result.version}: waiting for a worker...")

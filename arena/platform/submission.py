@@ -79,6 +79,7 @@ def submit(
     *,
     queued: bool = False,
     competition: str | None = None,
+    max_matches: int | None = None,
 ) -> Submission:
     """Store a new version of bot ``name``, pending, and qualify it: here and now, or
     (``queued``) by a worker, which the caller may await with :func:`wait`.
@@ -91,7 +92,7 @@ def submit(
         if not where.runs_uploaded_bots:
             raise PlatformError(where.describe())
     version = platform.db.transaction(
-        lambda s: _add_pending(s, name, kind, target, owner_id, competition)
+        lambda s: _add_pending(s, name, kind, target, owner_id, competition, max_matches)
     )
     if queued:  # noted before it is queued: a quick worker's verdict is never overwritten
         note = "waiting for a worker to play its qualification match"
@@ -203,15 +204,18 @@ def _add_pending(
     target: str,  # noqa: ANN001
     owner_id: int | None,
     competition: str | None = None,
+    max_matches: int | None = None,
 ) -> BotVersion:
-    """The new version, inactive and pending until it qualifies; its bot entered in
-    ``competition`` (by default the default competition, if there is one)."""
+    """The new version, inactive and pending until it qualifies, with its own limit of
+    matches at once if it has one; its bot entered in ``competition`` (by default the
+    default competition, if there is one)."""
     if session.scalar(select(Bot).where(Bot.name == name)) is None:
         version = bot_store.add_bot(session, name, kind, target, owner_id=owner_id)
     else:
         version = bot_store.add_version(session, name, kind, target, owner_id, retire_others=False)
     version.active = False
     version.status = VersionStatus.PENDING
+    bot_store.limit_matches(version, max_matches)
     session.flush()
     where = competitions.get(session, competition) if competition else competitions.default(session)
     if where is not None:

@@ -69,6 +69,21 @@ def add_bot(
     return version
 
 
+#: the most matches at once an endpoint may ask for
+MAX_MATCHES_LIMIT = 10_000
+
+
+def limit_matches(version: BotVersion, max_matches: int | None) -> None:
+    """Give an endpoint version its own limit of matches at once (None: no limit)."""
+    if max_matches is None:
+        return
+    if version.kind is not BotKind.ENDPOINT:
+        raise Invalid("only an endpoint serves several matches at once: --max-matches is for one")
+    if not 1 <= max_matches <= MAX_MATCHES_LIMIT:
+        raise Invalid(f"max matches at once is 1 to {MAX_MATCHES_LIMIT}, not {max_matches}")
+    version.max_matches = max_matches
+
+
 def existing_sample(session: Session, name: str, sample: str) -> BotVersion | None:
     """The active version of the operator's bot ``name`` if that bot is the sample bot
     ``sample``; None if there is no such bot or ``name`` is another bot."""

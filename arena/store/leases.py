@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Connection, Row, bindparam, select, update
+from sqlalchemy import Connection, Row, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from arena.store.db import Database
@@ -89,6 +89,36 @@ _CLAIM = (
 )
 
 
+#: the queued matches' seats whose bot has its own limit of matches at once
+_LIMITED = (
+    select(_seats.c.match_id, _seats.c.bot_version_id, _versions.c.max_matches)
+    .join(_versions, _versions.c.id == _seats.c.bot_version_id)
+    .join(_matches, _matches.c.id == _seats.c.match_id)
+    .where(
+        _seats.c.match_id.in_(bindparam("matches", expanding=True)),
+        _matches.c.status == MatchStatus.QUEUED,
+        _versions.c.max_matches.is_not(None),
+    )
+)
+#: those versions' rows, locked: claims seating them are made one at a time (PostgreSQL;
+#: on SQLite every write already is)
+_LOCK_LIMITED = (
+    select(_versions.c.id)
+    .where(_versions.c.id.in_(bindparam("versions", expanding=True)))
+    .with_for_update()
+)
+#: how many matches each of those versions plays now, over every worker
+_PLAYING = (
+    select(_seats.c.bot_version_id, func.count())
+    .join(_matches, _matches.c.id == _seats.c.match_id)
+    .where(
+        _seats.c.bot_version_id.in_(bindparam("versions", expanding=True)),
+        _matches.c.status == MatchStatus.RUNNING,
+    )
+    .group_by(_seats.c.bot_version_id)
+)
+
+
 _PLAN = (
     select(
         _matches.c.id.label("match_id"),
@@ -153,25 +183,17 @@ def claim_all(
     whose bots changed since it was scheduled is marked stale instead of returned."""
     token = secrets.token_hex(16)
     moment = now()
-    taken = set(
-        db.transaction(
-            lambda session: (
-                session.connection()
-                .execute(
-                    _CLAIM,
-                    {
-                        "matches": match_ids,
-                        "token": token,
-                        "worker": worker,
-                        "lease_until": moment + lease,
-                        "started_at": moment,
-                    },
-                )
-                .scalars()
-                .all()
-            )
-        )
-    )
+
+    def take(session: Session) -> list[int]:
+        connection = session.connection()
+        allowed = _within_limits(connection, match_ids)
+        if not allowed:
+            return []
+        values = {"token": token, "worker": worker, "lease_until": moment + lease}
+        claimed = connection.execute(_CLAIM, {"matches": allowed, "started_at": moment, **values})
+        return list(claimed.scalars())
+
+    taken = set(db.transaction(take))
     ordered = [m for m in match_ids if m in taken]
     if not ordered:
         return []
@@ -186,6 +208,45 @@ def claim_all(
         if plan is not None:
             plans.append(plan)
     return plans
+
+
+def still_queued(db: Database, match_ids: list[int]) -> list[int]:
+    """Those of ``match_ids`` still queued (a claim left them for its bots' limits), in order."""
+    if not match_ids:
+        return []
+    with db.read_core() as connection:
+        queued = set(
+            connection.execute(
+                select(_matches.c.id).where(
+                    _matches.c.id.in_(match_ids), _matches.c.status == MatchStatus.QUEUED
+                )
+            ).scalars()
+        )
+    return [m for m in match_ids if m in queued]
+
+
+def _within_limits(connection: Connection, match_ids: list[int]) -> list[int]:
+    """Those of ``match_ids`` whose bots all have room for one more match (an endpoint's
+    own ``max_matches``, counted over every worker), in order; the others stay queued
+    for a later claim (the reconciler sends them again)."""
+    limited = connection.execute(_LIMITED, {"matches": match_ids}).all()
+    if not limited:
+        return match_ids
+    limit = {row.bot_version_id: row.max_matches for row in limited}
+    versions = sorted(limit)
+    connection.execute(_LOCK_LIMITED, {"versions": versions}).all()
+    playing: dict[int, int] = dict(connection.execute(_PLAYING, {"versions": versions}).all())
+    needs: dict[int, list[int]] = {}
+    for row in limited:
+        needs.setdefault(row.match_id, []).append(row.bot_version_id)
+    allowed = []
+    for match_id in match_ids:
+        seated = needs.get(match_id, [])
+        if all(playing.get(v, 0) < limit[v] for v in seated):
+            for version in seated:
+                playing[version] = playing.get(version, 0) + 1
+            allowed.append(match_id)
+    return allowed
 
 
 def _plan(db: Database, row: Row, seat_rows: list[Row], token: str) -> MatchPlan | None:

@@ -28,10 +28,11 @@ from arena.store.leases import (
     give_back,
     reconcile,
     renew,
+    still_queued,
 )
 from arena.store.results import PlayedMatch, record, record_all
 
 __all__ = [
     "LEASE", "MAX_ATTEMPTS", "MatchPlan", "PlayedMatch", "Repairs", "SeatPlan", "claim",
-    "claim_all", "give_back", "reconcile", "record", "record_all", "renew",
+    "claim_all", "give_back", "reconcile", "record", "record_all", "renew", "still_queued",
 ]  # fmt: skip

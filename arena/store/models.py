@@ -135,6 +135,8 @@ class BotVersion(Base):
     reason: Mapped[str | None] = mapped_column(Text)
     #: the matches.id of its qualification match, once it played one
     qualification_match_id: Mapped[int | None] = mapped_column(Integer)
+    #: an endpoint's own limit: matches it serves at once, over every worker (None: any)
+    max_matches: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     bot: Mapped[Bot] = relationship(back_populates="versions")
 

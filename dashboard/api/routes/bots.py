@@ -94,6 +94,7 @@ def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -
                 owner_id,
                 queued=True,
                 competition=body.competition,
+                max_matches=body.max_matches,
             )
     else:
         if not body.target.strip():
@@ -112,6 +113,7 @@ def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -
             owner_id,
             queued=True,
             competition=body.competition,
+            max_matches=body.max_matches,
         )
     return {
         "bot": result.bot,
