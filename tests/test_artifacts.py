@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from arena.bench.pipeline import wait_registered
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.services import Workers
@@ -196,6 +197,9 @@ def test_workers_on_other_machines_play_bots_uploaded_elsewhere(
         for worker in running:
             worker.start()
         try:
+            # both listening before the jobs go out: a worker takes the next job while its
+            # matches play, so the first one ready could take them all
+            wait_registered(submitter, len(running))
             submitter.start_tournament(name)
             wait_done(submitter, name, timeout=180)
         finally:

@@ -267,6 +267,9 @@ class Pipeline:
                 self._give_back(played.plan, error)
             return
         record_ms = (time.perf_counter() - began) * 1000 / len(batch)
+        # the next matches are queued before these count as done: a worker that drains
+        # (``--burst``) then finds them in the queue
+        self._refill({(p.plan.tournament_id, p.plan.format) for p in batch})
         with self._cond:
             for played, done in zip(batch, recorded, strict=True):
                 self._time(played.plan.tournament_id, {"record_ms": record_ms})
@@ -274,7 +277,6 @@ class Pipeline:
                 self._open.pop(played.plan.match_id, None)
             self._log_timing()
             self._cond.notify_all()
-        self._refill({(p.plan.tournament_id, p.plan.format) for p in batch})
         self._retry_deferred()
 
     def _refill(self, tournaments: set[tuple[int, str]]) -> None:
