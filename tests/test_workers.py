@@ -69,8 +69,8 @@ class Gated(Bot):
 def _endpoint_tournament(
     arena: Platform, bot: str, endpoint: str, name: str, games: int, deadline: float
 ) -> None:
-    """Tournament ``name`` of the endpoint bot ``bot`` and two samples (registered
-    already), tables of three."""
+    """Tournament ``name`` of the endpoint bot ``bot`` and two samples, tables of three."""
+    arena.db.transaction(lambda s: [bots.register_sample(s, n) for n in SAMPLES[:2]])
     arena.db.transaction(lambda s: bots.add_bot(s, bot, BotKind.ENDPOINT, endpoint))
     arena.db.transaction(
         lambda s: tournaments.create(
@@ -204,7 +204,6 @@ def test_a_worker_keeps_the_matches_of_several_jobs_in_flight(
     """A worker played one job's matches at a time: a job of one waiting match held the
     worker until the bots answered, however many slots it had free."""
     arena = Platform(settings)
-    arena.db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in SAMPLES[:2]])
     Gated.gate.clear()
     with served(Gated) as endpoint:
         _endpoint_tournament(arena, "gated", endpoint, "slow", 3, deadline=60.0)
@@ -241,7 +240,6 @@ def test_a_match_that_waits_20_s_for_an_answer_is_never_taken_for_lost(
 ) -> None:
     """Its lease (9 s) is renewed while it plays, whatever the match's length."""
     arena = Platform(settings)
-    arena.db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in SAMPLES[:2]])
     Gated.gate.set()
     with served(Pondering) as endpoint:
         _endpoint_tournament(arena, "pondering", endpoint, "t", 1, deadline=30.0)
@@ -264,7 +262,6 @@ def test_an_endpoint_never_plays_more_matches_at_once_than_its_own_limit(
     from arena.store.errors import Invalid
 
     arena = Platform(settings)
-    arena.db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in SAMPLES[:2]])
     Gated.gate.clear()
     with served(Gated) as endpoint:
         _endpoint_tournament(arena, "gated", endpoint, "slow", 3, deadline=60.0)
