@@ -73,6 +73,7 @@ class Pipeline:
         #: matches a claim left queued because a bot was at its limit of matches at once:
         #: claimed again when a match ends here, and at each heartbeat
         self._deferred: list[int] = []
+        self._claiming = 0  # claims under way (between the claim and the start)
         self._requeue, self._send, self._flush_seconds = requeue, send, flush_seconds
         self._cond = threading.Condition()
         #: claimed and not yet recorded nor given back, by match id
@@ -104,13 +105,25 @@ class Pipeline:
         return played, len(left)
 
     def _claim(self, match_ids: list[int]) -> tuple[int, list[int]]:
-        """Claim and play; the number played and the ids a bot's limit left queued."""
-        began = time.perf_counter()
-        plans = matches.claim_all(self.db, match_ids, self.worker)
-        claimed = {plan.match_id for plan in plans}
-        left = matches.still_queued(self.db, [m for m in match_ids if m not in claimed])
-        self.start(plans, claim_ms=(time.perf_counter() - began) * 1000)
+        """Claim and play; the number played and the ids a bot's limit left queued.
+        (Counted while it runs: a drain never looks between a claim and its start.)"""
+        with self._cond:
+            self._claiming += 1
+        try:
+            began = time.perf_counter()
+            plans = matches.claim_all(self.db, match_ids, self.worker)
+            claimed = {plan.match_id for plan in plans}
+            left = matches.still_queued(self.db, [m for m in match_ids if m not in claimed])
+            self.start(plans, claim_ms=(time.perf_counter() - began) * 1000)
+        finally:
+            with self._cond:
+                self._claiming -= 1
+                self._cond.notify_all()
         return len(plans), left
+
+    def _settled(self) -> bool:
+        """Nothing claimed here is left to play or record, and no claim is under way."""
+        return not self._open and not self._claiming
 
     def _retry_deferred(self) -> None:
         """Claim again the matches left for their bots' limits (a match of theirs ended);
@@ -159,13 +172,13 @@ class Pipeline:
         while True:
             with self._cond:
                 self._cond.notify_all()
-                self._cond.wait_for(lambda: not self._open)
+                self._cond.wait_for(self._settled)
                 if not self._deferred:
                     outcomes, self._outcomes = self._outcomes, Outcomes()
                     return outcomes
             self._retry_deferred()
             with self._cond:  # still left: other workers' matches hold the bots' limits
-                if self._deferred and not self._open:
+                if self._deferred and self._settled():
                     self._cond.wait(HEARTBEAT_SECONDS / 3)
 
     def close(self) -> Outcomes:
