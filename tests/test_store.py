@@ -20,6 +20,7 @@ from arena.store.db import Database
 from arena.store.models import (
     Base,
     BotKind,
+    BotVersion,
     Entry,
     Match,
     MatchLog,
@@ -145,6 +146,48 @@ def test_a_match_is_claimed_and_recorded_exactly_once(db: Database) -> None:
         places = sorted(seat.place for seat in match.seats)
         assert places[0] == 1 and all(seat.decisions > 0 for seat in match.seats)
         assert tournaments.get(s, "t").status is TournamentStatus.DONE
+
+
+def test_an_endpoint_is_seated_within_its_owners_limit_else_its_announced_else_the_default(
+    db: Database,
+) -> None:
+    """A bot on a thread-pool server that says nothing is sent no more streams than the
+    default; what its Hello announced raises that, and its owner's limit wins over both."""
+    default = bots.DEFAULT_ENDPOINT_MATCHES
+    add_samples(db)
+    version_id = db.transaction(
+        lambda s: bots.add_bot(s, "far", BotKind.ENDPOINT, "127.0.0.1:1").id
+    )
+    db.transaction(
+        lambda s: tournaments.create(
+            s, "t", Ruleset.parse("classic"), ["far", *SAMPLES[:3]], 4, default + 4, seed="s"
+        )
+    )
+    db.transaction(lambda s: tournaments.start(s, "t"))
+    ids = match_ids(db)
+
+    def claimed(wanted: list[int]) -> list[int]:
+        return sorted(plan.match_id for plan in matches.claim_all(db, wanted, "w"))
+
+    def limit(owner: int | None, announced: int | None) -> None:
+        def change(s) -> None:  # noqa: ANN001
+            s.get(BotVersion, version_id).max_matches = owner
+            bots.note_announced(s, {version_id: announced})
+
+        db.transaction(change)
+
+    assert claimed(ids) == ids[:default], "no limit said: the default"
+    rest = ids[default:]
+    limit(owner=None, announced=default + 1)
+    assert claimed(rest) == rest[:1], "its Hello's limit"
+    limit(owner=default + 2, announced=default + 1)
+    assert claimed(rest[1:]) == rest[1:2], "its owner's, above what it announced"
+    limit(owner=1, announced=bots.MAX_MATCHES_LIMIT)
+    assert claimed(rest[2:]) == [], "its owner's, below what it announced"
+    limit(owner=None, announced=bots.MAX_MATCHES_LIMIT + 1)
+    with db.read() as s:
+        assert s.get(BotVersion, version_id).announced_matches == bots.MAX_MATCHES_LIMIT
+    assert claimed(rest[2:]) == rest[2:]
 
 
 def test_a_lost_claim_cannot_record(db: Database) -> None:

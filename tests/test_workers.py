@@ -282,3 +282,36 @@ def test_an_endpoint_never_plays_more_matches_at_once_than_its_own_limit(
         assert spans[2][0] >= min(spans[0][1], spans[1][1]), "never three at once"
     with arena.db.read() as s, pytest.raises(Invalid, match="only an endpoint"):
         bots.limit_matches(bots.active_version(s, SAMPLES[0]), 4)
+
+
+class Plain(Bot):
+    """A plain ``def act``: it holds its server's loop while it thinks."""
+
+    name = "plain"
+
+    def act(self, obs):  # noqa: ANN001, ANN201
+        return simple_play(obs)
+
+
+@pytest.mark.parametrize(
+    ("bot", "served_with", "kept"),
+    [(Gated, None, 256), (Plain, None, None), (Gated, 3, 3), (Plain, 5, 5)],
+    ids=["async", "plain", "async-said-3", "plain-said-5"],
+)
+def test_the_limit_a_bot_announces_in_its_hello_is_kept_once_its_match_is_recorded(
+    settings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+    bot: type[Bot],
+    served_with: int | None,
+    kept: int | None,
+) -> None:
+    arena = Platform(settings)
+    Gated.gate.set()
+    with served(bot, max_matches=served_with) as endpoint:
+        _endpoint_tournament(arena, "announcing", endpoint, "t", 1, deadline=30.0)
+        with worker_in_this_process(settings, monkeypatch) as jobs:
+            assert jobs.play_matches(_started(arena, "t")) == "1 in play"
+            assert str(jobs.drain()) == "1 recorded"
+    with arena.db.read() as s:
+        version = bots.active_version(s, "announcing")
+        assert (version.max_matches, version.announced_matches) == (None, kept)

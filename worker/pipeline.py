@@ -2,8 +2,9 @@
 playing, whatever jobs they came from.
 
 A job claims its matches, hands them over and returns as soon as the worker has room for
-more (fewer matches with outside bots than its concurrency, and no match of in-process
-bots still waiting for the one CPU lane): RQ then gives it the next job while the bots
+more (fewer matches with outside bots than its concurrency, fewer with uploaded bots
+than its sandboxed concurrency, and no match of in-process bots still waiting for the
+one CPU lane): RQ then gives it the next job while the bots
 of the first still think. From then on this pipeline owns the claimed matches: it renews
 their leases until each is recorded or given back (whatever a match's length), records
 results in batches (one transaction for the results of ``FLUSH_SECONDS``, or at once
@@ -24,10 +25,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from arena.store import matches, scheduling
+from arena.store import bots, matches, scheduling
 from arena.store.db import Database
 from arena.store.models import SELF_SCHEDULING, BotKind
 from arena.timing import HEARTBEAT_SECONDS
+from worker.runtime import in_process, sandboxed
 
 if TYPE_CHECKING:
     from worker.runtime import Played, Runtime
@@ -50,11 +52,6 @@ class Outcomes:
     def __str__(self) -> str:
         said = [f"{count} {outcome}" for outcome, count in self.counts.items()]
         return ", ".join(said + [f"given back: {failure}" for failure in self.failures])
-
-
-def in_process(plan: matches.MatchPlan) -> bool:
-    """A match of sample bots only: pure CPU in the worker's loop, one at a time."""
-    return all(seat.kind is BotKind.SAMPLE for seat in plan.seats)
 
 
 class Pipeline:
@@ -80,6 +77,7 @@ class Pipeline:
         self._open: dict[int, matches.MatchPlan] = {}
         self._playing_outside = 0  # outside bots' matches not played yet
         self._playing_inside = 0  # in-process matches not played yet
+        self._playing_sandboxed = 0  # of the outside ones: with an uploaded bot
         self._pending: list[matches.PlayedMatch] = []
         self._oldest = 0.0  # when the first pending result was played (monotonic)
         self._flushing = False
@@ -87,6 +85,8 @@ class Pipeline:
         #: by tournament: ms spent per phase since the last timing line
         self._timing: dict[int, dict[str, float]] = {}
         self._closed = False
+        #: what each endpoint version's Hello announced, as last written (0: not yet)
+        self._announced: dict[int, int | None] = {}
         self._recorder = threading.Thread(
             target=self._record_loop, daemon=True, name="arena-record"
         )
@@ -151,6 +151,7 @@ class Pipeline:
                     self._playing_inside += 1
                 else:
                     self._playing_outside += 1
+                self._playing_sandboxed += sandboxed(plan)
             if plans:
                 self._time(plans[0].tournament_id, {"claim_ms": claim_ms})
         for plan in plans:
@@ -163,7 +164,11 @@ class Pipeline:
             self._cond.wait_for(self._has_room)
 
     def _has_room(self) -> bool:
-        return self._playing_outside < self.runtime.concurrency and self._playing_inside == 0
+        return (
+            self._playing_outside < self.runtime.concurrency
+            and self._playing_sandboxed < self.runtime.sandboxed_concurrency
+            and self._playing_inside == 0
+        )
 
     def drain(self) -> Outcomes:
         """Wait until every match handed over is recorded or given back, those left for
@@ -214,6 +219,7 @@ class Pipeline:
                     played.started_at,
                     played.outputs,
                     played.fairplay,
+                    played.announced,
                 )
             )
             self._one_fewer_playing(plan)
@@ -223,6 +229,7 @@ class Pipeline:
             self._playing_inside -= 1
         else:
             self._playing_outside -= 1
+        self._playing_sandboxed -= sandboxed(plan)
         self._cond.notify_all()
 
     def _give_back(self, plan: matches.MatchPlan, error: BaseException) -> None:
@@ -280,6 +287,7 @@ class Pipeline:
                 self._give_back(played.plan, error)
             return
         record_ms = (time.perf_counter() - began) * 1000 / len(batch)
+        self._note_announced([p for p, done in zip(batch, recorded, strict=True) if done])
         # the next matches are queued before these count as done: a worker that drains
         # (``--burst``) then finds them in the queue
         self._refill({(p.plan.tournament_id, p.plan.format) for p in batch})
@@ -291,6 +299,25 @@ class Pipeline:
             self._log_timing()
             self._cond.notify_all()
         self._retry_deferred()
+
+    def _note_announced(self, recorded: list[matches.PlayedMatch]) -> None:
+        """Keep the limits endpoints announced in their Hellos, once per change (best
+        effort: a failure leaves the limit the claims used so far)."""
+        changes = {
+            seat.bot_version_id: value
+            for played in recorded
+            for index, value in played.announced.items()
+            if (seat := played.plan.seats[index]).kind is BotKind.ENDPOINT
+            and self._announced.get(seat.bot_version_id, 0) != value
+        }
+        if not changes:
+            return
+        try:
+            self.db.transaction(lambda session: bots.note_announced(session, changes))
+        except Exception:
+            log.exception("cannot keep the limits the bots announced: %s", changes)
+            return
+        self._announced.update(changes)
 
     def _refill(self, tournaments: set[tuple[int, str]]) -> None:
         """Queue the next matches of these ladders and A/B tests (recorded results are

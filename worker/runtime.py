@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import os
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -35,15 +36,29 @@ from worker.warm import SeatLease, WarmPolicy, WarmSandboxes
 T = TypeVar("T")
 
 #: ``ARENA_WORKER_CONCURRENCY``: matches with outside bots a worker plays at once,
-#: whatever jobs they came from. Default 16: each match holds a stream to each of its
-#: bots, and a bot on a thread-pool server (grpc.server's 32 threads, say) serves only
-#: that many streams; 64 keeps twice the decisions in flight for bots that wait on a
-#: model (docs/benchmarks.md) but starved such bots, so a higher default waits for a
-#: per-bot limit. Matches of in-process bots only are pure CPU and run one at a time.
+#: whatever jobs they came from. Default 64: bots that wait on a model keep twice the
+#: decisions in flight of 16 (docs/benchmarks.md); a bot that serves fewer streams says
+#: so (its Hello or its owner), and one that says nothing is seated in at most
+#: ``DEFAULT_ENDPOINT_MATCHES`` (arena/store/bots.py). Matches of in-process bots only
+#: are pure CPU and run one at a time.
 CONCURRENCY_ENV = "ARENA_WORKER_CONCURRENCY"
-DEFAULT_CONCURRENCY = 16
+DEFAULT_CONCURRENCY = 64
+#: matches with an uploaded bot a worker plays at once (at most its concurrency): they
+#: only compute (a sandbox has no network), and at 64 their sandboxes' start-up took
+#: 7.9 s a match and halved the decisions per second (docs/benchmarks.md)
+SANDBOXED_CONCURRENCY = 16
 #: ``ARENA_MATCH_CPU_SECONDS``: CPU seconds an uploaded bot may use in one match
 MATCH_CPU_ENV = "ARENA_MATCH_CPU_SECONDS"
+
+
+def in_process(plan: MatchPlan) -> bool:
+    """A match of sample bots only: pure CPU in the worker's loop, one at a time."""
+    return all(seat.kind is BotKind.SAMPLE for seat in plan.seats)
+
+
+def sandboxed(plan: MatchPlan) -> bool:
+    """A match with an uploaded bot: it plays within ``SANDBOXED_CONCURRENCY``."""
+    return any(seat.kind is BotKind.PATH for seat in plan.seats)
 
 
 def concurrency_from_env() -> int:
@@ -81,6 +96,8 @@ class Played:
     outputs: dict[int, str] = field(default_factory=dict)
     #: what each seat did about each other seat (arena.fairplay), for the collusion report
     fairplay: tuple[Tally, ...] = ()
+    #: by seat whose Hello was heard: the matches at once it announced (None: none said)
+    announced: dict[int, int | None] = field(default_factory=dict)
 
 
 class Runtime:
@@ -92,12 +109,14 @@ class Runtime:
         policy: WarmPolicy | None = None,
     ) -> None:
         self.concurrency = concurrency
+        self.sandboxed_concurrency = min(concurrency, SANDBOXED_CONCURRENCY)
         self.cache = cache
         self.pool = SessionPool()
         self.sandboxes = WarmSandboxes(hidden, policy=policy, on_stop=self.pool.forget)
         self.loop = _new_loop()
         self._slots: asyncio.Semaphore | None = None
         self._cpu_lane: asyncio.Semaphore | None = None
+        self._sandbox_lane: asyncio.Semaphore | None = None
         self._thread = threading.Thread(
             target=self.loop.run_forever, daemon=True, name="arena-matches"
         )
@@ -112,11 +131,12 @@ class Runtime:
     async def play(self, plan: MatchPlan) -> Played:
         """Play one claimed match when a slot is free; the bots' failures are in the log,
         anything raised is the platform's."""
-        if self._slots is None or self._cpu_lane is None:
+        if self._slots is None or self._cpu_lane is None or self._sandbox_lane is None:
             self._slots = asyncio.Semaphore(self.concurrency)
             self._cpu_lane = asyncio.Semaphore(1)
-        in_process = all(seat.kind is BotKind.SAMPLE for seat in plan.seats)
-        async with self._cpu_lane if in_process else self._slots:
+            self._sandbox_lane = asyncio.Semaphore(self.sandboxed_concurrency)
+        lane = self._cpu_lane if in_process(plan) else self._slots
+        async with self._sandbox_lane if sandboxed(plan) else _NO_LANE, lane:
             ruleset = Ruleset.from_dict(plan.rules)
             setup_began = time.perf_counter()
             seats, leases = await warm_seats(
@@ -152,6 +172,7 @@ class Runtime:
                 timing,
                 outputs,
                 tuple(referee.fairplay.tallies()),
+                _announced(seats),
             )
 
     async def _release(self, leases: dict[int, SeatLease], log: dict[str, Any] | None) -> None:
@@ -173,6 +194,15 @@ class Runtime:
         finally:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self._thread.join(10)
+
+
+_NO_LANE = contextlib.nullcontext()
+
+
+def _announced(seats: Sequence[object]) -> dict[int, int | None]:
+    """By seat whose bot said Hello: the matches at once it announced (None: none)."""
+    heard = {index: getattr(seat, "hello", None) for index, seat in enumerate(seats)}
+    return {i: hello.max_matches or None for i, hello in heard.items() if hello is not None}
 
 
 def _new_loop() -> asyncio.AbstractEventLoop:

@@ -47,6 +47,10 @@ class Bot:
     version: str = "1"
     #: ask for this seat's view of the match at the end of each match (MatchResult.log)
     wants_log: bool = False
+    #: how many matches this bot serves at once (its seats over every worker), said in
+    #: Hello; 0 says nothing (the platform's default applies). None: ``ASYNC_MATCHES``
+    #: for an ``async def act`` (it waits without holding the others up), 0 for a plain one
+    max_matches: int | None = None
 
     def on_match_start(self, match: MatchInfo) -> None:  # noqa: B027 - optional hook
         """Called once before the first decision of a match."""

@@ -20,13 +20,25 @@ from arena.v1 import player_pb2_grpc
 BotFactory = Callable[[], Bot]
 #: The referee's MatchEnd carries the seat's view of the match; accept it whole.
 MAX_RECEIVE_BYTES = 64 * 1024 * 1024
+#: matches at once an ``async def act`` bot announces unless it says otherwise: each
+#: waits on its own, and a stream costs the server little
+ASYNC_MATCHES = 256
+
+
+def matches_at_once(bot: Bot, override: int | None = None) -> int:
+    """What ``bot``'s Hello announces as its matches at once (0: nothing said)."""
+    said = override if override is not None else bot.max_matches
+    if said is not None:
+        return said
+    return ASYNC_MATCHES if inspect.iscoroutinefunction(type(bot).act) else 0
 
 
 class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
     """A thin servicer: it converts messages and calls the bot."""
 
-    def __init__(self, factory: BotFactory) -> None:
+    def __init__(self, factory: BotFactory, max_matches: int | None = None) -> None:
         self.factory = factory
+        self.max_matches = max_matches
 
     async def Play(  # noqa: N802 - the gRPC method name
         self, request_iterator: AsyncIterator[pb.PlayRequest], context: grpc.aio.ServicerContext
@@ -42,6 +54,7 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
                     name=bot.name,
                     version=bot.version,
                     want_log=bot.wants_log,
+                    max_matches=matches_at_once(bot, self.max_matches),
                 )
                 yield pb.PlayResponse(hello=hello)
             elif kind == "decide" and bot is not None:
@@ -90,13 +103,15 @@ def _match_info(start: pb.MatchStart) -> MatchInfo:
 
 
 async def create_server(
-    factory: BotFactory, address: str = "127.0.0.1:0"
+    factory: BotFactory, address: str = "127.0.0.1:0", max_matches: int | None = None
 ) -> tuple[grpc.aio.Server, int]:
-    """A started server for ``factory``'s bots and the port it listens on (port 0: any free)."""
+    """A started server for ``factory``'s bots and the port it listens on (port 0: any
+    free); ``max_matches`` overrides what the bots announce as their matches at once."""
     server = grpc.aio.server(
         options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES), ("grpc.so_reuseport", 0)]
     )
-    player_pb2_grpc.add_PlayerServiceServicer_to_server(PlayerServicer(factory), server)
+    servicer = PlayerServicer(factory, max_matches)
+    player_pb2_grpc.add_PlayerServiceServicer_to_server(servicer, server)
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}")
@@ -109,20 +124,33 @@ def serve(bot: type[Bot] | BotFactory, argv: list[str] | None = None) -> None:
 
     Command line: ``--port P`` (default 50051; 0 picks a free port) and ``--host H``
     (default 127.0.0.1), or ``--socket PATH`` to listen on a Unix domain socket (how the
-    platform runs uploaded bots). Prints ``listening on HOST:PORT`` (or
+    platform runs uploaded bots); ``--max-matches N`` announces that the bot serves N
+    matches at once (``Bot.max_matches``). Prints ``listening on HOST:PORT`` (or
     ``listening on unix:PATH``) once ready.
     """
     parser = argparse.ArgumentParser(description=f"Serve the {getattr(bot, 'name', 'bot')} bot.")
     parser.add_argument("--port", type=int, default=50051)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--socket", help="listen on this Unix socket instead of a TCP port")
+    parser.add_argument(
+        "--max-matches",
+        type=_at_least_one,
+        help="announce this many matches at once (default: 256 for an async act, else none)",
+    )
     args = parser.parse_args(argv)
     address = f"unix:{args.socket}" if args.socket else f"{args.host}:{args.port}"
-    aio.run(_serve_forever(bot, address))
+    aio.run(_serve_forever(bot, address, args.max_matches))
 
 
-async def _serve_forever(factory: BotFactory, address: str) -> None:
-    server, port = await create_server(factory, address)
+def _at_least_one(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"at least 1, not {value}")
+    return value
+
+
+async def _serve_forever(factory: BotFactory, address: str, max_matches: int | None) -> None:
+    server, port = await create_server(factory, address, max_matches)
     where = address if address.startswith("unix:") else f"{address.rsplit(':', 1)[0]}:{port}"
     print(f"listening on {where}", flush=True)
     stop = asyncio.Event()

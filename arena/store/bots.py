@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 import sample_bots
@@ -71,6 +71,10 @@ def add_bot(
 
 #: the most matches at once an endpoint may ask for
 MAX_MATCHES_LIMIT = 10_000
+#: matches at once (seats, over every worker) for an endpoint that set no limit and
+#: announced none: what a synchronous gRPC server with 32 threads serves (each stream
+#: holds a thread; a stream waiting for one misses its start deadline)
+DEFAULT_ENDPOINT_MATCHES = 32
 
 
 def limit_matches(version: BotVersion, max_matches: int | None) -> None:
@@ -82,6 +86,16 @@ def limit_matches(version: BotVersion, max_matches: int | None) -> None:
     if not 1 <= max_matches <= MAX_MATCHES_LIMIT:
         raise Invalid(f"max matches at once is 1 to {MAX_MATCHES_LIMIT}, not {max_matches}")
     version.max_matches = max_matches
+
+
+def note_announced(session: Session, announced: dict[int, int | None]) -> None:
+    """Keep what endpoint versions announced in their Hellos (by version id: matches at
+    once, None for none said); a claim then seats them in no more."""
+    for version_id, value in announced.items():
+        kept = None if value is None else min(value, MAX_MATCHES_LIMIT)
+        session.execute(
+            update(BotVersion).where(BotVersion.id == version_id).values(announced_matches=kept)
+        )
 
 
 def existing_sample(session: Session, name: str, sample: str) -> BotVersion | None:

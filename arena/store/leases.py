@@ -13,9 +13,10 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Connection, Row, bindparam, func, select, update
+from sqlalchemy import Connection, Row, bindparam, case, func, select, update
 from sqlalchemy.orm import Session
 
+from arena.store.bots import DEFAULT_ENDPOINT_MATCHES
 from arena.store.db import Database
 from arena.store.jobs import job_sizes, new_job_id
 from arena.store.models import (
@@ -89,15 +90,22 @@ _CLAIM = (
 )
 
 
-#: the queued matches' seats whose bot has its own limit of matches at once
+#: an endpoint's limit of matches at once: its owner's, else the one its Hello
+#: announced, else the default; other bots have none (NULL)
+_LIMIT = func.coalesce(
+    _versions.c.max_matches,
+    _versions.c.announced_matches,
+    case((_versions.c.kind == BotKind.ENDPOINT, DEFAULT_ENDPOINT_MATCHES)),
+)
+#: the queued matches' seats whose bot has a limit of matches at once
 _LIMITED = (
-    select(_seats.c.match_id, _seats.c.bot_version_id, _versions.c.max_matches)
+    select(_seats.c.match_id, _seats.c.bot_version_id, _LIMIT.label("max_matches"))
     .join(_versions, _versions.c.id == _seats.c.bot_version_id)
     .join(_matches, _matches.c.id == _seats.c.match_id)
     .where(
         _seats.c.match_id.in_(bindparam("matches", expanding=True)),
         _matches.c.status == MatchStatus.QUEUED,
-        _versions.c.max_matches.is_not(None),
+        _LIMIT.is_not(None),
     )
 )
 #: those versions' rows, locked: claims seating them are made one at a time (PostgreSQL;

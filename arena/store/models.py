@@ -135,8 +135,12 @@ class BotVersion(Base):
     reason: Mapped[str | None] = mapped_column(Text)
     #: the matches.id of its qualification match, once it played one
     qualification_match_id: Mapped[int | None] = mapped_column(Integer)
-    #: an endpoint's own limit: matches it serves at once, over every worker (None: any)
+    #: an endpoint's own limit set by its owner: matches it serves at once, counted in
+    #: seats over every worker (None: not set)
     max_matches: Mapped[int | None] = mapped_column(Integer)
+    #: the limit the endpoint announced in its last recorded Hello (None: it said none);
+    #: the owner's ``max_matches`` wins, and with neither, ``DEFAULT_ENDPOINT_MATCHES``
+    announced_matches: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     bot: Mapped[Bot] = relationship(back_populates="versions")
 

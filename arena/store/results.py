@@ -122,6 +122,8 @@ class PlayedMatch:
     outputs: dict[int, str] = field(default_factory=dict)
     #: the referee's fair-play tallies, by seat (arena.fairplay.counting)
     fairplay: tuple[Tally, ...] = ()
+    #: by seat whose Hello was heard: the matches at once it announced (None: none said)
+    announced: dict[int, int | None] = field(default_factory=dict)
 
 
 def record(

@@ -73,16 +73,18 @@ class Ruleset(_message.Message):
     def __init__(self, preset: _Optional[str] = ..., options_json: _Optional[str] = ..., effective_options_json: _Optional[str] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("protocol_version", "name", "version", "want_log")
+    __slots__ = ("protocol_version", "name", "version", "want_log", "max_matches")
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     WANT_LOG_FIELD_NUMBER: _ClassVar[int]
+    MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     protocol_version: int
     name: str
     version: str
     want_log: bool
-    def __init__(self, protocol_version: _Optional[int] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., want_log: _Optional[bool] = ...) -> None: ...
+    max_matches: int
+    def __init__(self, protocol_version: _Optional[int] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., want_log: _Optional[bool] = ..., max_matches: _Optional[int] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
     __slots__ = ("request_id", "deal", "turn", "phase", "seat", "hand", "hand_sizes", "stock_size", "pile_size", "discard_size", "round_rank", "live", "legal", "events", "active", "exits", "time_left_seconds")

@@ -48,7 +48,9 @@ function decide(request) {
 function play(call) {
   call.on("data", (message) => {
     if (message.start) {
-      call.write({ hello: { protocol_version: PROTOCOL_VERSION, name: "node", version: "1" } });
+      // one event loop serves every stream: many matches at once cost it little
+      const hello = { protocol_version: PROTOCOL_VERSION, name: "node", version: "1", max_matches: 256 };
+      call.write({ hello });
     } else if (message.decide) {
       const decision = decide(message.decide);
       decision.request_id = message.decide.request_id;

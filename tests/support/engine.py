@@ -159,13 +159,14 @@ def replay(game: Game, deal: Deal, layout, steps) -> Deal:
 
 
 @contextmanager
-def served(factory: Callable[[], Bot]) -> Iterator[str]:
-    """A bot behind a real gRPC server on the loopback, in a thread of its own."""
+def served(factory: Callable[[], Bot], max_matches: int | None = None) -> Iterator[str]:
+    """A bot behind a real gRPC server on the loopback, in a thread of its own
+    (``max_matches``: as ``serve --max-matches``)."""
     ready = threading.Event()
     state: dict[str, Any] = {}
 
     async def main() -> None:
-        server, port = await create_server(factory)
+        server, port = await create_server(factory, max_matches=max_matches)
         state.update(port=port, loop=asyncio.get_running_loop(), stop=asyncio.Event())
         ready.set()
         await state["stop"].wait()
