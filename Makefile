@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[platform,dev]'
+	$(BIN)/pip install --quiet -e '.[platform,rl,dev]'
 	$(BIN)/python -m compileall -q arena worker dashboard sample_bots >/dev/null
 	touch $(STAMP)
 

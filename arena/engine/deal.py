@@ -196,6 +196,10 @@ class Deal:
         """The stock, top card first."""
         return self._stock[::-1]
 
+    @property
+    def stock_size(self) -> int:
+        return len(self._stock)
+
     def may_act(self, seat: int, kind: str = "") -> bool:
         """May ``seat`` act now (its turn, or an open call on the live group)?"""
         if self.phase is OVER:

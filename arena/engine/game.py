@@ -83,6 +83,12 @@ class Game:
         """
         cards = list(self.deck)
         random.Random(seed).shuffle(cards)
+        return self.layout(cards, dealer, seats)
+
+    def layout(self, cards: Sequence[str], dealer: int, seats: Sequence[int] | None = None):
+        """Deal the whole deck in the order ``cards`` (a shuffled deck, top first) as
+        docs/rules.md says: ``(hands, stock, hidden)``."""
+        cards = list(cards)
         hidden = cards.pop(0) if self.options.hidden_card else None
         order = _deal_order(self.players, dealer, seats)
         hands: list[list[str]] = [[] for _ in range(self.players)]

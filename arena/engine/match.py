@@ -8,6 +8,7 @@ that forfeits stays out for the rest of the match and ranks below every other
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from arena.engine.deal import Deal
@@ -40,16 +41,21 @@ class Match:
         """The seed of deal ``index``: derived, so one match seed replays every deal."""
         return f"{self.seed}/{index}"
 
-    def next_deal(self) -> Deal:
-        """Shuffle and deal the next deal among the seats still in the match."""
+    def next_deal(self, cards: Sequence[str] | None = None, seed: str | None = None) -> Deal:
+        """Shuffle and deal the next deal among the seats still in the match (or deal
+        the deck in the order ``cards``, the deal's own draws seeded with ``seed``: chance
+        made explicit, as OpenSpiel wants it)."""
         if self.over:
             raise RuntimeError("the match is over")
         if self.deal is not None and not self.deal.over:
             raise RuntimeError("the current deal is not over")
-        seed = self.deal_seed(len(self.results))
+        seed = self.deal_seed(len(self.results)) if seed is None else seed
         absent = frozenset(self.forfeits)
         seats = [seat for seat in range(self.game.players) if seat not in absent]
-        hands, stock, hidden = self.game.shuffled_layout(seed, self.dealer, seats)
+        if cards is None:
+            hands, stock, hidden = self.game.shuffled_layout(seed, self.dealer, seats)
+        else:
+            hands, stock, hidden = self.game.layout(cards, self.dealer, seats)
         self.deal = Deal(
             self.game,
             hands,

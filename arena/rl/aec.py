@@ -1,0 +1,183 @@
+"""A PettingZoo AEC environment of one match on ``arena.engine`` (docs/learning.md).
+
+The agents are ``player_0`` .. ``player_{N-1}`` (seats). The agent selected is the
+seat the engine asks to act, as the referee asks it (open calls out of turn are never
+asked for); it makes its decision in the sub-decisions of :mod:`arena.rl.encoding`,
+so it may be selected several times in a row. Observations are
+``{"observation": float32 vector, "action_mask": int8 vector}`` as in PettingZoo's
+classic games; every reward is 0 until the match ends, then each agent gets
+``1 - 2 (place - 1) / (N - 1)``: +1 for the first place, -1 for the last.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from arena.engine import Game, Ruleset
+from arena.engine.match import Match, places
+from arena.rl import encoding
+from arena.rl.render import table_text
+
+RENDER_MODES = ("human", "ansi")
+
+
+def aec_env(
+    rules: str | Ruleset = "classic",
+    options: Mapping[str, Any] | None = None,
+    players: int = 4,
+    render_mode: str | None = None,
+) -> AECEnv:
+    """The environment wrapped as PettingZoo wraps its classic card games: an illegal
+    action ends the match for all (-1 to its author), out-of-range actions and calls out
+    of order raise."""
+    env: AECEnv = raw_env(rules, options, players, render_mode)
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
+
+
+def ruleset_of(rules: str | Ruleset, options: Mapping[str, Any] | None) -> Ruleset:
+    """A preset name with option overrides (docs/rules.md), or a ruleset as it is."""
+    if isinstance(rules, Ruleset):
+        return Ruleset.parse(rules.preset, {**rules.overrides(), **(options or {})})
+    return Ruleset.parse(rules, options or {})
+
+
+def place_rewards(match: Match) -> list[float]:
+    """Each seat's reward from its place in the match (shared places share a number)."""
+    n = match.game.players
+    reward = [0.0] * n
+    for place, group in places(match.ranking()):
+        for seat in group:
+            reward[seat] = 1.0 - 2.0 * (place - 1) / (n - 1)
+    return reward
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwrapped env
+    metadata = {  # noqa: RUF012 - PettingZoo reads it from the class
+        "render_modes": list(RENDER_MODES),
+        "name": "arena_verish_v0",
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        rules: str | Ruleset = "classic",
+        options: Mapping[str, Any] | None = None,
+        players: int = 4,
+        render_mode: str | None = None,
+    ) -> None:
+        EzPickle.__init__(self, rules, options, players, render_mode)
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode {render_mode!r}: expected one of {RENDER_MODES}")
+        self.ruleset = ruleset_of(rules, options)
+        self.game = Game(self.ruleset, players)
+        self.layout = encoding.Layout(players)
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{seat}" for seat in range(players)]
+        self.agents = self.possible_agents[:]
+        high = float(max(len(self.game.deck), self.game.options.deals, encoding.MAX_COUNT))
+        observation = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, high, (self.layout.size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (encoding.ACTIONS,), np.int8),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, observation)
+        self.action_spaces = {
+            agent: spaces.Discrete(encoding.ACTIONS) for agent in self.possible_agents
+        }
+        self._rng = random.Random()
+        self.match: Match | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ the AEC API
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._rng = random.Random(seed)
+        self.match = Match(self.game, seed=self._rng.getrandbits(64))
+        self.deal = self.match.next_deal()
+        self.turn = encoding.Turn()
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self.agent_selection = self._selected()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.possible_agents.index(agent)
+        to_act = seat == self.deal.to_act and agent == self.agent_selection
+        turn = self.turn if to_act else None
+        vector = encoding.observe(self.deal, seat, turn, self.match.losses, self.layout)
+        allowed = encoding.mask(self.deal, self.turn) if to_act else _NOTHING
+        return {"observation": vector, "action_mask": allowed}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        seat = self.possible_agents.index(agent)
+        decided = encoding.advance(self.deal, self.turn, int(action))
+        if decided is not None:
+            self.deal.apply(seat, decided)
+            self.turn = encoding.Turn()
+            if self.deal.over:
+                self._next_deal()
+        self._accumulate_rewards()
+        self.agent_selection = self._selected()
+        if self.render_mode == "human":
+            self.render()
+
+    def _next_deal(self) -> None:
+        self.match.record(self.deal)
+        if not self.match.over:
+            self.deal = self.match.next_deal()
+            return
+        for agent, reward in zip(self.agents, place_rewards(self.match), strict=True):
+            self.rewards[agent] = reward
+            self.terminations[agent] = True
+
+    def _selected(self) -> str:
+        if self.deal.to_act is None or all(self.terminations.values()):
+            return self.agent_selection if self.agents else self.possible_agents[0]
+        return self.possible_agents[self.deal.to_act]
+
+    def action_mask(self) -> np.ndarray:
+        """The legal actions of the selected agent now."""
+        return encoding.mask(self.deal, self.turn)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        text = table_text(self.deal, self.match.losses, self.turn)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+_NOTHING = np.zeros(encoding.ACTIONS, dtype=np.int8)
+_NOTHING.flags.writeable = False

@@ -1,0 +1,281 @@
+"""The game as small discrete decisions and fixed-size vectors (docs/learning.md).
+
+A play is a subset of a hand: far too many to number. Here a turn is a few
+sub-decisions instead: add a card of a rank to the play (as often as the play may
+hold), then claim a rank, then (with free counts) claim a count; a call or a pass
+is one decision, and so is each rank of fours discarded in the ``quartets`` phase
+(then ``DONE``). :class:`Turn` carries a seat's sub-decisions until they make one
+engine action; :func:`mask` says which of the :data:`ACTIONS` are legal at each one.
+
+:func:`observe` is one seat's view as a vector: what :class:`~arena.engine.Observation`
+says (never another hand), seats counted from the observer clockwise, plus the
+turn under way and a window of the public history. Pure: no NumPy state, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from arena.engine import (
+    BELIEVE,
+    CHALLENGE,
+    JOKER,
+    PASS,
+    RANK_OF,
+    RANKS,
+    Action,
+    Deal,
+    Play,
+    Quartets,
+)
+from arena.engine.events import Called, CallKind, Left, Passed, PickedUp, Played, Revealed
+
+#: the ranks a card may have: the thirteen, then the joker
+CARD_RANKS: tuple[str, ...] = (*RANKS, JOKER)
+#: actions ``ADD + i``: put one more card of rank ``CARD_RANKS[i]`` into the play
+ADD = 0
+#: actions ``CLAIM + i``: claim rank ``RANKS[i]`` (a play), or name it (quartets)
+CLAIM = ADD + len(CARD_RANKS)
+#: actions ``COUNT + k - 1``: claim ``k`` cards (free counts only), k = 1..MAX_COUNT
+COUNT = CLAIM + len(RANKS)
+#: the highest count an agent may claim here (the rules may allow more: never wise)
+MAX_COUNT = 12
+CHALLENGE_ACTION = COUNT + MAX_COUNT
+BELIEVE_ACTION = CHALLENGE_ACTION + 1
+PASS_ACTION = BELIEVE_ACTION + 1
+#: end the ``quartets`` answer with the ranks named so far
+DONE = PASS_ACTION + 1
+ACTIONS = DONE + 1
+
+PHASES = ("lead", "respond", "continue", "quartets", "final_call", "over")
+#: where a seat's turn stands: choosing (cards, a call, a pass), claiming a count,
+#: naming fours, or not its turn
+STAGES = ("choose", "count", "quartets", "waiting")
+#: the public events kept in the history window, newest first
+HISTORY = 8
+EVENT_KINDS = ("played", "challenge", "believe", "true", "false", "picked_up", "passed", "left")
+
+_RANK_INDEX = {rank: i for i, rank in enumerate(CARD_RANKS)}
+
+
+@dataclass
+class Turn:
+    """One seat's sub-decisions so far in the decision it is making."""
+
+    cards: list[str] = field(default_factory=list)
+    claim: str | None = None
+    quartets: list[str] = field(default_factory=list)
+
+
+def mask(deal: Deal, turn: Turn) -> np.ndarray:
+    """The legal :data:`ACTIONS` of the seat to act, given its turn so far (int8)."""
+    legal = deal.legal()
+    allowed = np.zeros(ACTIONS, dtype=np.int8)
+    if legal is None:
+        return allowed
+    if legal.phase == "quartets":
+        for rank in legal.quartets:
+            if rank not in turn.quartets:
+                allowed[CLAIM + _RANK_INDEX[rank]] = 1
+        allowed[DONE] = 1
+        return allowed
+    spec = legal.play
+    if turn.claim is not None:
+        assert spec is not None
+        allowed[COUNT : COUNT + min(MAX_COUNT, spec.max_count)] = 1
+        return allowed
+    if spec is not None and len(turn.cards) < spec.max_cards:
+        for rank in _ranks_left(deal.hands[legal.seat], turn.cards):
+            allowed[ADD + _RANK_INDEX[rank]] = 1
+    if turn.cards:
+        for rank in spec.ranks if spec else ():
+            allowed[CLAIM + _RANK_INDEX[rank]] = 1
+        return allowed
+    allowed[CHALLENGE_ACTION] = legal.challenge
+    allowed[BELIEVE_ACTION] = legal.believe
+    allowed[PASS_ACTION] = legal.can_pass
+    return allowed
+
+
+def _ranks_left(hand: Sequence[str], chosen: Sequence[str]) -> set[str]:
+    left = list(hand)
+    for card in chosen:
+        left.remove(card)
+    return {RANK_OF[card] for card in left}
+
+
+def advance(deal: Deal, turn: Turn, action: int) -> Action | None:
+    """Take sub-decision ``action`` (legal by :func:`mask`) into ``turn``; the engine
+    action once the decision is complete, else None."""
+    legal = deal.legal()
+    assert legal is not None, "no seat is to act"
+    if legal.phase == "quartets":
+        if action == DONE:
+            return Quartets(tuple(turn.quartets))
+        turn.quartets.append(RANKS[action - CLAIM])
+        return Quartets(tuple(turn.quartets)) if len(turn.quartets) == len(legal.quartets) else None
+    if action == CHALLENGE_ACTION:
+        return CHALLENGE
+    if action == BELIEVE_ACTION:
+        return BELIEVE
+    if action == PASS_ACTION:
+        return PASS
+    spec = legal.play
+    assert spec is not None, f"action {action}: no play is legal"
+    if action < CLAIM:
+        turn.cards.append(_next_card(deal.hands[legal.seat], turn.cards, CARD_RANKS[action]))
+        return None
+    if action < COUNT:
+        rank = RANKS[action - CLAIM]
+        if spec.honest:
+            return Play(tuple(turn.cards), rank, len(turn.cards))
+        turn.claim = rank
+        return None
+    return Play(tuple(turn.cards), turn.claim or "", action - COUNT + 1)
+
+
+def _next_card(hand: Sequence[str], chosen: Sequence[str], rank: str) -> str:
+    """The first card of ``rank`` in the hand not chosen yet (suits never matter)."""
+    taken = list(chosen)
+    for card in hand:
+        if RANK_OF[card] == rank:
+            if card in taken:
+                taken.remove(card)
+            else:
+                return card
+    raise ValueError(f"no more cards of rank {rank} in the hand")
+
+
+class Layout:
+    """Where each part of the observation vector starts, for ``players`` seats."""
+
+    def __init__(self, players: int) -> None:
+        self.players = p = players
+        self.event_width = len(EVENT_KINDS) + p + 2 + len(RANKS)
+        #: the parts in order with their lengths (docs/learning.md)
+        self.parts = {
+            "hand": len(CARD_RANKS),
+            "turn_cards": len(CARD_RANKS),
+            "turn_claim": len(RANKS),
+            "turn_quartets": len(RANKS),
+            "stage": len(STAGES),
+            "phase": len(PHASES),
+            "to_act": p,
+            "hand_sizes": p,
+            "active": p,
+            "losses": p,
+            "sizes": 3,
+            "round_rank": len(RANKS),
+            "live": 4 + p,
+            "history": HISTORY * self.event_width,
+        }
+        self.offsets: dict[str, int] = {}
+        at = 0
+        for name, length in self.parts.items():
+            self.offsets[name] = at
+            at += length
+        self.size = at
+        for name, offset in self.offsets.items():  # read on every observation
+            setattr(self, f"at_{name}", offset)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Layout) and other.players == self.players
+
+    def __hash__(self) -> int:
+        return hash(self.players)
+
+
+def observe(
+    deal: Deal, seat: int, turn: Turn | None, losses: Sequence[int], layout: Layout
+) -> np.ndarray:
+    """Seat ``seat``'s view as a float32 vector (``turn``: its decision under way, or
+    None when it is not its turn)."""
+    L, p = layout, layout.players
+    v = [0.0] * L.size
+    index = _CARD_INDEX
+    at = L.at_hand
+    for card in deal.hands[seat]:
+        v[at + index[card]] += 1
+    phase = deal.phase.value
+    if turn is not None:
+        at = L.at_turn_cards
+        for card in turn.cards:
+            v[at + index[card]] += 1
+        if turn.claim is not None:
+            v[L.at_turn_claim + _RANK_INDEX[turn.claim]] = 1
+        for rank in turn.quartets:
+            v[L.at_turn_quartets + _RANK_INDEX[rank]] = 1
+    v[L.at_stage + _STAGE_INDEX[_stage(phase, turn)]] = 1
+    v[L.at_phase + _PHASE_INDEX[phase]] = 1
+    if deal.to_act is not None:
+        v[L.at_to_act + (deal.to_act - seat) % p] = 1
+    hands, active = deal.hands, deal.active
+    for other in range(p):
+        r = (other - seat) % p
+        v[L.at_hand_sizes + r] = len(hands[other])
+        v[L.at_active + r] = active[other]
+        v[L.at_losses + r] = losses[other]
+    at = L.at_sizes
+    v[at], v[at + 1], v[at + 2] = deal.pile_count, deal.stock_size, len(deal.discard)
+    if deal.round_rank is not None:
+        v[L.at_round_rank + _RANK_INDEX[deal.round_rank]] = 1
+    if deal.live:
+        group, at = deal.pile[-1], L.at_live
+        v[at], v[at + 1], v[at + 2], v[at + 3] = 1, len(group.cards), group.count, group.opening
+        v[at + 4 + (group.author - seat) % p] = 1
+    _history(v, L, deal, seat)
+    return np.array(v, dtype=np.float32)
+
+
+def _stage(phase: str, turn: Turn | None) -> str:
+    if turn is None or phase == "over":
+        return "waiting"
+    if phase == "quartets":
+        return "quartets"
+    return "count" if turn.claim is not None else "choose"
+
+
+def _history(v: list[float], layout: Layout, deal: Deal, seat: int) -> None:
+    """The newest :data:`HISTORY` public events of the kinds in :data:`EVENT_KINDS`."""
+    p, width, at = layout.players, layout.event_width, layout.at_history
+    kinds = len(EVENT_KINDS)
+    slot = 0
+    for event in reversed(deal.events):
+        encode = _ENCODERS.get(type(event))
+        if encode is None:
+            continue
+        kind, actor, number, count, rank = encode(event)
+        v[at + kind] = 1
+        v[at + kinds + (actor - seat) % p] = 1
+        tail = at + kinds + p
+        v[tail], v[tail + 1] = number, count
+        if rank is not None:
+            v[tail + 2 + _RANK_INDEX[rank]] = 1
+        slot += 1
+        if slot == HISTORY:
+            return
+        at += width
+
+
+_KIND = {kind: i for i, kind in enumerate(EVENT_KINDS)}
+#: by event type: (kind index, seat, number, count, rank) of an event the window keeps
+_ENCODERS = {
+    Played: lambda e: (_KIND["played"], e.seat, e.placed, e.count, e.rank),
+    Called: lambda e: (
+        _KIND["challenge" if e.call is CallKind.CHALLENGE else "believe"],
+        e.seat,
+        0,
+        0,
+        None,
+    ),
+    Revealed: lambda e: (_KIND["true" if e.truthful else "false"], e.author, len(e.cards), 0, None),
+    PickedUp: lambda e: (_KIND["picked_up"], e.seat, e.count, 0, None),
+    Passed: lambda e: (_KIND["passed"], e.seat, 0, 0, None),
+    Left: lambda e: (_KIND["left"], e.seat, e.place, 0, None),
+}
+_CARD_INDEX = {card: _RANK_INDEX[rank] for card, rank in RANK_OF.items()}
+_STAGE_INDEX = {stage: i for i, stage in enumerate(STAGES)}
+_PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}

@@ -1,0 +1,257 @@
+"""The learning environments, judged by PettingZoo's, Gymnasium's and OpenSpiel's own
+conformance tests, and the encoding checked against the engine."""
+
+from __future__ import annotations
+
+import random
+import warnings
+from typing import Any
+
+import numpy as np
+import pyspiel
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, render_test, seed_test
+
+from arena.engine import Game, Play, Ruleset
+from arena.engine.events import Illegal
+from arena.engine.match import Match
+from arena.policies import RandomLegal
+from arena.rl import aec_env, encoding, raw_env, single_agent_env
+from arena.rl import openspiel as arena_openspiel
+
+#: one override per variant of docs/rules.md (each with the preset it suits)
+VARIANTS: list[tuple[str, dict[str, Any]]] = [
+    ("classic", {"calls": "open"}),
+    ("classic", {"count": "honest"}),
+    ("classic", {"decks": 2}),
+    ("classic", {"jokers": 2}),
+    ("classic", {"hidden_card": True}),
+    ("classic", {"hand_size": 5}),
+    ("classic", {"quartets": "always"}),
+    ("classic", {"quartets": "after_pickup", "quartet_exempt": ["K"]}),
+    ("classic", {"pass": True}),
+    ("classic", {"final_call": True}),
+    ("classic", {"end": "first_out"}),
+    ("classic", {"deals": 3, "next_dealer": "loser"}),
+    ("classic", {"sequence": "ascending"}),
+    ("classic", {"believe": "table", "reveal": "one"}),
+    ("classic", {"believe": "none"}),
+    ("classic", {"after_pickup": "keep_value"}),
+    ("classic", {"protect_single_lead": True, "first_player": "dealer"}),
+    ("classic", {"banned_ranks": ["A"], "max_play": "possible"}),
+    ("classic", {"deck": 52, "max_play": 3}),
+    ("pagat", {}),
+    ("russian", {}),
+]
+
+
+def _ids(variant: tuple[str, dict[str, Any]]) -> str:
+    preset, options = variant
+    return preset + "".join(f"-{k}={v}" for k, v in options.items())
+
+
+@pytest.fixture(autouse=True)
+def _quiet() -> None:
+    """The conformance tests warn that a dict observation is not a Box (as for
+    PettingZoo's own classic games)."""
+    warnings.filterwarnings("ignore", category=UserWarning, module=r"(pettingzoo|gymnasium)\.")
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+@pytest.mark.parametrize("preset", ["classic", "pagat", "russian"])
+def test_the_aec_env_passes_pettingzoos_api_test(preset: str, players: int) -> None:
+    api_test(aec_env(rules=preset, players=players), num_cycles=300)
+
+
+@pytest.mark.parametrize("preset", ["classic", "pagat", "russian"])
+def test_the_aec_env_passes_pettingzoos_seed_and_render_tests(preset: str) -> None:
+    seed_test(lambda **kw: aec_env(rules=preset, **kw), num_cycles=300)
+    render_test(lambda **kw: aec_env(rules=preset, **kw), {"ansi": lambda text: "seat 0" in text})
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=_ids)
+def test_masked_sub_decisions_only_ever_make_legal_actions(
+    variant: tuple[str, dict[str, Any]],
+) -> None:
+    """Under every option, random masked play finishes its matches with no illegal
+    action, and the rewards are the places'."""
+    preset, options = variant
+    rng = random.Random(_ids(variant))
+    for players in (3, 5):
+        env = raw_env(rules=preset, options=options, players=players)
+        for _ in range(3):
+            env.reset(seed=rng.randrange(2**31))
+            finished = dict.fromkeys(env.possible_agents, 0.0)
+            steps, events = 0, []
+            while env.agents:
+                agent = env.agent_selection
+                if env.terminations[agent]:
+                    finished[agent] = env._cumulative_rewards[agent]
+                    env.step(None)
+                    continue
+                events.extend(e for e in env.deal.events if isinstance(e, Illegal))
+                legal = np.flatnonzero(env.observe(agent)["action_mask"])
+                env.step(int(rng.choice(legal)))
+                steps += 1
+            assert steps > 0 and not events, events
+            assert max(finished.values()) == 1.0 and min(finished.values()) <= 0.0
+
+
+def test_every_play_the_engine_allows_up_to_the_count_cap_can_be_made() -> None:
+    """RandomLegal's plays (any cards, any allowed rank, a count above the cards
+    placed) are reachable through the mask, suits aside."""
+    for options in ({}, {"count": "honest"}, {"jokers": 2, "decks": 2}):
+        game = Game(Ruleset.parse("classic", options), 4)
+        made = 0
+        for index in range(30):
+            deal = Match(game, seed=index).next_deal()
+            policy = RandomLegal(index)
+            while not deal.over and made < 400:
+                seat = deal.to_act
+                action = policy.act(deal.observation(seat))
+                if isinstance(action, Play) and action.count <= encoding.MAX_COUNT:
+                    _assert_reachable(deal, action)
+                    made += 1
+                deal.apply(seat, action)
+        assert made >= 200
+
+
+def _assert_reachable(deal: Any, play: Play) -> None:
+    turn = encoding.Turn()
+    steps = [encoding.ADD + encoding.CARD_RANKS.index(_rank(c)) for c in play.cards]
+    steps.append(encoding.CLAIM + encoding.CARD_RANKS.index(play.rank))
+    if not deal.legal().play.honest:
+        steps.append(encoding.COUNT + play.count - 1)
+    made = None
+    for step in steps:
+        assert encoding.mask(deal, turn)[step], f"{play}: step {step} is masked"
+        made = encoding.advance(deal, turn, step)
+    assert isinstance(made, Play)
+    assert sorted(map(_rank, made.cards)) == sorted(map(_rank, play.cards))
+    assert (made.rank, made.count) == (play.rank, play.count)
+
+
+def _rank(card: str) -> str:
+    return "JK" if card == "JK" else card[0]
+
+
+def test_an_observation_holds_no_other_hand() -> None:
+    """Two deals that differ only in the other seats' hands look the same to seat 0."""
+    env = raw_env(players=4)
+    env.reset(seed=3)
+    seat0 = env.observe("player_0")["observation"].copy()
+    hands = env.deal.hands
+    hands[1], hands[2] = hands[2], hands[1]  # same sizes: 9 cards each in a 36-card deal
+    assert np.array_equal(env.observe("player_0")["observation"], seat0)
+    assert not np.array_equal(env.observe("player_1")["observation"], seat0)
+
+
+def test_the_observation_layout_is_documented_in_order() -> None:
+    layout = encoding.Layout(4)
+    offsets = list(layout.offsets.values())
+    assert offsets == sorted(offsets) and layout.size == offsets[-1] + layout.parts["history"]
+    env = raw_env(players=4)
+    env.reset(seed=1)
+    vector = env.observe(env.agent_selection)["observation"]
+    at = layout.offsets
+    hand = vector[at["hand"] : at["hand"] + len(encoding.CARD_RANKS)]
+    assert hand.sum() == len(env.deal.hands[env.possible_agents.index(env.agent_selection)])
+    assert vector[at["stage"] + encoding.STAGES.index("choose")] == 1
+
+
+@pytest.mark.parametrize("preset", ["classic", "pagat", "russian"])
+def test_the_single_agent_env_passes_gymnasiums_check_env(preset: str) -> None:
+    def first_legal(seen: dict[str, np.ndarray]) -> int:
+        return int(np.flatnonzero(seen["action_mask"])[0])
+
+    check_env(single_agent_env(opponents=["random", "honest", first_legal], rules=preset))
+
+
+def test_the_single_agent_env_plays_sample_bots_policies_and_frozen_agents() -> None:
+    def last_legal(seen: dict[str, np.ndarray]) -> int:
+        return int(np.flatnonzero(seen["action_mask"])[-1])
+
+    env = single_agent_env(opponents=["counter", RandomLegal(2), last_legal], seat=None)
+    rng = np.random.default_rng(0)
+    seats, rewards = set(), []
+    for episode in range(12):
+        obs, info = env.reset(seed=episode)
+        seats.add(info["seat"])
+        done = False
+        while not done:
+            assert obs["action_mask"].any(), "the learner is asked only when it may act"
+            obs, reward, done, truncated, info = env.step(
+                rng.choice(np.flatnonzero(obs["action_mask"]))
+            )
+            assert not truncated
+        rewards.append(reward)
+        assert {seat for group in info["ranking"] for seat in group} == set(range(4))
+    assert len(seats) > 1, "a random seat each match"
+    places = {round(r, 6) for r in rewards}
+    assert places <= {1.0, 0.333333, -0.333333, -1.0} and len(places) > 1
+
+
+def test_an_illegal_action_ends_the_match_with_the_last_places_reward() -> None:
+    env = single_agent_env(opponents=["random"], seat=0)
+    obs, _ = env.reset(seed=5)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    _, reward, done, _, info = env.step(illegal)
+    assert (reward, done, info) == (-1.0, True, {"illegal": illegal})
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+
+
+@pytest.mark.parametrize(
+    ("players", "preset", "options"),
+    [
+        (3, "classic", "{}"),
+        (4, "pagat", "{}"),
+        (4, "russian", "{}"),
+        (5, "classic", '{"decks": 2}'),
+    ],
+)
+def test_the_openspiel_game_passes_random_sim_test(players: int, preset: str, options: str) -> None:
+    game = pyspiel.load_game(
+        arena_openspiel.NAME, {"players": players, "preset": preset, "options": options}
+    )
+    assert game.num_players() == players
+    pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
+
+
+def test_the_openspiel_deal_is_the_engines_deal_from_the_same_shuffle() -> None:
+    """Chance outcomes that place the deck as a seed's shuffle does deal what the
+    engine deals from that seed."""
+    game = pyspiel.load_game(arena_openspiel.NAME, {"players": 4, "preset": "pagat"})
+    engine = Ruleset.parse("pagat")
+    expected = Match(Game(engine, 4), seed="s").next_deal()
+    positions = list(range(len(expected.game.deck)))
+    random.Random("s/0").shuffle(positions)
+    state = game.new_initial_state()
+    for position in positions:
+        assert state.is_chance_node()
+        state.apply_action(position)
+    assert not state.is_chance_node()
+    assert state.deal.hands == expected.hands and state.deal.hidden == expected.hidden
+
+
+def test_tabular_q_learning_from_openspiel_runs_on_the_game() -> None:
+    from open_spiel.python import rl_environment
+    from open_spiel.python.algorithms import random_agent, tabular_qlearner
+
+    game = pyspiel.load_game(arena_openspiel.NAME, {"players": 3, "options": '{"hand_size": 3}'})
+    env = rl_environment.Environment(game)
+    actions = env.action_spec()["num_actions"]
+    learner = tabular_qlearner.QLearner(player_id=0, num_actions=actions)
+    agents = [learner, *(random_agent.RandomAgent(i, actions) for i in (1, 2))]
+    returns = []
+    for _ in range(10):
+        step = env.reset()
+        while not step.last():
+            player = step.observations["current_player"]
+            step = env.step([agents[player].step(step).action])
+        for agent in agents:
+            agent.step(step)
+        returns.append(step.rewards)
+    assert learner._q_values, "the learner updated its table"
+    assert all(-1.0 <= r <= 1.0 for rewards in returns for r in rewards)
