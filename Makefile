@@ -23,8 +23,8 @@ browser:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 test: $(STAMP) browser
-	$(BIN)/ruff check arena worker dashboard sample_bots tests
-	$(BIN)/ruff format --check arena worker dashboard sample_bots tests
+	$(BIN)/ruff check arena worker dashboard sample_bots tests examples
+	$(BIN)/ruff format --check arena worker dashboard sample_bots tests examples
 	$(BIN)/pytest -n 4 --dist worksteal -m "not alone"
 	$(BIN)/pytest -m alone
 

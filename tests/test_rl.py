@@ -13,7 +13,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, render_test, seed_test
 
-from arena.engine import Game, Play, Ruleset
+from arena import protocol
+from arena.engine import Game, Play, Quartets, Ruleset
 from arena.engine.events import Illegal
 from arena.engine.match import Match
 from arena.policies import RandomLegal
@@ -98,38 +99,52 @@ def test_masked_sub_decisions_only_ever_make_legal_actions(
             assert max(finished.values()) == 1.0 and min(finished.values()) <= 0.0
 
 
-def test_every_play_the_engine_allows_up_to_the_count_cap_can_be_made() -> None:
-    """RandomLegal's plays (any cards, any allowed rank, a count above the cards
-    placed) are reachable through the mask, suits aside."""
-    for options in ({}, {"count": "honest"}, {"jokers": 2, "decks": 2}):
-        game = Game(Ruleset.parse("classic", options), 4)
-        made = 0
-        for index in range(30):
-            deal = Match(game, seed=index).next_deal()
-            policy = RandomLegal(index)
-            while not deal.over and made < 400:
-                seat = deal.to_act
-                action = policy.act(deal.observation(seat))
-                if isinstance(action, Play) and action.count <= encoding.MAX_COUNT:
-                    _assert_reachable(deal, action)
-                    made += 1
-                deal.apply(seat, action)
-        assert made >= 200
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"count": "honest"},
+        {"jokers": 2, "decks": 2},
+        {"quartets": "after_pickup", "pass": True},
+    ],
+    ids=["free", "honest", "jokers", "quartets"],
+)
+def test_every_action_a_bot_takes_can_be_made_in_sub_decisions(options: dict[str, Any]) -> None:
+    """RandomLegal's actions (any cards, any allowed rank, a count above the cards
+    placed, calls, passes, fours) are reachable through the mask, suits aside: what
+    ``steps_for`` gives makes the same action (``examples/`` imitates bots with it)."""
+    game = Game(Ruleset.parse("classic", options), 4)
+    made: dict[str, int] = {}
+    for index in range(40):
+        deal = Match(game, seed=index).next_deal()
+        policy = RandomLegal(index)
+        while not deal.over:
+            seat = deal.to_act
+            action = policy.act(deal.observation(seat))
+            if not isinstance(action, Play) or action.count <= encoding.MAX_COUNT:
+                _assert_reachable(deal, action)
+                made[action.kind] = made.get(action.kind, 0) + 1
+            deal.apply(seat, action)
+    assert made.get("play", 0) >= 200 and made.get("challenge", 0) > 0
+    if options.get("quartets"):
+        assert made.get("quartets", 0) > 0 and made.get("pass", 0) > 0
 
 
-def _assert_reachable(deal: Any, play: Play) -> None:
-    turn = encoding.Turn()
-    steps = [encoding.ADD + encoding.CARD_RANKS.index(_rank(c)) for c in play.cards]
-    steps.append(encoding.CLAIM + encoding.CARD_RANKS.index(play.rank))
-    if not deal.legal().play.honest:
-        steps.append(encoding.COUNT + play.count - 1)
-    made = None
-    for step in steps:
-        assert encoding.mask(deal, turn)[step], f"{play}: step {step} is masked"
-        made = encoding.advance(deal, turn, step)
-    assert isinstance(made, Play)
-    assert sorted(map(_rank, made.cards)) == sorted(map(_rank, play.cards))
-    assert (made.rank, made.count) == (play.rank, play.count)
+def _assert_reachable(deal: Any, action: Any) -> None:
+    legal, hand = encoding.decision(deal)
+    turn, made = encoding.Turn(), None
+    for step in encoding.steps_for(action, legal):
+        assert made is None, f"{action}: made before its last step"
+        assert encoding.mask(legal, hand, turn)[step], f"{action}: step {step} is masked"
+        made = encoding.advance(legal, hand, turn, step)
+    if isinstance(action, Play):
+        assert isinstance(made, Play)
+        assert sorted(map(_rank, made.cards)) == sorted(map(_rank, action.cards))
+        assert (made.rank, made.count) == (action.rank, action.count)
+    elif isinstance(action, Quartets):
+        assert sorted(made.ranks) == sorted(action.ranks)
+    else:
+        assert made == action
 
 
 def _rank(card: str) -> str:
@@ -147,8 +162,46 @@ def test_an_observation_holds_no_other_hand() -> None:
     assert not np.array_equal(env.observe("player_1")["observation"], seat0)
 
 
+@pytest.mark.parametrize("variant", VARIANTS[:6] + VARIANTS[-2:], ids=_ids)
+def test_a_bot_computes_the_same_vector_from_what_it_is_sent(
+    variant: tuple[str, dict[str, Any]],
+) -> None:
+    """``observe_view`` (a bot's observations and their events put together) is the
+    environment's vector at every decision: the environment shows nothing a bot
+    could not know."""
+    preset, options = variant
+    game = Game(Ruleset.parse(preset, options), 4)
+    layout = encoding.Layout.of(game)
+    rng = random.Random(_ids(variant))
+    for index in range(4):
+        match = Match(game, seed=index)
+        while not match.over:
+            deal = match.next_deal()
+            seen: list[list[Any]] = [[] for _ in range(4)]
+            cursors = [0] * 4
+            policy = RandomLegal(rng.random())
+            while not deal.over:
+                seat = deal.to_act
+                observation = deal.observation(seat, cursors[seat])
+                cursors[seat] = len(deal.events)
+                sent = protocol.request_from_observation(observation, 1, 0, 1.0)
+                observation = protocol.observation_from_request(sent)  # as a bot has it
+                seen[seat].extend(observation.events)
+                turn = encoding.Turn()
+                for other in range(4):
+                    mine = turn if other == seat else None
+                    view = deal.observation(other, cursors[other]) if other != seat else None
+                    events = seen[other] + list(view.events) if view else seen[other]
+                    expected = encoding.observe(deal, other, mine, layout)
+                    got = encoding.observe_view(view or observation, events, mine, layout)
+                    assert np.array_equal(got, expected), (seat, other)
+                deal.apply(seat, policy.act(observation))
+            match.record(deal)
+
+
 def test_the_observation_layout_is_documented_in_order() -> None:
     layout = encoding.Layout(4)
+    assert layout.size == 319
     offsets = list(layout.offsets.values())
     assert offsets == sorted(offsets) and layout.size == offsets[-1] + layout.parts["history"]
     env = raw_env(players=4)

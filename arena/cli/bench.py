@@ -228,6 +228,36 @@ def recovery(
     )
 
 
+@app.command("rl")
+def rl_(
+    json_: options.JsonFlag = False,
+    seconds: Annotated[float, typer.Option(min=0.05, help="Length of each repeat.")] = 2.0,
+    repeats: Annotated[int, typer.Option(min=1, help="Repeats; figures are medians.")] = 5,
+    players: Annotated[int, typer.Option(min=2, help="Seats at the table.")] = 4,
+) -> None:
+    """Engine decisions and the AEC environment's steps per second (raw and wrapped)."""
+    try:
+        from arena.bench import rl as bench_rl
+        from arena.rl import aec  # noqa: F401 - the extra is there
+    except ImportError as error:
+        raise typer.BadParameter(f"needs the rl extra: pip install 'arena[rl]' ({error})") from None
+
+    figures = _measured(
+        "the learning environments",
+        lambda p: bench_rl.run(seconds, repeats, players, progress=p),
+        json_,
+    )
+    if figures is None:
+        return
+    out.print(
+        f"{players}-player classic, random legal actions, one core, "
+        f"median of {repeats} x {seconds:g} s"
+    )
+    out.print(f"  engine decisions per second:       {figures['engine_decisions_per_s']:>8,}")
+    out.print(f"  AEC steps per second, raw:         {figures['aec_raw_steps_per_s']:>8,}")
+    out.print(f"  AEC steps per second, wrapped:     {figures['aec_wrapped_steps_per_s']:>8,}")
+
+
 @app.command("ladder")
 def ladder_(
     json_: options.JsonFlag = False,

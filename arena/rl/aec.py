@@ -81,7 +81,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
             raise ValueError(f"render_mode {render_mode!r}: expected one of {RENDER_MODES}")
         self.ruleset = ruleset_of(rules, options)
         self.game = Game(self.ruleset, players)
-        self.layout = encoding.Layout(players)
+        self.layout = encoding.Layout.of(self.game)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
         self.agents = self.possible_agents[:]
@@ -125,8 +125,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         seat = self.possible_agents.index(agent)
         to_act = seat == self.deal.to_act and agent == self.agent_selection
         turn = self.turn if to_act else None
-        vector = encoding.observe(self.deal, seat, turn, self.match.losses, self.layout)
-        allowed = encoding.mask(self.deal, self.turn) if to_act else _NOTHING
+        vector = encoding.observe(self.deal, seat, turn, self.layout)
+        allowed = encoding.mask(*encoding.decision(self.deal), self.turn) if to_act else _NOTHING
         return {"observation": vector, "action_mask": allowed}
 
     def step(self, action: int | None) -> None:
@@ -137,7 +137,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         seat = self.possible_agents.index(agent)
-        decided = encoding.advance(self.deal, self.turn, int(action))
+        decided = encoding.advance(*encoding.decision(self.deal), self.turn, int(action))
         if decided is not None:
             self.deal.apply(seat, decided)
             self.turn = encoding.Turn()
@@ -164,7 +164,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
 
     def action_mask(self) -> np.ndarray:
         """The legal actions of the selected agent now."""
-        return encoding.mask(self.deal, self.turn)
+        return encoding.mask(*encoding.decision(self.deal), self.turn)
 
     def render(self) -> str | None:
         if self.render_mode is None:

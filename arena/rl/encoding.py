@@ -28,6 +28,9 @@ from arena.engine import (
     RANKS,
     Action,
     Deal,
+    Game,
+    LegalActions,
+    Observation,
     Play,
     Quartets,
 )
@@ -70,9 +73,15 @@ class Turn:
     quartets: list[str] = field(default_factory=list)
 
 
-def mask(deal: Deal, turn: Turn) -> np.ndarray:
+def decision(deal: Deal) -> tuple[LegalActions | None, Sequence[str]]:
+    """What :func:`mask` and :func:`advance` need of a deal: the legal actions of the
+    seat to act, and its hand (a bot has both in its observation)."""
+    seat = deal.to_act
+    return deal.legal(), deal.hands[seat] if seat is not None else ()
+
+
+def mask(legal: LegalActions | None, hand: Sequence[str], turn: Turn) -> np.ndarray:
     """The legal :data:`ACTIONS` of the seat to act, given its turn so far (int8)."""
-    legal = deal.legal()
     allowed = np.zeros(ACTIONS, dtype=np.int8)
     if legal is None:
         return allowed
@@ -88,7 +97,7 @@ def mask(deal: Deal, turn: Turn) -> np.ndarray:
         allowed[COUNT : COUNT + min(MAX_COUNT, spec.max_count)] = 1
         return allowed
     if spec is not None and len(turn.cards) < spec.max_cards:
-        for rank in _ranks_left(deal.hands[legal.seat], turn.cards):
+        for rank in _ranks_left(hand, turn.cards):
             allowed[ADD + _RANK_INDEX[rank]] = 1
     if turn.cards:
         for rank in spec.ranks if spec else ():
@@ -107,10 +116,11 @@ def _ranks_left(hand: Sequence[str], chosen: Sequence[str]) -> set[str]:
     return {RANK_OF[card] for card in left}
 
 
-def advance(deal: Deal, turn: Turn, action: int) -> Action | None:
+def advance(
+    legal: LegalActions | None, hand: Sequence[str], turn: Turn, action: int
+) -> Action | None:
     """Take sub-decision ``action`` (legal by :func:`mask`) into ``turn``; the engine
     action once the decision is complete, else None."""
-    legal = deal.legal()
     assert legal is not None, "no seat is to act"
     if legal.phase == "quartets":
         if action == DONE:
@@ -126,7 +136,7 @@ def advance(deal: Deal, turn: Turn, action: int) -> Action | None:
     spec = legal.play
     assert spec is not None, f"action {action}: no play is legal"
     if action < CLAIM:
-        turn.cards.append(_next_card(deal.hands[legal.seat], turn.cards, CARD_RANKS[action]))
+        turn.cards.append(_next_card(hand, turn.cards, CARD_RANKS[action]))
         return None
     if action < COUNT:
         rank = RANKS[action - CLAIM]
@@ -135,6 +145,23 @@ def advance(deal: Deal, turn: Turn, action: int) -> Action | None:
         turn.claim = rank
         return None
     return Play(tuple(turn.cards), turn.claim or "", action - COUNT + 1)
+
+
+def steps_for(action: Action, legal: LegalActions) -> list[int]:
+    """The sub-decisions that make the engine ``action`` (for imitating a bot): a play's
+    cards by rank, its rank, and with free counts its count (at most ``MAX_COUNT``)."""
+    if isinstance(action, Play):
+        steps = [ADD + _CARD_INDEX[card] for card in action.cards]
+        steps.append(CLAIM + _RANK_INDEX[action.rank])
+        if legal.play is not None and not legal.play.honest:
+            steps.append(COUNT + min(action.count, MAX_COUNT) - 1)
+        return steps
+    if isinstance(action, Quartets):
+        ranks = [CLAIM + _RANK_INDEX[rank] for rank in action.ranks]
+        return ranks if len(action.ranks) == len(legal.quartets) else [*ranks, DONE]
+    return [
+        {"challenge": CHALLENGE_ACTION, "believe": BELIEVE_ACTION, "pass": PASS_ACTION}[action.kind]
+    ]
 
 
 def _next_card(hand: Sequence[str], chosen: Sequence[str], rank: str) -> str:
@@ -150,10 +177,12 @@ def _next_card(hand: Sequence[str], chosen: Sequence[str], rank: str) -> str:
 
 
 class Layout:
-    """Where each part of the observation vector starts, for ``players`` seats."""
+    """Where each part of the observation vector starts, for ``players`` seats and
+    ``copies`` cards that make a claimed rank true (four a deck, and the jokers)."""
 
-    def __init__(self, players: int) -> None:
+    def __init__(self, players: int, copies: int = 4) -> None:
         self.players = p = players
+        self.copies = copies
         self.event_width = len(EVENT_KINDS) + p + 2 + len(RANKS)
         #: the parts in order with their lengths (docs/learning.md)
         self.parts = {
@@ -166,10 +195,9 @@ class Layout:
             "to_act": p,
             "hand_sizes": p,
             "active": p,
-            "losses": p,
             "sizes": 3,
             "round_rank": len(RANKS),
-            "live": 4 + p,
+            "live": 7 + p,
             "history": HISTORY * self.event_width,
         }
         self.offsets: dict[str, int] = {}
@@ -181,25 +209,89 @@ class Layout:
         for name, offset in self.offsets.items():  # read on every observation
             setattr(self, f"at_{name}", offset)
 
+    @classmethod
+    def of(cls, game: Game) -> Layout:
+        return cls(game.players, 4 * game.decks + game.options.jokers)
+
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Layout) and other.players == self.players
+        return isinstance(other, Layout) and (other.players, other.copies) == (
+            self.players,
+            self.copies,
+        )
 
     def __hash__(self) -> int:
-        return hash(self.players)
+        return hash((self.players, self.copies))
 
 
-def observe(
-    deal: Deal, seat: int, turn: Turn | None, losses: Sequence[int], layout: Layout
+def observe(deal: Deal, seat: int, turn: Turn | None, layout: Layout) -> np.ndarray:
+    """Seat ``seat``'s view of ``deal`` as a float32 vector (``turn``: its decision under
+    way, or None when it is not its turn)."""
+    live = None
+    if deal.live:
+        group = deal.pile[-1]
+        live = (group.author, len(group.cards), group.rank, group.count, group.opening)
+    return _vector(
+        layout,
+        seat,
+        deal.hands[seat],
+        deal.phase.value,
+        deal.to_act,
+        [len(hand) for hand in deal.hands],
+        deal.active,
+        (deal.pile_count, deal.stock_size, len(deal.discard)),
+        deal.round_rank,
+        live,
+        deal.events,
+        turn,
+    )
+
+
+def observe_view(
+    observation: Observation,
+    events: Sequence[object],
+    turn: Turn | None,
+    layout: Layout,
 ) -> np.ndarray:
-    """Seat ``seat``'s view as a float32 vector (``turn``: its decision under way, or
-    None when it is not its turn)."""
-    L, p = layout, layout.players
+    """The same vector from what a bot is sent: its ``observation`` and every public
+    event of the deal so far (``events``: the observations' events put together)."""
+    o = observation
+    mine = o.legal is not None
+    return _vector(
+        layout,
+        o.seat,
+        o.hand,
+        o.phase,
+        o.to_act,
+        o.hand_sizes,
+        o.active,
+        (o.pile_size, o.stock_size, o.discard_size),
+        o.round_rank,
+        tuple(o.live) if o.live is not None else None,
+        events,
+        turn if mine else None,
+    )
+
+
+def _vector(
+    L: Layout,  # noqa: N803 - read on every line
+    seat: int,
+    hand: Sequence[str],
+    phase: str,
+    to_act: int | None,
+    hand_sizes: Sequence[int],
+    active: Sequence[bool],
+    sizes: tuple[int, int, int],
+    round_rank: str | None,
+    live: tuple[int, int, str, int, bool] | None,
+    events: Sequence[object],
+    turn: Turn | None,
+) -> np.ndarray:
+    p = L.players
     v = [0.0] * L.size
     index = _CARD_INDEX
     at = L.at_hand
-    for card in deal.hands[seat]:
+    for card in hand:
         v[at + index[card]] += 1
-    phase = deal.phase.value
     if turn is not None:
         at = L.at_turn_cards
         for card in turn.cards:
@@ -210,23 +302,24 @@ def observe(
             v[L.at_turn_quartets + _RANK_INDEX[rank]] = 1
     v[L.at_stage + _STAGE_INDEX[_stage(phase, turn)]] = 1
     v[L.at_phase + _PHASE_INDEX[phase]] = 1
-    if deal.to_act is not None:
-        v[L.at_to_act + (deal.to_act - seat) % p] = 1
-    hands, active = deal.hands, deal.active
+    if to_act is not None:
+        v[L.at_to_act + (to_act - seat) % p] = 1
     for other in range(p):
         r = (other - seat) % p
-        v[L.at_hand_sizes + r] = len(hands[other])
+        v[L.at_hand_sizes + r] = hand_sizes[other]
         v[L.at_active + r] = active[other]
-        v[L.at_losses + r] = losses[other]
     at = L.at_sizes
-    v[at], v[at + 1], v[at + 2] = deal.pile_count, deal.stock_size, len(deal.discard)
-    if deal.round_rank is not None:
-        v[L.at_round_rank + _RANK_INDEX[deal.round_rank]] = 1
-    if deal.live:
-        group, at = deal.pile[-1], L.at_live
-        v[at], v[at + 1], v[at + 2], v[at + 3] = 1, len(group.cards), group.count, group.opening
-        v[at + 4 + (group.author - seat) % p] = 1
-    _history(v, L, deal, seat)
+    v[at], v[at + 1], v[at + 2] = sizes
+    if round_rank is not None:
+        v[L.at_round_rank + _RANK_INDEX[round_rank]] = 1
+    if live is not None:
+        author, placed, rank, count, opening = live
+        held = sum(1 for card in hand if card == JOKER or RANK_OF[card] == rank)
+        at = L.at_live
+        v[at : at + 4] = 1, placed, count, opening
+        v[at + 4 : at + 7] = held, L.copies, max(0, count + held - L.copies)
+        v[at + 7 + (author - seat) % p] = 1
+    _history(v, L, events, seat)
     return np.array(v, dtype=np.float32)
 
 
@@ -238,12 +331,12 @@ def _stage(phase: str, turn: Turn | None) -> str:
     return "count" if turn.claim is not None else "choose"
 
 
-def _history(v: list[float], layout: Layout, deal: Deal, seat: int) -> None:
+def _history(v: list[float], layout: Layout, events: Sequence[object], seat: int) -> None:
     """The newest :data:`HISTORY` public events of the kinds in :data:`EVENT_KINDS`."""
     p, width, at = layout.players, layout.event_width, layout.at_history
     kinds = len(EVENT_KINDS)
     slot = 0
-    for event in reversed(deal.events):
+    for event in reversed(events):
         encode = _ENCODERS.get(type(event))
         if encode is None:
             continue
@@ -265,7 +358,7 @@ _KIND = {kind: i for i, kind in enumerate(EVENT_KINDS)}
 _ENCODERS = {
     Played: lambda e: (_KIND["played"], e.seat, e.placed, e.count, e.rank),
     Called: lambda e: (
-        _KIND["challenge" if e.call is CallKind.CHALLENGE else "believe"],
+        _KIND["challenge" if e.call == CallKind.CHALLENGE else "believe"],
         e.seat,
         0,
         0,

@@ -66,7 +66,7 @@ class VerishGame(pyspiel.Game):
         params = {**DEFAULTS, **(params or {})}
         ruleset, players = ruleset_from(params)
         self.engine = Game(ruleset, players)
-        self.layout = encoding.Layout(players)
+        self.layout = encoding.Layout.of(self.engine)
         options = self.engine.options
         deck = len(self.engine.deck)
         per_deal = deck + options.max_turns * (deck + 2)
@@ -110,7 +110,7 @@ class VerishState(pyspiel.State):
         return self.deal.to_act
 
     def _legal_actions(self, player: int) -> list[int]:
-        return np.flatnonzero(encoding.mask(self.deal, self.turn)).tolist()
+        return np.flatnonzero(encoding.mask(*encoding.decision(self.deal), self.turn)).tolist()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         left = sorted(set(range(len(self.engine.deck))) - set(self.order))
@@ -122,7 +122,7 @@ class VerishState(pyspiel.State):
             if len(self.order) == len(self.engine.deck):
                 self._deal()
             return
-        decided = encoding.advance(self.deal, self.turn, action)
+        decided = encoding.advance(*encoding.decision(self.deal), self.turn, action)
         if decided is None:
             return
         before = len(self.deal.events)
@@ -185,7 +185,7 @@ class VerishObserver:
             self.tensor.fill(0)
             return
         turn = state.turn if state.deal.to_act == player else None
-        self.tensor[:] = encoding.observe(state.deal, player, turn, state.match.losses, self.layout)
+        self.tensor[:] = encoding.observe(state.deal, player, turn, self.layout)
 
     def string_from(self, state: VerishState, player: int) -> str:
         if state.deal is None:

@@ -43,8 +43,8 @@ def single_agent_env(
     render_mode: str | None = None,
 ) -> SingleAgentEnv:
     """One learning seat against ``opponents`` (one per other seat, so a match has
-    ``len(opponents) + 1`` players); ``seat``: the learner's (None: a random seat
-    each match)."""
+    ``len(opponents) + 1`` players); ``seat``: the learner's, the opponents then in
+    the order given after it (None: a random seat and a random order each match)."""
     return SingleAgentEnv(opponents, rules, options, seat, render_mode)
 
 
@@ -69,7 +69,7 @@ class SingleAgentEnv(gym.Env):
             raise ValueError(f"seat {seat}: expected 0 to {self.players - 1}")
         self.ruleset = ruleset_of(rules, options)
         self.game = Game(self.ruleset, self.players)
-        self.layout = encoding.Layout(self.players)
+        self.layout = encoding.Layout.of(self.game)
         self.fixed_seat, self.render_mode = seat, render_mode
         high = float(max(len(self.game.deck), self.game.options.deals, encoding.MAX_COUNT))
         self.observation_space = spaces.Dict(
@@ -105,7 +105,9 @@ class SingleAgentEnv(gym.Env):
         if not self.action_masks()[int(action)]:  # as PettingZoo's TerminateIllegalWrapper
             self.ended = True
             return self._observation(), ILLEGAL_REWARD, True, False, {"illegal": int(action)}
-        decided = encoding.advance(self.deal, self.turns[self.seat], int(action))
+        decided = encoding.advance(
+            *encoding.decision(self.deal), self.turns[self.seat], int(action)
+        )
         if decided is not None:
             self._apply(self.seat, decided)
         self._play_others()
@@ -118,7 +120,7 @@ class SingleAgentEnv(gym.Env):
         """The learner's legal actions now (the name MaskablePPO looks for)."""
         if self.match.over or self.deal.to_act != self.seat:
             return np.zeros(encoding.ACTIONS, dtype=np.int8)
-        return encoding.mask(self.deal, self.turns[self.seat])
+        return encoding.mask(*encoding.decision(self.deal), self.turns[self.seat])
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -136,8 +138,11 @@ class SingleAgentEnv(gym.Env):
         from sample_bots import SAMPLES
 
         others = [seat for seat in range(self.players) if seat != self.seat]
+        order = list(self.opponents)
+        if self.fixed_seat is None:  # every order of the table, in the long run
+            self._rng.shuffle(order)
         seated: dict[int, Opponent] = {}
-        for seat, opponent in zip(others, self.opponents, strict=True):
+        for seat, opponent in zip(others, order, strict=True):
             if isinstance(opponent, str):
                 if opponent not in SAMPLES:
                     raise ValueError(f"no sample bot {opponent!r}: expected one of {list(SAMPLES)}")
@@ -163,15 +168,13 @@ class SingleAgentEnv(gym.Env):
         turn = self.turns[seat]
         while True:  # a frozen agent decides in sub-decisions, as the learner does
             seen = {
-                "observation": encoding.observe(
-                    self.deal, seat, turn, self.match.losses, self.layout
-                ),
-                "action_mask": encoding.mask(self.deal, turn),
+                "observation": encoding.observe(self.deal, seat, turn, self.layout),
+                "action_mask": encoding.mask(*encoding.decision(self.deal), turn),
             }
             choice = int(opponent(seen))
             if not 0 <= choice < encoding.ACTIONS or not seen["action_mask"][choice]:
                 raise ValueError(f"the opponent at seat {seat} chose action {choice}: not legal")
-            decided = encoding.advance(self.deal, turn, choice)
+            decided = encoding.advance(*encoding.decision(self.deal), turn, choice)
             if decided is not None:
                 return decided
 
@@ -187,8 +190,6 @@ class SingleAgentEnv(gym.Env):
     def _observation(self) -> dict[str, np.ndarray]:
         turn = self.turns[self.seat] if self.deal.to_act == self.seat else None
         return {
-            "observation": encoding.observe(
-                self.deal, self.seat, turn, self.match.losses, self.layout
-            ),
+            "observation": encoding.observe(self.deal, self.seat, turn, self.layout),
             "action_mask": self.action_masks(),
         }
