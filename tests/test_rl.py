@@ -201,7 +201,7 @@ def test_a_bot_computes_the_same_vector_from_what_it_is_sent(
 
 def test_the_observation_layout_is_documented_in_order() -> None:
     layout = encoding.Layout(4)
-    assert layout.size == 319
+    assert layout.size == 343 and encoding.Layout(3).size == 343
     offsets = list(layout.offsets.values())
     assert offsets == sorted(offsets) and layout.size == offsets[-1] + layout.parts["history"]
     env = raw_env(players=4)

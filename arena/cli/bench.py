@@ -14,6 +14,10 @@ from arena.cli import console, options
 app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
 out = Console(highlight=False)
 
+Seconds = Annotated[float, typer.Option(min=0.05, help="Length of each repeat.")]
+Repeats = Annotated[int, typer.Option(min=1, help="Repeats; figures are medians.")]
+Players = Annotated[int, typer.Option(min=2, help="Seats at the table.")]
+
 
 def _measured(
     what: str, run: Callable[[Callable[[str], None]], dict[str, Any]], json_: bool
@@ -31,9 +35,9 @@ def _measured(
 @app.command()
 def engine(
     json_: options.JsonFlag = False,
-    seconds: Annotated[float, typer.Option(min=0.05, help="Length of each repeat.")] = 2.0,
-    repeats: Annotated[int, typer.Option(min=1, help="Repeats; figures are medians.")] = 5,
-    players: Annotated[int, typer.Option(min=2, help="Seats at the table.")] = 4,
+    seconds: Seconds = 2.0,
+    repeats: Repeats = 5,
+    players: Players = 4,
 ) -> None:
     """Engine decisions and deals per second (4-player classic, random-legal policies)."""
     from arena.bench import engine as bench_engine
@@ -59,7 +63,7 @@ def engine(
 def grpc_(
     json_: options.JsonFlag = False,
     matches: Annotated[int, typer.Option(min=1, help="Matches per repeat and mode.")] = 20,
-    repeats: Annotated[int, typer.Option(min=1, help="Repeats; figures are medians.")] = 5,
+    repeats: Repeats = 5,
     round_trips: Annotated[int, typer.Option(min=10, help="Bare round trips per repeat.")] = 2000,
 ) -> None:
     """The player protocol's cost per decision against in-process play and a bare round trip."""
@@ -231,9 +235,9 @@ def recovery(
 @app.command("rl")
 def rl_(
     json_: options.JsonFlag = False,
-    seconds: Annotated[float, typer.Option(min=0.05, help="Length of each repeat.")] = 2.0,
-    repeats: Annotated[int, typer.Option(min=1, help="Repeats; figures are medians.")] = 5,
-    players: Annotated[int, typer.Option(min=2, help="Seats at the table.")] = 4,
+    seconds: Seconds = 2.0,
+    repeats: Repeats = 5,
+    players: Players = 4,
 ) -> None:
     """Engine decisions and the AEC environment's steps per second (raw and wrapped)."""
     try:

@@ -176,12 +176,19 @@ def _next_card(hand: Sequence[str], chosen: Sequence[str], rank: str) -> str:
     raise ValueError(f"no more cards of rank {rank} in the hand")
 
 
+#: seats the vector has room for whatever the table: a policy learned at one table size
+#: plays at any other up to this many (a larger table widens the vector)
+SEAT_SLOTS = 6
+
+
 class Layout:
     """Where each part of the observation vector starts, for ``players`` seats and
-    ``copies`` cards that make a claimed rank true (four a deck, and the jokers)."""
+    ``copies`` cards that make a claimed rank true (four a deck, and the jokers). Seats
+    take ``max(players, SEAT_SLOTS)`` places, counted from the observer."""
 
     def __init__(self, players: int, copies: int = 4) -> None:
-        self.players = p = players
+        self.players = players
+        self.slots = p = max(players, SEAT_SLOTS)
         self.copies = copies
         self.event_width = len(EVENT_KINDS) + p + 2 + len(RANKS)
         #: the parts in order with their lengths (docs/learning.md)
@@ -286,8 +293,8 @@ def _vector(
     events: Sequence[object],
     turn: Turn | None,
 ) -> np.ndarray:
-    p = L.players
-    v = [0.0] * L.size
+    p = L.players  # seats are counted modulo the table; the parts are L.slots wide
+    v = np.zeros(L.size, np.float32)
     index = _CARD_INDEX
     at = L.at_hand
     for card in hand:
@@ -320,7 +327,7 @@ def _vector(
         v[at + 4 : at + 7] = held, L.copies, max(0, count + held - L.copies)
         v[at + 7 + (author - seat) % p] = 1
     _history(v, L, events, seat)
-    return np.array(v, dtype=np.float32)
+    return v
 
 
 def _stage(phase: str, turn: Turn | None) -> str:
@@ -331,10 +338,10 @@ def _stage(phase: str, turn: Turn | None) -> str:
     return "count" if turn.claim is not None else "choose"
 
 
-def _history(v: list[float], layout: Layout, events: Sequence[object], seat: int) -> None:
+def _history(v: np.ndarray, layout: Layout, events: Sequence[object], seat: int) -> None:
     """The newest :data:`HISTORY` public events of the kinds in :data:`EVENT_KINDS`."""
     p, width, at = layout.players, layout.event_width, layout.at_history
-    kinds = len(EVENT_KINDS)
+    kinds, slots = len(EVENT_KINDS), layout.slots
     slot = 0
     for event in reversed(events):
         encode = _ENCODERS.get(type(event))
@@ -343,7 +350,7 @@ def _history(v: list[float], layout: Layout, events: Sequence[object], seat: int
         kind, actor, number, count, rank = encode(event)
         v[at + kind] = 1
         v[at + kinds + (actor - seat) % p] = 1
-        tail = at + kinds + p
+        tail = at + kinds + slots
         v[tail], v[tail + 1] = number, count
         if rank is not None:
             v[tail + 2 + _RANK_INDEX[rank]] = 1
