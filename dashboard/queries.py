@@ -256,6 +256,7 @@ def _bot_summary(bot: Bot) -> dict[str, Any]:
                 "reason": v.reason,
                 "qualification_match": v.qualification_match_id,
                 "max_matches": v.max_matches,
+                "announced_matches": v.announced_matches,
                 "created_at": v.created_at.isoformat(),
             }
             for v in bot.versions

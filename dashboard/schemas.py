@@ -26,8 +26,10 @@ class VersionPublic(BaseModel):
     reason: str | None
     #: the match that qualified or rejected it (GET /matches/{id}); None before it played
     qualification_match: int | None = None
-    #: an endpoint's own limit of matches at once (None: none)
+    #: an endpoint's own limit of matches at once, set by its owner (None: not set)
     max_matches: int | None = None
+    #: the limit its Hello announced (None: none heard); with neither, 32
+    announced_matches: int | None = None
     created_at: str
 
 

@@ -70,8 +70,8 @@ MaxMatches = Annotated[
     typer.Option(
         "--max-matches",
         min=1,
-        help="Endpoints: the most matches it serves at once, over every worker (default: no"
-        " limit of its own; a bot on a thread-pool server: at most its threads).",
+        help="Endpoints: the most matches it serves at once, over every worker (default:"
+        " what its Hello announces, else 32; a bot on a thread-pool server: its threads).",
     ),
 ]
 
