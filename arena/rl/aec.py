@@ -84,6 +84,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         self.layout = encoding.Layout.of(self.game)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
+        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.agents = self.possible_agents[:]
         high = float(max(len(self.game.deck), self.game.options.deals, encoding.MAX_COUNT))
         observation = spaces.Dict(
@@ -113,6 +114,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         self.match = Match(self.game, seed=self._rng.getrandbits(64))
         self.deal = self.match.next_deal()
         self.turn = encoding.Turn()
+        self._decided: tuple[Any, Any] | None = None
+        self._history = encoding.History()
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -122,12 +125,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         self.agent_selection = self._selected()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.possible_agents.index(agent)
+        seat = self._seats[agent]
         to_act = seat == self.deal.to_act and agent == self.agent_selection
         turn = self.turn if to_act else None
-        vector = encoding.observe(self.deal, seat, turn, self.layout)
-        allowed = encoding.mask(*encoding.decision(self.deal), self.turn) if to_act else _NOTHING
+        vector = encoding.observe(self.deal, seat, turn, self.layout, self._history)
+        allowed = encoding.mask(*self._decision(), self.turn) if to_act else _NOTHING
         return {"observation": vector, "action_mask": allowed}
+
+    def _decision(self) -> tuple[Any, Any]:
+        """The legal actions and hand of the seat to act, once per engine state."""
+        if self._decided is None:
+            self._decided = encoding.decision(self.deal)
+        return self._decided
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -136,10 +145,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
             return
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        seat = self.possible_agents.index(agent)
-        decided = encoding.advance(*encoding.decision(self.deal), self.turn, int(action))
+        decided = encoding.advance(*self._decision(), self.turn, int(action))
         if decided is not None:
-            self.deal.apply(seat, decided)
+            self.deal.apply(self._seats[agent], decided)
+            self._decided = None
             self.turn = encoding.Turn()
             if self.deal.over:
                 self._next_deal()
@@ -151,7 +160,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
     def _next_deal(self) -> None:
         self.match.record(self.deal)
         if not self.match.over:
-            self.deal = self.match.next_deal()
+            self.deal = self.match.next_deal()  # History starts again at a new deal
             return
         for agent, reward in zip(self.agents, place_rewards(self.match), strict=True):
             self.rewards[agent] = reward
@@ -164,7 +173,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
 
     def action_mask(self) -> np.ndarray:
         """The legal actions of the selected agent now."""
-        return encoding.mask(*encoding.decision(self.deal), self.turn)
+        return encoding.mask(*self._decision(), self.turn)
 
     def render(self) -> str | None:
         if self.render_mode is None:

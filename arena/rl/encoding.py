@@ -230,9 +230,33 @@ class Layout:
         return hash((self.players, self.copies))
 
 
-def observe(deal: Deal, seat: int, turn: Turn | None, layout: Layout) -> np.ndarray:
+class History:
+    """The public events of the deal being played, encoded as they come: an environment
+    keeps one, so each step encodes only the events that step made."""
+
+    def __init__(self) -> None:
+        self.deal: Deal | None = None
+        self.seen = 0
+        self.encoded: list[tuple[int, int, int, int, str | None]] = []
+
+    def of(self, deal: Deal) -> list[tuple[int, int, int, int, str | None]]:
+        if deal is not self.deal:
+            self.deal, self.seen, self.encoded = deal, 0, []
+        events = deal.events
+        for event in events[self.seen :]:
+            encode = _ENCODERS.get(type(event))
+            if encode is not None:
+                self.encoded.append(encode(event))
+        self.seen = len(events)
+        return self.encoded
+
+
+def observe(
+    deal: Deal, seat: int, turn: Turn | None, layout: Layout, history: History | None = None
+) -> np.ndarray:
     """Seat ``seat``'s view of ``deal`` as a float32 vector (``turn``: its decision under
-    way, or None when it is not its turn)."""
+    way, or None when it is not its turn; ``history``: the deal's events encoded so far,
+    kept by the caller, else encoded here)."""
     live = None
     if deal.live:
         group = deal.pile[-1]
@@ -248,7 +272,7 @@ def observe(deal: Deal, seat: int, turn: Turn | None, layout: Layout) -> np.ndar
         (deal.pile_count, deal.stock_size, len(deal.discard)),
         deal.round_rank,
         live,
-        deal.events,
+        history.of(deal) if history is not None else _encoded(deal.events),
         turn,
     )
 
@@ -274,7 +298,7 @@ def observe_view(
         (o.pile_size, o.stock_size, o.discard_size),
         o.round_rank,
         tuple(o.live) if o.live is not None else None,
-        events,
+        _encoded(events),
         turn if mine else None,
     )
 
@@ -290,7 +314,7 @@ def _vector(
     sizes: tuple[int, int, int],
     round_rank: str | None,
     live: tuple[int, int, str, int, bool] | None,
-    events: Sequence[object],
+    recent: Sequence[tuple[int, int, int, int, str | None]],
     turn: Turn | None,
 ) -> np.ndarray:
     p = L.players  # seats are counted modulo the table; the parts are L.slots wide
@@ -321,12 +345,12 @@ def _vector(
         v[L.at_round_rank + _RANK_INDEX[round_rank]] = 1
     if live is not None:
         author, placed, rank, count, opening = live
-        held = sum(1 for card in hand if card == JOKER or RANK_OF[card] == rank)
+        held = v[L.at_hand + _RANK_INDEX[rank]] + v[L.at_hand + _RANK_INDEX[JOKER]]
         at = L.at_live
         v[at : at + 4] = 1, placed, count, opening
         v[at + 4 : at + 7] = held, L.copies, max(0, count + held - L.copies)
         v[at + 7 + (author - seat) % p] = 1
-    _history(v, L, events, seat)
+    _history(v, L, recent, seat)
     return v
 
 
@@ -338,25 +362,36 @@ def _stage(phase: str, turn: Turn | None) -> str:
     return "count" if turn.claim is not None else "choose"
 
 
-def _history(v: np.ndarray, layout: Layout, events: Sequence[object], seat: int) -> None:
-    """The newest :data:`HISTORY` public events of the kinds in :data:`EVENT_KINDS`."""
-    p, width, at = layout.players, layout.event_width, layout.at_history
-    kinds, slots = len(EVENT_KINDS), layout.slots
-    slot = 0
+def _encoded(events: Sequence[object]) -> list[tuple[int, int, int, int, str | None]]:
+    """The newest :data:`HISTORY` events of the kinds the window keeps, encoded, oldest
+    first."""
+    kept = []
     for event in reversed(events):
         encode = _ENCODERS.get(type(event))
-        if encode is None:
-            continue
-        kind, actor, number, count, rank = encode(event)
+        if encode is not None:
+            kept.append(encode(event))
+            if len(kept) == HISTORY:
+                break
+    kept.reverse()
+    return kept
+
+
+def _history(
+    v: np.ndarray,
+    layout: Layout,
+    recent: Sequence[tuple[int, int, int, int, str | None]],
+    seat: int,
+) -> None:
+    """The newest :data:`HISTORY` of the encoded ``recent`` events, newest first."""
+    p, width, at = layout.players, layout.event_width, layout.at_history
+    kinds, slots = len(EVENT_KINDS), layout.slots
+    for kind, actor, number, count, rank in reversed(recent[-HISTORY:]):
         v[at + kind] = 1
         v[at + kinds + (actor - seat) % p] = 1
         tail = at + kinds + slots
         v[tail], v[tail + 1] = number, count
         if rank is not None:
             v[tail + 2 + _RANK_INDEX[rank]] = 1
-        slot += 1
-        if slot == HISTORY:
-            return
         at += width
 
 
