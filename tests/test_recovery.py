@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -43,6 +44,7 @@ from tests.support.workers import (
     wait_done,
     worker_in_this_process,
 )
+from worker import rq_classes
 
 
 def _rq_time(moment: datetime) -> str:
@@ -176,6 +178,51 @@ def test_one_reconciler_sends_the_whole_queue_again_after_a_restart(
         assert runner.first_to_resend(arena.queue, "run-a")
         assert not runner.first_to_resend(arena.queue, "run-a"), "another reconciler"
         assert runner.first_to_resend(arena.queue, "run-b"), "the next restart"
+
+
+def test_a_worker_takes_no_job_until_it_can_play(redis_url: str) -> None:
+    """A worker started after another died would take the front of the queue (the dead
+    one's matches, queued again) and hold it started while it loads what playing needs,
+    as the live workers played past them (the chaos run on a slow machine: 35 s). It
+    registers, says it is preparing, and leaves the queue alone until it is prepared."""
+    connection = work_queue.connect(redis_url)
+    queue = work_queue.match_queue(connection)
+    job = queue.enqueue("os.system", "true")  # foreign: refused once taken, nothing runs
+    preparing, release = threading.Event(), threading.Event()
+    seen: dict[str, object] = {}
+
+    def prepare(_: rq_classes.MatchWorker) -> None:
+        preparing.set()
+        release.wait()
+
+    worker = rq_classes.MatchWorker(
+        [rq_classes.locked_queue(connection)], connection=connection, prepare=prepare
+    )
+
+    def look_while_it_prepares() -> None:
+        try:
+            if not preparing.wait(30):
+                return
+            deadline = time.monotonic() + 30  # a hang guard: the state comes within ms
+            while connection.hget(worker.key, "state") != rq_classes.PREPARING.encode():
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.01)
+            seen["state"] = rq_classes.PREPARING
+            seen["queued"] = queue.get_job_ids()
+            seen["status"] = connection.hget(Job.key_for(job.id), "status")
+        finally:
+            release.set()
+
+    observer = threading.Thread(target=look_while_it_prepares, daemon=True)
+    observer.start()
+    worker.work(burst=True)  # in this thread: RQ installs signal handlers
+    observer.join()
+    assert seen.get("state") == rq_classes.PREPARING, "never said it was preparing"
+    assert seen["queued"] == [job.id] and seen["status"] == b"queued", seen
+    assert queue.get_job_ids() == [] and not connection.exists(Job.key_for(job.id)), (
+        "taken and refused once prepared"
+    )
 
 
 @contextlib.contextmanager

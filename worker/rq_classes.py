@@ -11,6 +11,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue, SimpleWorker, Worker, worker_registration
 from rq.job import Job
 from rq.serializers import JSONSerializer
@@ -21,6 +23,8 @@ log = logging.getLogger(__name__)
 
 #: what a worker's registration says of its sandbox until it has probed it
 UNPREPARED = "checking"
+#: a worker's state (beside RQ's idle, busy, ...) while it loads what playing needs
+PREPARING = "preparing"
 
 
 class ForeignJob(RuntimeError):
@@ -100,7 +104,9 @@ class MatchWorker(SimpleWorker):
     ``sandbox`` (how this worker runs uploaded bots) is written beside the worker's
     registration for the workers page. ``prepare(worker)``, if given, runs in a thread
     once the worker is registered (it may probe the sandbox and call
-    :meth:`set_sandbox`); a job waits until it is done."""
+    :meth:`set_sandbox`); the worker takes no job until it is done: a worker started
+    after another died would take the front of the queue (the dead one's matches, queued
+    again) and hold it while it loads, and the live workers would play past them."""
 
     #: while Redis is away an idle worker retries every second (RQ doubles its wait up
     #: to a minute, and keeps the doubled wait for the next outage)
@@ -138,13 +144,6 @@ class MatchWorker(SimpleWorker):
         finally:
             self._prepared.set()
 
-    def prepare_job_execution(self, job: Job, remove_from_intermediate_queue: bool = False) -> None:
-        """As RQ's (the job is started and off the intermediate list), then wait until the
-        worker is prepared: a job waits started, where the reconciler's clock for it runs,
-        never invisible in between."""
-        super().prepare_job_execution(job, remove_from_intermediate_queue)
-        self._prepared.wait()
-
     def set_sandbox(self, description: str) -> None:
         """Say how this worker runs uploaded bots, beside its registration."""
         self.sandbox = description
@@ -174,7 +173,10 @@ class MatchWorker(SimpleWorker):
     def dequeue_job_and_maintain_ttl(
         self, timeout: int | None, max_idle_time: int | None = None
     ) -> tuple[Job, Queue] | None:
-        """As RQ's, but a job that cannot even be loaded is refused, not fatal."""
+        """As RQ's once the worker is prepared (None if told to stop before), but a job
+        that cannot even be loaded is refused, not fatal."""
+        if not self._wait_until_prepared():
+            return None
         while True:
             try:
                 return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
@@ -183,6 +185,24 @@ class MatchWorker(SimpleWorker):
                 if job_id is None or queue is None:
                     raise
                 self._refuse(job_id, queue, f"it cannot be loaded ({type(error).__name__})")
+
+    def _wait_until_prepared(self) -> bool:
+        """Wait, registered and heartbeating, until the worker can play and Redis answers
+        (a heartbeat registers it again if Redis came back empty meanwhile); False if it
+        was told to stop."""
+        if self._prepared.is_set():
+            return True
+        self.set_state(PREPARING)
+        while not self._stop_requested:
+            prepared = self._prepared.wait(1.0)
+            try:
+                self.heartbeat()
+            except (RedisConnectionError, RedisTimeoutError) as error:
+                log.warning("worker %s: Redis is away while it prepares: %s", self.name, error)
+                continue
+            if prepared:
+                return True
+        return False
 
     def _refuse(self, job_id: str, queue: Queue, reason: str) -> None:
         log.error(

@@ -152,8 +152,8 @@ def _log_to_stderr(level: str) -> None:
 def run(burst: bool = False, reconcile: bool = True) -> None:
     """Play queued matches until stopped. The worker is listening as soon as it has
     reached the database and Redis; what only playing needs (the sandbox probe, the
-    referee and gRPC) is loaded beside it (``_prepare``), and a job that comes first
-    waits for it."""
+    referee and gRPC) is loaded beside it (``_prepare``), and it takes no job before
+    that is done."""
     level = os.environ.get("ARENA_LOG_LEVEL", "INFO")
     _log_to_stderr(level)
     settings = Settings.from_env()
