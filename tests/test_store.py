@@ -201,9 +201,12 @@ def test_a_lost_claim_cannot_record(db: Database) -> None:
     assert [m for m, _ in repairs.requeued] == [match_id]
     second = matches.claim(db, match_id, "w2")
     assert second is not None and second.claim != first.claim
+    assert matches.renew(db, [match_id], first.claim) == set(), "its lease is not the first's"
+    assert matches.renew(db, [match_id], second.claim) == {match_id}
     log = play(first)
     assert matches.record(db, first, log, 1.0) is False, "the presumed-dead worker is ignored"
     assert matches.record(db, second, play(second), 1.0) is True
+    assert matches.renew(db, [match_id], second.claim) == set(), "recorded: nothing to renew"
     with db.read() as s:
         assert s.get(Match, match_id).attempts == 2
         assert s.scalar(select(func.count()).select_from(MatchLog)) == 1

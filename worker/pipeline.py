@@ -79,6 +79,8 @@ class Pipeline:
         self._playing_inside = 0  # in-process matches not played yet
         self._playing_sandboxed = 0  # of the outside ones: with an uploaded bot
         self._pending: list[matches.PlayedMatch] = []
+        #: open matches being recorded or given back: a lease not renewed then was not lost
+        self._settling: set[int] = set()
         self._oldest = 0.0  # when the first pending result was played (monotonic)
         self._flushing = False
         self._outcomes = Outcomes()
@@ -205,6 +207,7 @@ class Pipeline:
         except Exception as error:  # the platform's: the bots' failures are in the log
             with self._cond:
                 self._one_fewer_playing(plan)
+                self._settling.add(plan.match_id)
             threading.Thread(target=self._give_back, args=(plan, error), daemon=True).start()
             return
         with self._cond:
@@ -245,6 +248,7 @@ class Pipeline:
         with self._cond:
             self._outcomes.failures.append(f"match {plan.match_id}: {reason}")
             self._open.pop(plan.match_id, None)
+            self._settling.discard(plan.match_id)
             self._cond.notify_all()
 
     # ------------------------------------------------------------------ recording
@@ -258,11 +262,14 @@ class Pipeline:
                 if not self._flush_due():
                     continue
                 batch, self._pending, self._flushing = self._pending, [], True
+                recording = {played.plan.match_id for played in batch}
+                self._settling |= recording
             try:
                 self._flush(batch)
             finally:
                 with self._cond:
                     self._flushing = False
+                    self._settling -= recording
                     self._cond.notify_all()
 
     def _flush_due(self) -> bool:
@@ -348,11 +355,17 @@ class Pipeline:
             for token, still in by_claim.items():
                 try:
                     renewed = matches.renew(self.db, sorted(still), token)
-                    if renewed < len(still):
-                        lost = len(still) - renewed
-                        log.warning("matches %s: %d claims were lost", still, lost)
                 except Exception:  # a failed renewal is retried at the next beat
                     log.exception("matches %s: cannot renew the leases", still)
+                    continue
+                with self._cond:  # recorded or given back meanwhile: not lost
+                    lost = [
+                        m
+                        for m in still
+                        if m not in renewed and m in self._open and m not in self._settling
+                    ]
+                if lost:
+                    log.warning("matches %s: their claims were lost (played again elsewhere)", lost)
 
     # ------------------------------------------------------------------ timing
 

@@ -168,6 +168,7 @@ _RENEW = (
         _matches.c.status == MatchStatus.RUNNING,
     )
     .values(lease_until=bindparam("lease_until"))
+    .returning(_matches.c.id)
 )
 
 
@@ -303,13 +304,13 @@ def mark_stale(session: Session, match_id: int, token: str, retired: list[str]) 
     return bool(changed)
 
 
-def renew(db: Database, match_ids: list[int], token: str, lease: timedelta = LEASE) -> int:
-    """Extend the leases of the claimed matches still running; how many were extended."""
+def renew(db: Database, match_ids: list[int], token: str, lease: timedelta = LEASE) -> set[int]:
+    """Extend the leases of the claimed matches still running; the ids extended."""
     return db.transaction(
-        lambda session: (
+        lambda session: set(
             session.connection()
             .execute(_RENEW, {"matches": match_ids, "token": token, "lease_until": now() + lease})
-            .rowcount
+            .scalars()
         )
     )
 
