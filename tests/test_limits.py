@@ -9,10 +9,14 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 import uvicorn
+from fastapi.testclient import TestClient
 
+from arena.platform.settings import Settings
+from arena.store.owners import add_owner
 from dashboard.app import create_app
 from dashboard.limits import MAX_BODY_BYTES
 from tests.sandboxing import listeners
@@ -84,9 +88,11 @@ def test_a_body_within_the_cap_still_passes(app_and_token) -> None:  # noqa: ANN
     assert answer.status_code != 413, answer.text
 
 
-def test_submissions_are_limited_per_owner(app_and_token, monkeypatch) -> None:  # noqa: ANN001
-    client, token, _ = app_and_token
-    monkeypatch.setenv("ARENA_SUBMISSIONS_PER_HOUR", "3")
+def test_submissions_are_limited_per_owner(settings: Settings) -> None:
+    environ = {"ARENA_SUBMISSIONS_PER_HOUR": "3", "ARENA_DATA_DIR": str(settings.data_dir)}
+    client, token = _client(
+        replace(settings, submission_rate=Settings.from_env(environ).submission_rate)
+    )
     body = {"name": "fast", "kind": "sample", "target": "random"}
     assert client.post("/api/v1/bots", headers=auth(token), json=body).status_code == 202
     for _ in range(2):
@@ -133,9 +139,10 @@ def test_an_owners_endpoint_on_this_machine_or_network_is_refused(
         assert [listener.accepted for listener in found] == [0, 0]
 
 
-def test_the_operator_may_allow_private_endpoints(app_and_token, monkeypatch) -> None:  # noqa: ANN001
-    client, token, _ = app_and_token
-    monkeypatch.setenv("ARENA_ALLOW_PRIVATE_ENDPOINTS", "1")
+def test_the_operator_may_allow_private_endpoints(settings: Settings) -> None:
+    environ = {"ARENA_ALLOW_PRIVATE_ENDPOINTS": "1", "ARENA_DATA_DIR": str(settings.data_dir)}
+    allowed = Settings.from_env(environ).allow_private_endpoints
+    client, token = _client(replace(settings, allow_private_endpoints=allowed))
     with listeners((socket.AF_INET, ("127.0.0.1", 0))) as found:
         target = f"127.0.0.1:{found[0].address[1]}"
         answer = client.post(
@@ -144,3 +151,10 @@ def test_the_operator_may_allow_private_endpoints(app_and_token, monkeypatch) ->
             json={"name": "lan", "kind": "endpoint", "target": target},
         )
     assert answer.status_code == 202, answer.text  # queued for a worker's qualification
+
+
+def _client(settings: Settings) -> tuple[TestClient, str]:
+    """The app on ``settings`` (as the operator started it) and owner alice's token."""
+    client = TestClient(create_app(settings))
+    _, token = client.app.state.platform.db.transaction(lambda s: add_owner(s, "alice"))
+    return client, token

@@ -5,6 +5,7 @@ of them on the public leaderboard."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.engine import Ruleset
+from arena.platform.settings import Settings
 from arena.store import bots, tournaments
 from arena.store.models import BotKind, BotVersion, Owner, TournamentStatus
 from arena.store.owners import add_owner
@@ -179,7 +181,7 @@ def test_an_owner_cannot_start_the_operators_tournament_or_another_owners(rivals
     assert len(arena.queue) == 0
 
 
-def test_a_private_tournament_stays_within_its_limits(rivals, monkeypatch) -> None:  # noqa: ANN001
+def test_a_private_tournament_stays_within_its_limits(rivals) -> None:  # noqa: ANN001
     client, alice, _, _ = rivals
     body = {"bots": ["alices", *SAMPLES[:2]], "table_size": 3}
 
@@ -198,7 +200,10 @@ def test_a_private_tournament_stays_within_its_limits(rivals, monkeypatch) -> No
     test = {"name": "another-ab", "new": "alices:2", "base": "alices:1"}
     refused = client.post("/api/v1/abtests", headers=auth(alice), json=test)
     assert refused.status_code == 400 and "at most 3" in refused.text
-    monkeypatch.setenv("ARENA_PRIVATE_MAX_RUNNING", "4")
+    platform = client.app.state.platform  # the operator restarts it with a higher limit
+    environ = {"ARENA_PRIVATE_MAX_RUNNING": "4", "ARENA_DATA_DIR": str(platform.settings.data_dir)}
+    limits = Settings.from_env(environ).private_limits
+    platform.settings = replace(platform.settings, private_limits=limits)
     assert create("third").status_code == 201
 
 

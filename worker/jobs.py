@@ -50,14 +50,15 @@ def database() -> Database:
 def runtime() -> Runtime:
     """The worker's runtime, started on first use (imported then too: a worker registers
     before it loads the referee, gRPC and the sandboxes; see ``warm_up``)."""
-    from worker.runtime import Runtime, concurrency_from_env, policy_from_env
+    from worker.runtime import Runtime
+    from worker.warm import WarmPolicy
 
     cache = ArtifactCache(settings().data_dir / "artifacts", database())
     return Runtime(
         hidden=[settings().data_dir],
         cache=cache,
-        concurrency=concurrency_from_env(),
-        policy=policy_from_env(),
+        concurrency=settings().worker_concurrency,
+        policy=WarmPolicy(match_cpu_seconds=settings().match_cpu_seconds),
     )
 
 

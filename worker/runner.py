@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import threading
 import time
 from datetime import timedelta
@@ -154,9 +153,9 @@ def run(burst: bool = False, reconcile: bool = True) -> None:
     reached the database and Redis; what only playing needs (the sandbox probe, the
     referee and gRPC) is loaded beside it (``_prepare``), and it takes no job before
     that is done."""
-    level = os.environ.get("ARENA_LOG_LEVEL", "INFO")
-    _log_to_stderr(level)
     settings = Settings.from_env()
+    level = settings.log_level
+    _log_to_stderr(level)
     if not settings.redis_url:
         raise SystemExit("set REDIS_URL to the Redis that carries the matches")
     jobs.database()  # connect and migrate before taking work

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import os
 import threading
 import time
 from collections.abc import Coroutine, Sequence
@@ -25,6 +24,7 @@ from typing import Any, TypeVar
 
 from arena.engine import Ruleset
 from arena.fairplay.counting import Tally
+from arena.platform.settings import DEFAULT_WORKER_CONCURRENCY
 from arena.referee import Referee, RefereeSettings
 from arena.referee.seats import SessionPool
 from arena.store.cache import ArtifactCache
@@ -35,20 +35,14 @@ from worker.warm import SeatLease, WarmPolicy, WarmSandboxes
 
 T = TypeVar("T")
 
-#: ``ARENA_WORKER_CONCURRENCY``: matches with outside bots a worker plays at once,
-#: whatever jobs they came from. Default 64: bots that wait on a model keep twice the
-#: decisions in flight of 16 (docs/benchmarks.md); a bot that serves fewer streams says
-#: so (its Hello or its owner), and one that says nothing is seated in at most
-#: ``DEFAULT_ENDPOINT_MATCHES`` (arena/store/bots.py). Matches of in-process bots only
-#: are pure CPU and run one at a time.
-CONCURRENCY_ENV = "ARENA_WORKER_CONCURRENCY"
-DEFAULT_CONCURRENCY = 64
+#: matches with outside bots a worker plays at once (``ARENA_WORKER_CONCURRENCY``,
+#: arena/platform/settings.py); matches of in-process bots only are pure CPU and run one
+#: at a time
+DEFAULT_CONCURRENCY = DEFAULT_WORKER_CONCURRENCY
 #: matches with an uploaded bot a worker plays at once (at most its concurrency): they
 #: only compute (a sandbox has no network), and at 64 their sandboxes' start-up took
 #: 7.9 s a match and halved the decisions per second (docs/benchmarks.md)
 SANDBOXED_CONCURRENCY = 16
-#: ``ARENA_MATCH_CPU_SECONDS``: CPU seconds an uploaded bot may use in one match
-MATCH_CPU_ENV = "ARENA_MATCH_CPU_SECONDS"
 
 
 def in_process(plan: MatchPlan) -> bool:
@@ -59,29 +53,6 @@ def in_process(plan: MatchPlan) -> bool:
 def sandboxed(plan: MatchPlan) -> bool:
     """A match with an uploaded bot: it plays within ``SANDBOXED_CONCURRENCY``."""
     return any(seat.kind is BotKind.PATH for seat in plan.seats)
-
-
-def concurrency_from_env() -> int:
-    return int(_positive_from_env(CONCURRENCY_ENV, DEFAULT_CONCURRENCY, int))
-
-
-def policy_from_env() -> WarmPolicy:
-    return WarmPolicy(
-        match_cpu_seconds=_positive_from_env(MATCH_CPU_ENV, WarmPolicy.match_cpu_seconds, float)
-    )
-
-
-def _positive_from_env(name: str, default: float, kind: type[int] | type[float]) -> float:
-    text = os.environ.get(name, "")
-    try:
-        value = kind(text) if text else default
-    except ValueError:
-        raise SystemExit(
-            f"{name}={text!r} is not a {'whole ' if kind is int else ''}number"
-        ) from None
-    if value <= 0:
-        raise SystemExit(f"{name} must be above 0")
-    return value
 
 
 @dataclass(frozen=True)

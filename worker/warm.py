@@ -33,7 +33,7 @@ from pathlib import Path
 from arena.platform.sandbox import Limits, Sandbox
 from arena.platform.sandbox.box import DEFAULT_LIMITS
 from arena.platform.sandbox.meter import CpuMeter
-from arena.platform.sandbox.seat import MATCH_CPU_SECONDS
+from arena.platform.settings import MATCH_CPU_SECONDS
 
 log = logging.getLogger(__name__)
 

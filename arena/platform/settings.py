@@ -1,30 +1,45 @@
-"""Where the platform keeps its state, from the environment (one place, read once).
+"""Every environment variable the platform reads, in one place, read once per process
+(the table of them all, with their defaults: docs/operations.md, "Environment").
 
 ``ARENA_DATA_DIR`` (default ``$XDG_DATA_HOME/arena``, that is ``~/.local/share/arena``,
 whatever the current folder) holds the SQLite database, the private Redis and logs.
 ``ARENA_DATABASE_URL`` selects another database (for example
 ``postgresql+psycopg://user@host/db``); ``REDIS_URL`` an existing Redis. Without
 ``REDIS_URL``, the Redis of an ``arena up`` running on the same data directory is used
-(it writes where it runs to ``running.json`` there). ``ARENA_QUEUE`` names the queue
-(default ``arena-matches``): platforms that share one Redis keep apart by their queue
-names. A worker on another machine needs only ``ARENA_DATABASE_URL`` and ``REDIS_URL``
-(and the platform's ``ARENA_QUEUE``, if it set one). ``ARENA_OPERATOR_TOKEN``, when
-set, is the operator's API token (competitions, any ladder); without it the operator
-works from the command line only.
+(it writes where it runs to ``running.json`` there). ``ARENA_QUEUE`` names the queue:
+platforms that share one Redis keep apart by their queue names. A worker on another
+machine needs only ``ARENA_DATABASE_URL`` and ``REDIS_URL`` (and the platform's
+``ARENA_QUEUE``, if it set one). The rest tune workers, sandboxes and what owners may
+do; a value that is not what its variable takes stops the process with a message
+naming the variable.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from arena.store.limits import PrivateLimits, SubmissionRate
 
 #: what ``arena up`` writes in the data directory while it runs
 RUNNING_FILE = "running.json"
 #: the queue's name unless ``ARENA_QUEUE`` says otherwise
 DEFAULT_QUEUE = "arena-matches"
+#: matches with outside bots a worker plays at once, whatever jobs they came from: bots
+#: that wait on a model keep twice the decisions in flight of 16 (docs/benchmarks.md);
+#: a bot that serves fewer streams says so (its Hello or its owner), and one that says
+#: nothing is seated in at most ``DEFAULT_ENDPOINT_MATCHES`` (arena/store/bots.py)
+DEFAULT_WORKER_CONCURRENCY = 64
+#: CPU seconds a seat may use in one match (more forfeits it)
+MATCH_CPU_SECONDS = 30.0
+UNSANDBOXED_ENV = "ARENA_UNSANDBOXED"
+SANDBOX_UIDS_ENV = "ARENA_SANDBOX_UIDS"
+DEFAULT_SANDBOX_UIDS = range(600_000, 700_000)
+_OFF = ("", "0", "false", "no")
 
 
 @dataclass(frozen=True)
@@ -35,19 +50,97 @@ class Settings:
     queue_name: str = DEFAULT_QUEUE
     #: the operator's API token (None: the operator's API is off)
     operator_token: str | None = field(default=None, repr=False)
+    worker_concurrency: int = DEFAULT_WORKER_CONCURRENCY
+    match_cpu_seconds: float = MATCH_CPU_SECONDS
+    log_level: str = "INFO"
+    private_limits: PrivateLimits = field(default_factory=PrivateLimits)
+    submission_rate: SubmissionRate = field(default_factory=SubmissionRate)
+    allow_private_endpoints: bool = False
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
         data_dir = data_dir_from(env)
         url = env.get("ARENA_DATABASE_URL") or f"sqlite:///{data_dir / 'arena.db'}"
         redis_url = env.get("REDIS_URL") or (running(data_dir) or {}).get("redis_url")
-        queue_name = env.get("ARENA_QUEUE") or DEFAULT_QUEUE
-        operator_token = env.get("ARENA_OPERATOR_TOKEN") or None
-        return cls(data_dir, url, redis_url or None, queue_name, operator_token)
+        limits = PrivateLimits()
+        return cls(
+            data_dir,
+            url,
+            redis_url or None,
+            queue_name=env.get("ARENA_QUEUE") or DEFAULT_QUEUE,
+            operator_token=env.get("ARENA_OPERATOR_TOKEN") or None,
+            worker_concurrency=_positive(
+                env, "ARENA_WORKER_CONCURRENCY", DEFAULT_WORKER_CONCURRENCY
+            ),
+            match_cpu_seconds=_positive(env, "ARENA_MATCH_CPU_SECONDS", MATCH_CPU_SECONDS),
+            log_level=_log_level(env.get("ARENA_LOG_LEVEL") or "INFO"),
+            private_limits=PrivateLimits(
+                games=_positive(env, "ARENA_PRIVATE_MAX_GAMES", limits.games),
+                tables=_positive(env, "ARENA_PRIVATE_MAX_TABLES", limits.tables),
+                deadline=_positive(env, "ARENA_PRIVATE_MAX_DEADLINE", limits.deadline),
+                running=_positive(env, "ARENA_PRIVATE_MAX_RUNNING", limits.running),
+            ),
+            submission_rate=SubmissionRate(
+                _positive(env, "ARENA_SUBMISSIONS_PER_HOUR", SubmissionRate.per_hour)
+            ),
+            allow_private_endpoints=_switch(env, "ARENA_ALLOW_PRIVATE_ENDPOINTS"),
+        )
 
 
-def data_dir_from(env: dict[str, str] | os._Environ[str]) -> Path:
+def unsandboxed(env: Mapping[str, str] | None = None) -> bool:
+    """``ARENA_UNSANDBOXED``: uploaded bots run without namespaces (rlimits only), for a
+    single trusted user on a machine where bubblewrap cannot run."""
+    return _switch(os.environ if env is None else env, UNSANDBOXED_ENV)
+
+
+def sandbox_uids(env: Mapping[str, str] | None = None) -> range:
+    """``ARENA_SANDBOX_UIDS`` (``first-last``): the host uids leased to sandboxes."""
+    text = (os.environ if env is None else env).get(SANDBOX_UIDS_ENV, "")
+    if not text:
+        return DEFAULT_SANDBOX_UIDS
+    first, _, last = text.partition("-")
+    try:
+        found = range(int(first), int(last or first) + 1)
+    except ValueError:
+        found = range(0)
+    if not found or found.start <= 65534 < found.stop or found.start < 1000:
+        raise ValueError(f"{SANDBOX_UIDS_ENV}={text}: give a range of unused uids above 65534")
+    return found
+
+
+N = TypeVar("N", int, float)
+
+
+def _positive(env: Mapping[str, str], name: str, default: N) -> N:
+    """The variable as a number of the default's type above 0, else the default."""
+    text = env.get(name, "")
+    if not text:
+        return default
+    kind = type(default)
+    try:
+        value = kind(text)
+    except ValueError:
+        raise SystemExit(
+            f"{name}={text!r} is not a {'whole ' if kind is int else ''}number"
+        ) from None
+    if value <= 0:
+        raise SystemExit(f"{name} must be above 0")
+    return value
+
+
+def _switch(env: Mapping[str, str], name: str) -> bool:
+    return env.get(name, "").strip().lower() not in _OFF
+
+
+def _log_level(text: str) -> str:
+    level = text.strip().upper()
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+        raise SystemExit(f"ARENA_LOG_LEVEL={text!r}: give DEBUG, INFO, WARNING or ERROR")
+    return level
+
+
+def data_dir_from(env: Mapping[str, str]) -> Path:
     if env.get("ARENA_DATA_DIR"):
         return Path(env["ARENA_DATA_DIR"]).expanduser().resolve()
     base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")

@@ -29,6 +29,7 @@ from arena.store.bots import check_name
 from arena.store.db import Database
 from arena.store.errors import Conflict, Forbidden, Invalid, NotFound
 from arena.store.jobs import new_job_id
+from arena.store.limits import PrivateLimits
 from arena.store.models import (
     ABTEST_OVER,
     OPEN_STATUSES,
@@ -124,9 +125,10 @@ def create(
     batch: int = DEFAULT_BATCH,
     settings: RefereeSettings | None = None,
     owner: Owner | None = None,
+    limits: PrivateLimits | None = None,
 ) -> AbTest:
     """A test, not started. ``owner`` (None: the operator) tests only their own bots'
-    versions, against a field of their bots and the samples."""
+    versions, against a field of their bots and the samples, within ``limits``."""
     name = check_name(name, "A/B test")
     if session.scalar(select(AbTest).where(AbTest.name == name)) is not None:
         raise Conflict(f"an A/B test named {name!r} exists already")
@@ -171,7 +173,7 @@ def create(
         raise Invalid("an A/B test keeps at least one pair in play")
     settings = settings or RefereeSettings()
     if owner is not None:
-        limits = rights.PrivateLimits.from_env()
+        limits = limits or PrivateLimits()
         rights.check_running_private(session, owner, limits)
         if settings.deadline > limits.deadline:
             raise Invalid(f"your A/B test's deadline is at most {limits.deadline:g} s")

@@ -12,14 +12,13 @@ hour. docs/api.md has every route's rights in one table.
 from __future__ import annotations
 
 import math
-import os
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.store.errors import Forbidden, Invalid, TooMany
+from arena.store.limits import PrivateLimits, SubmissionRate
 from arena.store.models import (
     Bot,
     BotKind,
@@ -30,26 +29,6 @@ from arena.store.models import (
     TournamentStatus,
     now,
 )
-
-
-@dataclass(frozen=True)
-class PrivateLimits:
-    """What one owner's private tournaments may ask for (``ARENA_PRIVATE_*``)."""
-
-    games: int = 200
-    tables: int = 2
-    deadline: float = 5.0
-    running: int = 3
-
-    @classmethod
-    def from_env(cls) -> PrivateLimits:
-        env, default = os.environ, cls()
-        return cls(
-            games=int(env.get("ARENA_PRIVATE_MAX_GAMES", default.games)),
-            tables=int(env.get("ARENA_PRIVATE_MAX_TABLES", default.tables)),
-            deadline=float(env.get("ARENA_PRIVATE_MAX_DEADLINE", default.deadline)),
-            running=int(env.get("ARENA_PRIVATE_MAX_RUNNING", default.running)),
-        )
 
 
 def check_private(
@@ -106,17 +85,6 @@ def check_may_run(owner: Owner | None, tournament: Tournament) -> None:
     if owner is not None and tournament.owner_id != owner.id:
         whose = "the operator's" if tournament.owner_id is None else "another owner's"
         raise Forbidden(f"tournament {tournament.name!r} is {whose}: you may not run it")
-
-
-@dataclass(frozen=True)
-class SubmissionRate:
-    """How many versions one owner may submit in an hour (``ARENA_SUBMISSIONS_PER_HOUR``)."""
-
-    per_hour: int = 12
-
-    @classmethod
-    def from_env(cls) -> SubmissionRate:
-        return cls(int(os.environ.get("ARENA_SUBMISSIONS_PER_HOUR", cls.per_hour)))
 
 
 def check_submission_rate(session: Session, owner: Owner, rate: SubmissionRate) -> None:

@@ -15,6 +15,7 @@ from arena.store import ladder, rights
 from arena.store.bots import active_version, check_name, owner_teams
 from arena.store.errors import Conflict, Invalid, NotFound
 from arena.store.jobs import job_sizes, new_job_id
+from arena.store.limits import PrivateLimits
 from arena.store.models import (
     Bot,
     BotVersion,
@@ -28,7 +29,6 @@ from arena.store.models import (
     TournamentStatus,
     now,
 )
-from arena.store.rights import PrivateLimits
 
 #: name prefixes of the platform's own tournaments (A/B tests, qualification matches)
 RESERVED = ("abtest.", "platform.")

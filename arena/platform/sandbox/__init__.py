@@ -9,10 +9,11 @@ sandbox, ``bwrap`` for what the bot sees, ``cgroup`` for the limits.
 
 from typing import TYPE_CHECKING, Any
 
-from arena.platform.sandbox.box import UNSANDBOXED_ENV, Sandbox, scrub, unsandboxed
+from arena.platform.sandbox.box import Sandbox, scrub, unsandboxed
 from arena.platform.sandbox.errors import SandboxError, SandboxUnavailable
 from arena.platform.sandbox.limits import Limits
 from arena.platform.sandbox.probe import availability
+from arena.platform.settings import UNSANDBOXED_ENV
 
 if TYPE_CHECKING:
     from arena.platform.sandbox.seat import SandboxedSeat

@@ -31,13 +31,11 @@ from arena.platform.sandbox.errors import SandboxError, SandboxUnavailable
 from arena.platform.sandbox.limits import Limits
 from arena.platform.sandbox.meter import process_tree_cpu
 from arena.platform.sandbox.uids import NoUidLeft, UidLease
+from arena.platform.settings import unsandboxed
 
 log = logging.getLogger(__name__)
 DEFAULT_LIMITS = Limits()
 
-#: ``ARENA_UNSANDBOXED=1`` runs uploaded bots without namespaces (rlimits only): for a
-#: single trusted user on a machine where bubblewrap cannot run. Off by default.
-UNSANDBOXED_ENV = "ARENA_UNSANDBOXED"
 SOCKET = "bot.sock"
 #: host uid that owns a socket folder once the bot listens (not mapped into the sandbox)
 _NOBODY = 65534
@@ -52,10 +50,6 @@ _ENV = {
     "PYTHONNOUSERSITE": "1",
 }
 _JOIN_GROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
-
-
-def unsandboxed() -> bool:
-    return os.environ.get(UNSANDBOXED_ENV, "") not in ("", "0", "false", "no")
 
 
 def _scratch_root() -> str:

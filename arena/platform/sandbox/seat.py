@@ -9,10 +9,8 @@ from collections.abc import Awaitable
 
 from arena.platform.sandbox.box import Sandbox
 from arena.platform.sandbox.meter import CpuMeter
+from arena.platform.settings import MATCH_CPU_SECONDS
 from arena.referee.seats import FailureKind, GrpcSeat, SeatFailure, SessionPool
-
-#: CPU seconds an uploaded bot may use in one match (its decisions and its start)
-MATCH_CPU_SECONDS = 30.0
 
 
 class SandboxedSeat(GrpcSeat):

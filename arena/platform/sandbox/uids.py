@@ -16,8 +16,7 @@ import random
 import tempfile
 from pathlib import Path
 
-RANGE_ENV = "ARENA_SANDBOX_UIDS"
-DEFAULT_RANGE = range(600_000, 700_000)
+from arena.platform.settings import SANDBOX_UIDS_ENV, sandbox_uids
 
 
 class NoUidLeft(RuntimeError):
@@ -25,14 +24,7 @@ class NoUidLeft(RuntimeError):
 
 
 def uid_range() -> range:
-    text = os.environ.get(RANGE_ENV, "")
-    if not text:
-        return DEFAULT_RANGE
-    first, _, last = text.partition("-")
-    found = range(int(first), int(last or first) + 1)
-    if not found or found.start <= 65534 < found.stop or found.start < 1000:
-        raise ValueError(f"{RANGE_ENV}={text}: give a range of unused uids above 65534")
-    return found
+    return sandbox_uids()
 
 
 def _folder() -> Path:
@@ -58,7 +50,7 @@ class UidLease:
                 continue
             self.uid, self._fd = uid, fd
             return
-        raise NoUidLeft(f"all {len(uids)} sandbox uids are in use ({RANGE_ENV})")
+        raise NoUidLeft(f"all {len(uids)} sandbox uids are in use ({SANDBOX_UIDS_ENV})")
 
     def release(self) -> None:
         if self._fd >= 0:

@@ -53,6 +53,7 @@ def create_abtest(body: AbTestCreate, owner: OwnerDep, platform: PlatformDep) ->
             max_matches=body.max_matches,
             settings=RefereeSettings(deadline=body.deadline),
             owner=owner,
+            limits=platform.settings.private_limits,
         )
     )
     with platform.db.read() as session:

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 
 from fastapi import APIRouter, status
 
-from arena.endpoints import ALLOW_PRIVATE_ENV, EndpointError, pinned_public
+from arena.endpoints import EndpointError, pinned_public
 from arena.platform import Platform
 from arena.platform.submission import submit
 from arena.store.errors import Conflict, Invalid, NotFound
 from arena.store.models import BotKind, Owner
-from arena.store.rights import SubmissionRate, check_submission_rate
+from arena.store.rights import check_submission_rate
 from dashboard import queries
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
 from dashboard.schemas import BotCreate, BotPublic, SubmissionPublic, VersionCreate
@@ -71,15 +70,11 @@ def submit_version(
     return _submit(platform, name, body, owner.id)
 
 
-def _private_endpoints_allowed() -> bool:
-    return os.environ.get(ALLOW_PRIVATE_ENV, "") not in ("", "0", "false", "no")
-
-
 def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -> dict:
     with platform.db.read() as session:
         owner = session.get(Owner, owner_id)
         assert owner is not None
-        check_submission_rate(session, owner, SubmissionRate.from_env())
+        check_submission_rate(session, owner, platform.settings.submission_rate)
     if body.kind == "python":
         if not body.source.strip():
             raise Invalid("a python version needs its source")
@@ -100,7 +95,7 @@ def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -
         if not body.target.strip():
             raise Invalid(f"a {body.kind} version needs its target")
         target = body.target.strip()
-        if body.kind == "endpoint" and not _private_endpoints_allowed():
+        if body.kind == "endpoint" and not platform.settings.allow_private_endpoints:
             try:
                 target = pinned_public(target)
             except EndpointError as error:

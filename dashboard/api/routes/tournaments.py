@@ -8,7 +8,7 @@ from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.store import fairplay
 from arena.store import tournaments as tournament_store
-from arena.store.rights import PrivateLimits, check_may_run
+from arena.store.rights import check_may_run
 from dashboard import queries
 from dashboard.deps import ActorDep, OwnerDep, PlatformDep, SessionDep
 from dashboard.schemas import (
@@ -69,7 +69,7 @@ def create_tournament(body: TournamentCreate, owner: OwnerDep, platform: Platfor
             reveal_delay=body.reveal_after,
             fresh_processes=body.fresh_processes,
             owner=owner,
-            limits=PrivateLimits.from_env(),
+            limits=platform.settings.private_limits,
         )
     )
     with platform.db.read() as session:
