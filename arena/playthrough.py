@@ -71,7 +71,7 @@ def playthrough(setting: Setting) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _legal(legal) -> str:  # noqa: ANN001 - LegalActions
+def _legal(legal) -> str:
     kinds = ",".join(legal.kinds)
     if legal.play is None:
         return kinds
@@ -80,7 +80,7 @@ def _legal(legal) -> str:  # noqa: ANN001 - LegalActions
     return f"{kinds} (ranks {ranks}, up to {spec.max_cards} cards, count <= {spec.max_count})"
 
 
-def _events(lines: list[str], deal, start: int) -> int:  # noqa: ANN001 - Deal
+def _events(lines: list[str], deal, start: int) -> int:
     for event in deal.events[start:]:
         lines.append(f"  {json.dumps(event_to_dict(event), sort_keys=True)}")
     return len(deal.events)

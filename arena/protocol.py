@@ -136,7 +136,7 @@ def _event_reader(cls: type, readers: tuple[tuple[str, int], ...]) -> Callable[[
     if not fixes:
         return lambda body: cls._make(fetch(body))
 
-    def read(body: Any) -> Event:  # noqa: ANN401 - a generated proto message
+    def read(body: Any) -> Event:
         values = list(fetch(body))
         for index, name, how in fixes:
             if how == _REPEATED:

@@ -101,7 +101,7 @@ def cards_text(cards: Sequence[str]) -> str:
     return " ".join(card_text(card) for card in cards)
 
 
-def action_title(action: Any, reveal: bool) -> str:  # noqa: ANN401 - an engine action
+def action_title(action: Any, reveal: bool) -> str:
     """An action in the pages' notation: a play's cards shown once the log is public."""
     if action.kind != "play":
         return str(action)
@@ -111,7 +111,7 @@ def action_title(action: Any, reveal: bool) -> str:  # noqa: ANN401 - an engine 
     return f"places {cards_text(action.cards)} {claim}"
 
 
-def _bluff(group: Any) -> bool:  # noqa: ANN401 - an engine pile group
+def _bluff(group: Any) -> bool:
     """Whether a group is not what its author claimed (all cards, not only one shown)."""
     return len(group.cards) != group.count or any(
         RANK_OF[card] != group.rank and card != JOKER for card in group.cards
@@ -138,14 +138,14 @@ def deal_summaries(frames_: list[dict[str, Any]], names: list[str]) -> list[dict
 
 
 def _frame(
-    deal,  # noqa: ANN001
+    deal,
     index: int,
     title: str,
     seat: int | None,
     latency: float | None,
     events: Sequence[Any],
     names: list[str],
-    claim: Any = None,  # noqa: ANN401 - the live group a call turned over
+    claim: Any = None,
 ) -> dict[str, Any]:
     live = deal.pile[-1] if deal.live else None
     return {
@@ -216,7 +216,7 @@ def _call(events: Sequence[Any]) -> dict[str, Any] | None:
     return {"seat": called.seat, "call": called.call, "author": called.author, "right": right}
 
 
-def describe(event: Any, names: list[str], claim: Any = None) -> str:  # noqa: ANN401
+def describe(event: Any, names: list[str], claim: Any = None) -> str:
     """One line of English per engine event (``claim``: the group a call turned over)."""
     kind = event.kind
     who = names[event.seat] if getattr(event, "seat", None) is not None else ""

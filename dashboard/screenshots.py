@@ -92,7 +92,7 @@ def _shoot(base: str, match_id: int, out: Path) -> None:
         browser.close()
 
 
-def _replay_step(page, url: str, path: Path, steps: int = 7) -> None:  # noqa: ANN001
+def _replay_step(page, url: str, path: Path, steps: int = 7) -> None:
     """A photograph of a replay a few steps in."""
     page.goto(url)
     for _ in range(steps):

@@ -37,7 +37,7 @@ class Adam:
         return self.rate * m / (np.sqrt(v) + 1e-8)
 
 
-def play_match(env, weights: np.ndarray, rng: np.random.Generator, seed: int, teacher=None):  # noqa: ANN001, ANN201
+def play_match(env, weights: np.ndarray, rng: np.random.Generator, seed: int, teacher=None):
     """One match: its reward and every decision's (features, probabilities, action).
     With a ``teacher`` (a sample bot's name) the learner's seat plays the teacher's
     actions, made in sub-decisions, for the policy to imitate."""
@@ -59,7 +59,7 @@ def play_match(env, weights: np.ndarray, rng: np.random.Generator, seed: int, te
 class Coach:
     """A sample bot in the learner's seat: the sub-decisions of its actions, one by one."""
 
-    def __init__(self, env, name: str, seed: int) -> None:  # noqa: ANN001
+    def __init__(self, env, name: str, seed: int) -> None:
         from sample_bots import SAMPLES
 
         self.env, self.deal, self.cursor, self.queue = env, None, 0, []
@@ -81,7 +81,7 @@ def place(reward: float, players: int) -> float:
     return 1 + (1 - reward) * (players - 1) / 2
 
 
-def train(  # noqa: ANN201
+def train(
     minutes: float,
     opponents: list[str],
     batch: int,

@@ -21,7 +21,7 @@ _CLASSES = {
 __all__ = ["NAMES", "SAMPLES", *_CLASSES]
 
 
-def __getattr__(name: str) -> Any:  # noqa: ANN401 - a bot class or the table of them
+def __getattr__(name: str) -> Any:
     """``SAMPLES`` (name -> bot class) and the bot classes, imported on first use."""
     if name == "SAMPLES":
         return {sample: __getattr__(cls) for cls, sample in _CLASSES.items()}

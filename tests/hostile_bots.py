@@ -83,7 +83,7 @@ class RawServicer(player_pb2_grpc.PlayerServiceServicer):
     def __init__(self, kind: str) -> None:
         self.kind = kind
 
-    async def Play(self, request_iterator, context):  # noqa: N802
+    async def Play(self, request_iterator, context):
         async for request in request_iterator:
             which = request.WhichOneof("kind")
             if which == "start":
@@ -107,7 +107,7 @@ RAW = ("empty", "old", "malformed")
 MALFORMED = b"\x12\x05\x08"  # a decision field whose length runs past the message
 
 
-async def _malformed(request_iterator, context):  # noqa: ANN001, ANN201
+async def _malformed(request_iterator, context):
     """Play's answers as raw bytes: a valid Hello, then bytes that parse as nothing."""
     async for request in request_iterator:
         if request.WhichOneof("kind") == "start":

@@ -162,7 +162,7 @@ def test_the_tested_seat_goes_round_the_table_and_the_opponents_take_turns() -> 
 
 
 def _second_version(db: Database, name: str, status: VersionStatus) -> None:
-    def work(session) -> None:  # noqa: ANN001
+    def work(session) -> None:
         first = bots.active_version(session, name)
         session.add(
             BotVersion(
@@ -385,7 +385,7 @@ def test_the_cli_accepts_counter_over_random_with_two_workers(settings: Settings
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_the_page_shows_the_llr_against_its_bounds_and_the_bot_page_lists_it(
-    app_and_token,  # noqa: ANN001
+    app_and_token,
 ) -> None:
     client, _, arena_ = app_and_token
     add_samples(arena_.db)

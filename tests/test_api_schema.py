@@ -22,7 +22,7 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
+def app(tmp_path_factory: pytest.TempPathFactory):
     data: Path = tmp_path_factory.mktemp("schema")
     redis.Redis.from_url(redis_test_url()).flushdb()  # the tests' own database, emptied
     application = create_app(Settings(data, f"sqlite:///{data / 'arena.db'}", redis_test_url()))
@@ -32,12 +32,12 @@ def app(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
     return application
 
 
-def operations(app):  # noqa: ANN001, ANN201
+def operations(app):
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     return [result.ok() for result in schema.get_all_operations()]
 
 
-def test_no_generated_request_gets_a_server_error(app) -> None:  # noqa: ANN001
+def test_no_generated_request_gets_a_server_error(app) -> None:
     found = operations(app)
     assert len(found) >= 10, "every API operation is in the schema"
     headers = {"Authorization": f"Bearer {app.state.token}"}
@@ -47,7 +47,7 @@ def test_no_generated_request_gets_a_server_error(app) -> None:  # noqa: ANN001
         @settings(
             max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None
         )
-        def check(case) -> None:  # noqa: ANN001
+        def check(case) -> None:
             case.call_and_validate(headers=headers, checks=[schemathesis.checks.not_a_server_error])
 
         check()

@@ -529,7 +529,7 @@ def test_a_rejected_versions_traceback_keeps_its_lines(
         "SyntaxError: expected ':'"
     )
 
-    def rejected(session) -> None:  # noqa: ANN001
+    def rejected(session) -> None:
         version = bot_store.add_bot(session, "broken", BotKind.SAMPLE, "random")
         version.status, version.active, version.reason = VersionStatus.REJECTED, False, reason
 

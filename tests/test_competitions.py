@@ -205,7 +205,7 @@ def test_a_duplicate_ladder_plays_each_table_once_per_rotation_on_one_deal(
     assert sum(games) == 2 * 3 * 3 and all(g % 3 == 0 for g in games), "every rotation counts"
 
 
-def test_the_operator_runs_a_competition_through_the_api(app_and_token, settings) -> None:  # noqa: ANN001
+def test_the_operator_runs_a_competition_through_the_api(app_and_token, settings) -> None:
     from fastapi.testclient import TestClient
 
     from dashboard.app import create_app

@@ -51,7 +51,7 @@ class Spy(Bot):
         self.policy = RandomLegal(len(self.journal))
         self.journal.append(self.entry)
 
-    def act(self, observation):  # noqa: ANN001, ANN201
+    def act(self, observation):
         self.entry.setdefault("first_hand", observation.hand)
         return self.policy.act(observation)
 
@@ -144,7 +144,7 @@ def run_spied_tournament(
 
 
 @pytest.mark.parametrize("duplicate", [False, True], ids=["round_robin", "duplicate"])
-def test_a_bot_cannot_predict_its_next_deal(app_and_token, duplicate: bool) -> None:  # noqa: F811
+def test_a_bot_cannot_predict_its_next_deal(app_and_token, duplicate: bool) -> None:
     client, _, arena = app_and_token
     journal, snapshots, order = run_spied_tournament(app_and_token, duplicate, games=2 * 4)
     assert len(journal) == len(order) >= 8 and all("first_hand" in e for e in journal)
@@ -197,7 +197,7 @@ def assert_no_secret(view: dict[str, Any], full: dict[str, Any]) -> None:
                 assert step["action"] == real["action"]
 
 
-def test_a_running_duplicate_tournament_shows_no_seed_or_unseen_card(app_and_token) -> None:  # noqa: F811
+def test_a_running_duplicate_tournament_shows_no_seed_or_unseen_card(app_and_token) -> None:
     client, token, arena = app_and_token
     add_samples(arena.db, ["random", *OTHERS])
     arena.db.transaction(

@@ -17,7 +17,7 @@ from tests.support import lifetime
 SCENARIO = Path(__file__).parent / "support" / "lifetime_scenario.py"
 
 
-def _wait(condition, what: str, timeout: float) -> None:  # noqa: ANN001
+def _wait(condition, what: str, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, f"waited {timeout:g} s for {what}"

@@ -48,7 +48,7 @@ def at_every_start(kind: str, starts: int) -> bool:
 
 
 async def _serve(ends_stream: Ender, streams: list[int]) -> tuple[grpc.aio.Server, str]:
-    async def play(requests: AsyncIterator[pb.PlayRequest], context):  # noqa: ANN001, ANN202
+    async def play(requests: AsyncIterator[pb.PlayRequest], context):
         streams.append(1)
         policy, starts = RandomLegal(len(streams)), 0
         async for request in requests:

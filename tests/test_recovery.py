@@ -348,7 +348,7 @@ def _registered(url: str, count: int, timeout: float = 30.0) -> None:
         time.sleep(0.1)
 
 
-def test_the_sweep_removes_the_folders_of_dead_makers_only(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+def test_the_sweep_removes_the_folders_of_dead_makers_only(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(box, "_scratch_root", lambda: str(tmp_path))
     dead = _dead_pid()
     orphan = tmp_path / f"{box.FOLDER_PREFIX}{dead}-abc"
@@ -457,7 +457,7 @@ def _runs_a_bot(pid: int) -> bool:
     return False
 
 
-def _wait_for(condition, what: str, timeout: float = 30.0) -> None:  # noqa: ANN001
+def _wait_for(condition, what: str, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, f"waited {timeout:g} s for {what}"

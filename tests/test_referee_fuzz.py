@@ -98,7 +98,7 @@ class Fuzzer:
         return text
 
 
-async def _fuzz_play(fuzzer: Fuzzer, requests: AsyncIterator[pb.PlayRequest], context):  # noqa: ANN001
+async def _fuzz_play(fuzzer: Fuzzer, requests: AsyncIterator[pb.PlayRequest], context):
     """The Play handler: raw bytes out, chosen move by move."""
     async for request in requests:
         kind = request.WhichOneof("kind")
@@ -150,7 +150,7 @@ async def _fuzz_play(fuzzer: Fuzzer, requests: AsyncIterator[pb.PlayRequest], co
 async def _serve(fuzzer: Fuzzer) -> tuple[grpc.aio.Server, str]:
     server = grpc.aio.server()
 
-    async def play(requests: AsyncIterator[pb.PlayRequest], context):  # noqa: ANN001, ANN202
+    async def play(requests: AsyncIterator[pb.PlayRequest], context):
         async for raw in _fuzz_play(fuzzer, requests, context):
             yield raw
 

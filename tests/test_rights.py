@@ -37,7 +37,7 @@ def documented() -> dict[tuple[str, str], tuple[str, str]]:
 
 
 @pytest.fixture
-def rivals(app_and_token):  # noqa: ANN001, ANN201
+def rivals(app_and_token):
     """alice (the fixture's owner) with a bot and a private tournament; mallory, another
     owner, with a token; the operator's tournament "open"."""
     client, alice, arena = app_and_token
@@ -139,7 +139,7 @@ def attempts(alice_bot: str = "alices") -> dict[tuple[str, str], tuple[str, dict
     }
 
 
-def test_every_route_is_in_the_rights_table(app_and_token) -> None:  # noqa: ANN001
+def test_every_route_is_in_the_rights_table(app_and_token) -> None:
     client, _, _ = app_and_token
     served = {
         (method.upper(), path)
@@ -150,7 +150,7 @@ def test_every_route_is_in_the_rights_table(app_and_token) -> None:  # noqa: ANN
     assert set(attempts()) == served
 
 
-def test_every_route_answers_as_the_table_says(rivals) -> None:  # noqa: ANN001
+def test_every_route_answers_as_the_table_says(rivals) -> None:
     client, _, mallory, arena = rivals
     [match_id, *_] = match_ids(arena.db)
     urls = attempts()
@@ -169,7 +169,7 @@ def test_every_route_answers_as_the_table_says(rivals) -> None:  # noqa: ANN001
             assert answer.status_code in allowed, (method, path, token, answer.text)
 
 
-def test_an_owner_cannot_start_the_operators_tournament_or_another_owners(rivals) -> None:  # noqa: ANN001
+def test_an_owner_cannot_start_the_operators_tournament_or_another_owners(rivals) -> None:
     client, alice, mallory, arena = rivals
     for name in ("open", "alices-cup"):
         answer = client.post(f"/api/v1/tournaments/{name}/start", headers=auth(mallory))
@@ -181,11 +181,11 @@ def test_an_owner_cannot_start_the_operators_tournament_or_another_owners(rivals
     assert len(arena.queue) == 0
 
 
-def test_a_private_tournament_stays_within_its_limits(rivals) -> None:  # noqa: ANN001
+def test_a_private_tournament_stays_within_its_limits(rivals) -> None:
     client, alice, _, _ = rivals
     body = {"bots": ["alices", *SAMPLES[:2]], "table_size": 3}
 
-    def create(name: str, **extra: object):  # noqa: ANN202
+    def create(name: str, **extra: object):
         return client.post(
             "/api/v1/tournaments", headers=auth(alice), json={"name": name, **body, **extra}
         )
@@ -207,7 +207,7 @@ def test_a_private_tournament_stays_within_its_limits(rivals) -> None:  # noqa: 
     assert create("third").status_code == 201
 
 
-def test_a_private_tournament_never_reaches_the_public_leaderboard(app_and_token) -> None:  # noqa: ANN001
+def test_a_private_tournament_never_reaches_the_public_leaderboard(app_and_token) -> None:
     """A private tournament against weak bots put the owner's bot first on /leaderboard."""
     client, token, arena = app_and_token
     played_tournament(client, token, arena, private=True)
@@ -221,7 +221,7 @@ def test_a_private_tournament_never_reaches_the_public_leaderboard(app_and_token
     assert "cup" not in re.findall(r'href="/tournaments/([^"]+)"', board)
 
 
-def test_an_owner_stops_a_ladder_of_their_own(rivals) -> None:  # noqa: ANN001
+def test_an_owner_stops_a_ladder_of_their_own(rivals) -> None:
     """A ladder started through the API could not be stopped through it."""
     client, alice, mallory, arena = rivals
     body = {"name": "alices-ladder", "bots": ["alices", *SAMPLES[:2]], "table_size": 3}

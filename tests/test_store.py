@@ -170,7 +170,7 @@ def test_an_endpoint_is_seated_within_its_owners_limit_else_its_announced_else_t
         return sorted(plan.match_id for plan in matches.claim_all(db, wanted, "w"))
 
     def limit(owner: int | None, announced: int | None) -> None:
-        def change(s) -> None:  # noqa: ANN001
+        def change(s) -> None:
             s.get(BotVersion, version_id).max_matches = owner
             bots.note_announced(s, {version_id: announced})
 
@@ -537,7 +537,7 @@ def test_a_tournament_names_the_bot_it_cannot_use(db: Database) -> None:
             )
         )
 
-    def reject_counter(session) -> None:  # noqa: ANN001
+    def reject_counter(session) -> None:
         version = bots.active_version(session, "counter")
         version.active, version.status = False, VersionStatus.REJECTED
         version.reason = "did not start"

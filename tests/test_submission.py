@@ -121,7 +121,7 @@ class Witness(Bot):
         self.players = tuple(match.players)
         self.hand: tuple[str, ...] | None = None
 
-    def act(self, observation):  # noqa: ANN001, ANN201
+    def act(self, observation):
         if self.hand is None:
             self.hand = tuple(sorted(observation.hand))
             Witness.seen.append((self.hand, self.players))
@@ -186,7 +186,7 @@ class Dividing(Bot):
 
     name = "dividing"
 
-    def act(self, observation):  # noqa: ANN001, ANN201
+    def act(self, observation):
         return 1 // 0
 
 

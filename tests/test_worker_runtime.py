@@ -49,12 +49,12 @@ class Thinker(Bot):
     #: per match id, set when another seat acts while seat 0 holds its late answer
     moved_on: dict[str, asyncio.Event] = {}
 
-    def on_match_start(self, match) -> None:  # noqa: ANN001
+    def on_match_start(self, match) -> None:
         self.decisions = 0
         self.match_id = match.match_id
         self.answers_late = match.seat == 0
 
-    async def act(self, obs):  # noqa: ANN001, ANN201
+    async def act(self, obs):
         self.decisions += 1
         if self.answers_late and self.decisions == 2:
             moved_on = Thinker.moved_on[self.match_id] = asyncio.Event()
@@ -66,7 +66,7 @@ class Thinker(Bot):
         return simple_play(obs)
 
 
-def play_tournament(settings: Settings, name: str, concurrency: int, monkeypatch) -> list[dict]:  # noqa: ANN001
+def play_tournament(settings: Settings, name: str, concurrency: int, monkeypatch) -> list[dict]:
     """The tournament's logs by schedule index, played by one worker process."""
     arena = Platform(settings)
     arena.db.transaction(
@@ -112,7 +112,7 @@ def overlaps(matches: list[dict]) -> int:
 
 def test_a_worker_plays_waiting_bots_at_once_with_every_deadline_kept(
     settings: Settings, monkeypatch
-) -> None:  # noqa: ANN001
+) -> None:
     arena = Platform(settings)
     with served(Thinker) as endpoint:
         arena.db.transaction(
@@ -179,7 +179,7 @@ if __name__ == "__main__":
 @pytest.mark.sandbox
 def test_a_warm_bot_that_crashes_is_replaced_and_only_its_match_is_charged(
     settings: Settings, monkeypatch, tmp_path: Path
-) -> None:  # noqa: ANN001
+) -> None:
     """One process serves match after match; the one that crashed is replaced and the
     replacement plays the next match cleanly."""
     monkeypatch.setenv("ARENA_WORKER_CONCURRENCY", "1")  # a crash ends every seat of its process
@@ -224,7 +224,7 @@ if __name__ == "__main__":
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_a_bot_over_its_cpu_budget_forfeits_that_match_only(
     settings: Settings, monkeypatch, tmp_path: Path
-) -> None:  # noqa: ANN001
+) -> None:
     """The CPU a warm process uses while a match waits on it is that match's: over the
     budget (here 1 s) the seat forfeits, the other matches of the same process (played
     at the same time) are not charged, and the other bots play on."""
@@ -297,7 +297,7 @@ if __name__ == "__main__":
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_processes_stay_warm_across_matches_unless_fresh_ones_are_asked_for(
     settings: Settings, monkeypatch, tmp_path: Path
-) -> None:  # noqa: ANN001
+) -> None:
     """Two bots with the same code never share a process, and in a duplicate tournament
     each seat gets a fresh process: a bot cannot remember a deal's hands from one
     rotation to the next; a tournament may ask for a fresh process per match too."""

@@ -61,7 +61,7 @@ class Gated(Bot):
     name = "gated"
     gate = threading.Event()
 
-    async def act(self, obs):  # noqa: ANN001, ANN201
+    async def act(self, obs):
         await asyncio.to_thread(Gated.gate.wait)
         return simple_play(obs)
 
@@ -224,10 +224,10 @@ class Pondering(Bot):
 
     name = "pondering"
 
-    def on_match_start(self, match) -> None:  # noqa: ANN001
+    def on_match_start(self, match) -> None:
         self.first = True
 
-    async def act(self, obs):  # noqa: ANN001, ANN201
+    async def act(self, obs):
         if self.first:
             self.first = False
             await asyncio.sleep(20)
@@ -289,7 +289,7 @@ class Plain(Bot):
 
     name = "plain"
 
-    def act(self, obs):  # noqa: ANN001, ANN201
+    def act(self, obs):
         return simple_play(obs)
 
 

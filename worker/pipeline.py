@@ -329,7 +329,7 @@ class Pipeline:
     def _refill(self, tournaments: set[tuple[int, str]]) -> None:
         """Queue the next matches of these ladders and A/B tests (recorded results are
         never given back for a failed refill: the reconciler tops them up too)."""
-        for tournament_id, format in tournaments:  # noqa: A001
+        for tournament_id, format in tournaments:
             if format not in SELF_SCHEDULING:
                 continue
             try:

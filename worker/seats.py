@@ -121,13 +121,13 @@ class UnstartableSeat:
     def __init__(self, name: str, reason: str) -> None:
         self.name, self.reason = name, reason
 
-    async def start(self, start, timeout: float) -> None:  # noqa: ANN001
+    async def start(self, start, timeout: float) -> None:
         raise SeatFailure(FailureKind.UNREACHABLE, self.reason)
 
-    async def decide(self, observation, deal: int, allowed: float):  # noqa: ANN001, ANN201
+    async def decide(self, observation, deal: int, allowed: float):
         raise SeatFailure(FailureKind.UNREACHABLE, self.reason)
 
-    async def end(self, end) -> None:  # noqa: ANN001
+    async def end(self, end) -> None:
         return None
 
     async def close(self) -> None:

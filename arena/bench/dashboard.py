@@ -94,7 +94,7 @@ def _median(client: TestClient, urls: list[str]) -> float:
     return round(statistics.median(samples), 2)
 
 
-def _seed(db, bots: int, matches: int, logged_matches: int) -> list[int]:  # noqa: ANN001
+def _seed(db, bots: int, matches: int, logged_matches: int) -> list[int]:
     rng = random.Random(0)
     rules = Ruleset.parse("classic")
     with db.engine.begin() as connection:

@@ -11,7 +11,7 @@ from arena.v1 import bench_pb2, bench_pb2_grpc
 
 
 class Echo(bench_pb2_grpc.EchoServiceServicer):
-    async def Echo(self, request_iterator, context):  # noqa: N802 - the gRPC method name
+    async def Echo(self, request_iterator, context):
         async for _ in request_iterator:
             yield bench_pb2.EchoResponse()
 

@@ -69,7 +69,7 @@ class Partner(_Colluder):
 
     name = "partner"
 
-    def _call(self, observation: Observation, tracker: Any) -> Action | None:  # noqa: ANN401
+    def _call(self, observation: Observation, tracker: Any) -> Action | None:
         live = observation.live
         if live is not None and live.author == self.mate:
             return None

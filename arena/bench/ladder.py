@@ -55,7 +55,7 @@ def run(
 def _ladder_with_history(db: Database, history: int) -> int:
     names = [f"bot-{i}" for i in range(BOTS)]
 
-    def create(session) -> int:  # noqa: ANN001
+    def create(session) -> int:
         for name in names:
             bot_store.add_bot(session, name, BotKind.SAMPLE, "random")
         tournament = tournament_store.create(
@@ -69,7 +69,7 @@ def _ladder_with_history(db: Database, history: int) -> int:
     return tournament_id
 
 
-def _write_history(session, tournament_id: int, history: int) -> None:  # noqa: ANN001
+def _write_history(session, tournament_id: int, history: int) -> None:
     entries = list(session.scalars(select(Entry).where(Entry.tournament_id == tournament_id)))
     versions = [e.bot_version_id for e in entries]
     moment = now()

@@ -226,7 +226,7 @@ def _register_bots(
             )
         return processes.start(command_for(BotSpec(SpecKind.FILE, str(code))), name)
 
-    def work(session) -> None:  # noqa: ANN001
+    def work(session) -> None:
         for name in names:
             if kind == "sample":
                 bot_store.add_bot(session, name, BotKind.SAMPLE, "random")

@@ -43,7 +43,7 @@ class Weakened:
         self.random = RandomLegal(f"{seed}/random")
         self.counter = CounterBot(ruleset=RULES, players=len(NOISE))
 
-    def act(self, observation: Observation):  # noqa: ANN201
+    def act(self, observation: Observation):
         choice = self.counter.act(observation)  # it always sees the events (card tracking)
         return self.random.act(observation) if self.rng.random() < self.noise else choice
 

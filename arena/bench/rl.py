@@ -50,7 +50,7 @@ def run(
     }
 
 
-def _steps_per_s(env: Any, seconds: float, seed: int) -> float:  # noqa: ANN401 - an AECEnv
+def _steps_per_s(env: Any, seconds: float, seed: int) -> float:
     """Steps per second of ``env`` under random legal actions, ``last()`` each step."""
     rng = random.Random(seed)
     env.reset(seed=seed)

@@ -26,7 +26,7 @@ class Player(player_pb2_grpc.PlayerServiceServicer):
     def __init__(self, think: float) -> None:
         self.think = think
 
-    def Play(self, request_iterator, context):  # noqa: ANN001, ANN201, N802
+    def Play(self, request_iterator, context):
         for request in request_iterator:
             kind = request.WhichOneof("kind")
             if kind == "start":

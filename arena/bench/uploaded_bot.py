@@ -15,7 +15,7 @@ THINK_SECONDS = 0.0
 class Truthful(Bot):
     name = "truthful"
 
-    async def act(self, obs):  # noqa: ANN001, ANN201
+    async def act(self, obs):
         if THINK_SECONDS:
             await asyncio.sleep(THINK_SECONDS)
         legal = obs.legal

@@ -85,7 +85,7 @@ def abtest_create(
     )
 
 
-def _created(test: Any) -> dict[str, Any]:  # noqa: ANN401 - an AbTest row, read in its session
+def _created(test: Any) -> dict[str, Any]:
     from arena.store.models import BotVersion
 
     def label(version: BotVersion) -> str:

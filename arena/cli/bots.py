@@ -40,7 +40,7 @@ def bot_add(
             out.print(f"bot {name} is registered already (version {there.number}, sample {target})")
             return
 
-    def add(session) -> BotVersion:  # noqa: ANN001
+    def add(session) -> BotVersion:
         version = bot_store.add_bot(session, name, kind, target)
         bot_store.limit_matches(version, max_matches)
         return version

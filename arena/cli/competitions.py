@@ -163,7 +163,7 @@ def _set(name: str, status: CompetitionStatus, said: str) -> None:
     out.print(f"{name}: {said}", markup=False)
 
 
-def _run(work):  # noqa: ANN001, ANN202
+def _run(work):
     try:
         return platform().db.transaction(work)
     except StoreError as error:

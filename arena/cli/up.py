@@ -134,7 +134,7 @@ def _demo_tournament(arena: Platform, games: int) -> str:
     deals and a ladder beside it (demo-ladder) that plays while the demo does. A later
     ``arena up`` on the same data shows the same demo (finishing it if it was cut)."""
 
-    def work(session) -> str:  # noqa: ANN001
+    def work(session) -> str:
         for sample in SAMPLES:
             try:
                 bot_store.active_version(session, sample)
@@ -186,7 +186,7 @@ def _stop_ladder(db: Database, name: str) -> None:
     """Stop the demo's ladder (if it was made: Ctrl-C may come before)."""
     from arena.store import ladder
 
-    def work(session) -> None:  # noqa: ANN001
+    def work(session) -> None:
         tournament = session.scalar(select(Tournament).where(Tournament.name == f"{name}-ladder"))
         if tournament is not None and tournament.status is not TournamentStatus.DONE:
             ladder.stop(session, tournament)

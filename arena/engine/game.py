@@ -63,7 +63,7 @@ class Game:
         set_(self, "max_play", max_play)
 
     @property
-    def options(self):  # noqa: ANN201 - the Options dataclass
+    def options(self):
         return self.ruleset.options
 
     def check_layout(self, cards: Sequence[str]) -> None:

@@ -140,9 +140,9 @@ class BotProcesses:
         """Where the bot's stderr goes: a file under ``log_dir``, else a temporary one (read
         back when the bot fails to start: a traceback is what its author needs)."""
         if self.log_dir is None:
-            return tempfile.TemporaryFile("w+")  # noqa: SIM115 - the child keeps it
+            return tempfile.TemporaryFile("w+")
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        return open(self.log_dir / f"{name}.{len(self.processes)}.stderr.log", "w+")  # noqa: SIM115
+        return open(self.log_dir / f"{name}.{len(self.processes)}.stderr.log", "w+")
 
     def stop(self, process: subprocess.Popen[str]) -> None:
         """Stop the process and its whole group: SIGTERM, then SIGKILL after a grace period."""

@@ -201,7 +201,7 @@ def _add_pending(
     session,
     name: str,
     kind: BotKind,
-    target: str,  # noqa: ANN001
+    target: str,
     owner_id: int | None,
     competition: str | None = None,
     max_matches: int | None = None,
@@ -223,11 +223,11 @@ def _add_pending(
     return version
 
 
-def _note(session, version_id: int, reason: str) -> None:  # noqa: ANN001
+def _note(session, version_id: int, reason: str) -> None:
     session.get(BotVersion, version_id).reason = reason
 
 
-def _settle(session, version_id: int, played: Qualification) -> str:  # noqa: ANN001
+def _settle(session, version_id: int, played: Qualification) -> str:
     """Settle the version and store its match; its reason as it now reads."""
     version = session.get(BotVersion, version_id)
     version.reason = played.reason

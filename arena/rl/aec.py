@@ -61,8 +61,8 @@ def place_rewards(match: Match) -> list[float]:
     return reward
 
 
-class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwrapped env
-    metadata = {  # noqa: RUF012 - PettingZoo reads it from the class
+class raw_env(AECEnv, EzPickle):
+    metadata = {
         "render_modes": list(RENDER_MODES),
         "name": "arena_verish_v0",
         "is_parallelizable": False,

@@ -304,7 +304,7 @@ def observe_view(
 
 
 def _vector(
-    L: Layout,  # noqa: N803 - read on every line
+    L: Layout,
     seat: int,
     hand: Sequence[str],
     phase: str,

@@ -49,7 +49,7 @@ def single_agent_env(
 
 
 class SingleAgentEnv(gym.Env):
-    metadata = {"render_modes": list(RENDER_MODES)}  # noqa: RUF012 - Gymnasium reads it
+    metadata = {"render_modes": list(RENDER_MODES)}
 
     def __init__(
         self,

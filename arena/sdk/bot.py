@@ -52,7 +52,7 @@ class Bot:
     #: for an ``async def act`` (it waits without holding the others up), 0 for a plain one
     max_matches: int | None = None
 
-    def on_match_start(self, match: MatchInfo) -> None:  # noqa: B027 - optional hook
+    def on_match_start(self, match: MatchInfo) -> None:
         """Called once before the first decision of a match."""
 
     def act(self, observation: Observation) -> Action | Awaitable[Action]:
@@ -62,5 +62,5 @@ class Bot:
         then lets its server answer its other seats and matches meanwhile."""
         raise NotImplementedError
 
-    def on_match_end(self, result: MatchResult) -> None:  # noqa: B027 - optional hook
+    def on_match_end(self, result: MatchResult) -> None:
         """Called once when the match is over."""

@@ -40,7 +40,7 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
         self.factory = factory
         self.max_matches = max_matches
 
-    async def Play(  # noqa: N802 - the gRPC method name
+    async def Play(
         self, request_iterator: AsyncIterator[pb.PlayRequest], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.PlayResponse]:
         bot: Bot | None = None

@@ -54,7 +54,7 @@ def create(
     default: bool = False,
     opens_at: datetime | None = None,
     closes_at: datetime | None = None,
-    format: str = LADDER,  # noqa: A002 - the option's name
+    format: str = LADDER,
 ) -> Competition:
     """Open a competition; its ladder runs (and plays once it has enough bots, from
     ``opens_at`` if given, until ``closes_at`` if given). A ``duplicate-ladder`` plays
@@ -90,7 +90,7 @@ def _season_ladder(
     tables: int,
     settings: RefereeSettings | None,
     duplicate: bool = False,
-):  # noqa: ANN202
+):
     ladder_name = f"{name}-season-{season}"
     made = tournaments.create(
         session,

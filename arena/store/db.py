@@ -46,7 +46,7 @@ def _sqlite_engine(url: str, database: str | None) -> Engine:
     )
 
     @event.listens_for(engine, "connect")
-    def _configure(dbapi_connection, _record) -> None:  # noqa: ANN001
+    def _configure(dbapi_connection, _record) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves, below
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
@@ -56,7 +56,7 @@ def _sqlite_engine(url: str, database: str | None) -> Engine:
         cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _begin(connection) -> None:  # noqa: ANN001
+    def _begin(connection) -> None:
         write = connection.get_execution_options().get("arena_write", False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 

@@ -101,7 +101,7 @@ def rate_in_turn(current: Ratings, results: Sequence[Ranked]) -> list[list[ratin
     return steps
 
 
-def ratings_of(rows: Any) -> Ratings:  # noqa: ANN401 - rows of ENTRIES
+def ratings_of(rows: Any) -> Ratings:
     return {row.bot_version_id: ratings.Rating(row.mu, row.sigma) for row in rows}
 
 

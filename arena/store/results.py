@@ -191,7 +191,7 @@ def _discard_if_replaced(session: Session, plan: MatchPlan) -> bool:
     return bool(names) and mark_stale(session, plan.match_id, plan.claim, names)
 
 
-def _entry_totals():  # noqa: ANN202 - a Core UPDATE with increments, built once
+def _entry_totals():
     entries = Entry.__table__
     increments = {
         name: entries.c[name] + bindparam(f"d_{name}")

@@ -36,7 +36,7 @@ def check_private(
     owner: Owner,
     bot_names: list[str],
     games: int,
-    format: str,  # noqa: A002 - the option's name
+    format: str,
     deadline: float,
     limits: PrivateLimits,
 ) -> None:

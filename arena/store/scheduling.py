@@ -11,7 +11,7 @@ from arena.store.db import Database
 from arena.store.models import SELF_SCHEDULING, Tournament, TournamentFormat, TournamentStatus
 
 
-def refill(db: Database, tournament_id: int, format: str) -> list[tuple[int, str]]:  # noqa: A002
+def refill(db: Database, tournament_id: int, format: str) -> list[tuple[int, str]]:
     """Queue the tournament's next matches; (match, job) to enqueue."""
     if format == TournamentFormat.ABTEST:
         return abtests.refill(db, tournament_id)

@@ -44,7 +44,7 @@ def create(
     seed: str | None = None,
     settings: RefereeSettings | None = None,
     duplicate: bool = False,
-    format: str = TournamentFormat.ROUND_ROBIN,  # noqa: A002 - the option's name
+    format: str = TournamentFormat.ROUND_ROBIN,
     reveal_delay: int = 3600,
     fresh_processes: bool = False,
     owner: Owner | None = None,

@@ -21,11 +21,11 @@ WEIGHTS = linear.load(Path(__file__).with_name("policy.npz"))
 class TrainedBot(Bot):
     name = "trained"
 
-    def on_match_start(self, match):  # noqa: ANN001, ANN201
+    def on_match_start(self, match):
         layout = encoding.Layout.of(Game(match.ruleset, len(match.players)))
         self.player = linear.Player(WEIGHTS, layout)
 
-    def act(self, observation):  # noqa: ANN001, ANN201
+    def act(self, observation):
         return self.player.act(observation)
 
 

@@ -31,13 +31,13 @@ class SandboxedSeat(GrpcSeat):
         #: CPU seconds charged to this seat's match so far
         self.cpu_used = 0.0
 
-    async def start(self, start, timeout: float) -> None:  # noqa: ANN001
+    async def start(self, start, timeout: float) -> None:
         await self._charged(super().start(start, timeout))
 
-    async def decide(self, observation, deal: int, allowed: float):  # noqa: ANN001, ANN201
+    async def decide(self, observation, deal: int, allowed: float):
         return await self._charged(super().decide(observation, deal, allowed))
 
-    async def _charged(self, request: Awaitable):  # noqa: ANN202
+    async def _charged(self, request: Awaitable):
         mark = self.meter.begin()
         try:
             result = await request
