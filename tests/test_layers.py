@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,21 @@ def test_imports_follow_the_layers() -> None:
     report = linted.stdout + linted.stderr
     assert linted.returncode == 0, report
     assert re.search(r"Contracts: (\d+) kept, 0 broken", report), report
+
+
+def test_every_module_is_in_a_layer() -> None:
+    """A module outside every layer would be checked by no contract: each package and
+    module at the top of ``arena`` (and each top-level package) is named in the layers."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    [layers] = [c for c in config["tool"]["importlinter"]["contracts"] if c["id"] == "layers"]
+    named = {name.strip() for layer in layers["layers"] for name in re.split(r"[|:]", layer)}
+    found = {"worker", "dashboard", "sample_bots"} | {
+        f"arena.{path.stem}"
+        for path in (ROOT / "arena").iterdir()
+        if (path.suffix == ".py" and path.stem != "__init__") or (path / "__init__.py").exists()
+    }
+    assert sorted(found - named) == [], "add them to the layers in pyproject.toml"
+    assert sorted(named - found) == [], "layers that name no module"
 
 
 def test_a_bot_runs_and_plays_on_the_sdk_alone() -> None:

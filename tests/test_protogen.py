@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
-from arena import protogen
+GENERATOR = Path(__file__).resolve().parents[1] / "proto" / "generate.py"
+_spec = importlib.util.spec_from_file_location("proto_generate", GENERATOR)
+assert _spec is not None and _spec.loader is not None
+protogen = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(protogen)
 
 
 def test_generated_code_is_current(tmp_path: Path) -> None:
@@ -13,9 +18,9 @@ def test_generated_code_is_current(tmp_path: Path) -> None:
     committed = protogen.ROOT / "arena" / "v1"
     for path in fresh:
         current = committed / path.name
-        assert current.exists(), f"{path.name} is not committed: run python -m arena.protogen"
+        assert current.exists(), f"{path.name} is not committed: run python proto/generate.py"
         assert current.read_bytes() == path.read_bytes(), (
-            f"arena/v1/{path.name} is stale: run python -m arena.protogen"
+            f"arena/v1/{path.name} is stale: run python proto/generate.py"
         )
     names = {path.name for path in fresh}
     stale = [p.name for p in committed.glob("*_pb2*.py*") if p.name not in names]

@@ -13,6 +13,7 @@ from sqlalchemy import func, select, update
 from arena import ratings
 from arena.engine import Ruleset
 from arena.referee.replay import replay
+from arena.referee.style import STYLE_FIELDS
 from arena.store import bots, logs, matches, tournaments
 from arena.store import jobs as store_jobs
 from arena.store.bots import StoreError
@@ -32,7 +33,6 @@ from arena.store.models import (
     now,
 )
 from arena.store.schema import alembic_config, current, head, upgrade
-from arena.style import STYLE_FIELDS
 from tests.support.store import SAMPLES, add_samples, make_tournament, match_ids, play
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from arena.engine import Ruleset
 from arena.referee import LocalSeat, play_match
 from arena.referee.log import MatchLog
-from arena.style import style_counts
+from arena.referee.style import style_counts
 from sample_bots import SAMPLES
 
 RULES = Ruleset.parse("classic")

@@ -182,7 +182,7 @@ class SeatRecord:
     latency_ms: dict[str, float | None]
     failures: tuple[dict[str, Any], ...]
     forfeit: ForfeitRecord | None
-    #: play style (arena.style.STYLE_FIELDS); None in logs written before seats had it
+    #: play style (arena.referee.style.STYLE_FIELDS); None in logs written before seats had it
     style: dict[str, int] | None = None
 
     @classmethod

@@ -23,8 +23,8 @@ from arena.engine.match import Match
 from arena.fairplay.counting import FairPlayCounter
 from arena.referee.log import LOG_FORMAT
 from arena.referee.seats import FailureKind, Seat, SeatFailure, SeatTimeout
+from arena.referee.style import StyleCounter
 from arena.referee.views import seat_view
-from arena.style import StyleCounter
 from arena.v1 import player_pb2 as pb
 
 

@@ -91,7 +91,7 @@ OPEN_STATUSES = (MatchStatus.PENDING, MatchStatus.QUEUED, MatchStatus.RUNNING)
 
 
 class PlayStyle:
-    """Play-style counters (arena.style): per seat for a match, summed per entry."""
+    """Play-style counters (arena.referee.style): per seat for a match, summed per entry."""
 
     plays: Mapped[int] = mapped_column(Integer, default=0)
     bluffs: Mapped[int] = mapped_column(Integer, default=0)

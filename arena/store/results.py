@@ -19,6 +19,7 @@ from arena import ratings
 from arena.engine.match import places
 from arena.fairplay.counting import Tally
 from arena.referee import log as match_log
+from arena.referee.style import STYLE_FIELDS, style_counts
 from arena.store import abtests, fairplay, logs, pairs
 from arena.store.db import Database
 from arena.store.leases import MatchPlan, finish_if_complete, mark_stale
@@ -46,7 +47,6 @@ from arena.store.rating_policy import (
     rate_in_turn,
     ratings_of,
 )
-from arena.style import STYLE_FIELDS, style_counts
 
 logger = logging.getLogger(__name__)
 

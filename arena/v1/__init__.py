@@ -1,1 +1,1 @@
-"""Generated code of proto/arena/v1 (python -m arena.protogen); do not edit."""
+"""Generated code of proto/arena/v1 (python proto/generate.py); do not edit."""

@@ -1,27 +1,19 @@
 """Play style from a match log: how often each seat bluffed, called, and was right.
 
-Pure: a log (arena.referee.log) in, counts per seat out. A log holds every hand, so
-whether a play was a bluff is known afterwards even when nobody called it. Only actions
-the engine carried out count (an illegal action is not a play or a call).
+Pure: a log (arena.referee.log) in, counts per seat out; the referee counts as it goes.
+A log holds every hand, so whether a play was a bluff is known afterwards even when
+nobody called it. Only actions the engine carried out count (an illegal action is not a
+play or a call).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
 
 from arena.engine import Play
 from arena.engine.cards import JOKER, RANK_OF
 from arena.engine.events import Event
-
-
-class Logged(Protocol):
-    """What style reads of a typed match log (arena.referee.log.MatchLog)."""
-
-    players: int
-    seats: Sequence[Any]
-    deals: Sequence[Any]
-
+from arena.referee.log import MatchLog
 
 STYLE_FIELDS = ("plays", "bluffs", "challenges", "challenges_right", "believes", "believes_right")
 
@@ -60,11 +52,12 @@ class StyleCounter:
 _COUNTED = frozenset({"play", "challenge", "believe"})
 
 
-def style_counts(log: Logged) -> list[dict[str, int]]:
+def style_counts(log: MatchLog) -> list[dict[str, int]]:
     """The counts a log's seats carry, or (a log written before they did) counted from
     its steps."""
-    if all(seat.style is not None for seat in log.seats):
-        return [dict(seat.style) for seat in log.seats]  # type: ignore[arg-type]
+    carried = [dict(seat.style) for seat in log.seats if seat.style is not None]
+    if len(carried) == len(log.seats):
+        return carried
     counter = StyleCounter(log.players)
     for deal in log.deals:
         for step in deal.steps:

@@ -1,4 +1,5 @@
-"""Regenerate the Python code of ``proto/`` into ``arena/v1/``: ``python -m arena.protogen``.
+"""Regenerate the Python code of ``proto/`` into ``arena/v1/``: ``python proto/generate.py``
+(it needs grpcio-tools, a development dependency: ``make test`` installs it).
 
 The generated modules are committed (so installing Arena needs no code
 generation); ``tests/test_protogen.py`` fails when they are stale.
