@@ -20,7 +20,7 @@ from arena.engine.match import places
 from arena.referee import GrpcSeat, Referee, RefereeSettings, Seat
 from arena.referee.log import MatchLog, StepKind
 from arena.referee.referee import percentile
-from arena.referee.seats import SessionPool
+from arena.referee.transport import SessionPool
 from arena.schedule import round_robin
 
 

@@ -24,8 +24,9 @@ from arena import protocol
 from arena.engine import Ruleset
 from arena.policies import RandomLegal
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
+from arena.referee.failures import FailureKind
 from arena.referee.replay import replay
-from arena.referee.seats import FailureKind, SessionPool
+from arena.referee.transport import SessionPool
 from arena.v1 import player_pb2 as pb
 from sample_bots import HonestBot
 from tests.support.engine import add_raw_play_handler

@@ -26,7 +26,7 @@ from arena.engine import Ruleset
 from arena.fairplay.counting import Tally
 from arena.platform.settings import DEFAULT_WORKER_CONCURRENCY
 from arena.referee import Referee, RefereeSettings
-from arena.referee.seats import SessionPool
+from arena.referee.transport import SessionPool
 from arena.store.cache import ArtifactCache
 from arena.store.leases import MatchPlan
 from arena.store.models import BotKind, now

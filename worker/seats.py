@@ -20,7 +20,8 @@ from arena.platform.sandbox import (
     availability,
 )
 from arena.referee import GrpcSeat, LocalSeat, Seat
-from arena.referee.seats import FailureKind, SeatFailure, SessionPool
+from arena.referee.failures import FailureKind, SeatFailure
+from arena.referee.transport import SessionPool
 from arena.store.leases import SeatPlan
 from arena.store.models import BotKind
 from sample_bots import SAMPLES

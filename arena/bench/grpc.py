@@ -34,7 +34,7 @@ from arena import aio, protocol
 from arena.engine import Action, Observation, Ruleset
 from arena.platform.launcher import BotProcesses, BotSpec, SpecKind, command_for
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
-from arena.referee.seats import SessionPool, open_channel
+from arena.referee.transport import SessionPool, open_channel
 from arena.v1 import bench_pb2, bench_pb2_grpc, player_pb2_grpc
 from arena.v1 import player_pb2 as pb
 from sample_bots import RandomBot

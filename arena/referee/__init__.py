@@ -10,24 +10,17 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from arena.referee.failures import FailureKind, SeatFailure, SeatTimeout
     from arena.referee.referee import LOG_FORMAT, Referee, RefereeSettings, play_match
     from arena.referee.replay import ReplayReport
-    from arena.referee.seats import (
-        FailureKind,
-        GrpcSeat,
-        LocalSeat,
-        Seat,
-        SeatFailure,
-        SeatTimeout,
-    )
+    from arena.referee.seats import GrpcSeat, LocalSeat, Seat
 
 #: each exported name, and the module it comes from
 _EXPORTS = {
     **dict.fromkeys(["LOG_FORMAT", "Referee", "RefereeSettings", "play_match"], "referee"),
     "ReplayReport": "replay",  # the function: arena.referee.replay.replay
-    **dict.fromkeys(
-        ["FailureKind", "GrpcSeat", "LocalSeat", "Seat", "SeatFailure", "SeatTimeout"], "seats"
-    ),
+    **dict.fromkeys(["FailureKind", "SeatFailure", "SeatTimeout"], "failures"),
+    **dict.fromkeys(["GrpcSeat", "LocalSeat", "Seat"], "seats"),
 }
 
 __all__ = [

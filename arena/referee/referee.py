@@ -21,8 +21,9 @@ from arena.engine import Action, Deal, Game, Ruleset
 from arena.engine.events import Illegal, event_to_dict
 from arena.engine.match import Match
 from arena.fairplay.counting import FairPlayCounter
+from arena.referee.failures import FailureKind, SeatFailure, SeatTimeout
 from arena.referee.log import LOG_FORMAT
-from arena.referee.seats import FailureKind, Seat, SeatFailure, SeatTimeout
+from arena.referee.seats import Seat
 from arena.referee.style import StyleCounter
 from arena.referee.views import seat_view
 from arena.v1 import player_pb2 as pb

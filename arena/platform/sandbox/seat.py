@@ -10,7 +10,9 @@ from collections.abc import Awaitable
 from arena.platform.sandbox.box import Sandbox
 from arena.platform.sandbox.meter import CpuMeter
 from arena.platform.settings import MATCH_CPU_SECONDS
-from arena.referee.seats import FailureKind, GrpcSeat, SeatFailure, SessionPool
+from arena.referee.failures import FailureKind, SeatFailure
+from arena.referee.seats import GrpcSeat
+from arena.referee.transport import SessionPool
 
 
 class SandboxedSeat(GrpcSeat):
