@@ -19,8 +19,12 @@ from arena.store import abtests, competitions, fairplay, qualifications
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
 from arena.store.models import MatchStatus
-from dashboard import charts, queries, workers
+from dashboard import charts, workers
 from dashboard.deps import PlatformDep, SessionDep
+from dashboard.queries import bots as bot_queries
+from dashboard.queries import matches as match_queries
+from dashboard.queries import ratings as rating_queries
+from dashboard.queries import tournaments as tournament_queries
 from dashboard.replay import deal_summaries, frames
 
 templates = Environment(
@@ -63,7 +67,7 @@ def _not_found(error: StoreError) -> HTTPException:
 
 @router.get("/", response_class=HTMLResponse)
 def tournaments_page(session: SessionDep) -> HTMLResponse:
-    return render("tournaments.html", tournaments=queries.tournaments(session))
+    return render("tournaments.html", tournaments=tournament_queries.tournaments(session))
 
 
 @router.get("/tournaments/{name}", response_class=HTMLResponse)
@@ -71,7 +75,7 @@ def tournament_page(name: str, session: SessionDep) -> Response:
     if name == qualifications.NAME:  # no standings: its matches are the page
         return RedirectResponse(f"/matches?tournament={name}", status.HTTP_303_SEE_OTHER)
     try:
-        found = queries.tournament_page(session, name)
+        found = tournament_queries.tournament_page(session, name)
     except StoreError as error:
         raise _not_found(error) from None
     return render("tournament.html", t=found)
@@ -92,7 +96,7 @@ def tournament_chart(
     (the leaderboard shows at once; the chart follows, and follows live updates)."""
     return _chart_fragment(
         session,
-        lambda: queries.leaders_ratings(session, name),
+        lambda: rating_queries.leaders_ratings(session, name),
         name,
         hidden,
         width,
@@ -112,7 +116,7 @@ def bot_chart(
     """A bot's versions' ratings in one tournament, as a fragment of its page."""
     return _chart_fragment(
         session,
-        lambda: queries.bot_chart(session, name, tournament),
+        lambda: bot_queries.bot_chart(session, name, tournament),
         tournament,
         hidden,
         width,
@@ -163,15 +167,15 @@ def abtest_page(name: str, session: SessionDep) -> HTMLResponse:
 @router.get("/bots/{name}", response_class=HTMLResponse)
 def bot_page(name: str, session: SessionDep) -> HTMLResponse:
     try:
-        bot = queries.bot(session, name)
+        bot = bot_queries.bot(session, name)
     except StoreError as error:
         raise _not_found(error) from None
     return render(
         "bot.html",
         bot=bot,
         charts={t: rating_chart(history) for t, history in bot["ratings"].items()},
-        duplicates=queries.duplicate_tournaments(session, list(bot["ratings"])),
-        unreachable_streak=queries.UNREACHABLE_STREAK,
+        duplicates=bot_queries.duplicate_tournaments(session, list(bot["ratings"])),
+        unreachable_streak=bot_queries.UNREACHABLE_STREAK,
         abtests=abtests.of_bot(session, name),
     )
 
@@ -181,7 +185,7 @@ def leaderboard_page(session: SessionDep) -> HTMLResponse:
     main = competitions.default(session)
     return render(
         "leaderboard.html",
-        rows=queries.global_leaderboard(session),
+        rows=bot_queries.global_leaderboard(session),
         competition=main.name if main is not None else None,
     )
 
@@ -189,11 +193,11 @@ def leaderboard_page(session: SessionDep) -> HTMLResponse:
 @router.get("/bots", response_class=HTMLResponse)
 def bots_page(session: SessionDep) -> HTMLResponse:
     """Every bot with its owner and its standing in the default competition."""
-    standing = {r["bot"]: r for r in queries.global_leaderboard(session) if r.get("tournament")}
+    standing = {r["bot"]: r for r in bot_queries.global_leaderboard(session) if r.get("tournament")}
     return render(
         "bots.html",
-        bots=queries.bots(session),
-        owners=queries.bot_owners(session),
+        bots=bot_queries.bots(session),
+        owners=bot_queries.bot_owners(session),
         standing=standing,
     )
 
@@ -207,7 +211,9 @@ def matches_page(
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
 ) -> HTMLResponse:
     try:
-        found = queries.matches(session, tournament or None, bot or None, status_ or None, page)
+        found = match_queries.matches(
+            session, tournament or None, bot or None, status_ or None, page
+        )
     except StoreError as error:
         raise HTTPException(status.HTTP_400_BAD_REQUEST, str(error)) from None
     return render(
@@ -223,9 +229,11 @@ def match_page(
     match_id: Annotated[int, Path(ge=1, le=2**63 - 1)], session: SessionDep
 ) -> HTMLResponse:
     try:
-        match = queries.match(session, match_id)
+        match = match_queries.match(session, match_id)
         log, shown = (
-            queries.match_log(session, match_id) if match["status"] == "done" else (None, None)
+            match_queries.match_log(session, match_id)
+            if match["status"] == "done"
+            else (None, None)
         )
     except StoreError as error:
         raise _not_found(error) from None

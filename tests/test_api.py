@@ -13,8 +13,8 @@ from arena.store import bots, owners, tournaments
 from arena.store import matches as match_store
 from arena.store.models import BotKind
 from arena.store.owners import add_owner
-from dashboard import queries
 from dashboard.app import create_app
+from dashboard.queries import bots as bot_queries
 from tests.sandboxing import PLAIN_BOT
 from tests.support.api import auth, played_tournament
 from tests.support.cli import ROOT, run_queued_jobs
@@ -289,7 +289,7 @@ def test_a_global_leaderboard_and_a_bot_index(app_and_token) -> None:
     played_competition(arena.db, "main", SAMPLES)
     arena.db.transaction(lambda s: bots.add_bot(s, "newcomer", BotKind.SAMPLE, "random"))
     with arena.db.read() as s:
-        rows = queries.global_leaderboard(s)
+        rows = bot_queries.global_leaderboard(s)
     rated = [r for r in rows if r["tournament"]]
     assert [r["rank"] for r in rated] == list(range(1, len(rated) + 1)) and len(rated) >= 2
     scores = [r["score"] for r in rated]

@@ -12,7 +12,9 @@ from sqlalchemy import select, update
 from arena.store import tournaments as tournament_store
 from arena.store.models import PairResult, Tournament
 from arena.store.schema import alembic_config
-from dashboard import charts, queries
+from dashboard import charts
+from dashboard.queries import matches as match_queries
+from dashboard.queries import ratings as rating_queries
 from tests.support.api import played_tournament
 
 
@@ -89,11 +91,11 @@ def test_rating_history_and_head_to_head_agree_with_the_played_matches(app_and_t
         found = tournament_store.get(session, "cup")
         board = tournament_store.leaderboard(session, found)
         leaders = [row["version_id"] for row in board]
-        history = queries.rating_history(session, found.id, leaders)
-        grid = queries.head_to_head(session, found.id, leaders)
+        history = rating_queries.rating_history(session, found.id, leaders)
+        grid = rating_queries.head_to_head(session, found.id, leaders)
         places = [
             {seat["bot"]: seat["place"] for seat in match["seats"]}
-            for match in queries.matches(session, tournament="cup")["items"]
+            for match in match_queries.matches(session, tournament="cup")["items"]
         ]
     assert list(history) == [f"{row['bot']} v{row['version']}" for row in board]
     for row in board:
@@ -125,7 +127,7 @@ def test_a_long_history_is_thinned_in_the_database(app_and_token) -> None:
                 for r in tournament_store.leaderboard(session, found)
                 if r["bot"] == "counter"
             )
-            thinned = queries.rating_history(session, found.id, [counter])
+            thinned = rating_queries.rating_history(session, found.id, [counter])
         finally:
             charts.MAX_POINTS = saved
     assert [p["n"] for p in thinned["counter v1"]] == [1, 4, 7, 10, 12]

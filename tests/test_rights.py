@@ -17,7 +17,7 @@ from arena.platform.settings import Settings
 from arena.store import bots, tournaments
 from arena.store.models import BotKind, BotVersion, Owner, TournamentStatus
 from arena.store.owners import add_owner
-from dashboard import queries
+from dashboard.queries import bots as bot_queries
 from tests.support.api import auth, played_tournament
 from tests.support.store import SAMPLES, add_samples, match_ids, played_competition
 
@@ -212,10 +212,10 @@ def test_a_private_tournament_never_reaches_the_public_leaderboard(app_and_token
     client, token, arena = app_and_token
     played_tournament(client, token, arena, private=True)
     with arena.db.read() as session:
-        assert [r for r in queries.global_leaderboard(session) if r["tournament"]] == []
+        assert [r for r in bot_queries.global_leaderboard(session) if r["tournament"]] == []
     played_competition(arena.db, "main", SAMPLES)
     with arena.db.read() as session:
-        ranked = [r for r in queries.global_leaderboard(session) if r["tournament"]]
+        ranked = [r for r in bot_queries.global_leaderboard(session) if r["tournament"]]
     assert ranked and {r["tournament"] for r in ranked} == {"main-season-1"}
     board = client.get("/leaderboard").text
     assert "cup" not in re.findall(r'href="/tournaments/([^"]+)"', board)

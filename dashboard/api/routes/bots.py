@@ -13,8 +13,8 @@ from arena.platform.submission import submit
 from arena.store.errors import Conflict, Invalid, NotFound
 from arena.store.models import BotKind, Owner
 from arena.store.rights import check_submission_rate
-from dashboard import queries
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
+from dashboard.queries import bots as bot_queries
 from dashboard.schemas import BotCreate, BotPublic, SubmissionPublic, VersionCreate
 
 router = APIRouter(tags=["bots"])
@@ -29,14 +29,14 @@ WRITE_ERRORS = {
 
 @router.get("/bots", response_model=list[BotPublic])
 def list_bots(session: SessionDep) -> list[dict]:
-    return queries.bots(session)
+    return bot_queries.bots(session)
 
 
 @router.get(
     "/bots/{name}", response_model=BotPublic, responses={404: {"description": "No such bot"}}
 )
 def get_bot(name: str, session: SessionDep) -> dict:
-    return queries.bot(session, name)
+    return bot_queries.bot(session, name)
 
 
 @router.post(
@@ -50,7 +50,7 @@ def create_bot(
 ) -> dict:
     """Register a bot with its first version (qualified like every version)."""
     try:
-        queries.bot(session, body.name)
+        bot_queries.bot(session, body.name)
     except NotFound:
         return _submit(platform, body.name, body, owner.id)
     raise Conflict(f"a bot named {body.name!r} exists already")
@@ -66,7 +66,7 @@ def submit_version(
     name: str, body: VersionCreate, owner: OwnerDep, platform: PlatformDep, session: SessionDep
 ) -> dict:
     """Submit a new version: it replaces the active one once it qualifies."""
-    queries.bot(session, name)  # NotFound: 404
+    bot_queries.bot(session, name)  # NotFound: 404
     return _submit(platform, name, body, owner.id)
 
 

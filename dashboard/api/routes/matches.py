@@ -8,8 +8,8 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from arena.store.models import MatchStatus
-from dashboard import queries
 from dashboard.deps import SessionDep
+from dashboard.queries import matches as match_queries
 from dashboard.schemas import MatchPage, MatchPublic
 
 router = APIRouter(tags=["matches"])
@@ -26,16 +26,16 @@ def list_matches(
         MatchStatus | None, Query(alias="status", description="Only matches in this status")
     ] = None,
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
-    per_page: Annotated[int, Query(ge=1, le=200)] = queries.PER_PAGE,
+    per_page: Annotated[int, Query(ge=1, le=200)] = match_queries.PER_PAGE,
 ) -> dict:
-    return queries.matches(
+    return match_queries.matches(
         session, tournament, bot, status_.value if status_ else None, page, per_page
     )
 
 
 @router.get("/matches/{match_id}", response_model=MatchPublic, responses=NOT_FOUND)
 def get_match(match_id: MatchId, session: SessionDep) -> dict:
-    return queries.match(session, match_id)
+    return match_queries.match(session, match_id)
 
 
 @router.get(
@@ -50,7 +50,7 @@ def get_match(match_id: MatchId, session: SessionDep) -> dict:
     },
 )
 def get_log(match_id: MatchId, session: SessionDep) -> JSONResponse:
-    log = queries.public_log(session, match_id)
+    log = match_queries.public_log(session, match_id)
     return JSONResponse(
         log, headers={"Content-Disposition": f'attachment; filename="match-{match_id}.json"'}
     )

@@ -9,8 +9,8 @@ from pydantic import BaseModel
 
 from arena.store import owners
 from arena.store.models import Owner
-from dashboard import queries
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
+from dashboard.queries import owners as owner_queries
 from dashboard.schemas import SeatResult
 
 router = APIRouter(tags=["owners"])
@@ -55,7 +55,7 @@ def my_seats(
 ) -> list[dict]:
     """The owner's bots' seats in recorded matches, newest first, with each bot's output
     during the match: visible to the owner only."""
-    return queries.owner_seats(session, owner.id, bot, limit)
+    return owner_queries.owner_seats(session, owner.id, bot, limit)
 
 
 @router.post("/owners/me/token", response_model=NewToken, responses=NO_TOKEN)

@@ -9,8 +9,8 @@ from arena.referee import RefereeSettings
 from arena.store import fairplay
 from arena.store import tournaments as tournament_store
 from arena.store.rights import check_may_run
-from dashboard import queries
 from dashboard.deps import ActorDep, OwnerDep, PlatformDep, SessionDep
+from dashboard.queries import tournaments as tournament_queries
 from dashboard.schemas import (
     DealGroup,
     FairPlayReport,
@@ -27,12 +27,12 @@ NOT_FOUND = {404: {"description": "No such tournament"}}
 
 @router.get("/tournaments", response_model=list[TournamentPublic])
 def list_tournaments(session: SessionDep) -> list[dict]:
-    return queries.tournaments(session)
+    return tournament_queries.tournaments(session)
 
 
 @router.get("/tournaments/{name}", response_model=TournamentDetail, responses=NOT_FOUND)
 def get_tournament(name: str, session: SessionDep) -> dict:
-    return queries.tournament(session, name)
+    return tournament_queries.tournament(session, name)
 
 
 @router.get(
@@ -73,7 +73,7 @@ def create_tournament(body: TournamentCreate, owner: OwnerDep, platform: Platfor
         )
     )
     with platform.db.read() as session:
-        return queries.tournament(session, body.name)
+        return tournament_queries.tournament(session, body.name)
 
 
 @router.post(

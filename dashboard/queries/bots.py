@@ -1,0 +1,199 @@
+"""Bots: the list, the global leaderboard, one bot's page and chart."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload
+
+from arena.store import competitions
+from arena.store import tournaments as tournament_store
+from arena.store.errors import NotFound
+from arena.store.models import (
+    Bot,
+    BotVersion,
+    Entry,
+    Match,
+    MatchStatus,
+    Owner,
+    Seat,
+    Tournament,
+)
+from dashboard.queries.matches import matches
+from dashboard.queries.ratings import rating_history
+
+
+def bots(session: Session) -> list[dict[str, Any]]:
+    return [
+        _bot_summary(bot)
+        for bot in session.scalars(
+            select(Bot).options(selectinload(Bot.versions)).order_by(Bot.name)
+        )
+    ]
+
+
+def global_leaderboard(session: Session) -> list[dict[str, Any]]:
+    """The default competition's standings (one field: ratings from different fields are
+    never compared), then the bots that have not played there yet."""
+    main = competitions.default(session)
+    rated = []
+    if main is not None:
+        for row in tournament_store.leaderboard(session, main.tournament):
+            if row["games"]:
+                rated.append(
+                    {
+                        "bot": row["bot"],
+                        "version": row["version"],
+                        "tournament": main.tournament.name,
+                        "competition": main.name,
+                        "mu": row["mu"],
+                        "sigma": row["sigma"],
+                        "score": row["score"],
+                        "games": row["games"],
+                    }
+                )
+    ranked = {row["bot"] for row in rated}
+    unplayed = [
+        {"bot": name, "version": None, "tournament": None, "games": 0}
+        for name in session.scalars(select(Bot.name).order_by(Bot.name))
+        if name not in ranked
+    ]
+    return [{"rank": i + 1, **row} for i, row in enumerate(rated)] + unplayed
+
+
+def duplicate_tournaments(session: Session, names: list[str]) -> set[str]:
+    """Those of the tournaments ``names`` that play duplicate deals."""
+    found = select(Tournament.name).where(Tournament.name.in_(names), Tournament.duplicate)
+    return set(session.scalars(found))
+
+
+def bot_owners(session: Session) -> dict[str, str]:
+    """Bot name -> its owner's name (bots without an owner are the operator's)."""
+    return dict(
+        session.execute(select(Bot.name, Owner.name).join(Owner, Owner.id == Bot.owner_id)).all()
+    )
+
+
+def _bot_summary(bot: Bot) -> dict[str, Any]:
+    return {
+        "name": bot.name,
+        "versions": [
+            {
+                "number": v.number,
+                "kind": v.kind.value,
+                "target": v.target,
+                "active": v.active,
+                "status": v.status.value,
+                "reason": v.reason,
+                "qualification_match": v.qualification_match_id,
+                "max_matches": v.max_matches,
+                "announced_matches": v.announced_matches,
+                "created_at": v.created_at.isoformat(),
+            }
+            for v in bot.versions
+        ],
+    }
+
+
+def bot_ratings(
+    session: Session, found: Bot, tournament: str | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """A bot's rating histories by tournament (or in ``tournament`` only), every version
+    that played there on one chart."""
+    versions = [v.id for v in found.versions]
+    played_in = session.execute(
+        select(Tournament.id, Tournament.name, Entry.bot_version_id)
+        .join(Entry, Entry.tournament_id == Tournament.id)
+        .where(
+            Entry.bot_version_id.in_(versions),
+            Entry.games > 0,
+            *([Tournament.name == tournament] if tournament is not None else []),
+        )
+        .order_by(Tournament.id, Entry.bot_version_id)
+    ).all()
+    by_tournament: dict[tuple[int, str], list[int]] = {}
+    for tournament_id, tournament_name, version in played_in:
+        by_tournament.setdefault((tournament_id, tournament_name), []).append(version)
+    return {
+        tournament_name: rating_history(session, tournament_id, compared)
+        for (tournament_id, tournament_name), compared in by_tournament.items()
+    }
+
+
+def bot_chart(session: Session, name: str, tournament: str) -> dict[str, list[dict[str, Any]]]:
+    """A bot's rating histories in one tournament (its chart on the bot's page)."""
+    histories = bot_ratings(session, _bot(session, name), tournament)
+    if tournament not in histories:
+        raise NotFound(f"bot {name!r} has no rated match in {tournament!r}")
+    return histories[tournament]
+
+
+def _bot(session: Session, name: str) -> Bot:
+    found = session.scalar(select(Bot).where(Bot.name == name).options(selectinload(Bot.versions)))
+    if found is None:
+        raise NotFound(f"no bot named {name!r}")
+    return found
+
+
+def bot(session: Session, name: str, recent: int = 20) -> dict[str, Any]:
+    found = _bot(session, name)
+    versions = [v.id for v in found.versions]
+    ratings = bot_ratings(session, found)
+    matches_page = matches(session, bot=name, per_page=recent)
+    failures = session.execute(
+        select(
+            Seat.match_id,
+            Seat.seat,
+            Seat.forfeit_kind,
+            Seat.forfeit_reason,
+            Seat.strikes,
+            Seat.illegal,
+            BotVersion.number,
+        )
+        .join(BotVersion, BotVersion.id == Seat.bot_version_id)
+        .where(
+            Seat.bot_version_id.in_(versions),
+            (Seat.forfeit.is_(True)) | (Seat.strikes > 0) | (Seat.illegal > 0),
+        )
+        .order_by(Seat.match_id.desc())
+        .limit(recent)
+    ).all()
+    summary = _bot_summary(found)
+    summary.update(
+        unreachable=_unreachable(session, [v.id for v in found.versions if v.active]),
+        ratings=ratings,
+        recent_matches=matches_page["items"],
+        failures=[
+            {
+                "match": f.match_id,
+                "seat": f.seat,
+                "version": f.number,
+                "forfeit": f.forfeit_kind,
+                "reason": f.forfeit_reason,
+                "strikes": f.strikes,
+                "illegal": f.illegal,
+            }
+            for f in failures
+        ],
+    )
+    return summary
+
+
+#: recorded matches in a row the active version could not be reached in before its
+#: page says so
+UNREACHABLE_STREAK = 3
+
+
+def _unreachable(session: Session, active: list[int]) -> str | None:
+    """Why the active version was unreachable in each of its last matches, if it was."""
+    last = session.execute(
+        select(Seat.forfeit_kind, Seat.forfeit_reason)
+        .join(Match, Match.id == Seat.match_id)
+        .where(Seat.bot_version_id.in_(active), Match.status == MatchStatus.DONE)
+        .order_by(Match.id.desc())
+        .limit(UNREACHABLE_STREAK)
+    ).all()
+    if len(last) < UNREACHABLE_STREAK or any(kind != "unreachable" for kind, _ in last):
+        return None
+    return last[0].forfeit_reason

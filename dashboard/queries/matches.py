@@ -1,0 +1,134 @@
+"""Matches: the list (filtered, a page at a time), one match, and its log as a reader may see it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload
+
+from arena.referee.views import public_view
+from arena.store import logs
+from arena.store.disclosure import Disclosure, disclosure
+from arena.store.errors import Invalid, NotFound
+from arena.store.models import (
+    Bot,
+    BotVersion,
+    Match,
+    MatchLog,
+    MatchStatus,
+    Seat,
+    Tournament,
+)
+
+PER_PAGE = 50
+
+
+def matches(
+    session: Session,
+    tournament: str | None = None,
+    bot: str | None = None,
+    status: str | None = None,
+    page: int = 1,
+    per_page: int = PER_PAGE,
+) -> dict[str, Any]:
+    """A page of matches, newest first, filtered by tournament, bot and status."""
+    query = select(Match.id).order_by(Match.id.desc())
+    if tournament:
+        query = query.join(Tournament, Tournament.id == Match.tournament_id).where(
+            Tournament.name == tournament
+        )
+    if status:
+        if status not in {s.value for s in MatchStatus}:
+            raise Invalid(
+                f"unknown status {status!r}: expected one of "
+                f"{', '.join(s.value for s in MatchStatus)}"
+            )
+        query = query.where(Match.status == MatchStatus(status))
+    if bot:
+        versions = select(BotVersion.id).join(Bot).where(Bot.name == bot)
+        query = query.where(
+            Match.id.in_(select(Seat.match_id).where(Seat.bot_version_id.in_(versions)))
+        )
+    ids = list(session.scalars(query.limit(per_page + 1).offset((page - 1) * per_page)))
+    has_next = len(ids) > per_page
+    ids = ids[:per_page]
+    found = {
+        m.id: m
+        for m in session.scalars(
+            select(Match)
+            .where(Match.id.in_(ids))
+            .options(selectinload(Match.seats).joinedload(Seat.version).joinedload(BotVersion.bot))
+        )
+    }
+    names = dict(
+        session.execute(
+            select(Tournament.id, Tournament.name).where(
+                Tournament.id.in_({m.tournament_id for m in found.values()})
+            )
+        ).all()
+    )
+    return {
+        "items": [_match_row(found[i], names[found[i].tournament_id]) for i in ids],
+        "page": page,
+        "per_page": per_page,
+        "has_next": has_next,
+    }
+
+
+def _match_row(match: Match, tournament_name: str) -> dict[str, Any]:
+    return {
+        "id": match.id,
+        "tournament": tournament_name,
+        "index": match.index,
+        "status": match.status.value,
+        "attempts": match.attempts,
+        "error": match.error,
+        "finished_at": match.finished_at.isoformat() if match.finished_at else None,
+        "seats": [
+            {
+                "seat": s.seat,
+                "bot": s.version.bot.name,
+                "version": s.version.number,
+                "place": s.place,
+                "forfeit": s.forfeit_kind,
+                "reason": s.forfeit_reason,
+                "strikes": s.strikes,
+                "illegal": s.illegal,
+                "latency_mean_ms": s.latency_mean_ms,
+                "latency_p99_ms": s.latency_p99_ms,
+            }
+            for s in match.seats
+        ],
+    }
+
+
+def match(session: Session, match_id: int) -> dict[str, Any]:
+    found = session.scalar(
+        select(Match)
+        .where(Match.id == match_id)
+        .options(selectinload(Match.seats).joinedload(Seat.version).joinedload(BotVersion.bot))
+    )
+    if found is None:
+        raise NotFound(f"no match {match_id}")
+    name = session.scalar(select(Tournament.name).where(Tournament.id == found.tournament_id))
+    return _match_row(found, name)
+
+
+def match_log(session: Session, match_id: int) -> tuple[dict[str, Any], Disclosure]:
+    """The full log, for the server's own use, and whether it may be shown whole."""
+    found = session.get(Match, match_id)
+    blob = session.scalar(select(MatchLog.data).where(MatchLog.match_id == match_id))
+    if found is None or blob is None:
+        raise NotFound(f"match {match_id} has no log (not played yet?)")
+    tournament = session.get(Tournament, found.tournament_id)
+    assert tournament is not None
+    return logs.decode(blob), disclosure(session, found, tournament)
+
+
+def public_log(session: Session, match_id: int) -> dict[str, Any]:
+    """What anyone may read of a match's log now: the full log once its seed and hands
+    are public (arena.store.disclosure), else its public view (arena.referee.views)."""
+    log, shown = match_log(session, match_id)
+    readable = log if shown.public else public_view(log)
+    return {**readable, "disclosure": shown.reason}

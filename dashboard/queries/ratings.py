@@ -1,0 +1,116 @@
+"""Ratings over time and between versions: the charts' series and the head-to-head table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import String, cast, func, select
+from sqlalchemy.orm import Session
+
+from arena.store import pairs
+from arena.store import tournaments as tournament_store
+from arena.store.models import (
+    Bot,
+    BotVersion,
+    Match,
+    RatingChange,
+)
+from dashboard import charts
+
+#: bots drawn on a tournament's rating chart (its leaders)
+CHART_BOTS = 8
+
+
+def leaders_ratings(session: Session, name: str) -> dict[str, list[dict[str, Any]]]:
+    """The rating histories of a tournament's leaders (its chart)."""
+    found = tournament_store.get(session, name)
+    leaders = tournament_store.leaderboard(session, found)[:CHART_BOTS]
+    return rating_history(session, found.id, [row["version_id"] for row in leaders])
+
+
+def rating_history(
+    session: Session, tournament_id: int, versions: list[int]
+) -> dict[str, list[dict[str, Any]]]:
+    """Each version's ratings in a tournament ("bot vN": points with ``x`` the
+    tournament's rated-match number, ``n`` the version's own update number, ``mu``,
+    ``sigma``, ``at``; the last point's ``n`` is its number of updates), thinned in the
+    database to about ``charts.MAX_POINTS`` each, so a ladder of 50,000 matches costs
+    what one of 200 does."""
+    if not versions:
+        return {}
+    ids = _version_labels(session, set(versions))
+    # each version's completions as one string (a covering index scan, one row per
+    # version: fast where rows by the thousand are not), then only the kept rows
+    mine = (RatingChange.tournament_id == tournament_id) & RatingChange.bot_version_id.in_(ids)
+    listed = session.execute(
+        select(
+            RatingChange.bot_version_id,
+            func.aggregate_strings(cast(RatingChange.completion, String), ","),
+        )
+        .where(mine)
+        .group_by(RatingChange.bot_version_id)
+    ).all()
+    kept: dict[int, dict[int, int]] = {}  # by version: completion -> its update number
+    for version, completions in listed:
+        ordered = sorted(map(int, completions.split(",")))
+        kept[version] = {ordered[n - 1]: n for n in _thinned(len(ordered), charts.MAX_POINTS)}
+    rows = [
+        row
+        for version, points in kept.items()
+        for row in session.execute(
+            select(
+                RatingChange.bot_version_id,
+                RatingChange.completion,
+                RatingChange.mu,
+                RatingChange.sigma,
+                Match.finished_at,
+            )
+            .join(Match, Match.id == RatingChange.match_id)
+            .where(
+                RatingChange.tournament_id == tournament_id,
+                RatingChange.bot_version_id == version,
+                RatingChange.completion.in_(points),
+            )
+            .order_by(RatingChange.completion)
+        )
+    ]
+    history: dict[str, list[dict[str, Any]]] = {ids[v]: [] for v in ids}
+    for row in rows:
+        history[ids[row.bot_version_id]].append(
+            {
+                "x": row.completion + 1,
+                "n": kept[row.bot_version_id][row.completion],
+                "mu": row.mu,
+                "sigma": row.sigma,
+                "at": row.finished_at.isoformat() if row.finished_at else None,
+            }
+        )
+    return {ids[v]: history[ids[v]] for v in versions if v in ids}
+
+
+def _thinned(count: int, limit: int) -> list[int]:
+    """About ``limit`` of the numbers 1..count, evenly spaced, always the first and last."""
+    stride = max(1, -(-count // limit))
+    return sorted({*range(1, count + 1, stride), count}) if count else []
+
+
+def head_to_head(session: Session, tournament_id: int, versions: list[int]) -> dict[str, Any]:
+    """For each pair of ``versions`` that met: how often the row's version finished ahead
+    of the column's, behind it, or level (places compared within each match), from the
+    running totals (arena.store.pairs)."""
+    totals = pairs.between(session, tournament_id, versions)
+    labels = _version_labels(session, set(versions))
+    return {
+        "bots": [labels[v] for v in versions if v in labels],
+        "cells": {f"{labels[a]}|{labels[b]}": cell for (a, b), cell in totals.items()},
+    }
+
+
+def _version_labels(session: Session, ids: set[int]) -> dict[int, str]:
+    """``bot vN`` for each bot version id."""
+    found = session.execute(
+        select(BotVersion.id, Bot.name, BotVersion.number)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(BotVersion.id.in_(ids))
+    )
+    return {version: f"{name} v{number}" for version, name, number in found}

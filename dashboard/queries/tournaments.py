@@ -1,0 +1,94 @@
+"""Tournaments: the list, one tournament's standings and page, and the platform's counts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from arena.store import tournaments as tournament_store
+from arena.store.models import (
+    Bot,
+    BotVersion,
+    Entry,
+    Match,
+    Tournament,
+    TournamentFormat,
+)
+from dashboard.queries.ratings import head_to_head
+
+#: bots in a tournament's head-to-head table (its leaders)
+HEAD_TO_HEAD_BOTS = 12
+
+
+#: deal groups a tournament page lists (the newest; the API lists all of them)
+GROUPS_SHOWN = 20
+
+
+def tournaments(session: Session) -> list[dict[str, Any]]:
+    """Every tournament, newest first, with its bot count and current leader."""
+    entries = session.execute(
+        select(Entry.tournament_id, Bot.name, BotVersion.number, Entry.mu, Entry.sigma, Entry.games)
+        .join(BotVersion, BotVersion.id == Entry.bot_version_id)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+    ).all()
+    bots: dict[int, int] = {}
+    leaders: dict[int, tuple[float, str]] = {}
+    for entry in entries:
+        bots[entry.tournament_id] = bots.get(entry.tournament_id, 0) + 1
+        score = entry.mu - 3 * entry.sigma
+        best = leaders.get(entry.tournament_id)
+        if entry.games and (best is None or score > best[0]):
+            leaders[entry.tournament_id] = (score, f"{entry.name} v{entry.number}")
+    rows = []
+    # A/B tests are on /abtests, qualification matches on their versions' pages
+    unlisted = (TournamentFormat.ABTEST, TournamentFormat.QUALIFICATION)
+    listed = select(Tournament).where(Tournament.format.not_in(unlisted))
+    for tournament in session.scalars(listed.order_by(Tournament.id.desc())):
+        leader = leaders.get(tournament.id)
+        rows.append(
+            {
+                **_tournament_summary(session, tournament),
+                "bots": bots.get(tournament.id, 0),
+                "leader": leader[1] if leader else None,
+            }
+        )
+    return rows
+
+
+def _tournament_summary(session: Session, tournament: Tournament) -> dict[str, Any]:
+    return {
+        **tournament_store.summary(session, tournament),
+        "created_at": tournament.created_at.isoformat(),
+    }
+
+
+def tournament(session: Session, name: str) -> dict[str, Any]:
+    found = tournament_store.get(session, name)
+    summary = _tournament_summary(session, found)
+    summary["id"] = found.id
+    summary["leaderboard"] = tournament_store.leaderboard(session, found)
+    summary["duplicate"] = found.duplicate
+    groups = tournament_store.group_scores(session, found) if found.duplicate else []
+    summary["groups"] = groups[:GROUPS_SHOWN]
+    summary["groups_total"] = len(groups)
+    return summary
+
+
+def tournament_page(session: Session, name: str) -> dict[str, Any]:
+    """A tournament as its page shows it: ``tournament`` plus the leaders' head-to-head
+    table (the rating chart comes separately: ``leaders_ratings``)."""
+    summary = tournament(session, name)
+    table = summary["leaderboard"][:HEAD_TO_HEAD_BOTS]
+    summary["head_to_head"] = head_to_head(
+        session, summary["id"], [row["version_id"] for row in table]
+    )
+    return summary
+
+
+def counts(session: Session) -> dict[str, int]:
+    return {
+        "bots": session.scalar(select(func.count()).select_from(Bot)) or 0,
+        "matches": session.scalar(select(func.count()).select_from(Match)) or 0,
+    }
