@@ -19,10 +19,10 @@ from arena.engine import Action, Observation, Phase, Ruleset
 from arena.engine.match import Match as EngineMatch
 from arena.fairplay.counting import Chance, FairPlayCounter, match_tallies
 from arena.fairplay.report import ALPHA
+from arena.game.selfplay import play_deal
 from arena.policies import RandomLegal
 from arena.referee import Referee, RefereeSettings
 from arena.referee.log import MatchLog
-from arena.selfplay import play_deal
 from arena.store import bots, ladder, tournaments
 from arena.store import fairplay as fairplay_store
 from arena.store import matches as match_store

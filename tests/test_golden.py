@@ -2,7 +2,7 @@
 
 A change in the engine's behaviour (a rule, the deal, the legal actions, an event, the
 random policy) shows here as a diff. After an intended change, write the files again
-with ``python -m arena.playthrough tests/golden`` and review the diff in the commit."""
+with ``python -m arena.game.playthrough tests/golden`` and review the diff in the commit."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.playthrough import SETTINGS, Setting, playthrough
+from arena.game.playthrough import SETTINGS, Setting, playthrough
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -25,7 +25,7 @@ def test_a_match_plays_exactly_as_its_golden_playthrough(setting: Setting) -> No
             kept.splitlines(), played.splitlines(), "kept", "played", lineterm="", n=2
         )
         pytest.fail(
-            f"{setting.name} plays differently (python -m arena.playthrough tests/golden "
+            f"{setting.name} plays differently (python -m arena.game.playthrough tests/golden "
             "rewrites the files after an intended change):\n" + "\n".join(list(diff)[:60])
         )
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from arena.engine import Game, Ruleset
 from arena.engine.match import Match, places
+from arena.game.selfplay import play_deal
 from arena.policies import RandomLegal
-from arena.selfplay import play_deal
 
 
 def play(match: Match, seed: int = 0) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from arena import matchmaking
+from arena.tournament import matchmaking
 
 
 def test_quality_is_highest_for_equal_certain_ratings_and_symmetric() -> None:

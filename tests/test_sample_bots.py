@@ -8,7 +8,7 @@ import pytest
 
 from arena.engine import Deal, Game, Ruleset
 from arena.engine.events import Illegal
-from arena.selfplay import play_deal, play_series
+from arena.game.selfplay import play_deal, play_series
 from sample_bots import SAMPLES
 from tests.support.engine import random_game
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import scenarios
+from arena.game import scenarios
 from arena.platform import children
 
 ROOT = Path(__file__).resolve().parents[1]

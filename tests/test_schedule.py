@@ -1,4 +1,4 @@
-"""Round-robin tables: equal meetings and equal seats, as arena/schedule.py promises."""
+"""Round-robin tables: equal meetings and equal seats, as arena/tournament/schedule.py promises."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from arena.schedule import round_robin
+from arena.tournament.schedule import round_robin
 
 
 def counts(tables):
@@ -80,7 +80,7 @@ def test_bad_requests_are_refused(bots, size, message) -> None:
 
 
 def test_duplicate_groups_rotate_one_table_so_each_bot_holds_each_seat() -> None:
-    from arena.schedule import duplicate
+    from arena.tournament.schedule import duplicate
 
     tables = duplicate(list(range(5)), 4, 38, seed=1)
     assert len(tables) == 40, "rounded up to whole groups of 4"
@@ -117,7 +117,7 @@ def test_an_owners_bots_never_share_a_table_and_the_rest_stays_balanced(
 
 
 def test_the_duplicate_schedule_keeps_teams_apart_in_every_rotation() -> None:
-    from arena.schedule import duplicate
+    from arena.tournament.schedule import duplicate
 
     teams = {0: "ann", 1: "ann"}
     groups = duplicate(list(range(5)), 3, 60, seed=1, teams=teams)

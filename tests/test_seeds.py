@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from arena import seeds
 from arena.engine import Ruleset
 from arena.store import bots, tournaments
 from arena.store.db import Database
 from arena.store.models import BotKind, Match
+from arena.tournament import seeds
 from tests.support.store import SAMPLES
 
 

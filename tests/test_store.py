@@ -10,7 +10,6 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import func, select, update
 
-from arena import ratings
 from arena.engine import Ruleset
 from arena.referee.replay import replay
 from arena.referee.style import STYLE_FIELDS
@@ -33,6 +32,7 @@ from arena.store.models import (
     now,
 )
 from arena.store.schema import alembic_config, current, head, upgrade
+from arena.tournament import ratings
 from tests.support.store import SAMPLES, add_samples, make_tournament, match_ids, play
 
 

@@ -32,8 +32,8 @@ from arena.engine import Game, Ruleset
 from arena.engine.actions import Action
 from arena.engine.match import Match, places
 from arena.engine.observation import Observation
+from arena.game.selfplay import play_deal
 from arena.policies import Policy, RandomLegal
-from arena.selfplay import play_deal
 
 RULES = Ruleset.parse("classic")
 TABLE = 4

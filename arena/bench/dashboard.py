@@ -18,7 +18,6 @@ from typing import Any
 
 from sqlalchemy import insert, select
 
-from arena import ratings, seeds
 from arena.engine import Ruleset
 from arena.platform.settings import Settings
 from arena.referee import LocalSeat, play_match
@@ -37,6 +36,7 @@ from arena.store.models import (
     TournamentStatus,
     now,
 )
+from arena.tournament import ratings, seeds
 from dashboard.app import create_app
 from sample_bots import RandomBot
 

@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 from arena.engine import Game, Ruleset
 from arena.engine.deal import Deal
+from arena.game.selfplay import play_deal
 from arena.policies import RandomLegal
-from arena.selfplay import play_deal
 
 
 def run(

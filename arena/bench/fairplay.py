@@ -1,6 +1,6 @@
 """Does the collusion report catch a planted team, and keep quiet about honest fields?
 
-In process, 4-player ``classic``, the tables of a round robin (arena.schedule), the
+In process, 4-player ``classic``, the tables of a round robin (arena.tournament.schedule), the
 same counter as the referee's (arena.fairplay.counting) and the report of the platform
 (arena.fairplay.report):
 
@@ -28,11 +28,11 @@ from arena.engine import CHALLENGE, Action, Game, Observation, Ruleset
 from arena.engine.match import Match, places
 from arena.fairplay.counting import FairPlayCounter, Tally, match_tallies
 from arena.fairplay.report import ALPHA, Finding, report
+from arena.game.selfplay import play_deal
 from arena.policies import Policy
-from arena.schedule import round_robin
 from arena.sdk import MatchInfo
 from arena.sdk.helpers import cheapest_lie, truthful_play
-from arena.selfplay import play_deal
+from arena.tournament.schedule import round_robin
 from sample_bots import SAMPLES, CounterBot
 
 RULES = Ruleset.parse("classic")

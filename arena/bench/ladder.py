@@ -17,7 +17,6 @@ from typing import Any
 
 from sqlalchemy import insert, select, update
 
-from arena import seeds
 from arena.engine import Ruleset
 from arena.store import bots as bot_store
 from arena.store import ladder
@@ -25,6 +24,7 @@ from arena.store import tournaments as tournament_store
 from arena.store.db import Database
 from arena.store.models import BotKind, Entry, Match, MatchStatus, Seat, now
 from arena.store.schema import upgrade
+from arena.tournament import seeds
 
 BOTS = 8
 TABLE = 4

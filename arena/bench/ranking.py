@@ -22,12 +22,12 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
-from arena import ratings
 from arena.engine import Game, Observation, Ruleset
 from arena.engine.match import Match
+from arena.game.selfplay import play_deal
 from arena.policies import RandomLegal
-from arena.schedule import duplicate
-from arena.selfplay import play_deal
+from arena.tournament import ratings
+from arena.tournament.schedule import duplicate
 from sample_bots import CounterBot
 
 NOISE = (0.0, 0.3, 0.6, 1.0)  # bot i is weaker than bot i - 1

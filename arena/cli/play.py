@@ -10,13 +10,14 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena import aio, seeds
+from arena import aio
 from arena.cli import console, options
 from arena.cli.rules import ruleset_or_exit
 from arena.platform.launcher import BotProcesses, BotSpecError, parse_bot
 from arena.referee import RefereeSettings
 from arena.referee.replay import replay
-from arena.series import BotFigures, run_grpc_series
+from arena.tournament import seeds
+from arena.tournament.series import BotFigures, run_grpc_series
 
 out = console.stdout()
 err = console.stderr()

@@ -11,12 +11,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena import scenarios
 from arena.cli import console, options
 from arena.engine import Game, RulesError, Ruleset
 from arena.engine.cards import deck_ranks
 from arena.engine.rules import parse_option_pairs
-from arena.selfplay import play_series
+from arena.game import scenarios
+from arena.game.selfplay import play_series
 
 app = typer.Typer(
     help="The rules engine: conformance scenarios and in-process play.", no_args_is_help=True

@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from arena import aio, seeds
+from arena import aio
 from arena.engine import Ruleset
 from arena.platform import Platform, PlatformError
 from arena.platform import queue as work_queue
@@ -40,6 +40,7 @@ from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.errors import NotFound
 from arena.store.models import Bot, BotKind, BotVersion, VersionStatus
+from arena.tournament import seeds
 
 QUALIFYING_RULES = Ruleset.parse("classic")
 QUALIFYING = RefereeSettings(deadline=1.0, time_bank=5.0, start_timeout=10.0)

@@ -19,7 +19,6 @@ from typing import Any
 from sqlalchemy import Connection, func, select, update
 from sqlalchemy.orm import Session
 
-from arena import ratings, seeds
 from arena.abtest import sprt
 from arena.abtest.pairing import pair_table
 from arena.engine import Game, RulesError, Ruleset
@@ -50,6 +49,7 @@ from arena.store.models import (
     VersionStatus,
     now,
 )
+from arena.tournament import ratings, seeds
 
 DEFAULT_ELO0, DEFAULT_ELO1 = 0.0, 25.0
 DEFAULT_MAX_MATCHES = 4000

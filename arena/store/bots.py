@@ -174,7 +174,7 @@ def add_version(
 
 def owner_teams(session: Session, versions: Sequence[int]) -> dict[int, int]:
     """Each owned version's owner: one owner's bots form a team that never shares a
-    table (arena.schedule); the bots without one are the operator's, in no team."""
+    table (arena.tournament.schedule); the bots without one are the operator's, in no team."""
     rows = session.execute(
         select(BotVersion.id, Bot.owner_id)
         .join(Bot, Bot.id == BotVersion.bot_id)

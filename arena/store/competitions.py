@@ -18,7 +18,6 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from arena import ratings
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.store import ladder, tournaments
@@ -36,6 +35,7 @@ from arena.store.models import (
     VersionStatus,
     now,
 )
+from arena.tournament import ratings
 
 #: a competition's formats: a ladder, or a ladder on duplicate deals
 LADDER = "ladder"

@@ -6,7 +6,7 @@ the tournament's lock so concurrent refills never overshoot. Each new table is
 seeded by the bot with the fewest games (ties: the highest sigma, the least known),
 so no bot is starved. Its opponents are drawn at random from the bots within one game
 of the least played, each with a weight that favours close and uncertain ratings
-(``arena.matchmaking``) but never reaches zero, so every pair keeps meeting and no
+(``arena.tournament.matchmaking``) but never reaches zero, so every pair keeps meeting and no
 pairing locks in. With duplicate deals a table is played once per seat rotation, every
 rotation dealt the same (a deal group, rated once when its last rotation is over).
 Seats go where each bot has sat least (each entry counts its seats: a
@@ -23,8 +23,6 @@ from datetime import UTC, datetime
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from arena import matchmaking, seeds
-from arena.schedule import assign_seats
 from arena.store.bots import owner_teams
 from arena.store.db import Database
 from arena.store.jobs import new_job_id
@@ -41,6 +39,8 @@ from arena.store.models import (
     TournamentStatus,
     now,
 )
+from arena.tournament import matchmaking, seeds
+from arena.tournament.schedule import assign_seats
 
 
 def refill(db: Database, tournament_id: int) -> list[tuple[int, str]]:

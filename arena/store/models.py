@@ -163,7 +163,7 @@ class Tournament(Base):
     fresh_processes: Mapped[bool] = mapped_column(Boolean, default=False)
     #: bots of one owner may sit at one table (the operator's choice; off by default)
     same_owner_tables: Mapped[bool] = mapped_column(Boolean, default=False)
-    #: the secret its match seeds are derived from (arena.seeds); never shown
+    #: the secret its match seeds are derived from (arena.tournament.seeds); never shown
     secret_key: Mapped[str] = mapped_column(String(64))
     #: ladders: seconds after a match before its full log (seed, hands) is public
     reveal_delay: Mapped[int] = mapped_column(Integer, default=3600)

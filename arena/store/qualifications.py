@@ -14,7 +14,6 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena import seeds
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.referee.log import MatchLog as Logged
@@ -33,6 +32,7 @@ from arena.store.models import (
     now,
 )
 from arena.store.results import seat_results
+from arena.tournament import seeds
 
 #: the tournament's name: with a '.', like an A/B test's, and refused to others
 #: (arena.store.tournaments.RESERVED)

@@ -10,7 +10,6 @@ from typing import Any, Protocol
 
 from sqlalchemy import Connection, bindparam, func, select
 
-from arena import ratings
 from arena.store.models import (
     OPEN_STATUSES,
     BotVersion,
@@ -21,6 +20,7 @@ from arena.store.models import (
     Seat,
     Tournament,
 )
+from arena.tournament import ratings
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,6 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, func, select
 from sqlalchemy.orm import Session
 
-from arena import ratings
 from arena.engine.match import places
 from arena.fairplay.counting import Tally
 from arena.referee import log as match_log
@@ -47,6 +46,7 @@ from arena.store.rating_policy import (
     rate_in_turn,
     ratings_of,
 )
+from arena.tournament import ratings
 
 logger = logging.getLogger(__name__)
 

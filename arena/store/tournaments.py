@@ -8,7 +8,6 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, joinedload
 
-from arena import ratings, schedule, seeds
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
 from arena.store import ladder, rights
@@ -29,6 +28,7 @@ from arena.store.models import (
     TournamentStatus,
     now,
 )
+from arena.tournament import ratings, schedule, seeds
 
 #: name prefixes of the platform's own tournaments (A/B tests, qualification matches)
 RESERVED = ("abtest.", "platform.")
@@ -55,7 +55,7 @@ def create(
     """A tournament: round robin (matches scheduled now, not yet started), or a ladder
     (tables scheduled as it plays, ``games`` of them in play at once).
 
-    Its match seeds are keyed hashes of a secret key (arena.seeds): random, or derived
+    Its match seeds are keyed hashes of a secret key (arena.tournament.seeds): random, or derived
     from ``seed`` to replay a tournament. A ladder's full match logs become public
     ``reveal_delay`` seconds after their match. With ``fresh_processes`` uploaded bots
     get a new process for each match (slower; by default a worker keeps them warm).

@@ -10,7 +10,6 @@ from contextlib import contextmanager
 import pytest
 from sqlalchemy import func, select
 
-from arena import ratings
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.settings import Settings
@@ -24,6 +23,7 @@ from arena.store.models import (
     RatingChange,
     TournamentStatus,
 )
+from arena.tournament import ratings
 from tests.support.store import SAMPLES
 
 

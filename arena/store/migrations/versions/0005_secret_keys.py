@@ -1,5 +1,5 @@
 """Secret keys: a tournament's seed becomes a secret key its match seeds are derived
-from (arena.seeds), and a ladder's delay before a match's full log is public.
+from (arena.tournament.seeds), and a ladder's delay before a match's full log is public.
 
 Revision ID: 0005
 Revises: 0004
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from arena import seeds
+from arena.tournament import seeds
 
 revision = "0005"
 down_revision = "0004"

@@ -3,7 +3,7 @@ decision with what was legal and what happened. A file per game setting is kept 
 ``tests/golden/``; the test plays each again and compares, so any change in the
 engine's behaviour shows as a diff (OpenSpiel keeps one per game for the same reason).
 
-``python -m arena.playthrough tests/golden`` writes the files again after an intended
+``python -m arena.game.playthrough tests/golden`` writes the files again after an intended
 change (review the diff before committing it).
 """
 

@@ -17,7 +17,7 @@ import random
 from collections.abc import Hashable, Mapping
 from typing import TypeVar
 
-from arena.ratings import ENVIRONMENT
+from arena.tournament.ratings import ENVIRONMENT
 
 #: the least weight of any opponent, as a share of the best one's
 EXPLORATION = 0.2

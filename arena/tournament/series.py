@@ -1,6 +1,6 @@
 """A series of matches between the same bots at one table, with per-bot figures.
 
-Seats come from :func:`arena.schedule.round_robin`: over every ``n!`` games each bot
+Seats come from :func:`arena.tournament.schedule.round_robin`: over every ``n!`` games each bot
 sits in every seat, and after every other bot, equally often. Ratings are TrueSkill
 over the series, in game order.
 """
@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena import ratings, seeds
 from arena.engine import Ruleset
 from arena.engine.match import places
 from arena.referee import GrpcSeat, Referee, RefereeSettings, Seat
 from arena.referee.log import MatchLog, StepKind
 from arena.referee.referee import percentile
 from arena.referee.transport import SessionPool
-from arena.schedule import round_robin
+from arena.tournament import ratings, seeds
+from arena.tournament.schedule import round_robin
 
 
 @dataclass
@@ -84,7 +84,7 @@ async def run_series(
     progress: Callable[[int], None] | None = None,
 ) -> list[BotFigures]:
     """Play ``games`` matches, seats rotating; each match dealt from a seed keyed by ``key``
-    (arena.seeds: no match's deals can be told from another's log without the key)."""
+    (arena.tournament.seeds: no match's deals can be told from another's log without the key)."""
     count = len(names)
     figures = [BotFigures(name) for name in names]
     if logs is not None:

@@ -1,0 +1,2 @@
+"""The game without the platform: in-process play between policies (``selfplay``), the
+golden playthroughs (``playthrough``) and the conformance scenarios (``scenarios``)."""
