@@ -21,6 +21,7 @@ from arena.engine import (
     LegalActions,
     LiveGroup,
     Observation,
+    Phase,
     Play,
     PlaySpec,
     Quartets,
@@ -36,11 +37,8 @@ MAX_MESSAGE_BYTES = 64 * 1024
 #: with, code INTERNAL); the referee then says "its act raised ..."
 RAISED_IN_ACT = "act raised "
 
-_PHASES = {
-    name: pb.Phase.Value(f"PHASE_{name.upper()}")
-    for name in ("lead", "respond", "continue", "quartets", "final_call", "over")
-}
-_PHASE_NAMES = {number: name for name, number in _PHASES.items()}
+_PHASES = {phase: pb.Phase.Value(f"PHASE_{phase.name}") for phase in Phase}
+_PHASE_NAMES = {number: phase for phase, number in _PHASES.items()}
 
 
 class ProtocolError(ValueError):

@@ -18,7 +18,6 @@ pickup and who plays next), ``_end_round`` and ``_advance_from`` / ``_begin_turn
 from __future__ import annotations
 
 import random
-from enum import StrEnum
 from typing import NamedTuple
 
 from arena.engine.actions import Action, Play, Quartets
@@ -42,19 +41,10 @@ from arena.engine.events import (
     Revealed,
 )
 from arena.engine.game import Game
-from arena.engine.legal import LegalActions, PlaySpec
+from arena.engine.legal import LegalActions, Phase, PlaySpec
 from arena.engine.observation import LiveGroup, Observation
 
 _CALL_KINDS = {kind.value: kind for kind in CallKind}
-
-
-class Phase(StrEnum):
-    LEAD = "lead"
-    RESPOND = "respond"
-    CONTINUE = "continue"
-    QUARTETS = "quartets"
-    FINAL_CALL = "final_call"
-    OVER = "over"
 
 
 LEAD, RESPOND, CONTINUE, QUARTETS, FINAL_CALL, OVER = Phase

@@ -6,7 +6,20 @@ may claim and its card-count limits; calls, pass and quartets are flags.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import NamedTuple
+
+
+class Phase(StrEnum):
+    """What a deal waits for: a lead, a response to the live group, a continuation,
+    the fours to discard, the final call on the last group, or nothing (over)."""
+
+    LEAD = "lead"
+    RESPOND = "respond"
+    CONTINUE = "continue"
+    QUARTETS = "quartets"
+    FINAL_CALL = "final_call"
+    OVER = "over"
 
 
 class PlaySpec(NamedTuple):
@@ -25,7 +38,7 @@ class PlaySpec(NamedTuple):
 
 class LegalActions(NamedTuple):
     seat: int
-    phase: str
+    phase: Phase
     play: PlaySpec | None
     challenge: bool
     believe: bool
@@ -45,6 +58,6 @@ class LegalActions(NamedTuple):
             kinds.append("believe")
         if self.can_pass:
             kinds.append("pass")
-        if self.phase == "quartets":
+        if self.phase == Phase.QUARTETS:
             kinds.append("quartets")
         return tuple(kinds)

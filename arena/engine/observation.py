@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from arena.engine.events import Event
-from arena.engine.legal import LegalActions
+from arena.engine.legal import LegalActions, Phase
 
 
 class LiveGroup(NamedTuple):
@@ -25,7 +25,7 @@ class LiveGroup(NamedTuple):
 
 class Observation(NamedTuple):
     seat: int
-    phase: str
+    phase: Phase
     to_act: int | None
     turn: int
     hand: tuple[str, ...]
