@@ -21,11 +21,11 @@ from arena.store.bots import StoreError
 from arena.store.models import MatchStatus
 from dashboard import charts, workers
 from dashboard.deps import PlatformDep, SessionDep
+from dashboard.frames import deal_summaries, frames
 from dashboard.queries import bots as bot_queries
 from dashboard.queries import matches as match_queries
 from dashboard.queries import ratings as rating_queries
 from dashboard.queries import tournaments as tournament_queries
-from dashboard.replay import deal_summaries, frames
 
 templates = Environment(
     loader=FileSystemLoader(Path(__file__).parent / "templates"),

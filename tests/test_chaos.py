@@ -191,14 +191,29 @@ def _job_matches(connection: Redis, job_id: str | None) -> list[int]:
     return []
 
 
-def _taken_not_started(redis_url: str) -> list[int]:
-    """The matches of jobs on RQ's intermediate list that are not started: right after a
-    kill, the victim's (it had taken the job, a live worker starts one at once)."""
+def _jobs_of(redis_url: str, pid: int) -> list[int]:
+    """The matches of the jobs a worker (its pid) had when it died, read after its death:
+    started by it (RQ names a worker ``host:pid-...``, the name changing when it registers
+    again after Redis came back), or taken off the queue and not started (RQ's
+    intermediate list: right after a kill, the victim's; a live worker starts one at once).
+    Read before the kill, a job it started in between would be missed."""
     with contextlib.suppress(Exception):
         queue = work_queue.match_queue(work_queue.connect(redis_url))
+        prefix = f"{_host()}:{pid}-"
+        started = [
+            job_id
+            for job_id in queue.started_job_registry.get_job_ids()
+            if (_worker_of(queue.connection, job_id) or "").startswith(prefix)
+        ]
         taken = IntermediateQueue(queue.key, connection=queue.connection).get_job_ids()
-        return [m for job_id in taken for m in _job_matches(queue.connection, job_id)]
+        return [m for job_id in started + taken for m in _job_matches(queue.connection, job_id)]
     return []
+
+
+def _worker_of(connection: Redis, job_id: str) -> str | None:
+    with contextlib.suppress(Exception):
+        return Job.fetch(job_id, connection=connection, serializer=JSONSerializer).worker_name
+    return None
 
 
 def _drop_connections(database_url: str) -> int:
@@ -223,12 +238,10 @@ def _kill_one(
     if not candidates:
         return False
     victim = chance.choice(candidates)
-    worker = listening[victim.pid]
-    held = _job_matches(worker.connection, worker.get_current_job_id())
     os.killpg(victim.pid, signal.SIGKILL)  # the worker and its group, as a machine dies
     moment = time.monotonic()
     victim.wait()
-    orphans.killed(arena, victim.pid, held + _taken_not_started(redis_url), moment)
+    orphans.killed(arena, victim.pid, _jobs_of(redis_url, victim.pid), moment)
     workers.processes.remove(victim)
     return True
 

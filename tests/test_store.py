@@ -23,10 +23,10 @@ from arena.store.models import (
     BotVersion,
     Entry,
     Match,
-    MatchLog,
     MatchStatus,
     RatingChange,
     Seat,
+    StoredLog,
     TournamentStatus,
     VersionStatus,
     now,
@@ -140,7 +140,7 @@ def test_a_match_is_claimed_and_recorded_exactly_once(db: Database) -> None:
     with db.read() as s:
         match = s.get(Match, match_id)
         assert match.status is MatchStatus.DONE and match.completion == 1
-        stored = logs.decode(s.get(MatchLog, match_id).data)
+        stored = logs.decode(s.get(StoredLog, match_id).data)
         assert stored == json.loads(json.dumps(log)) and replay(stored).ok
         assert s.scalar(select(func.count()).select_from(RatingChange)) == 4
         places = sorted(seat.place for seat in match.seats)
@@ -209,7 +209,7 @@ def test_a_lost_claim_cannot_record(db: Database) -> None:
     assert matches.renew(db, [match_id], second.claim) == set(), "recorded: nothing to renew"
     with db.read() as s:
         assert s.get(Match, match_id).attempts == 2
-        assert s.scalar(select(func.count()).select_from(MatchLog)) == 1
+        assert s.scalar(select(func.count()).select_from(StoredLog)) == 1
 
 
 def test_infrastructure_failures_are_retried_then_failed_with_the_reason(db: Database) -> None:
@@ -252,7 +252,7 @@ def _assert_ratings_replay(db: Database) -> None:
         expected = {e.bot_version_id: ratings.new_rating() for e in tournament.entries}
         recorded = select(Match).where(Match.completion.is_not(None)).order_by(Match.completion)
         for match in s.scalars(recorded):
-            log = logs.decode(s.get(MatchLog, match.id).data)
+            log = logs.decode(s.get(StoredLog, match.id).data)
             versions = [seat.bot_version_id for seat in match.seats]
             rated = ratings.rate([expected[v] for v in versions], log["result"]["ranking"])
             expected.update(zip(versions, rated, strict=True))
@@ -360,7 +360,7 @@ def test_a_batch_records_the_matches_still_ours_and_discards_the_others(db: Data
     assert matches.record(db, taken, play(taken), 1.0)
     with db.read() as s:
         assert [s.get(Match, m).completion for m in ids] == [1, 3, 2]
-        assert s.scalar(select(func.count()).select_from(MatchLog)) == 3
+        assert s.scalar(select(func.count()).select_from(StoredLog)) == 3
         assert tournaments.get(s, "t").status is TournamentStatus.DONE
     _assert_ratings_replay(db)
 

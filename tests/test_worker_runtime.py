@@ -18,7 +18,7 @@ from arena.platform.settings import Settings
 from arena.referee import RefereeSettings
 from arena.sdk import Bot
 from arena.store import bots, logs, tournaments
-from arena.store.models import BotKind, Match, MatchLog
+from arena.store.models import BotKind, Match, StoredLog
 from tests.support.engine import served, simple_play
 from tests.support.workers import wait_done
 
@@ -88,8 +88,8 @@ def play_tournament(settings: Settings, name: str, concurrency: int, monkeypatch
     with arena.db.read() as s:
         tournament = tournaments.get(s, name)
         rows = s.scalars(
-            select(MatchLog.data)
-            .join(Match, MatchLog.match_id == Match.id)
+            select(StoredLog.data)
+            .join(Match, StoredLog.match_id == Match.id)
             .where(Match.tournament_id == tournament.id)
             .order_by(Match.index)
         ).all()
@@ -261,7 +261,9 @@ def play_against_samples(
     with arena.db.read() as s:
         played = [
             logs.decode(data)
-            for data in s.scalars(select(MatchLog.data).join(Match, Match.id == MatchLog.match_id))
+            for data in s.scalars(
+                select(StoredLog.data).join(Match, Match.id == StoredLog.match_id)
+            )
         ]
     seats = [(int(log["match_id"]), entry) for log in played for entry in log["seats"]]
     mine = {match_id: e["forfeit"] for match_id, e in seats if e["name"] == f"{name} v1"}
@@ -325,8 +327,8 @@ def test_processes_stay_warm_across_matches_unless_fresh_ones_are_asked_for(
                 played = [
                     logs.decode(data)
                     for data in s.scalars(
-                        select(MatchLog.data)
-                        .join(Match, Match.id == MatchLog.match_id)
+                        select(StoredLog.data)
+                        .join(Match, Match.id == StoredLog.match_id)
                         .where(Match.tournament_id == tournament.id)
                         .order_by(Match.index)
                     )

@@ -32,7 +32,7 @@ from arena.timing import HEARTBEAT_SECONDS
 from worker.runtime import in_process, sandboxed
 
 if TYPE_CHECKING:
-    from worker.runtime import Played, Runtime
+    from worker.runtime import Playout, Runtime
 
 log = logging.getLogger(__name__)
 
@@ -199,7 +199,7 @@ class Pipeline:
 
     # ------------------------------------------------------------------ playing
 
-    def _played(self, plan: matches.MatchPlan, done: concurrent.futures.Future[Played]) -> None:
+    def _played(self, plan: matches.MatchPlan, done: concurrent.futures.Future[Playout]) -> None:
         """A match's play ended (on the runtime's thread): keep its result for the next
         flush, or give it back (off this thread: giving back writes to the database)."""
         try:

@@ -56,7 +56,9 @@ def sandboxed(plan: MatchPlan) -> bool:
 
 
 @dataclass(frozen=True)
-class Played:
+class Playout:
+    """What playing one match on the runtime gave: its log and what the recorder keeps."""
+
     log: dict[str, Any]
     referee_ms: float
     started_at: datetime
@@ -99,7 +101,7 @@ class Runtime:
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         return self.submit(coroutine).result()
 
-    async def play(self, plan: MatchPlan) -> Played:
+    async def play(self, plan: MatchPlan) -> Playout:
         """Play one claimed match when a slot is free; the bots' failures are in the log,
         anything raised is the platform's."""
         if self._slots is None or self._cpu_lane is None or self._sandbox_lane is None:
@@ -136,7 +138,7 @@ class Runtime:
             finally:
                 await self._release(leases, log)
             timing = {"setup_ms": (began - setup_began) * 1000, **referee.timing}
-            return Played(
+            return Playout(
                 log,
                 (time.perf_counter() - began) * 1000,
                 started_at,

@@ -28,10 +28,10 @@ from arena.store.models import (
     BotVersion,
     Entry,
     Match,
-    MatchLog,
     MatchStatus,
     RatingChange,
     Seat,
+    StoredLog,
     Tournament,
     TournamentStatus,
     now,
@@ -221,6 +221,6 @@ def _seed(db, bots: int, matches: int, logged_matches: int) -> list[int]:
             )
             blob = logs.encode(log)
             connection.execute(
-                insert(MatchLog).values(match_id=match_id, data=blob, size=len(blob))
+                insert(StoredLog).values(match_id=match_id, data=blob, size=len(blob))
             )
     return logged

@@ -421,7 +421,9 @@ class RatingChange(Base):
     sigma: Mapped[float] = mapped_column(Float)
 
 
-class MatchLog(Base):
+class StoredLog(Base):
+    """A match's log as stored, compressed (read it as arena.referee.log.MatchLog)."""
+
     __tablename__ = "match_logs"
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
     #: the JSON match log, zlib-compressed

@@ -16,16 +16,16 @@ from sqlalchemy.orm import Session
 
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
-from arena.referee.log import MatchLog as Logged
+from arena.referee.log import MatchLog
 from arena.store import bots as bot_store
 from arena.store import logs
 from arena.store.models import (
     Bot,
     BotVersion,
     Match,
-    MatchLog,
     MatchStatus,
     Seat,
+    StoredLog,
     Tournament,
     TournamentFormat,
     TournamentStatus,
@@ -50,7 +50,7 @@ def record(
     """Store ``version``'s qualification match (it sat at seat 0 of ``log``, a sample
     bot at seat 1) and link it from the version."""
     tournament = _tournament(session, rules, settings)
-    typed = Logged.from_dict(log)
+    typed = MatchLog.from_dict(log)
     finished = now()
     match = Match(
         tournament_id=tournament.id,
@@ -71,7 +71,7 @@ def record(
     session.add(match)
     session.flush()
     blob = logs.encode(log)
-    session.add(MatchLog(match_id=match.id, data=blob, size=len(blob)))
+    session.add(StoredLog(match_id=match.id, data=blob, size=len(blob)))
     tournament.games += 1
     tournament.completed += 1
     tournament.finished_at = finished

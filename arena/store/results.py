@@ -26,9 +26,9 @@ from arena.store.models import (
     BotVersion,
     Entry,
     Match,
-    MatchLog,
     MatchStatus,
     Seat,
+    StoredLog,
     Tournament,
     TournamentFormat,
     now,
@@ -107,7 +107,7 @@ _COUNT = (
 _SEAT_RESULTS = _seats.update().where(
     _seats.c.match_id == bindparam("match"), _seats.c.seat == bindparam("number")
 )
-_LOG = MatchLog.__table__.insert()
+_LOG = StoredLog.__table__.insert()
 
 
 @dataclass(frozen=True)
@@ -150,8 +150,8 @@ def record_all(db: Database, played: list[PlayedMatch]) -> list[bool]:
     only if no other result was recorded since (the tournament's completion counter),
     and otherwise rates again under the lock. Either way in completion order, once.
     """
-    results = [Result(match) for match in played]
-    by_tournament: dict[int, list[Result]] = {}
+    results = [MatchRows(match) for match in played]
+    by_tournament: dict[int, list[MatchRows]] = {}
     for result in results:
         by_tournament.setdefault(result.plan.tournament_id, []).append(result)
     batches = [_Batch(db, group) for group in by_tournament.values()]
@@ -239,7 +239,7 @@ def seat_results(log: match_log.MatchLog, outputs: dict[int, str]) -> list[dict[
     return rows
 
 
-class Result:
+class MatchRows:
     """A played match, ready to be written: its seats' rows and what they add to the
     running totals."""
 
@@ -294,7 +294,7 @@ class Result:
 class _Batch:
     """One tournament's played matches, recorded together in completion order."""
 
-    def __init__(self, db: Database, results: list[Result]) -> None:
+    def __init__(self, db: Database, results: list[MatchRows]) -> None:
         self.results = results
         self.tournament_id = results[0].plan.tournament_id
         self.versions = sorted({v for result in results for v in result.versions})
@@ -368,7 +368,7 @@ class _Batch:
         finish_if_complete(connection, self.tournament_id)
         return [result.plan.match_id for result in mine]
 
-    def _rate(self, connection: Connection, mine: list[Result], first: int) -> None:
+    def _rate(self, connection: Connection, mine: list[MatchRows], first: int) -> None:
         steps = self.steps
         if steps is None or self.seen != first - 1 or len(mine) < len(self.results):
             # another result was recorded since the snapshot (or one of ours was lost)
@@ -405,7 +405,9 @@ class _Batch:
             ],
         )
 
-    def _rate_closed_groups(self, connection: Connection, mine: list[Result], first: int) -> None:
+    def _rate_closed_groups(
+        self, connection: Connection, mine: list[MatchRows], first: int
+    ) -> None:
         """Rate each deal group these results closed, once, in the order they closed it."""
         closing: dict[int, tuple[int, int]] = {}  # group: its last match here, completion
         for index, result in enumerate(mine):

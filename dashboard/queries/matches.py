@@ -15,9 +15,9 @@ from arena.store.models import (
     Bot,
     BotVersion,
     Match,
-    MatchLog,
     MatchStatus,
     Seat,
+    StoredLog,
     Tournament,
 )
 
@@ -118,7 +118,7 @@ def match(session: Session, match_id: int) -> dict[str, Any]:
 def match_log(session: Session, match_id: int) -> tuple[dict[str, Any], Disclosure]:
     """The full log, for the server's own use, and whether it may be shown whole."""
     found = session.get(Match, match_id)
-    blob = session.scalar(select(MatchLog.data).where(MatchLog.match_id == match_id))
+    blob = session.scalar(select(StoredLog.data).where(StoredLog.match_id == match_id))
     if found is None or blob is None:
         raise NotFound(f"match {match_id} has no log (not played yet?)")
     tournament = session.get(Tournament, found.tournament_id)

@@ -18,9 +18,9 @@ from arena.store.models import (
     BotKind,
     Entry,
     Match,
-    MatchLog,
     MatchStatus,
     RatingChange,
+    StoredLog,
     TournamentStatus,
 )
 from arena.tournament import ratings
@@ -52,7 +52,7 @@ def assert_recorded_exactly_once(arena: Platform, games: int) -> None:
             )
             == games
         )
-        assert s.scalar(select(func.count()).select_from(MatchLog)) == games
+        assert s.scalar(select(func.count()).select_from(StoredLog)) == games
         completions = sorted(s.scalars(select(Match.completion)))
         assert completions == list(range(1, games + 1)), "each match completed once"
         assert s.scalar(select(func.count()).select_from(RatingChange)) == 4 * games
@@ -63,7 +63,7 @@ def assert_ratings_replay(arena: Platform) -> None:
     with arena.db.read() as s:
         expected: dict[int, ratings.Rating] = {}
         for match in s.scalars(select(Match).order_by(Match.completion)):
-            log = logs.decode(s.get(MatchLog, match.id).data)
+            log = logs.decode(s.get(StoredLog, match.id).data)
             versions = [seat.bot_version_id for seat in match.seats]
             current = [expected.get(v, ratings.new_rating()) for v in versions]
             expected.update(
