@@ -8,8 +8,8 @@ after ``STRANDED_SECONDS`` (it died before its claim), or a queued match waiting
 ``LOST_AFTER`` with no job that will play it. A reconciler looks every
 ``RECONCILE_SECONDS``, so any match whose worker died plays again within
 ``RECOVERY_BOUND_SECONDS`` on a machine that is not overloaded (tests/test_recovery.py
-and tests/test_faults.py hold it to that; tests/test_chaos.py holds what does not
-depend on the machine's speed: a match queued again is taken up ahead of the queue).
+and tests/test_faults.py hold it to that; tests/test_chaos.py prints what a storm of
+faults costs on the machine it runs on).
 After Redis restarts (a reconciler checks every ``RESTART_CHECK_SECONDS``) every queued
 match goes out again at once.
 """

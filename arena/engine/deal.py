@@ -23,6 +23,7 @@ from typing import NamedTuple
 from arena.engine.actions import Action, Play, Quartets
 from arena.engine.cards import JOKER, RANK_OF, fours_in
 from arena.engine.events import (
+    LATE_ANSWER,
     Called,
     CallKind,
     DealOver,
@@ -297,7 +298,7 @@ class Deal:
         if seat != self.to_act:
             raise NotYourTurn(f"seat {seat} is not the seat to act (seat {self.to_act} is)")
         self.turns += 1
-        self._penalise(seat, "late answer")
+        self._penalise(seat, LATE_ANSWER)
         self._check_max_turns()
 
     def _check_max_turns(self) -> None:

@@ -117,6 +117,11 @@ class Illegal(NamedTuple):
     kind = "illegal"
 
 
+#: an ``Illegal`` event's reason when the seat answered after its deadline (the referee
+#: counts it as a strike, not as a rule broken)
+LATE_ANSWER = "late answer"
+
+
 class Forfeited(NamedTuple):
     seat: int
 

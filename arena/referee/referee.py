@@ -18,7 +18,7 @@ from typing import Any
 
 from arena import aio, protocol
 from arena.engine import Action, Deal, Game, Ruleset
-from arena.engine.events import Illegal, event_to_dict
+from arena.engine.events import LATE_ANSWER, Event, Illegal, event_to_dict
 from arena.engine.match import Match
 from arena.fairplay.counting import FairPlayCounter
 from arena.referee.failures import FailureKind, SeatFailure, SeatTimeout
@@ -190,8 +190,10 @@ class Referee:
                     "detail": f"no answer within {allowed:.3f} s",
                 }
             )
-            self._step(record, deal, seat, "timeout", None, allowed, lambda: deal.time_out(seat))
-            self._count_illegal(deal, seat, record)
+            events = self._step(
+                record, deal, seat, "timeout", None, allowed, lambda: deal.time_out(seat)
+            )
+            self._count_illegal(deal, seat, record, events)
             self._enforce_limits(deal, seat, record)
             return
         except SeatFailure as failure:
@@ -200,7 +202,7 @@ class Referee:
         latency = time.perf_counter() - (getattr(player, "sent_at", None) or began)
         stats.latencies_ms.append(latency * 1000)
         stats.bank = max(0.0, stats.bank - max(0.0, latency - deadline))
-        self._step(
+        events = self._step(
             record,
             deal,
             seat,
@@ -210,7 +212,7 @@ class Referee:
             lambda: deal.apply(seat, action),
             engine_action=action,
         )
-        self._count_illegal(deal, seat, record)
+        self._count_illegal(deal, seat, record, events)
         self._enforce_limits(deal, seat, record)
 
     def _step(
@@ -223,12 +225,13 @@ class Referee:
         latency: float,
         apply: Callable[[], object],
         engine_action: Action | None = None,
-    ) -> None:
+    ) -> list[Event]:
+        """Apply a step, log it, and return the events it caused."""
         before = len(deal.events)
         at_ms = round((time.perf_counter() - self._began) * 1000, 3)
         apply()
+        events = deal.events[before:]
         if engine_action is not None:
-            events = deal.events[before:]
             self._style.add(seat, engine_action, events)
             self.fairplay.after(deal, seat, engine_action, events)
         record["steps"].append(
@@ -238,25 +241,20 @@ class Referee:
                 "action": action,
                 "latency_ms": round(latency * 1000, 3),
                 "at_ms": at_ms,
-                "events": [event_to_dict(e) for e in deal.events[before:]],
+                "events": [event_to_dict(e) for e in events],
             }
         )
+        return events
 
-    def _count_illegal(self, deal: Deal, seat: int, record: dict[str, Any]) -> None:
-        step = record["steps"][-1]
-        reason = next(
-            (
-                e["reason"]
-                for e in step["events"]
-                if e["kind"] == Illegal.kind and e["seat"] == seat
-            ),
-            None,
-        )
+    def _count_illegal(
+        self, deal: Deal, seat: int, record: dict[str, Any], events: list[Event]
+    ) -> None:
+        reason = next((e.reason for e in events if isinstance(e, Illegal) and e.seat == seat), None)
         if reason is None:
             return
         stats = self.stats[seat]
         stats.illegal += 1
-        if reason != "late answer":
+        if reason != LATE_ANSWER:
             stats.failures.append(
                 {"deal": record["index"], "turn": deal.turns, "kind": "illegal", "detail": reason}
             )
