@@ -201,7 +201,7 @@ def test_workers_on_other_machines_play_bots_uploaded_elsewhere(
             # matches play, so the first one ready could take them all
             wait_registered(submitter, len(running))
             submitter.start_tournament(name)
-            wait_done(submitter, name, timeout=180)
+            wait_done(submitter, name)
         finally:
             for worker in running:
                 worker.stop()

@@ -33,6 +33,7 @@ from tests.support.api import auth, played_tournament
 from tests.support.cli import run_queued_jobs
 from tests.support.services import redis_test_url
 from tests.support.store import SAMPLES, play, play_abtest
+from tests.support.waiting import HANG_SECONDS
 
 pytestmark = pytest.mark.browser
 
@@ -68,9 +69,9 @@ def base_url(served: tuple[FastAPI, str]) -> Iterator[str]:
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + HANG_SECONDS
     while not server.started:
-        assert time.monotonic() < deadline, "the dashboard did not start in 30 s"
+        assert time.monotonic() < deadline, "the dashboard did not start"
         time.sleep(0.05)
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True

@@ -20,6 +20,7 @@ from arena.store import jobs as store_jobs
 from arena.store.models import Match, MatchStatus
 from arena.timing import RECOVERY_BOUND_SECONDS
 from tests.support.services import POSTGRES_ADMIN
+from tests.support.waiting import wait_until
 from tests.support.workers import (
     assert_ratings_replay,
     assert_recorded_exactly_once,
@@ -30,15 +31,12 @@ from tests.support.workers import (
 pytestmark = pytest.mark.processes
 
 
-def running_match(arena: Platform, timeout: float = 30.0) -> Match:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+def running_match(arena: Platform) -> Match:
+    def running() -> Match | None:
         with arena.db.read() as s:
-            match = s.scalar(select(Match).where(Match.status == MatchStatus.RUNNING))
-        if match is not None:
-            return match
-        time.sleep(0.05)
-    raise AssertionError("no match started")
+            return s.scalar(select(Match).where(Match.status == MatchStatus.RUNNING))
+
+    return wait_until(running, "no match started")
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
@@ -89,7 +87,7 @@ def test_a_redis_restart_loses_nothing(tmp_path: Path, database_url: str) -> Non
             server.stop()  # the queue and every job in it are gone
             time.sleep(1)
             server.start()
-            status = wait_done(arena, timeout=120)
+            status = wait_done(arena)
     assert status["matches"]["failed"] == 0
     assert_recorded_exactly_once(arena, 60)
     assert_ratings_replay(arena)
@@ -114,15 +112,15 @@ def test_dropped_postgresql_connections_are_retried(settings: Settings, database
                     ).fetchall()
                 )
             time.sleep(0.3)
-        status = wait_done(arena, timeout=120)
+        status = wait_done(arena)
     assert dropped > 0, "connections were dropped"
     assert status["matches"]["failed"] == 0
     assert_recorded_exactly_once(arena, 60)
     assert_ratings_replay(arena)
 
 
-def _wait_some_done(arena: Platform, count: int, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while arena.tournament_status("t")["matches"]["done"] < count:
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+def _wait_some_done(arena: Platform, count: int) -> None:
+    wait_until(
+        lambda: arena.tournament_status("t")["matches"]["done"] >= count,
+        f"never {count} matches done",
+    )

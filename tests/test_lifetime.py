@@ -13,6 +13,7 @@ import pytest
 
 from arena.platform import children
 from tests.support import lifetime
+from tests.support.waiting import HANG_SECONDS
 
 SCENARIO = Path(__file__).parent / "support" / "lifetime_scenario.py"
 
@@ -60,7 +61,7 @@ def test_a_pytest_killed_mid_test_leaves_no_process_behind(tmp_path: Path) -> No
 @pytest.mark.processes
 def _wait_for_exec(pid: int, program: bytes) -> None:
     """Wait until the process runs ``program`` (its environment is then its own)."""
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + HANG_SECONDS
     while Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0] != program:
         assert time.monotonic() < deadline, f"process {pid} never ran {program!r}"
         time.sleep(0.01)

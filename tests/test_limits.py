@@ -21,6 +21,7 @@ from dashboard.app import create_app
 from dashboard.limits import MAX_BODY_BYTES
 from tests.sandboxing import listeners
 from tests.support.api import auth
+from tests.support.waiting import HANG_SECONDS
 
 
 @contextlib.contextmanager
@@ -33,7 +34,7 @@ def served_app(settings) -> Iterator[int]:
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + HANG_SECONDS
     while not server.started:
         assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
         time.sleep(0.02)

@@ -22,6 +22,7 @@ from arena.store import competitions
 from arena.store.db import Database
 from arena.store.models import Match, MatchStatus, Tournament
 from tests.support.cli import ROOT, arena, environment
+from tests.support.waiting import HANG_SECONDS
 
 pytestmark = pytest.mark.processes
 
@@ -274,7 +275,7 @@ def test_arena_dashboard_says_where_it_is_and_logs_each_request(tmp_path: Path) 
     try:
         first = process.stdout.readline()
         assert f"Dashboard: http://127.0.0.1:{port}/" in first
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + HANG_SECONDS
         while True:
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read()

@@ -37,6 +37,7 @@ from arena.store.models import BotKind, Match, MatchStatus, now
 from arena.timing import RECOVERY_BOUND_SECONDS
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.store import make_tournament
+from tests.support.waiting import HANG_SECONDS, wait_until
 from tests.support.workers import (
     assert_ratings_replay,
     assert_recorded_exactly_once,
@@ -201,9 +202,9 @@ def test_a_worker_takes_no_job_until_it_can_play(redis_url: str) -> None:
 
     def look_while_it_prepares() -> None:
         try:
-            if not preparing.wait(30):
+            if not preparing.wait(HANG_SECONDS):
                 return
-            deadline = time.monotonic() + 30  # a hang guard: the state comes within ms
+            deadline = time.monotonic() + HANG_SECONDS
             while connection.hget(worker.key, "state") != rq_classes.PREPARING.encode():
                 if time.monotonic() > deadline:
                     return
@@ -236,11 +237,13 @@ def _locked(database_url: str, statement: str, ids: list[int]) -> Iterator[None]
         connection.rollback()
 
 
-def _job_started(arena: Platform, job_id: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while arena.queue.connection.hget(Job.key_for(job_id), "status") != b"started":
-        assert time.monotonic() < deadline, "the worker never started the job"
-        time.sleep(0.05)
+def _job_started(arena: Platform, job_id: str) -> None:
+    """Wait until a worker has started the job (it prepares to play first: the sandbox
+    probe and the imports, seconds on a loaded machine)."""
+    wait_until(
+        lambda: arena.queue.connection.hget(Job.key_for(job_id), "status") == b"started",
+        "the worker never started the job",
+    )
 
 
 @pytest.mark.slow
@@ -271,10 +274,12 @@ def test_a_worker_killed_at_any_moment_leaves_nothing_stranded(
         job_id = s.scalar(select(Match.job_id).where(Match.id == ids[0]))
         held = list(s.scalars(select(Match.id).where(Match.job_id == job_id)))
     with _locked(database_url, statement, locked):
+        launched = time.monotonic()
         workers = Workers(settings, 1, settings.data_dir / "logs")
         workers.__enter__()
         try:
             _job_started(arena, job_id)
+            print(f"{window}: the worker started its job {time.monotonic() - launched:.1f} s in")
             if window == "during the record":
                 _all_played_not_recorded(arena, held)
             time.sleep(1)  # held there
@@ -301,18 +306,17 @@ def test_a_worker_killed_at_any_moment_leaves_nothing_stranded(
     assert_ratings_replay(arena)
 
 
-def _all_played_not_recorded(arena: Platform, ids: list[int], timeout: float = 30.0) -> None:
+def _all_played_not_recorded(arena: Platform, ids: list[int]) -> None:
     """Wait until the worker has played the job (its matches run, none recorded) and
     stands in its record."""
-    deadline = time.monotonic() + timeout
-    while True:
+
+    def all_running() -> bool:
         with arena.db.read() as s:
             states = list(s.scalars(select(Match.status).where(Match.id.in_(ids))))
-        if all(state is MatchStatus.RUNNING for state in states):
-            time.sleep(1.5)  # FLUSH_SECONDS: the record is waiting on the lock
-            return
-        assert time.monotonic() < deadline, states
-        time.sleep(0.05)
+        return all(state is MatchStatus.RUNNING for state in states)
+
+    wait_until(all_running, "the worker never held every match of its job")
+    time.sleep(1.5)  # FLUSH_SECONDS: the record is waiting on the lock
 
 
 @pytest.mark.slow
@@ -329,23 +333,23 @@ def test_workers_register_again_when_redis_comes_back_empty(
             server.stop()
             time.sleep(1)
             server.start()  # empty: no queue, no registrations
-            _registered(server.url, 2, timeout=15)
+            _registered(server.url, 2)
             arena.start_tournament("t")  # a new tournament is picked up at once
-            status = wait_done(arena, timeout=60)
+            status = wait_done(arena)
         assert status["matches"]["done"] == 30
         logs = "".join(p.read_text() for p in (tmp_path / "logs").glob("worker-*.log"))
         assert "registering again" in logs
 
 
-def _registered(url: str, count: int, timeout: float = 30.0) -> None:
+def _registered(url: str, count: int) -> None:
     connection = work_queue.connect(url)
-    deadline = time.monotonic() + timeout
-    while True:
+
+    def registered() -> bool:
         with contextlib.suppress(Exception):
-            if len(Worker.all(queue=work_queue.match_queue(connection))) == count:
-                return
-        assert time.monotonic() < deadline, f"{count} workers not registered in {timeout} s"
-        time.sleep(0.1)
+            return len(Worker.all(queue=work_queue.match_queue(connection))) == count
+        return False
+
+    wait_until(registered, f"{count} workers never registered", poll=0.1)
 
 
 def test_the_sweep_removes_the_folders_of_dead_makers_only(tmp_path: Path, monkeypatch) -> None:
@@ -382,7 +386,7 @@ def test_the_sweep_kills_what_still_runs_in_a_dead_makers_group() -> None:
     join = 'for f in "$@"; do echo $$ > "$f"; done; exec sleep 3600'
     left = children.spawn(["sh", "-c", join, "sh", *map(str, orphan.procs_files)])
     try:
-        _wait_for(lambda: left.pid in orphan.pids(), "the process to join the group")
+        wait_until(lambda: left.pid in orphan.pids(), "the process never joined the group")
         cgroup.sweep(box.orphaned)  # kills at once; the group goes at a later sweep
         assert left.wait(timeout=30) == -signal.SIGKILL
 
@@ -390,7 +394,7 @@ def test_the_sweep_kills_what_still_runs_in_a_dead_makers_group() -> None:
             cgroup.sweep(box.orphaned)
             return not any(path.exists() for path in orphan.paths.values())
 
-        _wait_for(swept, "the orphaned group to be removed")
+        wait_until(swept, "the orphaned group was never removed")
         assert all(path.exists() for path in alive.paths.values())
     finally:
         left.kill()
@@ -421,16 +425,17 @@ def test_a_killed_workers_bots_die_with_it_and_their_folders_are_swept(
         victim = workers.processes[0].pid
         mark = f"{box.FOLDER_PREFIX}{victim}-"
         bots_of = lambda: [p for p in _processes_with(mark) if _runs_a_bot(p)]  # noqa: E731
-        _wait_for(bots_of, "the worker's bots to start")
+        wait_until(bots_of, "the worker's bots never started")
         os.kill(victim, signal.SIGKILL)  # the worker alone: its bots are in sessions of their own
         workers.processes[0].wait()
-        _wait_for(lambda: not bots_of(), "the bots to die with their worker", 5)
+        wait_until(lambda: not bots_of(), "the bots never died with their worker")
         assert list(Path(box._scratch_root()).glob(f"{mark}*")), "left for the sweep"
         workers.processes.clear()
         workers.add(1)
-        _wait_for(lambda: not list(Path(box._scratch_root()).glob(f"{mark}*")), "the sweep", 30)
+        left_folders = lambda: list(Path(box._scratch_root()).glob(f"{mark}*"))  # noqa: E731
+        wait_until(lambda: not left_folders(), "the sweep never removed the folders")
         # a sandbox caught half built (bwrap's setup waiting for its dead parent) goes too
-        _wait_for(lambda: not _processes_with(mark), "the sweep of half-built sandboxes", 30)
+        wait_until(lambda: not _processes_with(mark), "the sweep never killed half-built sandboxes")
     finally:
         workers.stop()
 
@@ -455,10 +460,3 @@ def _runs_a_bot(pid: int) -> bool:
         uid = int(Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split()[0])
         return uid in uid_range()
     return False
-
-
-def _wait_for(condition, what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"waited {timeout:g} s for {what}"
-        time.sleep(0.1)

@@ -96,7 +96,7 @@ def test_a_bot_unreachable_match_after_match_is_flagged_on_its_page(settings: Se
     began = time.monotonic()
     with Workers(settings, 1, settings.data_dir / "logs"):
         arena_.start_tournament("t")
-        wait_done(arena_, timeout=60)
+        wait_done(arena_)
     print(
         f"4 matches with a dead endpoint in {time.monotonic() - began:.1f} s, worker start included"
     )

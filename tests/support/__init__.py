@@ -2,5 +2,6 @@
 ``engine`` (random rulesets, rule-breaking drivers, bots served over gRPC), ``services``
 (the Redis and PostgreSQL the tests use), ``store`` (sample bots, tournaments, playing a
 claimed match), ``workers`` (waiting for and checking tournaments played by workers),
-``cli`` (running ``arena`` commands) and ``api`` (a tournament played through the API).
+``cli`` (running ``arena`` commands), ``api`` (a tournament played through the API) and
+``waiting`` (waits on other processes that only a hang fails).
 Test modules import from here, never from each other."""

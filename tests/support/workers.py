@@ -25,6 +25,7 @@ from arena.store.models import (
 )
 from arena.tournament import ratings
 from tests.support.store import SAMPLES
+from tests.support.waiting import HANG_SECONDS
 
 
 def setup_tournament(arena: Platform, games: int, name: str = "t", **options) -> None:
@@ -36,10 +37,10 @@ def setup_tournament(arena: Platform, games: int, name: str = "t", **options) ->
     )
 
 
-def wait_done(arena: Platform, name: str = "t", timeout: float = 120.0) -> dict:
+def wait_done(arena: Platform, name: str = "t", timeout: float = HANG_SECONDS) -> dict:
     deadline = time.monotonic() + timeout
     while (status := arena.tournament_status(name))["status"] != TournamentStatus.DONE.value:
-        assert time.monotonic() < deadline, f"not done in {timeout} s: {status['matches']}"
+        assert time.monotonic() < deadline, f"not done in {timeout:g} s: {status['matches']}"
         time.sleep(0.2)
     return status
 
