@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 from arena.engine import Deal, Game, Phase, Ruleset
-from arena.engine.events import Illegal
+from arena.engine.events import Illegal, IllegalReason, illegal_reason, illegal_text
 from arena.policies import RandomLegal
 from tests.support.engine import Recorder, random_game, replay, seeds, table_cards
 
@@ -105,3 +105,28 @@ def test_same_seed_same_deal_and_events() -> None:
     first, _, _ = play_recorded(7, game)
     second, _, _ = play_recorded(7, game)
     assert first.events == second.events
+
+
+def test_every_illegal_action_names_the_rule_it_broke() -> None:
+    """Random rule breaking under random rulesets: each ``Illegal`` event's text reads back
+    as one :class:`IllegalReason`, and that reason's text with the same details is the
+    text again (one table says both ways)."""
+    seen: Counter[IllegalReason] = Counter()
+    for seed in range(300):
+        deal, _, _ = play_recorded(seed)
+        for event in deal.events:
+            if isinstance(event, Illegal):
+                seen[event.rule] += 1
+    assert len(seen) >= 10, seen  # the driver breaks most rules somewhere in 300 deals
+    assert illegal_text(IllegalReason.WRONG_RANK, rank="Q", due="K") == "rank 'Q' where 'K' is due"
+    assert Illegal(0, "rank 'Q' where 'K' is due").rule is IllegalReason.WRONG_RANK
+    assert Illegal(0, illegal_text(IllegalReason.LATE_ANSWER)).rule is IllegalReason.LATE_ANSWER
+    with pytest.raises(ValueError, match="not the text of an illegal action"):
+        illegal_reason("a made-up rule")
+
+
+@pytest.mark.parametrize("reason", list(IllegalReason))
+def test_each_illegal_reason_reads_back_from_its_text(reason: IllegalReason) -> None:
+    details = {"kind": "challenge", "limit": 4, "rank": "7", "due": "8", "phase": "lead"}
+    text = illegal_text(reason, **details, ranks=["Q", "K"])
+    assert illegal_reason(text) is reason

@@ -23,7 +23,6 @@ from typing import NamedTuple
 from arena.engine.actions import Action, Play, Quartets
 from arena.engine.cards import JOKER, RANK_OF, fours_in
 from arena.engine.events import (
-    LATE_ANSWER,
     Called,
     CallKind,
     DealOver,
@@ -35,17 +34,20 @@ from arena.engine.events import (
     Event,
     Forfeited,
     Illegal,
+    IllegalReason,
     Left,
     Passed,
     PickedUp,
     Played,
     Revealed,
+    illegal_text,
 )
 from arena.engine.game import Game
 from arena.engine.legal import LegalActions, Phase, PlaySpec
 from arena.engine.observation import LiveGroup, Observation
 
 _CALL_KINDS = {kind.value: kind for kind in CallKind}
+_LATE_ANSWER = illegal_text(IllegalReason.LATE_ANSWER)
 
 
 LEAD, RESPOND, CONTINUE, QUARTETS, FINAL_CALL, OVER = Phase
@@ -298,7 +300,7 @@ class Deal:
         if seat != self.to_act:
             raise NotYourTurn(f"seat {seat} is not the seat to act (seat {self.to_act} is)")
         self.turns += 1
-        self._penalise(seat, LATE_ANSWER)
+        self._penalise(seat, _LATE_ANSWER)
         self._check_max_turns()
 
     def _check_max_turns(self) -> None:
@@ -344,44 +346,44 @@ class Deal:
         phase = self.phase
         if phase is QUARTETS:
             if kind != "quartets":
-                return f"{kind} when asked which fours to discard"
+                return illegal_text(IllegalReason.WRONG_ANSWER_TO_QUARTETS, kind=kind)
             return self._answer_quartets(seat, action)
         if kind == "play":
             if phase is FINAL_CALL:
-                return "a play when the final call is due"
+                return illegal_text(IllegalReason.PLAY_AT_FINAL_CALL)
             return self._play(seat, action)
         if kind == "challenge" or kind == "believe":
             return self._call(seat, kind)
         if kind == "pass":
             return self._pass(seat)
-        return "quartets outside the quartets phase"
+        return illegal_text(IllegalReason.QUARTETS_OUT_OF_PHASE)
 
     def _play(self, seat: int, play: Play) -> str | None:
         cards, rank, count = play
         placed = len(cards)
         if not placed:
-            return "a play of no cards"
+            return illegal_text(IllegalReason.NO_CARDS)
         if count < 1:
-            return "a claimed count of zero"
+            return illegal_text(IllegalReason.ZERO_COUNT)
         if self._honest and count != placed:
-            return "a claimed count that differs from the cards placed"
+            return illegal_text(IllegalReason.COUNT_NOT_CARDS)
         cap = self.game.max_play
         if cap is not None and (placed > cap or count > cap):
-            return f"more than {cap} cards"
+            return illegal_text(IllegalReason.OVER_PLAY_LIMIT, limit=cap)
         if count > self.cards_in_play():
-            return "a claimed count above the cards in play"
+            return illegal_text(IllegalReason.COUNT_OVER_CARDS_IN_PLAY)
         if self.phase is LEAD:
             if rank not in self.game.declarable:
-                return f"rank {rank!r} may not be declared"
+                return illegal_text(IllegalReason.UNDECLARABLE_RANK, rank=rank)
         elif rank != self._required_rank():
-            return f"rank {rank!r} where {self._required_rank()!r} is due"
+            return illegal_text(IllegalReason.WRONG_RANK, rank=rank, due=self._required_rank())
         hand = self.hands[seat]
         remaining = hand.copy()
         try:
             for card in cards:
                 remaining.remove(card)
         except ValueError:
-            return "cards not in the hand"
+            return illegal_text(IllegalReason.CARDS_NOT_IN_HAND)
         self.hands[seat] = remaining
         covered = self.pile[-1].author if self.live else None
         self.pile.append(Group(seat, tuple(cards), rank, count, self.phase is LEAD))
@@ -398,11 +400,11 @@ class Deal:
 
     def _call(self, seat: int, kind: str) -> str | None:
         if not self.live or self.phase not in (RESPOND, FINAL_CALL):
-            return f"{kind} with no live group"
+            return illegal_text(IllegalReason.NO_LIVE_GROUP, kind=kind)
         if not self._call_allowed(seat):
-            return f"{kind} on a one-card lead by the next player"
+            return illegal_text(IllegalReason.PROTECTED_LEAD, kind=kind)
         if kind == "believe" and not self._believe_on:
-            return "believe is not allowed in these rules"
+            return illegal_text(IllegalReason.BELIEVE_NOT_ALLOWED)
         group = self.pile[-1]
         self.events.append(Called(seat, _CALL_KINDS[kind], group.author))
         shown = (
@@ -431,9 +433,9 @@ class Deal:
 
     def _pass(self, seat: int) -> str | None:
         if not self.options.allow_pass:
-            return "pass is not allowed in these rules"
+            return illegal_text(IllegalReason.PASS_NOT_ALLOWED)
         if self.phase not in (RESPOND, CONTINUE):
-            return f"a pass in the {self.phase.value} phase"
+            return illegal_text(IllegalReason.PASS_OUT_OF_PHASE, phase=self.phase.value)
         self.events.append(Passed(seat))
         self._passed.add(seat)
         self._advance_from(seat, self.phase)
@@ -443,7 +445,7 @@ class Deal:
         held = self._fours(seat)
         ranks = list(answer.ranks)
         if len(set(ranks)) != len(ranks) or any(rank not in held for rank in ranks):
-            return f"no complete four to discard among {ranks}"
+            return illegal_text(IllegalReason.NO_COMPLETE_FOUR, ranks=ranks)
         if ranks:
             self._discard_fours(seat, ranks)
         if self.phase is not OVER:

@@ -8,6 +8,7 @@ event log can be shown to every seat as it is. Card identities appear only in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -110,16 +111,94 @@ class Left(NamedTuple):
     kind = "left"
 
 
+class IllegalReason(StrEnum):
+    """The rule an illegal action broke (docs/rules.md "Illegal actions"); the event's
+    text (:func:`illegal_text`) says it in full, with its details."""
+
+    #: the seat answered after its deadline (the referee counts a strike, not a rule broken)
+    LATE_ANSWER = "late_answer"
+    WRONG_ANSWER_TO_QUARTETS = "wrong_answer_to_quartets"
+    PLAY_AT_FINAL_CALL = "play_at_final_call"
+    QUARTETS_OUT_OF_PHASE = "quartets_out_of_phase"
+    NO_CARDS = "no_cards"
+    ZERO_COUNT = "zero_count"
+    COUNT_NOT_CARDS = "count_not_cards"
+    OVER_PLAY_LIMIT = "over_play_limit"
+    COUNT_OVER_CARDS_IN_PLAY = "count_over_cards_in_play"
+    UNDECLARABLE_RANK = "undeclarable_rank"
+    WRONG_RANK = "wrong_rank"
+    CARDS_NOT_IN_HAND = "cards_not_in_hand"
+    NO_LIVE_GROUP = "no_live_group"
+    PROTECTED_LEAD = "protected_lead"
+    BELIEVE_NOT_ALLOWED = "believe_not_allowed"
+    PASS_NOT_ALLOWED = "pass_not_allowed"
+    PASS_OUT_OF_PHASE = "pass_out_of_phase"
+    NO_COMPLETE_FOUR = "no_complete_four"
+
+
+#: each reason's text as logs and bots read it, its details in braces
+_ILLEGAL_TEXTS: dict[IllegalReason, str] = {
+    IllegalReason.LATE_ANSWER: "late answer",
+    IllegalReason.WRONG_ANSWER_TO_QUARTETS: "{kind} when asked which fours to discard",
+    IllegalReason.PLAY_AT_FINAL_CALL: "a play when the final call is due",
+    IllegalReason.QUARTETS_OUT_OF_PHASE: "quartets outside the quartets phase",
+    IllegalReason.NO_CARDS: "a play of no cards",
+    IllegalReason.ZERO_COUNT: "a claimed count of zero",
+    IllegalReason.COUNT_NOT_CARDS: "a claimed count that differs from the cards placed",
+    IllegalReason.OVER_PLAY_LIMIT: "more than {limit} cards",
+    IllegalReason.COUNT_OVER_CARDS_IN_PLAY: "a claimed count above the cards in play",
+    IllegalReason.UNDECLARABLE_RANK: "rank {rank!r} may not be declared",
+    IllegalReason.WRONG_RANK: "rank {rank!r} where {due!r} is due",
+    IllegalReason.CARDS_NOT_IN_HAND: "cards not in the hand",
+    IllegalReason.NO_LIVE_GROUP: "{kind} with no live group",
+    IllegalReason.PROTECTED_LEAD: "{kind} on a one-card lead by the next player",
+    IllegalReason.BELIEVE_NOT_ALLOWED: "believe is not allowed in these rules",
+    IllegalReason.PASS_NOT_ALLOWED: "pass is not allowed in these rules",
+    IllegalReason.PASS_OUT_OF_PHASE: "a pass in the {phase} phase",
+    IllegalReason.NO_COMPLETE_FOUR: "no complete four to discard among {ranks}",
+}
+
+
+def illegal_text(reason: IllegalReason, **details: object) -> str:
+    """The text of ``reason`` with its details, as an ``Illegal`` event carries it."""
+    return _ILLEGAL_TEXTS[reason].format(**details)
+
+
+def _text_pattern(template: str) -> re.Pattern[str]:
+    parts = re.split(r"\{[a-z]+(?:![a-z])?\}", template)
+    return re.compile("(?s)" + ".+".join(map(re.escape, parts)))
+
+
+#: the texts read back: the fixed ones by lookup, the others by their pattern
+_FIXED_TEXTS = {text: reason for reason, text in _ILLEGAL_TEXTS.items() if "{" not in text}
+_TEXT_PATTERNS = [
+    (_text_pattern(text), reason) for reason, text in _ILLEGAL_TEXTS.items() if "{" in text
+]
+
+
+def illegal_reason(text: str) -> IllegalReason:
+    """The reason an ``Illegal`` event's text gives (the inverse of :func:`illegal_text`)."""
+    reason = _FIXED_TEXTS.get(text)
+    if reason is not None:
+        return reason
+    for pattern, reason in _TEXT_PATTERNS:
+        if pattern.fullmatch(text):
+            return reason
+    raise ValueError(f"not the text of an illegal action: {text!r}")
+
+
 class Illegal(NamedTuple):
+    """``seat``'s action broke a rule: ``reason`` is the text (:func:`illegal_text`)."""
+
     seat: int
     reason: str
 
     kind = "illegal"
 
-
-#: an ``Illegal`` event's reason when the seat answered after its deadline (the referee
-#: counts it as a strike, not as a rule broken)
-LATE_ANSWER = "late answer"
+    @property
+    def rule(self) -> IllegalReason:
+        """Which rule was broken."""
+        return illegal_reason(self.reason)
 
 
 class Forfeited(NamedTuple):

@@ -18,7 +18,7 @@ from typing import Any
 
 from arena import aio, protocol
 from arena.engine import Action, Deal, Game, Ruleset
-from arena.engine.events import LATE_ANSWER, Event, Illegal, event_to_dict
+from arena.engine.events import Event, Illegal, IllegalReason, event_to_dict
 from arena.engine.match import Match
 from arena.fairplay.counting import FairPlayCounter
 from arena.referee.failures import FailureKind, SeatFailure, SeatTimeout
@@ -249,14 +249,19 @@ class Referee:
     def _count_illegal(
         self, deal: Deal, seat: int, record: dict[str, Any], events: list[Event]
     ) -> None:
-        reason = next((e.reason for e in events if isinstance(e, Illegal) and e.seat == seat), None)
-        if reason is None:
+        illegal = next((e for e in events if isinstance(e, Illegal) and e.seat == seat), None)
+        if illegal is None:
             return
         stats = self.stats[seat]
         stats.illegal += 1
-        if reason != LATE_ANSWER:
+        if illegal.rule is not IllegalReason.LATE_ANSWER:
             stats.failures.append(
-                {"deal": record["index"], "turn": deal.turns, "kind": "illegal", "detail": reason}
+                {
+                    "deal": record["index"],
+                    "turn": deal.turns,
+                    "kind": "illegal",
+                    "detail": illegal.reason,
+                }
             )
 
     def _enforce_limits(self, deal: Deal, seat: int, record: dict[str, Any]) -> None:
