@@ -14,7 +14,6 @@ from markupsafe import Markup
 from sqlalchemy.orm import Session
 
 from arena.engine import Ruleset
-from arena.referee.log import MatchLog
 from arena.store import abtests, competitions, fairplay, qualifications
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
@@ -238,7 +237,7 @@ def match_page(
     except StoreError as error:
         raise _not_found(error) from None
     names = [f"{s['bot']} v{s['version']}" for s in match["seats"]]
-    replay = frames(MatchLog.from_dict(log), reveal=shown.public) if log and shown else []
+    replay = frames(log, reveal=shown.public) if log and shown else []
     return render(
         "match.html",
         match=match,

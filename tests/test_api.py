@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import socket
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 from arena.platform.settings import Settings
+from arena.referee.log import ForfeitRecord
 from arena.store import bots, owners, tournaments
 from arena.store import matches as match_store
 from arena.store.models import BotKind
@@ -171,7 +173,8 @@ def test_html_cannot_name_a_bot_and_text_a_bot_controls_is_shown_escaped(
     [match_id] = match_ids(arena.db)
     plan = match_store.claim(arena.db, match_id, "test")
     log = play(plan)
-    log["seats"][0]["forfeit"] = {"kind": "crashed", "detail": f"the bot said {XSS}", "deal": 0}
+    said = ForfeitRecord(0, "crashed", f"the bot said {XSS}", 0)
+    log = replace(log, seats=(replace(log.seats[0], forfeit=said), *log.seats[1:]))
     match_store.record(arena.db, plan, log, 1.0)
     for url in (f"/matches/{match_id}", f"/bots/{plan.seats[0].name.split()[0]}"):
         page = client.get(url)

@@ -22,7 +22,6 @@ from arena.fairplay.report import ALPHA
 from arena.game.selfplay import play_deal
 from arena.policies import RandomLegal
 from arena.referee import Referee, RefereeSettings
-from arena.referee.log import MatchLog
 from arena.store import bots, ladder, tournaments
 from arena.store import fairplay as fairplay_store
 from arena.store import matches as match_store
@@ -81,7 +80,7 @@ def test_the_referee_counts_every_challenge_and_no_more_lies_than_bluffs() -> No
         referee = Referee(
             rules, seats_for(plans, rules, seed, ExitStack(), []), seed, RefereeSettings()
         )
-        log = MatchLog.from_dict(aio.run(referee.run()))
+        log = aio.run(referee.run())
         tallies = referee.fairplay.tallies()
         challenges = sum(
             1
@@ -285,7 +284,7 @@ def test_recorded_batches_join_the_totals_once_when_folded(db) -> None:
         log, tallies = play_counted(plan)
         assert match_store.record(db, plan, log, 1.0, fairplay=tallies)
         places = {
-            seat: place for place, group in enumerate(log["result"]["ranking"], 1) for seat in group
+            seat: place for place, group in enumerate(log.result.ranking, 1) for seat in group
         }
         versions = [seat.bot_version_id for seat in plan.seats]
         ranked = [places[seat] for seat in range(4)]

@@ -39,7 +39,8 @@ def hostile() -> Iterator:
 
 
 def play(endpoint: str, settings: RefereeSettings = FAST) -> tuple[dict, float]:
-    """The hostile bot at seat 0 against two honest in-process bots; the log and seconds."""
+    """The hostile bot at seat 0 against two honest in-process bots; the log as stored
+    (its JSON) and seconds."""
     seats = [GrpcSeat(endpoint, "hostile")] + [
         LocalSeat(HonestBot(ruleset=RULES, players=3), f"honest{i}") for i in (1, 2)
     ]
@@ -48,9 +49,9 @@ def play(endpoint: str, settings: RefereeSettings = FAST) -> tuple[dict, float]:
     elapsed = time.perf_counter() - began
     report = replay(log)
     assert report.ok, report.mismatches
-    as_json = json.loads(json.dumps(log))
-    assert MatchLog.from_dict(as_json).to_dict() == as_json, "the typed log reads it whole"
-    return log, elapsed
+    as_json = json.loads(json.dumps(log.to_dict()))
+    assert MatchLog.from_dict(as_json) == log, "the typed log reads it whole"
+    return as_json, elapsed
 
 
 def seat0_steps(log: dict) -> list[str]:

@@ -15,6 +15,7 @@ from arena import protocol
 from arena.engine import Ruleset
 from arena.policies import RandomLegal
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
+from arena.referee.log import MatchLog
 from arena.referee.replay import replay
 from arena.referee.transport import SessionPool
 from arena.v1 import player_pb2 as pb
@@ -89,11 +90,11 @@ async def _matches(ends_stream: Ender, count: int) -> tuple[list[dict], int]:
         await server.stop(None)
 
 
-def _clean(log: dict) -> bool:
+def _clean(log: MatchLog, seats: slice = slice(None)) -> bool:
     assert replay(log).ok
     return all(
-        seat["forfeit"] is None and seat["strikes"] == seat["illegal"] == 0 and seat["decisions"]
-        for seat in log["seats"]
+        seat.forfeit is None and seat.strikes == seat.illegal == 0 and seat.decisions
+        for seat in log.seats[seats]
     )
 
 
@@ -106,10 +107,10 @@ def test_a_bot_that_ends_its_stream_between_matches_plays_every_match(ends_strea
 
 def test_a_bot_that_ends_the_stream_of_the_match_forfeits_each_match_once() -> None:
     logs, streams = asyncio.run(_matches(at_every_start, 3))
-    forfeits = [log["seats"][0]["forfeit"] for log in logs]
-    assert [f["kind"] for f in forfeits] == ["crashed"] * 3, forfeits
-    assert all(f["detail"] == "the bot closed its stream" for f in forfeits), forfeits
-    assert all(_clean({**log, "seats": log["seats"][1:]}) for log in logs)
+    forfeits = [log.seats[0].forfeit for log in logs]
+    assert [f and f.kind for f in forfeits] == ["crashed"] * 3, forfeits
+    assert all(f and f.detail == "the bot closed its stream" for f in forfeits), forfeits
+    assert all(_clean(log, slice(1, None)) for log in logs)
     # a new stream that ends is the match's own failure (not retried), and a failed stream
     # is never kept for the next match: one stream per match
     assert streams == 3

@@ -188,19 +188,19 @@ def _check_case(case: int) -> None:
     for log in (fuzzed, clean):
         report = replay(log)
         assert report.ok, (where, report.mismatches)
-        for entry in log["seats"][1:]:
-            assert entry["forfeit"] is None and entry["strikes"] == entry["illegal"] == 0, where
-    seat = fuzzed["seats"][0]
+        for entry in log.seats[1:]:
+            assert entry.forfeit is None and entry.strikes == entry.illegal == 0, where
+    seat = fuzzed.seats[0]
     if not set(fuzzer.moves) & set(PENALISED):
-        assert seat["forfeit"] is None and seat["strikes"] == seat["illegal"] == 0, where
-    if seat["forfeit"] is not None:
-        assert seat["forfeit"]["kind"] in set(FailureKind), where
-        detail = seat["forfeit"]["detail"]
+        assert seat.forfeit is None and seat.strikes == seat.illegal == 0, where
+    if seat.forfeit is not None:
+        assert seat.forfeit.kind in set(FailureKind), where
+        detail = seat.forfeit.detail
         for text in fuzzer.texts:
             assert not detail.startswith(text[:20]), f"{where}: the bot wrote the reason"
         assert len(detail) < 600, where
-    mine = clean["seats"][0]
-    assert mine["forfeit"] is None and mine["strikes"] == mine["illegal"] == 0, (
+    mine = clean.seats[0]
+    assert mine.forfeit is None and mine.strikes == mine.illegal == 0, (
         f"{where}: the next match on the stream is not clean: {mine}"
     )
 

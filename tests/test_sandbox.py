@@ -37,7 +37,7 @@ def referee(sandbox: Sandbox, settings: RefereeSettings = SETTINGS) -> dict:
         GrpcSeat(sandbox.endpoint, "sandboxed"),
         LocalSeat(HonestBot(ruleset=RULES, players=2)),
     ]
-    return aio.run(Referee(RULES, seats, seed=3, settings=settings).run())
+    return aio.run(Referee(RULES, seats, seed=3, settings=settings).run()).to_dict()
 
 
 def exit_signal(sandbox: Sandbox) -> int | None:
@@ -71,7 +71,7 @@ def test_a_bot_that_uses_too_much_memory_is_killed_at_its_limit() -> None:
     patient = RefereeSettings(deadline=60, time_bank=0, start_timeout=10)
     with Sandbox(BOTS / "memory_hog.py", limits=replace(TIGHT, cpu_seconds=120)) as box:
         seats = [SandboxedSeat(box, "hog"), LocalSeat(HonestBot(ruleset=RULES, players=2))]
-        log = aio.run(Referee(RULES, seats, seed=3, settings=patient).run())
+        log = aio.run(Referee(RULES, seats, seed=3, settings=patient).run()).to_dict()
     forfeit = forfeit_of(log)
     assert forfeit["kind"] == "crashed"
     assert forfeit["detail"].startswith("killed at its memory limit"), forfeit
@@ -105,7 +105,7 @@ def test_a_forfeit_names_the_limit_the_bot_broke() -> None:
     with Sandbox(BOTS / "cpu_hog.py", limits=TIGHT) as box:
         seats = [SandboxedSeat(box, "hog"), LocalSeat(HonestBot(ruleset=RULES, players=2))]
         slow = RefereeSettings(deadline=5, time_bank=0, start_timeout=5)
-        log = aio.run(Referee(RULES, seats, seed=3, settings=slow).run())
+        log = aio.run(Referee(RULES, seats, seed=3, settings=slow).run()).to_dict()
     forfeit = forfeit_of(log)
     assert forfeit["detail"].startswith("killed at its CPU time limit"), forfeit
 

@@ -51,7 +51,7 @@ def test_this_machine_builds_real_sandboxes() -> None:
 def play(box: Sandbox) -> dict:
     """A heads-up match of the sandboxed bot against an honest bot in process."""
     seats = [SandboxedSeat(box, "attacker"), LocalSeat(HonestBot(ruleset=RULES, players=2))]
-    log = aio.run(Referee(RULES, seats, seed=5, settings=SETTINGS).run())
+    log = aio.run(Referee(RULES, seats, seed=5, settings=SETTINGS).run()).to_dict()
     assert sorted(i for group in log["result"]["ranking"] for i in group) == [0, 1]
     return log
 
@@ -267,7 +267,7 @@ def three_at_a_table(third: Sandbox, victims: list[Sandbox]) -> dict:
     seats = [SandboxedSeat(third, "third")] + [
         SandboxedSeat(box, f"victim{i}") for i, box in enumerate(victims)
     ]
-    return aio.run(Referee(RULES, seats, seed=11, settings=SETTINGS).run())
+    return aio.run(Referee(RULES, seats, seed=11, settings=SETTINGS).run()).to_dict()
 
 
 @pytest.mark.slow
@@ -311,7 +311,7 @@ def test_cpu_burnt_between_requests_is_charged_to_the_bot(tmp_path: Path) -> Non
             assert time.monotonic() < deadline, "the spinner never got the CPU"
             time.sleep(0.05)
         seats = [seat, LocalSeat(HonestBot(ruleset=RULES, players=2))]
-        log = aio.run(Referee(RULES, seats, seed=5, settings=SETTINGS).run())
+        log = aio.run(Referee(RULES, seats, seed=5, settings=SETTINGS).run()).to_dict()
     forfeit = log["seats"][0]["forfeit"]
     assert forfeit is not None and forfeit["kind"] == "cpu_limit", log["seats"][0]
     assert log["seats"][1]["forfeit"] is None

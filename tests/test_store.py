@@ -11,6 +11,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import func, select, update
 
 from arena.engine import Ruleset
+from arena.referee.log import MatchLog
 from arena.referee.replay import replay
 from arena.referee.style import STYLE_FIELDS
 from arena.store import bots, logs, matches, tournaments
@@ -141,7 +142,8 @@ def test_a_match_is_claimed_and_recorded_exactly_once(db: Database) -> None:
         match = s.get(Match, match_id)
         assert match.status is MatchStatus.DONE and match.completion == 1
         stored = logs.decode(s.get(StoredLog, match_id).data)
-        assert stored == json.loads(json.dumps(log)) and replay(stored).ok
+        assert stored == json.loads(json.dumps(log.to_dict()))
+        assert replay(MatchLog.from_dict(stored)).ok
         assert s.scalar(select(func.count()).select_from(RatingChange)) == 4
         places = sorted(seat.place for seat in match.seats)
         assert places[0] == 1 and all(seat.decisions > 0 for seat in match.seats)

@@ -12,11 +12,12 @@ RULES = Ruleset.parse("classic")
 
 
 def log_of(names: list[str], seed: int = 1) -> dict:
+    """A match's log as stored (its JSON)."""
     seats = [
         LocalSeat(SAMPLES[n](ruleset=RULES, players=len(names), seed=i), n)
         for i, n in enumerate(names)
     ]
-    return play_match(Ruleset.parse("classic", {"deals": 5}), seats, seed=seed)
+    return play_match(Ruleset.parse("classic", {"deals": 5}), seats, seed=seed).to_dict()
 
 
 def test_counts_match_the_log() -> None:

@@ -76,7 +76,7 @@ def test_a_refused_connection_fails_the_seat_at_once() -> None:
     ruleset = Ruleset.parse("classic", {"deals": 1})
     seats = [GrpcSeat(f"127.0.0.1:{refusing_port()}", "dead"), LocalSeat(RandomBot(seed=1), "r")]
     began = time.monotonic()
-    log = play_match(ruleset, seats, "s", RefereeSettings(start_timeout=10))
+    log = play_match(ruleset, seats, "s", RefereeSettings(start_timeout=10)).to_dict()
     spent = time.monotonic() - began
     forfeit = log["seats"][0]["forfeit"]
     assert forfeit["kind"] == "unreachable" and "refused" in forfeit["detail"]

@@ -26,6 +26,7 @@ from arena.engine import Ruleset
 from arena.fairplay.counting import Tally
 from arena.platform.settings import DEFAULT_WORKER_CONCURRENCY
 from arena.referee import Referee, RefereeSettings
+from arena.referee.log import MatchLog
 from arena.referee.transport import SessionPool
 from arena.store.cache import ArtifactCache
 from arena.store.leases import MatchPlan
@@ -59,7 +60,7 @@ def sandboxed(plan: MatchPlan) -> bool:
 class Playout:
     """What playing one match on the runtime gave: its log and what the recorder keeps."""
 
-    log: dict[str, Any]
+    log: MatchLog
     referee_ms: float
     started_at: datetime
     #: where the match's time went (ms): ``setup`` (seats: processes, streams) and the
@@ -131,7 +132,7 @@ class Runtime:
             )
             started_at = now()
             began = time.perf_counter()
-            log: dict[str, Any] | None = None
+            log: MatchLog | None = None
             try:
                 log = await referee.run()
                 outputs = {seat: text for seat, lease in leases.items() if (text := lease.output())}
@@ -148,9 +149,9 @@ class Runtime:
                 _announced(seats),
             )
 
-    async def _release(self, leases: dict[int, SeatLease], log: dict[str, Any] | None) -> None:
+    async def _release(self, leases: dict[int, SeatLease], log: MatchLog | None) -> None:
         for seat, lease in leases.items():
-            failed = log is None or log["seats"][seat]["forfeit"] is not None
+            failed = log is None or log.seats[seat].forfeit is not None
             await self.sandboxes.release(lease.warm, failed)
 
     async def tidy(self) -> None:

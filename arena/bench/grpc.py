@@ -51,7 +51,7 @@ async def _us_per_decision(
     for match in range(matches):
         seats = seats_for(match, pool)
         log = await Referee(rules, seats, seed=match, settings=RefereeSettings()).run()
-        decisions += sum(seat["decisions"] for seat in log["seats"])
+        decisions += sum(seat.decisions for seat in log.seats)
     elapsed = time.perf_counter() - began
     await pool.close()
     return elapsed / decisions * 1e6

@@ -15,6 +15,7 @@ from arena.cli import console, options
 from arena.cli.rules import ruleset_or_exit
 from arena.platform.launcher import BotProcesses, BotSpecError, parse_bot
 from arena.referee import RefereeSettings
+from arena.referee.log import MatchLog
 from arena.referee.replay import replay
 from arena.tournament import seeds
 from arena.tournament.series import BotFigures, run_grpc_series
@@ -111,7 +112,7 @@ def replay_command(
 ) -> None:
     """Re-referee a match log from its seed and actions; exit 1 if anything differs."""
     try:
-        report = replay(json.loads(log.read_text()))
+        report = replay(MatchLog.from_dict(json.loads(log.read_text())))
     except (ValueError, KeyError) as error:
         err.print(f"error: {log} is not a readable match log: {error}", markup=False)
         raise typer.Exit(2) from None

@@ -17,7 +17,6 @@ import time
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import select
 
@@ -53,7 +52,7 @@ class Qualification:
 
     accepted: bool
     reason: str
-    log: dict[str, Any] | None = None
+    log: MatchLog | None = None
     #: what an uploaded bot printed (its last 4 KiB): its owner's to read
     output: str | None = None
 
@@ -160,10 +159,10 @@ def qualify(kind: BotKind, target: str, name: str, db: Database, data_dir: Path)
 
             candidate = LocalSeat(SAMPLES[target](ruleset=QUALIFYING_RULES, players=2), name)
         seats = [candidate, _opponent()]
-        data = aio.run(Referee(QUALIFYING_RULES, seats, seed=_seed(), settings=QUALIFYING).run())
+        log = aio.run(Referee(QUALIFYING_RULES, seats, seed=_seed(), settings=QUALIFYING).run())
         output = (box.output_since(0) or None) if box is not None else None
-    accepted, reason = _verdict(MatchLog.from_dict(data))
-    return Qualification(accepted, reason, data, output)
+    accepted, reason = _verdict(log)
+    return Qualification(accepted, reason, log, output)
 
 
 def _verdict(log: MatchLog) -> tuple[bool, str]:

@@ -1,18 +1,20 @@
-"""The match log as types: one reader for the JSON the referee writes (docs/match-log.md).
+"""The match log as one typed value, from the referee to the page (docs/match-log.md).
 
-``MatchLog.from_dict`` checks the format once and turns a log, or a view of one
-(arena.referee.views), into frozen dataclasses: actions and events become the engine's
-own types, a play whose cards a view keeps face down becomes a :class:`FaceDownPlay`,
-and secret parts of a view are ``None``. Replay, the dashboard, play style and the
-recorder read this model instead of walking the dict; ``to_dict`` gives the JSON back
-unchanged.
+The referee builds a :class:`MatchLog` as it plays (steps, events and forfeits as these
+records, actions and events the engine's own types); views (arena.referee.views) are
+``MatchLog -> MatchLog``; the recorder, play style, series, replay and the dashboard
+take it. Dicts exist only at the JSON boundary: ``to_dict`` writes the stored and
+served format, and ``from_dict`` checks a log, or a view of one, once and reads it back
+(a play whose cards a view keeps face down becomes a :class:`FaceDownPlay`, and secret
+parts of a view are ``None``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, overload
 
 from arena.engine import Action, Ruleset, action_from_dict
 from arena.engine.events import EndReason, Event, event_from_dict, event_to_dict
@@ -151,6 +153,26 @@ class DealRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class FailureRecord:
+    """One thing a seat did wrong, in order: a late answer, an illegal action, its forfeit."""
+
+    #: the deal it happened in; None before the first deal
+    deal: int | None
+    #: the decision's turn (None for a forfeit)
+    turn: int | None
+    #: ``timeout``, ``illegal`` or ``forfeit``
+    kind: str
+    detail: str
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FailureRecord:
+        return cls(data["deal"], data["turn"], data["kind"], data["detail"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"deal": self.deal, "turn": self.turn, "kind": self.kind, "detail": self.detail}
+
+
+@dataclass(frozen=True, slots=True)
 class ForfeitRecord:
     seat: int
     #: a FailureKind value (``crashed``, ``strikes``, ``protocol`` ...)
@@ -180,7 +202,7 @@ class SeatRecord:
     illegal: int
     #: ``mean``, ``p99`` and ``max`` of the decision latencies (None without decisions)
     latency_ms: dict[str, float | None]
-    failures: tuple[dict[str, Any], ...]
+    failures: tuple[FailureRecord, ...]
     forfeit: ForfeitRecord | None
     #: play style (arena.referee.style.STYLE_FIELDS); None in logs written before seats had it
     style: dict[str, int] | None = None
@@ -196,7 +218,7 @@ class SeatRecord:
             data["strikes"],
             data["illegal"],
             data["latency_ms"],
-            tuple(data["failures"]),
+            tuple([FailureRecord.from_dict(failure) for failure in data["failures"]]),
             None if forfeit is None else ForfeitRecord.from_dict(forfeit, data["seat"]),
             data.get("style"),
         )
@@ -210,7 +232,7 @@ class SeatRecord:
             "strikes": self.strikes,
             "illegal": self.illegal,
             "latency_ms": self.latency_ms,
-            "failures": list(self.failures),
+            "failures": [failure.to_dict() for failure in self.failures],
             "forfeit": None if self.forfeit is None else self.forfeit.to_dict(with_seat=False),
             **({} if self.style is None else {"style": self.style}),
         }
@@ -238,34 +260,58 @@ class Result:
         }
 
 
+class _DealsRead(Sequence[DealRecord]):
+    """The deals of a log read from JSON, each read into a :class:`DealRecord` on first use
+    (the recorder and the listings need the seats and the result, not every event)."""
+
+    __slots__ = ("_data", "_read")
+
+    def __init__(self, data: Sequence[dict[str, Any]]) -> None:
+        self._data = tuple(data)
+        self._read: tuple[DealRecord, ...] | None = None
+
+    def _records(self) -> tuple[DealRecord, ...]:
+        if self._read is None:
+            self._read = tuple([DealRecord.from_dict(deal) for deal in self._data])
+        return self._read
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    @overload
+    def __getitem__(self, index: int) -> DealRecord: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[DealRecord]: ...
+    def __getitem__(self, index: int | slice) -> DealRecord | Sequence[DealRecord]:
+        return self._records()[index]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 @dataclass(frozen=True, slots=True)
 class MatchLog:
+    """A match's log: what the referee returns, what is stored (as :meth:`to_dict`) and
+    what every reader takes; a view of it (arena.referee.views) is one too."""
+
     match_id: str
     ruleset: Ruleset
     players: int
-    #: secret in a view (None)
-    seed: str | None
+    #: the match's seed as given (a string, or an int in play of one's own); None in a view
+    seed: int | str | None
     dealer: int
     settings: dict[str, Any]
     seats: tuple[SeatRecord, ...]
     forfeits: tuple[ForfeitRecord, ...]
-    #: the deals as JSON, read into :class:`DealRecord` on first use of ``deals`` (the
-    #: recorder needs the seats and the result, not every event of every deal)
-    deal_data: tuple[dict[str, Any], ...]
+    deals: Sequence[DealRecord]
     result: Result
-    started_at: str | None
+    #: when the match began (seconds since the epoch)
+    started_at: float | None
     duration_ms: float | None
     #: ``full``, ``public`` or ``seat N`` (arena.referee.views)
     view: str = "full"
-    _read: dict[str, tuple[DealRecord, ...]] = field(
-        default_factory=dict, repr=False, compare=False
-    )
-
-    @property
-    def deals(self) -> tuple[DealRecord, ...]:
-        if "deals" not in self._read:
-            self._read["deals"] = tuple([DealRecord.from_dict(d) for d in self.deal_data])
-        return self._read["deals"]
 
     @property
     def is_view(self) -> bool:
@@ -289,7 +335,7 @@ class MatchLog:
             data["settings"],
             tuple(SeatRecord.from_dict(seat) for seat in data["seats"]),
             tuple(ForfeitRecord.from_dict(forfeit) for forfeit in data["forfeits"]),
-            tuple(data["deals"]),
+            _DealsRead(data["deals"]),
             Result.from_dict(data["result"]),
             data.get("started_at"),
             data.get("duration_ms"),
@@ -297,7 +343,8 @@ class MatchLog:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
+        """The log as JSON data (docs/match-log.md), as stored and served."""
+        parts: dict[str, Any] = {
             "format": LOG_FORMAT,
             "match_id": self.match_id,
             "ruleset": self.ruleset.to_dict(),
@@ -307,11 +354,31 @@ class MatchLog:
             "settings": self.settings,
             "seats": [seat.to_dict() for seat in self.seats],
             "forfeits": [forfeit.to_dict() for forfeit in self.forfeits],
-            "deals": [deal.to_dict() for deal in self.deals],  # read, then written back
+            "deals": [deal.to_dict() for deal in self.deals],
             "result": self.result.to_dict(),
             "started_at": self.started_at,
             "duration_ms": self.duration_ms,
         }
-        if self.is_view:
-            data["view"] = self.view
-        return data
+        if not self.is_view:
+            return parts
+        parts["view"] = self.view
+        return {key: parts[key] for key in _VIEW_ORDER}
+
+
+#: a view's keys in the order views have always been written: the public parts first
+_VIEW_ORDER = (
+    "format",
+    "match_id",
+    "ruleset",
+    "players",
+    "dealer",
+    "settings",
+    "forfeits",
+    "result",
+    "started_at",
+    "duration_ms",
+    "view",
+    "seed",
+    "seats",
+    "deals",
+)

@@ -18,11 +18,21 @@ from typing import Any
 
 from arena import aio, protocol
 from arena.engine import Action, Deal, Game, Ruleset
-from arena.engine.events import Event, Illegal, IllegalReason, event_to_dict
+from arena.engine.events import Event, Illegal, IllegalReason
 from arena.engine.match import Match
+from arena.engine.observation import Observation
 from arena.fairplay.counting import FairPlayCounter
 from arena.referee.failures import FailureKind, SeatFailure, SeatTimeout
-from arena.referee.log import LOG_FORMAT
+from arena.referee.log import (
+    DealRecord,
+    FailureRecord,
+    ForfeitRecord,
+    MatchLog,
+    Result,
+    SeatRecord,
+    Step,
+    StepKind,
+)
 from arena.referee.seats import Seat
 from arena.referee.style import StyleCounter
 from arena.referee.views import seat_view
@@ -52,8 +62,8 @@ class SeatStats:
     strikes: int = 0
     illegal: int = 0
     latencies_ms: list[float] = field(default_factory=list)
-    failures: list[dict[str, Any]] = field(default_factory=list)
-    forfeit: dict[str, Any] | None = None
+    failures: list[FailureRecord] = field(default_factory=list)
+    forfeit: ForfeitRecord | None = None
     bank: float = 0.0
 
 
@@ -83,13 +93,15 @@ class Referee:
         self._began = 0.0
         #: where the match's wall time went (ms): starting the seats, the deals, the end
         self.timing: dict[str, float] = {}
-        self._deals: list[dict[str, Any]] = []
-        self._forfeits: list[dict[str, Any]] = []
+        self._deals: list[DealRecord] = []
+        self._forfeits: list[ForfeitRecord] = []
+        #: the steps of the deal in play (a forfeit during a deal is one of them)
+        self._steps: list[Step] | None = None
 
     # ------------------------------------------------------------------ the match
 
-    async def run(self) -> dict[str, Any]:
-        """Play the whole match and return its log (JSON data)."""
+    async def run(self) -> MatchLog:
+        """Play the whole match and return its log."""
         self._began = time.perf_counter()
         started_at = time.time()
         try:
@@ -141,17 +153,10 @@ class Referee:
         )
 
     async def _play_deal(self, deal: Deal) -> None:
-        record: dict[str, Any] = {
-            "index": len(self.match.results),
-            "seed": self.match.deal_seed(len(self.match.results)),
-            "dealer": deal.dealer,
-            "hands": [list(hand) for hand in deal.dealt],
-            "stock": deal.stock,
-            "hidden": deal.hidden,
-            "opening_events": [event_to_dict(e) for e in deal.events],
-            "steps": [],
-        }
-        self._deals.append(record)
+        index = len(self.match.results)
+        opening, stock = tuple(deal.events), tuple(deal.stock)  # as dealt
+        steps: list[Step] = []
+        self._steps = steps
         cursors = [0] * deal.players
         while not deal.over:
             seat = deal.to_act
@@ -159,21 +164,33 @@ class Referee:
             observation = deal.observation(seat, cursors[seat])
             cursors[seat] = len(deal.events)
             self.fairplay.before(deal, seat, observation.legal)
-            await self._decision(deal, seat, observation, record)
+            await self._decision(deal, seat, observation, index)
             if self.on_step is not None:
                 self.on_step()
+        self._steps = None
         self.match.record(deal)
-        record.update(
-            ranking=[list(group) for group in deal.ranking or ()],
-            end_reason=deal.end_reason,
-            turns=deal.turns,
+        self._deals.append(
+            DealRecord(
+                index=index,
+                seed=self.match.deal_seed(index),
+                dealer=deal.dealer,
+                hands=deal.dealt,
+                stock=stock,
+                hidden=deal.hidden,
+                opening_events=opening,
+                steps=tuple(steps),
+                ranking=deal.ranking or (),
+                end_reason=deal.end_reason,
+                turns=deal.turns,
+            )
         )
 
-    async def _decision(self, deal: Deal, seat: int, observation, record: dict[str, Any]) -> None:
+    async def _decision(
+        self, deal: Deal, seat: int, observation: Observation, deal_index: int
+    ) -> None:
         stats = self.stats[seat]
         deadline = self.settings.deadline
         allowed = deadline + stats.bank
-        deal_index = record["index"]
         player = self.seats[seat]
         began = time.perf_counter()
         try:
@@ -182,89 +199,57 @@ class Referee:
             stats.bank = 0.0
             stats.strikes += 1
             stats.latencies_ms.append(allowed * 1000)
-            stats.failures.append(
-                {
-                    "deal": deal_index,
-                    "turn": deal.turns,
-                    "kind": "timeout",
-                    "detail": f"no answer within {allowed:.3f} s",
-                }
-            )
+            late = f"no answer within {allowed:.3f} s"
+            stats.failures.append(FailureRecord(deal_index, deal.turns, "timeout", late))
             events = self._step(
-                record, deal, seat, "timeout", None, allowed, lambda: deal.time_out(seat)
+                deal, seat, StepKind.TIMEOUT, None, allowed, lambda: deal.time_out(seat)
             )
-            self._count_illegal(deal, seat, record, events)
-            self._enforce_limits(deal, seat, record)
+            self._count_illegal(deal, seat, deal_index, events)
+            self._enforce_limits(deal, seat, deal_index)
             return
         except SeatFailure as failure:
-            self._forfeit(seat, failure.kind, failure.detail, deal=deal_index, record=record)
+            self._forfeit(seat, failure.kind, failure.detail, deal=deal_index)
             return
         latency = time.perf_counter() - (getattr(player, "sent_at", None) or began)
         stats.latencies_ms.append(latency * 1000)
         stats.bank = max(0.0, stats.bank - max(0.0, latency - deadline))
         events = self._step(
-            record,
-            deal,
-            seat,
-            "act",
-            action.to_dict(),
-            latency,
-            lambda: deal.apply(seat, action),
-            engine_action=action,
+            deal, seat, StepKind.ACT, action, latency, lambda: deal.apply(seat, action)
         )
-        self._count_illegal(deal, seat, record, events)
-        self._enforce_limits(deal, seat, record)
+        self._count_illegal(deal, seat, deal_index, events)
+        self._enforce_limits(deal, seat, deal_index)
 
     def _step(
         self,
-        record: dict[str, Any],
         deal: Deal,
         seat: int,
-        kind: str,
-        action: dict[str, Any] | None,
+        kind: StepKind,
+        action: Action | None,
         latency: float,
         apply: Callable[[], object],
-        engine_action: Action | None = None,
     ) -> list[Event]:
         """Apply a step, log it, and return the events it caused."""
         before = len(deal.events)
         at_ms = round((time.perf_counter() - self._began) * 1000, 3)
         apply()
         events = deal.events[before:]
-        if engine_action is not None:
-            self._style.add(seat, engine_action, events)
-            self.fairplay.after(deal, seat, engine_action, events)
-        record["steps"].append(
-            {
-                "seat": seat,
-                "kind": kind,
-                "action": action,
-                "latency_ms": round(latency * 1000, 3),
-                "at_ms": at_ms,
-                "events": [event_to_dict(e) for e in events],
-            }
-        )
+        if action is not None:
+            self._style.add(seat, action, events)
+            self.fairplay.after(deal, seat, action, events)
+        assert self._steps is not None, "a step outside a deal"
+        self._steps.append(Step(seat, kind, action, round(latency * 1000, 3), at_ms, tuple(events)))
         return events
 
-    def _count_illegal(
-        self, deal: Deal, seat: int, record: dict[str, Any], events: list[Event]
-    ) -> None:
+    def _count_illegal(self, deal: Deal, seat: int, deal_index: int, events: list[Event]) -> None:
         illegal = next((e for e in events if isinstance(e, Illegal) and e.seat == seat), None)
         if illegal is None:
             return
         stats = self.stats[seat]
         stats.illegal += 1
         if illegal.rule is not IllegalReason.LATE_ANSWER:
-            stats.failures.append(
-                {
-                    "deal": record["index"],
-                    "turn": deal.turns,
-                    "kind": "illegal",
-                    "detail": illegal.reason,
-                }
-            )
+            stats.failures.append(FailureRecord(deal_index, deal.turns, "illegal", illegal.reason))
 
-    def _enforce_limits(self, deal: Deal, seat: int, record: dict[str, Any]) -> None:
+    def _enforce_limits(self, deal: Deal, seat: int, deal_index: int) -> None:
         """Forfeit a seat that reached the strike limit, else the illegal-action limit."""
         stats = self.stats[seat]
         if not deal.active[seat] or deal.over:
@@ -275,45 +260,34 @@ class Referee:
             kind, detail = FailureKind.ILLEGAL_LIMIT, f"{stats.illegal} illegal actions"
         else:
             return
-        self._forfeit(seat, kind, detail, deal=record["index"], record=record)
+        self._forfeit(seat, kind, detail, deal=deal_index)
 
-    def _forfeit(
-        self,
-        seat: int,
-        kind: FailureKind,
-        detail: str,
-        *,
-        deal: int | None,
-        record: dict[str, Any] | None = None,
-    ) -> None:
+    def _forfeit(self, seat: int, kind: FailureKind, detail: str, *, deal: int | None) -> None:
+        """Remove ``seat`` from the match; during a deal, that is one of its steps."""
         stats = self.stats[seat]
         if stats.forfeit is not None:
             return
-        stats.forfeit = {"kind": str(kind), "detail": detail, "deal": deal}
-        stats.failures.append(
-            {"deal": deal, "turn": None, "kind": "forfeit", "detail": f"{kind}: {detail}"}
-        )
-        self._forfeits.append({"seat": seat, "kind": str(kind), "detail": detail, "deal": deal})
+        forfeit = ForfeitRecord(seat, str(kind), detail, deal)
+        stats.forfeit = forfeit
+        stats.failures.append(FailureRecord(deal, None, "forfeit", f"{kind}: {detail}"))
+        self._forfeits.append(forfeit)
         current = self.match.deal
-        if record is not None and current is not None and not current.over:
-            self._step(
-                record, current, seat, "forfeit", None, 0.0, lambda: self.match.forfeit(seat)
-            )
+        if self._steps is not None and current is not None and not current.over:
+            self._step(current, seat, StepKind.FORFEIT, None, 0.0, lambda: self.match.forfeit(seat))
         else:
             self.match.forfeit(seat)
 
-    async def _end_seats(self, log: dict[str, Any]) -> None:
+    async def _end_seats(self, log: MatchLog) -> None:
         """Tell every seat the result; the bots that asked get their own view of the match
         (never the seed or another seat's hidden cards: arena.referee.views)."""
-        ranking = protocol.ranking_to_proto(
-            tuple(tuple(group) for group in log["result"]["ranking"])
-        )
+        ranking = protocol.ranking_to_proto(log.result.ranking)
         ends = []
         for index, seat in enumerate(self.seats):
             forfeit = self.stats[index].forfeit
-            reason = f"{forfeit['kind']}: {forfeit['detail']}" if forfeit else ""
+            reason = f"{forfeit.kind}: {forfeit.detail}" if forfeit else ""
             hello = getattr(seat, "hello", None)
-            view = json.dumps(seat_view(log, index)) if hello is not None and hello.want_log else ""
+            wants = hello is not None and hello.want_log
+            view = json.dumps(seat_view(log, index).to_dict()) if wants else ""
             ends.append(
                 seat.end(pb.MatchEnd(ranking=ranking, forfeit_reason=reason, log_json=view))
             )
@@ -321,51 +295,42 @@ class Referee:
 
     # ------------------------------------------------------------------ the log
 
-    def _log(self, started_at: float) -> dict[str, Any]:
+    def _log(self, started_at: float) -> MatchLog:
         match = self.match
-        ranking = match.ranking()
-        return {
-            "format": LOG_FORMAT,
-            "match_id": self.match_id,
-            "ruleset": self.ruleset.to_dict(),
-            "players": self.game.players,
-            "seed": match.seed,
-            "dealer": self._first_dealer(),
-            "settings": asdict(self.settings),
-            "seats": [self._seat_entry(index) for index in range(self.game.players)],
-            "forfeits": self._forfeits,
-            "deals": self._deals,
-            "result": {
-                "ranking": [list(group) for group in ranking],
-                "losses": list(match.losses),
-                "place_sums": list(match.place_sums),
-            },
-            "started_at": started_at,
-            "duration_ms": round((time.perf_counter() - self._began) * 1000, 3),
-        }
+        return MatchLog(
+            match_id=self.match_id,
+            ruleset=self.ruleset,
+            players=self.game.players,
+            seed=match.seed,
+            dealer=self._deals[0].dealer if self._deals else match.dealer,
+            settings=asdict(self.settings),
+            seats=tuple(self._seat_record(index) for index in range(self.game.players)),
+            forfeits=tuple(self._forfeits),
+            deals=tuple(self._deals),
+            result=Result(match.ranking(), tuple(match.losses), tuple(match.place_sums)),
+            started_at=started_at,
+            duration_ms=round((time.perf_counter() - self._began) * 1000, 3),
+        )
 
-    def _first_dealer(self) -> int:
-        return self._deals[0]["dealer"] if self._deals else self.match.dealer
-
-    def _seat_entry(self, index: int) -> dict[str, Any]:
+    def _seat_record(self, index: int) -> SeatRecord:
         stats = self.stats[index]
         latencies = sorted(stats.latencies_ms)
-        return {
-            "seat": index,
-            "name": stats.name,
-            "hello": stats.hello,
-            "decisions": len(latencies),
-            "strikes": stats.strikes,
-            "illegal": stats.illegal,
-            "latency_ms": {
+        return SeatRecord(
+            seat=index,
+            name=stats.name,
+            hello=stats.hello,
+            decisions=len(latencies),
+            strikes=stats.strikes,
+            illegal=stats.illegal,
+            latency_ms={
                 "mean": round(sum(latencies) / len(latencies), 3) if latencies else None,
                 "p99": round(percentile(latencies, 0.99), 3) if latencies else None,
                 "max": round(latencies[-1], 3) if latencies else None,
             },
-            "failures": stats.failures,
-            "forfeit": stats.forfeit,
-            "style": self._style.counts[index],
-        }
+            failures=tuple(stats.failures),
+            forfeit=stats.forfeit,
+            style=self._style.counts[index],
+        )
 
 
 def percentile(ordered: Sequence[float], fraction: float) -> float:
@@ -382,6 +347,6 @@ def play_match(
     seed: int | str,
     settings: RefereeSettings | None = None,
     **kwargs: Any,
-) -> dict[str, Any]:
+) -> MatchLog:
     """Synchronous wrapper: play one match and return its log."""
     return aio.run(Referee(ruleset, seats, seed, settings, **kwargs).run())

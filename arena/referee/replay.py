@@ -8,7 +8,6 @@ ranking and the match result are compared with the log.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from arena.engine import Action, Game
 from arena.engine.events import Event, event_to_dict
@@ -28,8 +27,8 @@ class ReplayReport:
         return not self.mismatches
 
 
-def replay(data: dict[str, Any]) -> ReplayReport:
-    log = MatchLog.from_dict(data)  # LogFormatError (a ValueError) if it is not a log
+def replay(log: MatchLog) -> ReplayReport:
+    """Play ``log``'s steps again on the engine and report where its events differ."""
     if log.is_view:
         raise ValueError(f"a {log.view} view of a match keeps its cards secret: no replay")
     assert log.seed is not None  # a full log has its seed

@@ -8,9 +8,12 @@ import json
 import zlib
 from typing import Any
 
+from arena.referee.log import MatchLog
 
-def encode(log: dict[str, Any]) -> bytes:
-    return zlib.compress(json.dumps(log, separators=(",", ":")).encode(), 1)
+
+def encode(log: MatchLog) -> bytes:
+    """A log as stored: its JSON (docs/match-log.md), compressed."""
+    return zlib.compress(json.dumps(log.to_dict(), separators=(",", ":")).encode(), 1)
 
 
 def decode(blob: bytes) -> dict[str, Any]:

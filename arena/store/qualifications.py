@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -42,7 +41,7 @@ NAME = "platform.qualification"
 def record(
     session: Session,
     version: BotVersion,
-    log: dict[str, Any],
+    log: MatchLog,
     rules: Ruleset,
     settings: RefereeSettings,
     output: str | None = None,
@@ -50,20 +49,19 @@ def record(
     """Store ``version``'s qualification match (it sat at seat 0 of ``log``, a sample
     bot at seat 1) and link it from the version."""
     tournament = _tournament(session, rules, settings)
-    typed = MatchLog.from_dict(log)
     finished = now()
     match = Match(
         tournament_id=tournament.id,
         index=tournament.games,
-        seed=typed.seed or "",
+        seed=str(log.seed or ""),
         status=MatchStatus.DONE,
         attempts=1,
-        started_at=finished - timedelta(milliseconds=typed.duration_ms or 0),
+        started_at=finished - timedelta(milliseconds=log.duration_ms or 0),
         finished_at=finished,
         completion=tournament.completed + 1,
     )
-    opponent = _sample_version(session, typed.seats[1].name)
-    rows = seat_results(typed, {0: output} if output else {})
+    opponent = _sample_version(session, log.seats[1].name)
+    rows = seat_results(log, {0: output} if output else {})
     match.seats = [
         Seat(seat=index, bot_version_id=version_id, **row)
         for index, (version_id, row) in enumerate(zip((version.id, opponent.id), rows, strict=True))

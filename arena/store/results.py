@@ -115,7 +115,7 @@ class PlayedMatch:
     """A match played under its claim, waiting to be recorded."""
 
     plan: MatchPlan
-    log: dict[str, Any]
+    log: match_log.MatchLog
     referee_ms: float
     started_at: datetime | None = None
     #: by seat: what an uploaded bot printed during the match (Seat.output)
@@ -129,7 +129,7 @@ class PlayedMatch:
 def record(
     db: Database,
     plan: MatchPlan,
-    log: dict[str, Any],
+    log: match_log.MatchLog,
     referee_ms: float,
     started_at: datetime | None = None,
     fairplay: tuple[Tally, ...] = (),
@@ -250,7 +250,7 @@ class MatchRows:
             played.started_at,
         )
         self.blob = logs.encode(played.log)
-        log = match_log.MatchLog.from_dict(played.log)
+        log = played.log
         self.ranking = list(log.result.ranking)
         self.versions = [seat.bot_version_id for seat in self.plan.seats]
         self.seats = [

@@ -95,7 +95,7 @@ async def run_series(
         seed = seeds.match_seed(key, seeds.game_place(game))
         log = await Referee(ruleset, seats, seed, settings).run()
         if logs is not None:
-            (logs / f"game-{game:05d}.json").write_text(json.dumps(log))
+            (logs / f"game-{game:05d}.json").write_text(json.dumps(log.to_dict()))
         _record(figures, order, log)
         if progress is not None:
             progress(game + 1)
@@ -107,8 +107,7 @@ def grpc_seats(endpoints: Sequence[str], pool: SessionPool | None = None) -> Sea
     return lambda bot, name: GrpcSeat(endpoints[bot], name, pool=pool)
 
 
-def _record(figures: list[BotFigures], order: list[int], data: dict[str, Any]) -> None:
-    log = MatchLog.from_dict(data)
+def _record(figures: list[BotFigures], order: list[int], log: MatchLog) -> None:
     ranking = log.result.ranking
     for place, group in places(ranking):
         for seat in group:

@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
+from arena.referee.log import MatchLog
 from arena.referee.views import public_view
 from arena.store import logs
 from arena.store.disclosure import Disclosure, disclosure
@@ -115,7 +116,7 @@ def match(session: Session, match_id: int) -> dict[str, Any]:
     return _match_row(found, name)
 
 
-def match_log(session: Session, match_id: int) -> tuple[dict[str, Any], Disclosure]:
+def match_log(session: Session, match_id: int) -> tuple[MatchLog, Disclosure]:
     """The full log, for the server's own use, and whether it may be shown whole."""
     found = session.get(Match, match_id)
     blob = session.scalar(select(StoredLog.data).where(StoredLog.match_id == match_id))
@@ -123,7 +124,7 @@ def match_log(session: Session, match_id: int) -> tuple[dict[str, Any], Disclosu
         raise NotFound(f"match {match_id} has no log (not played yet?)")
     tournament = session.get(Tournament, found.tournament_id)
     assert tournament is not None
-    return logs.decode(blob), disclosure(session, found, tournament)
+    return MatchLog.from_dict(logs.decode(blob)), disclosure(session, found, tournament)
 
 
 def public_log(session: Session, match_id: int) -> dict[str, Any]:
@@ -131,4 +132,4 @@ def public_log(session: Session, match_id: int) -> dict[str, Any]:
     are public (arena.store.disclosure), else its public view (arena.referee.views)."""
     log, shown = match_log(session, match_id)
     readable = log if shown.public else public_view(log)
-    return {**readable, "disclosure": shown.reason}
+    return {**readable.to_dict(), "disclosure": shown.reason}

@@ -10,6 +10,7 @@ from arena import aio
 from arena.engine import Ruleset
 from arena.fairplay.counting import Tally
 from arena.referee import Referee, RefereeSettings
+from arena.referee.log import MatchLog
 from arena.store import bots, matches, tournaments
 from arena.store.db import Database
 from arena.store.models import Match, MatchStatus, Tournament
@@ -34,11 +35,11 @@ def make_tournament(db: Database, games: int = 8, name: str = "t", **kwargs) -> 
     return tournament
 
 
-def play(plan: matches.MatchPlan) -> dict:
+def play(plan: matches.MatchPlan) -> MatchLog:
     return play_counted(plan)[0]
 
 
-def play_counted(plan: matches.MatchPlan) -> tuple[dict, tuple[Tally, ...]]:
+def play_counted(plan: matches.MatchPlan) -> tuple[MatchLog, tuple[Tally, ...]]:
     """Play a claimed match as a worker does: its log and the referee's fair-play tallies."""
     ruleset = Ruleset.from_dict(plan.rules)
     referee = Referee(
