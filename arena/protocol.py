@@ -82,8 +82,8 @@ _EVENT_MESSAGES = {kind: getattr(pb, cls.__name__) for kind, cls in EVENT_TYPES.
 _SCALAR, _REPEATED, _OPTIONAL, _RANKING = range(4)
 
 
-def _field_readers(cls: type) -> tuple[tuple[str, int], ...]:
-    descriptor = _EVENT_MESSAGES[cls.kind].DESCRIPTOR
+def _field_readers(kind: str, cls: type) -> tuple[tuple[str, int], ...]:
+    descriptor = _EVENT_MESSAGES[kind].DESCRIPTOR
     readers = []
     for name in cls._fields:
         field = descriptor.fields_by_name[name]
@@ -99,7 +99,7 @@ def _field_readers(cls: type) -> tuple[tuple[str, int], ...]:
 
 
 #: per event kind: the engine class and how to read each of its fields, computed once
-_EVENT_READERS = {kind: (cls, _field_readers(cls)) for kind, cls in EVENT_TYPES.items()}
+_EVENT_READERS = {kind: (cls, _field_readers(kind, cls)) for kind, cls in EVENT_TYPES.items()}
 
 
 def event_to_proto(event: Event) -> pb.Event:

@@ -23,7 +23,9 @@ class Play(NamedTuple):
     rank: str
     count: int
 
-    kind = "play"
+    @property
+    def kind(self) -> str:
+        return "play"
 
     @classmethod
     def of(cls, cards: Any, rank: str, count: int | None = None) -> Play:
@@ -41,7 +43,9 @@ class Play(NamedTuple):
 class Challenge(NamedTuple):
     """ "Ne veryu": the live group is a bluff."""
 
-    kind = "challenge"
+    @property
+    def kind(self) -> str:
+        return "challenge"
 
     def __str__(self) -> str:
         return "challenge"
@@ -53,7 +57,9 @@ class Challenge(NamedTuple):
 class Believe(NamedTuple):
     """ "Veryu": the live group is true."""
 
-    kind = "believe"
+    @property
+    def kind(self) -> str:
+        return "believe"
 
     def __str__(self) -> str:
         return "believe"
@@ -65,7 +71,9 @@ class Believe(NamedTuple):
 class Pass(NamedTuple):
     """Let the turn move on without playing or calling."""
 
-    kind = "pass"
+    @property
+    def kind(self) -> str:
+        return "pass"
 
     def __str__(self) -> str:
         return "pass"
@@ -79,7 +87,9 @@ class Quartets(NamedTuple):
 
     ranks: tuple[str, ...]
 
-    kind = "quartets"
+    @property
+    def kind(self) -> str:
+        return "quartets"
 
     def __str__(self) -> str:
         return f"quartets {','.join(self.ranks) or '-'}"

@@ -20,14 +20,18 @@ class Dealt(NamedTuple):
     stock: int
     hidden: bool
 
-    kind = "dealt"
+    @property
+    def kind(self) -> str:
+        return "dealt"
 
 
 class Drew(NamedTuple):
     seat: int
     count: int
 
-    kind = "drew"
+    @property
+    def kind(self) -> str:
+        return "drew"
 
 
 class Played(NamedTuple):
@@ -38,7 +42,9 @@ class Played(NamedTuple):
     rank: str
     count: int
 
-    kind = "played"
+    @property
+    def kind(self) -> str:
+        return "played"
 
 
 class CallKind(StrEnum):
@@ -65,7 +71,9 @@ class Called(NamedTuple):
     call: CallKind
     author: int
 
-    kind = "called"
+    @property
+    def kind(self) -> str:
+        return "called"
 
 
 class Revealed(NamedTuple):
@@ -75,14 +83,18 @@ class Revealed(NamedTuple):
     cards: tuple[str, ...]
     truthful: bool
 
-    kind = "revealed"
+    @property
+    def kind(self) -> str:
+        return "revealed"
 
 
 class PickedUp(NamedTuple):
     seat: int
     count: int
 
-    kind = "picked_up"
+    @property
+    def kind(self) -> str:
+        return "picked_up"
 
 
 class Discarded(NamedTuple):
@@ -93,13 +105,17 @@ class Discarded(NamedTuple):
     cards: tuple[str, ...]
     unseen: int
 
-    kind = "discarded"
+    @property
+    def kind(self) -> str:
+        return "discarded"
 
 
 class Passed(NamedTuple):
     seat: int
 
-    kind = "passed"
+    @property
+    def kind(self) -> str:
+        return "passed"
 
 
 class Left(NamedTuple):
@@ -108,7 +124,9 @@ class Left(NamedTuple):
     seat: int
     place: int
 
-    kind = "left"
+    @property
+    def kind(self) -> str:
+        return "left"
 
 
 class IllegalReason(StrEnum):
@@ -193,7 +211,9 @@ class Illegal(NamedTuple):
     seat: int
     reason: str
 
-    kind = "illegal"
+    @property
+    def kind(self) -> str:
+        return "illegal"
 
     @property
     def rule(self) -> IllegalReason:
@@ -204,14 +224,18 @@ class Illegal(NamedTuple):
 class Forfeited(NamedTuple):
     seat: int
 
-    kind = "forfeited"
+    @property
+    def kind(self) -> str:
+        return "forfeited"
 
 
 class DealOver(NamedTuple):
     ranking: tuple[tuple[int, ...], ...]
     reason: EndReason
 
-    kind = "deal_over"
+    @property
+    def kind(self) -> str:
+        return "deal_over"
 
 
 Event = (
@@ -229,22 +253,20 @@ Event = (
     | DealOver
 )
 
-EVENT_TYPES: dict[str, type] = {
-    cls.kind: cls
-    for cls in (
-        Dealt,
-        Drew,
-        Played,
-        Called,
-        Revealed,
-        PickedUp,
-        Discarded,
-        Passed,
-        Left,
-        Illegal,
-        Forfeited,
-        DealOver,
-    )
+#: each event type by its ``kind``
+EVENT_TYPES: dict[str, type[Event]] = {
+    "dealt": Dealt,
+    "drew": Drew,
+    "played": Played,
+    "called": Called,
+    "revealed": Revealed,
+    "picked_up": PickedUp,
+    "discarded": Discarded,
+    "passed": Passed,
+    "left": Left,
+    "illegal": Illegal,
+    "forfeited": Forfeited,
+    "deal_over": DealOver,
 }
 
 
@@ -264,12 +286,12 @@ _ENUMS: dict[tuple[str, str], type[StrEnum]] = {
 }
 
 
-def _reader(cls: type) -> Callable[[dict[str, Any]], Event]:
+def _reader(kind: str, cls: type[Event]) -> Callable[[dict[str, Any]], Event]:
     """A parser for one event type, built once: each field read as its type wants (lists
     as tuples, enums as members, the rest as it is)."""
     fields: list[tuple[str, Callable[[Any], Any] | None]] = []
     for name, annotation in cls.__annotations__.items():
-        enum = _ENUMS.get((cls.kind, name))
+        enum = _ENUMS.get((kind, name))
         text = str(annotation)
         fields.append((name, enum if enum is not None else _tupled if "tuple" in text else None))
 
@@ -295,4 +317,4 @@ def _tupled(value: Any) -> Any:
     return value
 
 
-_READERS = {kind: _reader(cls) for kind, cls in EVENT_TYPES.items()}
+_READERS = {kind: _reader(kind, cls) for kind, cls in EVENT_TYPES.items()}
