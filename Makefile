@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: up test test-fast lint bench clean browser screenshots
+.PHONY: up test test-fast lint types bench clean browser screenshots
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -25,6 +25,7 @@ browser:
 test: $(STAMP) browser
 	$(BIN)/ruff check arena worker dashboard sample_bots tests examples
 	$(BIN)/ruff format --check arena worker dashboard sample_bots tests examples
+	$(BIN)/mypy
 	$(BIN)/pytest -n 4 --dist worksteal -m "not alone"
 	$(BIN)/pytest -m alone
 
@@ -34,11 +35,14 @@ test-fast: $(STAMP)
 	$(BIN)/pytest -q -m "not slow and not services and not processes and not browser and not sandbox" \
 		--hypothesis-profile=fast
 
+types: $(STAMP)
+	$(BIN)/mypy
+
 bench: $(STAMP)
 	$(BIN)/arena bench engine
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache .mypy_cache
 
 screenshots: $(STAMP) browser
 	$(BIN)/python -m dashboard.screenshots docs/screenshots

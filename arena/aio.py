@@ -7,10 +7,12 @@ import asyncio
 import atexit
 import threading
 from collections.abc import Coroutine
+from types import ModuleType
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+uvloop: ModuleType | None
 try:
     import uvloop
 except ImportError:  # pragma: no cover - e.g. Windows

@@ -70,7 +70,7 @@ def pinned_public(text: str) -> str:
         found = {info[4][0] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)}
     except OSError as error:
         raise EndpointError(f"{text!r}: {host} does not resolve ({error})") from None
-    addresses = sorted(ipaddress.ip_address(a.split("%")[0]) for a in found)
+    addresses = sorted(ipaddress.ip_address(str(a).split("%")[0]) for a in found)
     closed = [str(a) for a in addresses if not a.is_global]
     if closed:
         raise EndpointError(

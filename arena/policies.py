@@ -39,7 +39,8 @@ class RandomLegal:
         return Quartets(tuple(r for r in legal.quartets if self.rng.random() < 0.5))
 
     def _play(self, observation: Observation) -> Play:
-        spec = observation.legal.play  # type: ignore[union-attr]
+        assert observation.legal is not None and observation.legal.play is not None
+        spec = observation.legal.play
         rng = self.rng
         hand = observation.hand
         placed = 1 + int(rng.random() * spec.max_cards)

@@ -14,9 +14,6 @@ from operator import attrgetter
 from typing import Any
 
 from arena.engine import (
-    BELIEVE,
-    CHALLENGE,
-    PASS,
     Action,
     LegalActions,
     LiveGroup,
@@ -27,6 +24,7 @@ from arena.engine import (
     Quartets,
     Ruleset,
 )
+from arena.engine.actions import BARE_ACTIONS
 from arena.engine.events import EVENT_TYPES, Event
 from arena.v1 import player_pb2 as pb
 
@@ -82,7 +80,7 @@ _EVENT_MESSAGES = {kind: getattr(pb, cls.__name__) for kind, cls in EVENT_TYPES.
 _SCALAR, _REPEATED, _OPTIONAL, _RANKING = range(4)
 
 
-def _field_readers(kind: str, cls: type) -> tuple[tuple[str, int], ...]:
+def _field_readers(kind: str, cls: type[Event]) -> tuple[tuple[str, int], ...]:
     descriptor = _EVENT_MESSAGES[kind].DESCRIPTOR
     readers = []
     for name in cls._fields:
@@ -115,7 +113,7 @@ def event_to_proto(event: Event) -> pb.Event:
             if value is not None:
                 setattr(body, name, value)
         else:
-            body.ranking.extend(ranking_to_proto(value))
+            body.ranking.extend(ranking_to_proto(value))  # type: ignore[arg-type]  # a ranking
     return message
 
 
@@ -126,7 +124,7 @@ def _shared_event_message(event: Event) -> pb.Event:
     return event_to_proto(event)
 
 
-def _event_reader(cls: type, readers: tuple[tuple[str, int], ...]) -> Callable[[Any], Event]:
+def _event_reader(cls: type[Event], readers: tuple[tuple[str, int], ...]) -> Callable[[Any], Event]:
     """A function that reads one kind of event message: its fields fetched in one C call,
     then only the repeated, optional and nested ones fixed up (bots parse every event)."""
     fetch = _fields_getter([name for name, _ in readers])
@@ -259,16 +257,15 @@ def observation_from_request(message: pb.DecisionRequest) -> Observation:
 
 def decision_from_action(action: Action, request_id: int) -> pb.Decision:
     message = pb.Decision(request_id=request_id)
-    kind = action.kind
-    if kind == "play":
+    if isinstance(action, Play):
         message.play.cards.extend(action.cards)
         message.play.rank = action.rank
         message.play.count = action.count
-    elif kind == "quartets":
+    elif isinstance(action, Quartets):
         message.quartets.SetInParent()
         message.quartets.ranks.extend(action.ranks)
     else:
-        getattr(message, kind).SetInParent()
+        getattr(message, action.kind).SetInParent()
     return message
 
 
@@ -282,4 +279,4 @@ def action_from_decision(message: pb.Decision) -> Action:
         return Play.of(tuple(play.cards), play.rank, play.count if play.HasField("count") else None)
     if kind == "quartets":
         return Quartets(tuple(message.quartets.ranks))
-    return {"challenge": CHALLENGE, "believe": BELIEVE, "pass": PASS}[kind]
+    return BARE_ACTIONS[kind]

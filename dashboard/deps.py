@@ -50,7 +50,9 @@ OwnerDep = Annotated[Owner, Depends(get_owner)]
 
 def _is_operator(platform: Platform, token: str) -> bool:
     expected = platform.settings.operator_token
-    return bool(expected and token) and secrets.compare_digest(token.encode(), expected.encode())
+    if not (expected and token):
+        return False
+    return secrets.compare_digest(token.encode(), expected.encode())
 
 
 def get_operator(

@@ -11,7 +11,7 @@ from fastapi.exception_handlers import (
     request_validation_exception_handler,
 )
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
 
 from arena.engine import RulesError
@@ -71,16 +71,16 @@ def _page(code: int, detail: str) -> HTMLResponse:
     return HTMLResponse(html, status_code=code)
 
 
-async def _http_error(request: Request, error: HTTPException) -> HTMLResponse | JSONResponse:
+async def _http_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, HTTPException)
     if _for_pages(request):
         detail = error.detail if isinstance(error.detail, str) else "no such page"
         return _page(error.status_code, detail)
     return await http_exception_handler(request, error)
 
 
-async def _bad_query(
-    request: Request, error: RequestValidationError
-) -> HTMLResponse | JSONResponse:
+async def _bad_query(request: Request, error: Exception) -> Response:
+    assert isinstance(error, RequestValidationError)
     if _for_pages(request):
         where = ", ".join(
             ".".join(map(str, e["loc"][1:])) + ": " + e["msg"] for e in error.errors()
@@ -92,7 +92,7 @@ async def _bad_query(
 def install(app: FastAPI) -> None:
     for kind in (StoreError, RulesError, PlatformError):
         app.add_exception_handler(kind, _answer)
-    for kind in SERVICE_ERRORS:
-        app.add_exception_handler(kind, _service_down)
+    for service in SERVICE_ERRORS:
+        app.add_exception_handler(service, _service_down)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _bad_query)

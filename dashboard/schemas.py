@@ -9,6 +9,9 @@ from pydantic import AwareDatetime, BaseModel, Field
 from arena.store.bots import NAME
 from arena.store.models import TournamentFormat
 
+#: the error answers a route documents (FastAPI's ``responses``)
+Responses = dict[int | str, dict[str, Any]]
+
 #: letters, digits, ".", "_" and "-" (names go in URL paths and in comma lists)
 Name = Field(min_length=1, max_length=100, pattern=f"^{NAME.pattern}$")
 

@@ -53,6 +53,7 @@ def main(out: Path) -> None:
             ids = [m.id for m in s.query(Match).order_by(Match.id)]
         for match_id in ids:
             plan = matches.claim(db, match_id, "screenshots")
+            assert plan is not None  # queued, and nobody else claims here
             ruleset = Ruleset.from_dict(plan.rules)
             log = aio.run(
                 Referee(

@@ -24,7 +24,8 @@ def info(platform: Platform, failed_limit: int = 50) -> dict[str, Any]:
             serializer=queue.serializer,
         ):
             if job is not None:
-                reason = (job.latest_result().exc_string if job.latest_result() else "") or ""
+                result = job.latest_result()
+                reason = (result.exc_string if result is not None else "") or ""
                 failed_jobs.append(
                     {
                         "id": job.id,

@@ -52,6 +52,7 @@ class CounterBot(TrackingBot):
     def _call(self, observation: Observation, tracker: CardTracker) -> Action | None:
         live = observation.live
         legal = observation.legal
+        assert live is not None and legal is not None  # asked only when a call is open
         true = tracker.probability_true(observation, live)
         eagerness = min(0.25, observation.pile_size / 40)
         if true < self.challenge_below + eagerness:

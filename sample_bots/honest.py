@@ -26,7 +26,7 @@ class HonestBot(TrackingBot):
             return Quartets(legal.quartets)
         live = observation.live
         can_call = legal.challenge and live is not None
-        if can_call and tracker.provably_false(observation, live):
+        if can_call and live is not None and tracker.provably_false(observation, live):
             return CHALLENGE
         spec = legal.play
         if spec is not None:

@@ -16,6 +16,7 @@ renewing: the leases run out and the reconciler queues the matches again, as bef
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import json
 import logging
 import threading
@@ -158,7 +159,7 @@ class Pipeline:
                 self._time(plans[0].tournament_id, {"claim_ms": claim_ms})
         for plan in plans:
             future = self.runtime.submit(self.runtime.play(plan))
-            future.add_done_callback(lambda done, plan=plan: self._played(plan, done))
+            future.add_done_callback(functools.partial(self._played, plan))
 
     def wait_for_room(self) -> None:
         """Until the worker has room for another job's matches."""

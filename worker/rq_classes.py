@@ -13,9 +13,10 @@ from typing import Any
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from rq import Queue, SimpleWorker, Worker, worker_registration
+from rq import Queue, SimpleWorker, worker_registration
 from rq.job import Job
 from rq.serializers import JSONSerializer
+from rq.worker import BaseWorker
 
 from arena.platform.queue import JOB_FUNCTION, MAX_JOB_MATCHES, QUALIFY_FUNCTION, QUEUE_NAME
 
@@ -214,7 +215,7 @@ class MatchWorker(SimpleWorker):
             pipe.execute()
 
 
-def sandbox_of(worker: Worker) -> str:
+def sandbox_of(worker: BaseWorker) -> str:
     """How a registered worker runs uploaded bots (as it wrote at birth)."""
     value = worker.connection.hget(worker.key, "arena_sandbox")
     return value.decode() if value else "unknown"

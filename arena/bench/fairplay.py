@@ -24,7 +24,7 @@ from typing import Any
 
 from scipy.stats import binomtest
 
-from arena.engine import CHALLENGE, Action, Game, Observation, Ruleset
+from arena.engine import Action, Game, Observation, Play, Ruleset
 from arena.engine.match import Match, places
 from arena.fairplay.counting import FairPlayCounter, Tally, match_tallies
 from arena.fairplay.report import ALPHA, Finding, report
@@ -89,14 +89,12 @@ class Teammate(_Colluder):
     def act(self, observation: Observation) -> Action:
         action = super().act(observation)
         legal = observation.legal
-        if legal is None or legal.play is None or action is CHALLENGE or action.kind != "play":
+        if legal is None or legal.play is None or not isinstance(action, Play):
             return action
         if _next_seat(observation) == self.mate:
-            rank = action.rank  # type: ignore[attr-defined]
-            return truthful_play(legal.play, observation.hand, rank) or action
+            return truthful_play(legal.play, observation.hand, action.rank) or action
         if self.rng.random() < 0.5:
-            rank = action.rank  # type: ignore[attr-defined]
-            return cheapest_lie(observation.hand, rank)
+            return cheapest_lie(observation.hand, action.rank)
         return action
 
 

@@ -114,7 +114,7 @@ def _placements(db: Database, tournament_id: int, placements: int) -> list[float
             )
         began = time.perf_counter()
         db.transaction(
-            lambda session, done=oldest: session.execute(
+            lambda session, done=oldest: session.execute(  # type: ignore[misc]  # bound default
                 update(Match).where(Match.id == done).values(status=MatchStatus.DONE)
             )
         )

@@ -113,7 +113,9 @@ def run(
         arena = Platform(settings)
         code = _bot_code(Path(tmp), think_ms)
         names = {kind: _register_bots(arena, processes, kind, code, think_ms) for kind in kinds}
-        runs = {kind: {n: [] for n in range(1, workers + 1)} for kind in kinds}
+        runs: dict[str, dict[int, list[dict[str, float]]]] = {
+            kind: {n: [] for n in range(1, workers + 1)} for kind in kinds
+        }
         for repeat in range(repeats):  # interleaved, so a slow spell of the machine hits all
             for kind in kinds:
                 for count in runs[kind]:
@@ -271,12 +273,13 @@ def _timed_tournament(
         )
         # when each match's play ended (its write may come a flush interval later)
         finishes = sorted(
-            _aware(started) + timedelta(milliseconds=ms)
+            _aware(started) + timedelta(milliseconds=ms or 0.0)
             for started, ms in session.execute(
                 select(Match.started_at, Match.referee_ms).where(
                     Match.tournament_id == tournament_id
                 )
             )
+            if started is not None
         )
     return {
         # matches inside the referee at once, on average over the wall time

@@ -64,6 +64,7 @@ def run(
                 for t in s.scalars(
                     select(Match.finished_at).where(Match.status == MatchStatus.DONE)
                 )
+                if t is not None
             )
     before = [t for t in finished if t < lost_at]
     after = [t for t in finished if t >= lost_at]

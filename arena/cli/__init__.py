@@ -8,9 +8,9 @@ import importlib
 import sys
 from typing import Any, NamedTuple
 
-import click
 import typer
 import typer.main
+from typer import _click as click  # the click typer runs on (its own copy since 0.26)
 from typer.core import TyperCommand, TyperGroup
 from typer.models import CommandInfo
 
@@ -92,7 +92,9 @@ class LazyGroup(TyperGroup):
     :data:`COMMANDS` without importing any."""
 
     def __init__(self, **attrs: Any) -> None:
-        stubs = {name: TyperCommand(name, help=entry.help) for name, entry in COMMANDS.items()}
+        stubs: dict[str, click.Command] = {
+            name: TyperCommand(name, help=entry.help) for name, entry in COMMANDS.items()
+        }
         super().__init__(commands=stubs, **attrs)
         self._listing = False
         self._loaded: dict[str, click.Command] = {}

@@ -109,6 +109,7 @@ def bot_submit(
     if (endpoint is None) == (path is None):
         fail("give exactly one of --endpoint, --path")
     kind, target = (BotKind.ENDPOINT, endpoint) if endpoint else (BotKind.PATH, path)
+    assert target is not None  # exactly one was given
     arena = platform()
     owner_id = _owner_of(arena, token) if token else None
     queued = _workers_running(arena)

@@ -21,7 +21,8 @@ def owner_list() -> None:
         rows = [owners.describe(session, owner) for owner in owners.all_owners(session)]
     table = Table("owner", "token", "bots", "since")
     for row in rows:
-        table.add_row(row["name"], row["token"], ", ".join(row["bots"]), row["created_at"][:19])
+        since = str(row["created_at"])[:19]
+        table.add_row(str(row["name"]), str(row["token"]), ", ".join(row["bots"]), since)
     out.print(table)
 
 

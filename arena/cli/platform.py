@@ -3,6 +3,8 @@ one line on stderr for a request that cannot be done."""
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 import typer
 
 from arena.cli import console
@@ -24,6 +26,6 @@ def platform() -> Platform:
         raise
 
 
-def fail(message: str, code: int = 2) -> None:
+def fail(message: str, code: int = 2) -> NoReturn:
     err.print(f"error: {message}", markup=False)
     raise typer.Exit(code)

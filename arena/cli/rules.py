@@ -126,11 +126,12 @@ def show(
     ruleset, _ = ruleset_or_exit(rules, option or [], players)
     game = Game(ruleset, players)
     effective = ruleset.effective()
+    declarable = [r for r in deck_ranks(game.deck_size) if r in game.declarable]
     table_facts = {
         "players": players,
         "cards": len(game.deck),
         "decks": game.decks,
-        "declarable_ranks": [r for r in deck_ranks(game.deck_size) if r in game.declarable],
+        "declarable_ranks": declarable,
     }
     if json_:
         print(json.dumps({**ruleset.to_dict(), "effective": effective, "table": table_facts}))
@@ -144,7 +145,7 @@ def show(
         shown = ",".join(value) if isinstance(value, list) else str(value)
         table.add_row(name, shown or "-", "set" if name in changed else "")
     out.print(table)
-    ranks = "".join(table_facts["declarable_ranks"])
+    ranks = "".join(declarable)
     out.print(
         f"a deck of {table_facts['cards']} cards ({game.decks} pack(s), {game.options.jokers} "
         f"jokers); ranks that can be declared: {ranks}"

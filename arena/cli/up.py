@@ -84,7 +84,7 @@ def _run(
     )
     stack.callback(running.unlink, missing_ok=True)
     out.print(
-        f"Arena is up: {count} workers, Redis at {masked(settings.redis_url)}, "
+        f"Arena is up: {count} workers, Redis at {masked(settings.redis_url or '')}, "
         f"database at {settings.database_url}",
         markup=False,
     )

@@ -20,9 +20,9 @@ from arena.engine.actions import (
     parse_action,
 )
 from arena.engine.cards import JOKER, RANK_OF, RANKS, SUITS, CardError
-from arena.engine.deal import Deal, DealIsOver, NotYourTurn, Phase
+from arena.engine.deal import Deal, DealIsOver, NotYourTurn
 from arena.engine.game import Game
-from arena.engine.legal import LegalActions, PlaySpec
+from arena.engine.legal import LegalActions, Phase, PlaySpec
 from arena.engine.observation import LiveGroup, Observation
 from arena.engine.rules import PRESETS, RulesError, Ruleset
 

@@ -21,7 +21,7 @@ class Play(NamedTuple):
 
     cards: tuple[str, ...]
     rank: str
-    count: int
+    count: int  # type: ignore[assignment]  # a field named like tuple.count
 
     @property
     def kind(self) -> str:
@@ -101,28 +101,30 @@ class Quartets(NamedTuple):
 Action = Play | Challenge | Believe | Pass | Quartets
 
 
-def _same_action(self: tuple, other: object) -> bool:
+def _same_action(self: tuple[object, ...], other: object) -> bool:
     return type(other) is type(self) and tuple.__eq__(self, other)
 
 
-def _other_action(self: tuple, other: object) -> bool:
+def _other_action(self: tuple[object, ...], other: object) -> bool:
     return not _same_action(self, other)
 
 
-def _action_hash(self: tuple) -> int:
+def _action_hash(self: tuple[object, ...]) -> int:
     return hash((type(self).__name__, *self))
 
 
 # Tuples compare by their items only: ``Challenge() == Believe() == Pass() == ()`` and
 # ``Quartets(("7",)) == (("7",),)``. An action equals only an action of its own kind.
 for _kind in (Play, Challenge, Believe, Pass, Quartets):
-    _kind.__eq__ = _same_action  # type: ignore[method-assign,assignment]
+    _kind.__eq__ = _same_action  # type: ignore[method-assign]
     _kind.__ne__ = _other_action  # type: ignore[method-assign,assignment]
-    _kind.__hash__ = _action_hash  # type: ignore[method-assign,assignment]
+    _kind.__hash__ = _action_hash  # type: ignore[method-assign]
 
 CHALLENGE = Challenge()
 BELIEVE = Believe()
 PASS = Pass()
+#: the actions without fields, by kind
+BARE_ACTIONS: dict[str, Action] = {"challenge": CHALLENGE, "believe": BELIEVE, "pass": PASS}
 
 _FIELDS: dict[str, set[str]] = {
     "play": {"cards", "rank", "count"},
@@ -156,7 +158,7 @@ def action_from_dict(data: Mapping[str, Any]) -> Action:
         if not isinstance(ranks, list) or not all(isinstance(r, str) for r in ranks):
             raise ActionError("quartets needs 'ranks', a list of rank ids")
         return Quartets(tuple(ranks))
-    return {"challenge": CHALLENGE, "believe": BELIEVE, "pass": PASS}[kind]
+    return BARE_ACTIONS[kind]
 
 
 def parse_action(text: str) -> Action:
@@ -164,7 +166,7 @@ def parse_action(text: str) -> Action:
     word, _, rest = text.strip().partition(" ")
     word, rest = word.lower(), rest.strip()
     if word in ("challenge", "believe", "pass") and not rest:
-        return {"challenge": CHALLENGE, "believe": BELIEVE, "pass": PASS}[word]
+        return BARE_ACTIONS[word]
     if word == "quartets":
         return Quartets(() if rest in ("", "-") else tuple(rest.split(",")))
     if word == "play":

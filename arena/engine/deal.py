@@ -65,7 +65,7 @@ class Group(NamedTuple):
     author: int
     cards: tuple[str, ...]
     rank: str
-    count: int
+    count: int  # type: ignore[assignment]  # a field named like tuple.count
     opening: bool
 
 
@@ -260,7 +260,7 @@ class Deal:
             live = LiveGroup(group.author, len(group.cards), group.rank, group.count, group.opening)
         return Observation(
             seat,
-            self.phase.value,
+            self.phase,
             self.to_act,
             self.turns,
             tuple(self.hands[seat]),
@@ -336,6 +336,7 @@ class Deal:
                     following = CONTINUE
                 self._advance_from(seat, following)
         elif authored_live and phase in (RESPOND, FINAL_CALL):
+            assert self.to_act is not None  # the deal goes on: someone acts
             self._begin_turn(self.to_act, CONTINUE)
 
     # ------------------------------------------------------------------ dispatch
@@ -345,10 +346,10 @@ class Deal:
         kind = action.kind
         phase = self.phase
         if phase is QUARTETS:
-            if kind != "quartets":
+            if not isinstance(action, Quartets):
                 return illegal_text(IllegalReason.WRONG_ANSWER_TO_QUARTETS, kind=kind)
             return self._answer_quartets(seat, action)
-        if kind == "play":
+        if isinstance(action, Play):
             if phase is FINAL_CALL:
                 return illegal_text(IllegalReason.PLAY_AT_FINAL_CALL)
             return self._play(seat, action)
@@ -532,7 +533,9 @@ class Deal:
         if self._end_round():
             return
         if leader is None or not self.active[leader]:
-            leader = self._next_active(self.to_act if leader is None else leader)
+            after = self.to_act if leader is None else leader
+            assert after is not None  # a pile passed out had a seat to act
+            leader = self._next_active(after)
         self._begin_turn(leader, LEAD)
 
     def _clear_pile(self) -> int | None:

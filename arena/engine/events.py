@@ -27,7 +27,7 @@ class Dealt(NamedTuple):
 
 class Drew(NamedTuple):
     seat: int
-    count: int
+    count: int  # type: ignore[assignment]  # a field named like tuple.count
 
     @property
     def kind(self) -> str:
@@ -40,7 +40,7 @@ class Played(NamedTuple):
     seat: int
     placed: int
     rank: str
-    count: int
+    count: int  # type: ignore[assignment]  # a field named like tuple.count
 
     @property
     def kind(self) -> str:
@@ -90,7 +90,7 @@ class Revealed(NamedTuple):
 
 class PickedUp(NamedTuple):
     seat: int
-    count: int
+    count: int  # type: ignore[assignment]  # a field named like tuple.count
 
     @property
     def kind(self) -> str:

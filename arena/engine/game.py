@@ -14,7 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from arena.engine.cards import ascending_sequence, build_deck, deck_ranks
-from arena.engine.rules import Deck, RulesError, Ruleset
+from arena.engine.rules import Deck, Options, RulesError, Ruleset
+
+#: a deal laid out: each seat's hand, the stock (top card first) and the hidden card
+Layout = tuple[list[list[str]], list[str], str | None]
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 12
@@ -63,7 +66,7 @@ class Game:
         set_(self, "max_play", max_play)
 
     @property
-    def options(self):
+    def options(self) -> Options:
         return self.ruleset.options
 
     def check_layout(self, cards: Sequence[str]) -> None:
@@ -75,7 +78,9 @@ class Game:
             if held > copies:
                 raise RulesError(f"card {card!r} is dealt {held} times; the deck holds {copies}")
 
-    def shuffled_layout(self, seed: int | str, dealer: int, seats: Sequence[int] | None = None):
+    def shuffled_layout(
+        self, seed: int | str | float, dealer: int, seats: Sequence[int] | None = None
+    ) -> Layout:
         """Shuffle the deck with ``seed`` and deal it as docs/rules.md says.
 
         Returns ``(hands, stock, hidden)``; ``seats`` (default: all) are the seats
@@ -85,7 +90,9 @@ class Game:
         random.Random(seed).shuffle(cards)
         return self.layout(cards, dealer, seats)
 
-    def layout(self, cards: Sequence[str], dealer: int, seats: Sequence[int] | None = None):
+    def layout(
+        self, cards: Sequence[str], dealer: int, seats: Sequence[int] | None = None
+    ) -> Layout:
         """Deal the whole deck in the order ``cards`` (a shuffled deck, top first) as
         docs/rules.md says: ``(hands, stock, hidden)``."""
         cards = list(cards)

@@ -19,7 +19,7 @@ class LiveGroup(NamedTuple):
     author: int
     placed: int
     rank: str
-    count: int
+    count: int  # type: ignore[assignment]  # a field named like tuple.count
     opening: bool
 
 

@@ -31,8 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from arena.engine import JOKER, RANK_OF, Action, Deal, LegalActions, Phase
-from arena.engine.events import Event
+from arena.engine import JOKER, RANK_OF, Action, Deal, LegalActions, Phase, Play
+from arena.engine.events import Discarded, Event, Illegal, Revealed
 
 _RESPOND, _LEAD = Phase.RESPOND, Phase.LEAD
 _PLAYING = frozenset({Phase.LEAD, Phase.RESPOND, Phase.CONTINUE})
@@ -140,11 +140,11 @@ class FairPlayCounter:
         chance, actor, other, stratum = pending
         if chance is Chance.CALLS:
             self._add(chance, actor, other, stratum, action.kind == "challenge")
-        elif action.kind == "play":
+        elif isinstance(action, Play):
             responder = deal.to_act
             if responder is None or responder == seat or deal.phase is not _RESPOND:
                 return  # nobody responds to it (the deal ended, or the author went out)
-            lie = not _truthful(action.cards, action.rank, action.count)  # type: ignore[attr-defined]
+            lie = not _truthful(action.cards, action.rank, action.count)
             self._add(chance, actor, responder, stratum, lie)
 
     def _new_deal(self, deal: Deal) -> None:
@@ -159,13 +159,12 @@ class FairPlayCounter:
         the events hold an illegal action."""
         illegal = False
         for event in events:
-            kind = event.kind
-            if kind == "revealed":
-                self._revealed[event.author] += 1  # type: ignore[attr-defined]
-                self._true[event.author] += event.truthful  # type: ignore[attr-defined]
-            elif kind == "discarded":
-                self._gone.update(_rank(card) for card in event.cards)  # type: ignore[attr-defined]
-            elif kind == "illegal":
+            if isinstance(event, Revealed):
+                self._revealed[event.author] += 1
+                self._true[event.author] += event.truthful
+            elif isinstance(event, Discarded):
+                self._gone.update(_rank(card) for card in event.cards)
+            elif isinstance(event, Illegal):
                 illegal = True
         return illegal
 

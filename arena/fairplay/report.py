@@ -23,6 +23,7 @@ pairs of similar bots far more often than ``alpha``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
@@ -110,11 +111,7 @@ def report(totals: Iterable[Tally], alpha: float = ALPHA) -> Report:
 
 
 def _with(finding: Finding, p_value: float, flagged: bool) -> Finding:
-    return Finding(**{**_fields(finding), "p_value": p_value, "flagged": flagged})
-
-
-def _fields(finding: Finding) -> dict[str, object]:
-    return {name: getattr(finding, name) for name in Finding.__slots__}  # type: ignore[attr-defined]
+    return dataclasses.replace(finding, p_value=p_value, flagged=flagged)
 
 
 def _true_group(stratum: str) -> bool:

@@ -65,7 +65,7 @@ def playthrough(setting: Setting) -> str:
             lines.append(f"seat {seat} may {_legal(legal)}: {action}")
             deal.apply(seat, action)
             seen = _events(lines, deal, seen)
-        lines.append(f"  ranking {[list(group) for group in deal.ranking]}")
+        lines.append(f"  ranking {[list(group) for group in deal.ranking or ()]}")
         match.record(deal)
     lines.append(f"result: ranking {[list(g) for g in match.ranking()]}, losses {match.losses}")
     return "\n".join(lines) + "\n"

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from arena.referee.failures import FailureKind, SeatFailure, SeatTimeout
-    from arena.referee.referee import LOG_FORMAT, Referee, RefereeSettings, play_match
+    from arena.referee.log import LOG_FORMAT
+    from arena.referee.referee import Referee, RefereeSettings, play_match
     from arena.referee.replay import ReplayReport
     from arena.referee.seats import GrpcSeat, LocalSeat, Seat
 

@@ -183,7 +183,10 @@ class ForfeitRecord:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], seat: int | None = None) -> ForfeitRecord:
-        return cls(data.get("seat", seat), data["kind"], data["detail"], data["deal"])
+        at = data.get("seat", seat)
+        if at is None:
+            raise LogFormatError("a forfeit without its seat")
+        return cls(at, data["kind"], data["detail"], data["deal"])
 
     def to_dict(self, with_seat: bool = True) -> dict[str, Any]:
         data = {"kind": self.kind, "detail": self.detail, "deal": self.deal}

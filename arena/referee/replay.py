@@ -68,7 +68,7 @@ def replay(log: MatchLog) -> ReplayReport:
             report.mismatches.append(f"{where}: the deal is not over after the recorded steps")
             break
         match.record(deal)
-        if tuple(tuple(group) for group in deal.ranking) != recorded.ranking:
+        if tuple(tuple(group) for group in deal.ranking or ()) != recorded.ranking:
             report.mismatches.append(f"{where}: ranking {deal.ranking} != {recorded.ranking}")
     replayed = Result(
         tuple(tuple(g) for g in match.ranking()), tuple(match.losses), tuple(match.place_sums)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from arena.engine import Play
 from arena.engine.cards import JOKER, RANK_OF
-from arena.engine.events import Event
+from arena.engine.events import Event, Played, Revealed
 from arena.referee.log import MatchLog
 
 STYLE_FIELDS = ("plays", "bluffs", "challenges", "challenges_right", "believes", "believes_right")
@@ -33,15 +33,15 @@ class StyleCounter:
         for event in events:  # one pass: the referee calls this at every step
             if event.kind == "illegal":
                 return  # the engine refused the action: it counts as nothing
-            if event.kind == "played":
+            if isinstance(event, Played):
                 played = event
-            elif event.kind == "revealed":
+            elif isinstance(event, Revealed):
                 revealed = event
         mine = self.counts[seat]
-        if kind == "play":
+        if isinstance(action, Play):
             if played is not None:
                 mine["plays"] += 1
-                mine["bluffs"] += not _truthful(action)  # type: ignore[arg-type]
+                mine["bluffs"] += not _truthful(action)
         elif revealed is not None:
             call = "challenges" if kind == "challenge" else "believes"
             mine[call] += 1

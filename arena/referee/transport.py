@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+from typing import cast
 
 import grpc
 
@@ -114,7 +115,8 @@ class Session:
         except SeatFailure:
             self.failed = True
             raise
-        self._call = player_pb2_grpc.PlayerServiceStub(self.channel).Play()
+        stub = player_pb2_grpc.PlayerServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self._call = stub.Play()
 
     def fail(self, kind: FailureKind, detail: str) -> SeatFailure:
         self.failed = True
@@ -192,7 +194,7 @@ class Session:
                 FailureKind.PROTOCOL, "malformed message: not a PlayResponse"
             )
             return None
-        return response
+        return cast(pb.PlayResponse, response)
 
     async def _read_until_closed(self, seconds: float) -> None:
         """Skip the bot's messages until its stream ends, for up to ``seconds``."""

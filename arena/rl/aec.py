@@ -98,7 +98,13 @@ class raw_env(AECEnv, EzPickle):
             agent: spaces.Discrete(encoding.ACTIONS) for agent in self.possible_agents
         }
         self._rng = random.Random()
-        self.match: Match | None = None
+        self._match: Match | None = None
+
+    @property
+    def match(self) -> Match:
+        """The match in play (``reset`` starts one)."""
+        assert self._match is not None, "reset() the environment first"
+        return self._match
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -111,7 +117,7 @@ class raw_env(AECEnv, EzPickle):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._rng = random.Random(seed)
-        self.match = Match(self.game, seed=self._rng.getrandbits(64))
+        self._match = Match(self.game, seed=self._rng.getrandbits(64))
         self.deal = self.match.next_deal()
         self.turn = encoding.Turn()
         self._decided: tuple[Any, Any] | None = None
@@ -145,6 +151,7 @@ class raw_env(AECEnv, EzPickle):
             return
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
+        assert action is not None  # a live agent's action (None is for dead agents)
         decided = encoding.advance(*self._decision(), self.turn, int(action))
         if decided is not None:
             self.deal.apply(self._seats[agent], decided)

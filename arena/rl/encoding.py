@@ -213,8 +213,29 @@ class Layout:
             self.offsets[name] = at
             at += length
         self.size = at
-        for name, offset in self.offsets.items():  # read on every observation
-            setattr(self, f"at_{name}", offset)
+        # read on every observation: plain attributes
+        o = self.offsets
+        self.at_hand, self.at_turn_cards, self.at_turn_claim = (
+            o["hand"],
+            o["turn_cards"],
+            o["turn_claim"],
+        )
+        self.at_turn_quartets, self.at_stage, self.at_phase = (
+            o["turn_quartets"],
+            o["stage"],
+            o["phase"],
+        )
+        self.at_to_act, self.at_hand_sizes, self.at_active = (
+            o["to_act"],
+            o["hand_sizes"],
+            o["active"],
+        )
+        self.at_sizes, self.at_round_rank, self.at_live, self.at_history = (
+            o["sizes"],
+            o["round_rank"],
+            o["live"],
+            o["history"],
+        )
 
     @classmethod
     def of(cls, game: Game) -> Layout:
@@ -297,7 +318,7 @@ def observe_view(
         o.active,
         (o.pile_size, o.stock_size, o.discard_size),
         o.round_rank,
-        tuple(o.live) if o.live is not None else None,
+        o.live,
         _encoded(events),
         turn if mine else None,
     )
@@ -348,7 +369,7 @@ def _vector(
         held = v[L.at_hand + _RANK_INDEX[rank]] + v[L.at_hand + _RANK_INDEX[JOKER]]
         at = L.at_live
         v[at : at + 4] = 1, placed, count, opening
-        v[at + 4 : at + 7] = held, L.copies, max(0, count + held - L.copies)
+        v[at + 4 : at + 7] = held, L.copies, max(0.0, count + held - L.copies)
         v[at + 7 + (author - seat) % p] = 1
     _history(v, L, recent, seat)
     return v

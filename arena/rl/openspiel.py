@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from arena.engine import Game, Ruleset
+from arena.engine import Deal, Game, Ruleset
 from arena.engine.match import Match
 from arena.rl import encoding
 from arena.rl.aec import place_rewards
@@ -97,7 +97,7 @@ class VerishState(pyspiel.State):
         self.engine = game.engine
         self.match = Match(self.engine, seed=NAME)
         self.order: list[int] = []  # the current deal's deck so far, as deck positions
-        self.deal = None
+        self.deal: Deal | None = None  # None while the chance nodes deal the cards
         self.turn = encoding.Turn()
         self.dealt: list[tuple[str, ...]] = [() for _ in range(game.engine.players)]
         self.public: list[str] = []  # every public event of the match, as text
@@ -105,11 +105,12 @@ class VerishState(pyspiel.State):
     def current_player(self) -> int:
         if self.match.over:
             return pyspiel.PlayerId.TERMINAL
-        if self.deal is None:
+        if self.deal is None or self.deal.to_act is None:
             return pyspiel.PlayerId.CHANCE
         return self.deal.to_act
 
     def _legal_actions(self, player: int) -> list[int]:
+        assert self.deal is not None, "the players act once the deal is dealt"
         return np.flatnonzero(encoding.mask(*encoding.decision(self.deal), self.turn)).tolist()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -126,6 +127,7 @@ class VerishState(pyspiel.State):
         if decided is None:
             return
         before = len(self.deal.events)
+        assert self.deal.to_act is not None  # it decided: it was its turn
         self.deal.apply(self.deal.to_act, decided)
         self.turn = encoding.Turn()
         self.public.extend(str(event) for event in self.deal.events[before:])
@@ -136,9 +138,9 @@ class VerishState(pyspiel.State):
     def _deal(self) -> None:
         cards = [self.engine.deck[position] for position in self.order]
         seed = f"{NAME}/{len(self.match.results)}/" + ",".join(map(str, self.order))
-        self.deal = self.match.next_deal(cards, seed)
-        self.dealt = [tuple(hand) for hand in self.deal.dealt]
-        self.public.extend(str(event) for event in self.deal.events)
+        deal = self.deal = self.match.next_deal(cards, seed)
+        self.dealt = [tuple(hand) for hand in deal.dealt]
+        self.public.extend(str(event) for event in deal.events)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:

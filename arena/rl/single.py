@@ -113,7 +113,7 @@ class SingleAgentEnv(gym.Env):
         self._play_others()
         over = self.match.over
         reward = place_rewards(self.match)[self.seat] if over else 0.0
-        info = {"seat": self.seat, "ranking": self.match.ranking()} if over else {}
+        info: dict[str, Any] = {"seat": self.seat, "ranking": self.match.ranking()} if over else {}
         return self._observation(), reward, over, False, info
 
     def action_masks(self) -> np.ndarray:
@@ -133,7 +133,7 @@ class SingleAgentEnv(gym.Env):
 
     # ------------------------------------------------------------------ the others
 
-    def _seat_opponents(self) -> dict[int, Opponent]:
+    def _seat_opponents(self) -> dict[int, Policy | Agent]:
         """The opponents by seat, a fresh sample bot for each name."""
         from sample_bots import SAMPLES
 
@@ -141,15 +141,16 @@ class SingleAgentEnv(gym.Env):
         order = list(self.opponents)
         if self.fixed_seat is None:  # every order of the table, in the long run
             self._rng.shuffle(order)
-        seated: dict[int, Opponent] = {}
+        seated: dict[int, Policy | Agent] = {}
         for seat, opponent in zip(others, order, strict=True):
             if isinstance(opponent, str):
                 if opponent not in SAMPLES:
                     raise ValueError(f"no sample bot {opponent!r}: expected one of {list(SAMPLES)}")
-                opponent = SAMPLES[opponent](
+                seated[seat] = SAMPLES[opponent](
                     ruleset=self.ruleset, players=self.players, seed=self._rng.getrandbits(32)
                 )
-            seated[seat] = opponent
+            else:
+                seated[seat] = opponent
         return seated
 
     def _play_others(self) -> None:

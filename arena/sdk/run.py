@@ -11,6 +11,7 @@ import inspect
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 from arena.sdk.bot import Bot
@@ -26,7 +27,8 @@ def load_bot(path: Path) -> BotFactory:
     sys.path.insert(0, str(path.parent))
     spec.loader.exec_module(module)
     if callable(getattr(module, "bot", None)):
-        return module.bot
+        factory: Callable[[], Bot] = module.bot
+        return factory
     classes = [
         obj
         for obj in vars(module).values()

@@ -60,9 +60,9 @@ class PlayerServicer(player_pb2_grpc.PlayerServiceServicer):
             elif kind == "decide" and bot is not None:
                 observation = protocol.observation_from_request(request.decide)
                 try:
-                    action = bot.act(observation)
-                    if inspect.isawaitable(action):  # ``async def act``: other seats go on
-                        action = await action
+                    answer = bot.act(observation)
+                    # ``async def act``: the other seats go on meanwhile
+                    action = await answer if inspect.isawaitable(answer) else answer
                 except Exception as error:
                     traceback.print_exc()  # the bot's own output: where its owner looks
                     sys.stderr.flush()
@@ -111,7 +111,7 @@ async def create_server(
         options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES), ("grpc.so_reuseport", 0)]
     )
     servicer = PlayerServicer(factory, max_matches)
-    player_pb2_grpc.add_PlayerServiceServicer_to_server(servicer, server)
+    player_pb2_grpc.add_PlayerServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}")

@@ -25,7 +25,7 @@ from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
 from arena.store import rights
 from arena.store.bots import check_name
-from arena.store.db import Database
+from arena.store.db import Database, rows_changed
 from arena.store.errors import Conflict, Forbidden, Invalid, NotFound
 from arena.store.jobs import new_job_id
 from arena.store.limits import PrivateLimits
@@ -48,6 +48,7 @@ from arena.store.models import (
     TournamentStatus,
     VersionStatus,
     now,
+    table_of,
 )
 from arena.tournament import ratings, seeds
 
@@ -262,25 +263,25 @@ def refill(db: Database, tournament_id: int) -> list[tuple[int, str]]:
 
 def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
     """Queue pairs until ``batch`` are in play, within the cap (one job per pair)."""
-    tournament = session.scalar(
+    tournament = session.scalars(
         select(Tournament).where(Tournament.id == tournament_id).with_for_update()
-    )
+    ).one()
     test = session.scalar(select(AbTest).where(AbTest.tournament_id == tournament_id))
     if test is None or test.status is not AbTestStatus.RUNNING:
         return []
-    in_play = session.scalar(
+    in_play = session.scalars(
         select(func.count(func.distinct(Match.deal_group))).where(
             Match.tournament_id == tournament_id, Match.status.in_(OPEN_STATUSES)
         )
-    )
-    scheduled = session.scalar(
+    ).one()
+    scheduled = session.scalars(
         select(func.count())
         .select_from(Match)
         .where(
             Match.tournament_id == tournament_id,
             Match.status.not_in([MatchStatus.STALE, MatchStatus.FAILED]),
         )
-    )
+    ).one()
     last = session.scalar(
         select(func.max(Match.deal_group)).where(Match.tournament_id == tournament_id)
     )
@@ -327,7 +328,7 @@ def count_closed_pairs(connection: Connection, tournament_id: int, groups: list[
     """In the recording transaction: count each of these pairs whose two matches are
     over, once, update the LLR, and end the test if it decided or reached its cap."""
     test = connection.execute(
-        select(AbTest.__table__).where(AbTest.tournament_id == tournament_id)
+        select(table_of(AbTest)).where(AbTest.tournament_id == tournament_id)
     ).first()
     if test is None or test.status != AbTestStatus.RUNNING:
         return
@@ -359,10 +360,10 @@ def count_closed_pairs(connection: Connection, tournament_id: int, groups: list[
         )
     if not added:
         return
-    connection.execute(AbTestPair.__table__.insert(), added)
+    connection.execute(table_of(AbTestPair).insert(), added)
     connection.execute(
-        update(AbTest.__table__)
-        .where(AbTest.__table__.c.id == test.id)
+        update(table_of(AbTest))
+        .where(table_of(AbTest).c.id == test.id)
         .values(counts=counts, llr=value, pairs=pairs)
     )
     outcome = sprt.verdict(value, bounds)
@@ -418,26 +419,28 @@ def _finish(connection: Connection, test_id: int, tournament_id: int, status: Ab
     tournament is over; how many matches were withdrawn."""
     moment = now()
     connection.execute(
-        update(AbTest.__table__)
-        .where(AbTest.__table__.c.id == test_id)
+        update(table_of(AbTest))
+        .where(table_of(AbTest).c.id == test_id)
         .values(status=status, finished_at=moment)
     )
-    withdrawn = connection.execute(
-        update(Match.__table__)
-        .where(
-            Match.__table__.c.tournament_id == tournament_id,
-            Match.__table__.c.status.in_([MatchStatus.PENDING, MatchStatus.QUEUED]),
+    withdrawn = rows_changed(
+        connection.execute(
+            update(table_of(Match))
+            .where(
+                table_of(Match).c.tournament_id == tournament_id,
+                table_of(Match).c.status.in_([MatchStatus.PENDING, MatchStatus.QUEUED]),
+            )
+            .values(
+                status=MatchStatus.STALE,
+                error=f"the A/B test is over ({status.value})",
+                job_id=None,
+                finished_at=moment,
+            )
         )
-        .values(
-            status=MatchStatus.STALE,
-            error=f"the A/B test is over ({status.value})",
-            job_id=None,
-            finished_at=moment,
-        )
-    ).rowcount
+    )
     connection.execute(
-        update(Tournament.__table__)
-        .where(Tournament.__table__.c.id == tournament_id)
+        update(table_of(Tournament))
+        .where(table_of(Tournament).c.id == tournament_id)
         .values(status=TournamentStatus.DONE, finished_at=moment)
     )
     return withdrawn

@@ -38,8 +38,9 @@ def parse_target(session: Session, kind: BotKind, target: str) -> str:
     """Validate a version's target; return it canonical. An upload (a file or a folder
     path) is stored in the database and named by its digest (``sha256:...``)."""
     if kind is BotKind.PATH:
-        if artifacts.digest_in(target) is not None:
-            artifacts.fetch(session, artifacts.digest_in(target))  # it exists, intact
+        digest = artifacts.digest_in(target)
+        if digest is not None:
+            artifacts.fetch(session, digest)  # it exists, intact
             return target
         return artifacts.store(session, Path(target))
     if kind is BotKind.SAMPLE:

@@ -30,6 +30,7 @@ from arena.store.models import (
     CompetitionBot,
     CompetitionStatus,
     Entry,
+    Tournament,
     TournamentFormat,
     TournamentStatus,
     VersionStatus,
@@ -90,7 +91,7 @@ def _season_ladder(
     tables: int,
     settings: RefereeSettings | None,
     duplicate: bool = False,
-):
+) -> Tournament:
     ladder_name = f"{name}-season-{season}"
     made = tournaments.create(
         session,

@@ -16,9 +16,9 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import Connection, CursorResult, Engine, Result, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -29,6 +29,11 @@ T = TypeVar("T")
 #: attempts for a transaction that fails transiently (1 + 3 retries)
 ATTEMPTS = 4
 SQLITE_BUSY_MS = 30_000
+
+
+def rows_changed(result: Result[Any]) -> int:
+    """How many rows an UPDATE or DELETE changed (a DML statement's result is a cursor's)."""
+    return cast(CursorResult[Any], result).rowcount
 
 
 def make_engine(url: str) -> Engine:
@@ -46,7 +51,7 @@ def _sqlite_engine(url: str, database: str | None) -> Engine:
     )
 
     @event.listens_for(engine, "connect")
-    def _configure(dbapi_connection, _record) -> None:
+    def _configure(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves, below
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
@@ -56,7 +61,7 @@ def _sqlite_engine(url: str, database: str | None) -> Engine:
         cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _begin(connection) -> None:
+    def _begin(connection: Connection) -> None:
         write = connection.get_execution_options().get("arena_write", False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 

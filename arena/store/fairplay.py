@@ -30,12 +30,13 @@ from arena.store.models import (
     MatchStatus,
     Seat,
     Tournament,
+    table_of,
 )
 
 if TYPE_CHECKING:
     from arena.fairplay.report import Finding
 
-_counts, _pending = FairPlayCount.__table__, FairPlayPending.__table__
+_counts, _pending = table_of(FairPlayCount), table_of(FairPlayPending)
 
 
 #: a row of totals to add: (tournament, chance, actor, other, stratum), (chances, taken)

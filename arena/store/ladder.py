@@ -24,7 +24,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from arena.store.bots import owner_teams
-from arena.store.db import Database
+from arena.store.db import Database, rows_changed
 from arena.store.jobs import new_job_id
 from arena.store.models import (
     OPEN_STATUSES,
@@ -49,21 +49,21 @@ def refill(db: Database, tournament_id: int) -> list[tuple[int, str]]:
 
 
 def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
-    tournament = session.scalar(
+    tournament = session.scalars(
         select(Tournament).where(Tournament.id == tournament_id).with_for_update()
-    )
+    ).one()
     if (
         tournament.format != TournamentFormat.LADDER
         or tournament.status is not TournamentStatus.RUNNING
         or not _seats_tables(session, tournament)
     ):
         return []
-    jobs = []
+    jobs: list[tuple[int, str]] = []
     for _ in range(tournament.games - _tables_in_play(session, tournament)):
         matches = _new_table(session, tournament)
         if not matches:
             break  # too few owners in play for a table
-        jobs.extend((match.id, match.job_id) for match in matches)
+        jobs.extend((match.id, match.job_id) for match in matches if match.job_id is not None)
     return jobs
 
 
@@ -221,13 +221,18 @@ def stop(session: Session, tournament: Tournament) -> int:
     """End a ladder: matches not yet started are dropped; running ones are still recorded."""
     tournament.status = TournamentStatus.DONE
     tournament.finished_at = now()
-    return session.execute(
-        update(Match)
-        .where(
-            Match.tournament_id == tournament.id,
-            Match.status.in_([MatchStatus.PENDING, MatchStatus.QUEUED]),
+    return rows_changed(
+        session.execute(
+            update(Match)
+            .where(
+                Match.tournament_id == tournament.id,
+                Match.status.in_([MatchStatus.PENDING, MatchStatus.QUEUED]),
+            )
+            .values(
+                status=MatchStatus.STALE,
+                error="the ladder was stopped",
+                job_id=None,
+                finished_at=now(),
+            )
         )
-        .values(
-            status=MatchStatus.STALE, error="the ladder was stopped", job_id=None, finished_at=now()
-        )
-    ).rowcount
+    )

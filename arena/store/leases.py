@@ -17,7 +17,7 @@ from sqlalchemy import Connection, Row, bindparam, case, func, select, update
 from sqlalchemy.orm import Session
 
 from arena.store.bots import DEFAULT_ENDPOINT_MATCHES
-from arena.store.db import Database
+from arena.store.db import Database, rows_changed
 from arena.store.jobs import job_sizes, new_job_id
 from arena.store.models import (
     OPEN_STATUSES,
@@ -33,16 +33,20 @@ from arena.store.models import (
     TournamentFormat,
     TournamentStatus,
     now,
+    table_of,
 )
 from arena.store.rating_policy import rate_group_if_closed
 from arena.timing import LEASE
+
+#: a result row of any columns
+AnyRow = Row[*tuple[Any, ...]]
 
 logger = logging.getLogger(__name__)
 
 # The hot path (claim, record) runs Core statements compiled once, with bound parameters:
 # building an ORM statement per call costs more than SQLite takes to run it.
-_matches, _seats, _tournaments = Match.__table__, Seat.__table__, Tournament.__table__
-_entries_table, _versions = Entry.__table__, BotVersion.__table__
+_matches, _seats, _tournaments = table_of(Match), table_of(Seat), table_of(Tournament)
+_entries_table, _versions = table_of(Entry), table_of(BotVersion)
 
 #: attempts before a match is failed: the first run and 3 retries
 MAX_ATTEMPTS = 4
@@ -147,14 +151,14 @@ _PLAN_SEATS = (
     select(
         _seats.c.match_id,
         _seats.c.bot_version_id,
-        Bot.__table__.c.name,
+        table_of(Bot).c.name,
         _versions.c.number,
         _versions.c.kind,
         _versions.c.target,
         _versions.c.active,
     )
     .join(_versions, _versions.c.id == _seats.c.bot_version_id)
-    .join(Bot.__table__, Bot.__table__.c.id == _versions.c.bot_id)
+    .join(table_of(Bot), table_of(Bot).c.id == _versions.c.bot_id)
     .where(_seats.c.match_id.in_(bindparam("matches", expanding=True)))
     .order_by(_seats.c.match_id, _seats.c.seat)
 )
@@ -208,7 +212,7 @@ def claim_all(
         return []
     with db.read_core() as connection:
         rows = {row.match_id: row for row in connection.execute(_PLAN, {"matches": ordered})}
-        seat_rows: dict[int, list] = {}
+        seat_rows: dict[int, list[AnyRow]] = {}
         for row in connection.execute(_PLAN_SEATS, {"matches": ordered}):
             seat_rows.setdefault(row.match_id, []).append(row)
     plans = []
@@ -258,7 +262,7 @@ def _within_limits(connection: Connection, match_ids: list[int]) -> list[int]:
     return allowed
 
 
-def _plan(db: Database, row: Row, seat_rows: list[Row], token: str) -> MatchPlan | None:
+def _plan(db: Database, row: AnyRow, seat_rows: list[AnyRow], token: str) -> MatchPlan | None:
     """The match's plan, or None after marking it stale (a seated bot was replaced)."""
     retired = [f"{r.name} v{r.number}" for r in seat_rows if not r.active]
     if retired:
@@ -284,17 +288,19 @@ def _plan(db: Database, row: Row, seat_rows: list[Row], token: str) -> MatchPlan
 
 def mark_stale(session: Session, match_id: int, token: str, retired: list[str]) -> bool:
     """Discard a match whose bots changed since it was scheduled (it is not rated)."""
-    changed = session.execute(
-        update(Match)
-        .where(Match.id == match_id, Match.claim == token, Match.status == MatchStatus.RUNNING)
-        .values(
-            status=MatchStatus.STALE,
-            claim=None,
-            lease_until=None,
-            finished_at=now(),
-            error=f"stale: replaced since scheduled: {', '.join(retired)}",
+    changed = rows_changed(
+        session.execute(
+            update(Match)
+            .where(Match.id == match_id, Match.claim == token, Match.status == MatchStatus.RUNNING)
+            .values(
+                status=MatchStatus.STALE,
+                claim=None,
+                lease_until=None,
+                finished_at=now(),
+                error=f"stale: replaced since scheduled: {', '.join(retired)}",
+            )
         )
-    ).rowcount
+    )
     if changed:
         tournament_id, group = session.execute(
             select(Match.tournament_id, Match.deal_group).where(Match.id == match_id)
@@ -320,7 +326,9 @@ def give_back(db: Database, plan: MatchPlan, error: str) -> tuple[MatchStatus, s
     when its attempts are spent. Returns the new status and the job id to enqueue."""
 
     def work(session: Session) -> tuple[MatchStatus, str | None]:
-        match = session.scalar(select(Match).where(Match.id == plan.match_id).with_for_update())
+        match = session.scalars(
+            select(Match).where(Match.id == plan.match_id).with_for_update()
+        ).one()
         if match.status is not MatchStatus.RUNNING or match.claim != plan.claim:
             return match.status, None
         return _retry_or_fail(session, match, error)
@@ -375,7 +383,9 @@ def reconcile(
     lost = {match_id: job for match_id, job in waiting if job is None or not pending(job)}
 
     def work(session: Session) -> Repairs:
-        failed, expired, resent = [], [], []
+        failed: list[Match] = []
+        expired: list[Match] = []
+        resent: list[Match] = []
         moment = now()
         for match in session.scalars(
             select(Match)

@@ -17,4 +17,6 @@ def encode(log: MatchLog) -> bytes:
 
 
 def decode(blob: bytes) -> dict[str, Any]:
-    return json.loads(zlib.decompress(blob))
+    """A stored log's JSON data (read it as arena.referee.log.MatchLog)."""
+    data: dict[str, Any] = json.loads(zlib.decompress(blob))
+    return data

@@ -18,7 +18,6 @@ discarded. The parts, each in its own module:
 from __future__ import annotations
 
 from arena.store.leases import (
-    LEASE,
     MAX_ATTEMPTS,
     MatchPlan,
     Repairs,
@@ -31,6 +30,7 @@ from arena.store.leases import (
     still_queued,
 )
 from arena.store.results import PlayedMatch, record, record_all
+from arena.timing import LEASE
 
 __all__ = [
     "LEASE", "MAX_ATTEMPTS", "MatchPlan", "PlayedMatch", "Repairs", "SeatPlan", "claim",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
+from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -17,6 +18,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
@@ -29,6 +31,13 @@ def now() -> datetime:
 
 class Base(DeclarativeBase):
     pass
+
+
+def table_of(model: type[Base]) -> Table:
+    """A mapped class's table, typed as one (``__table__`` is typed as any FROM clause)."""
+    table = model.__table__
+    assert isinstance(table, Table)
+    return table
 
 
 def _enum(cls: type[StrEnum]) -> Enum:
@@ -153,7 +162,7 @@ class Tournament(Base):
     __tablename__ = "tournaments"
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
-    rules: Mapped[dict] = mapped_column(JSON)  # {"preset": ..., "options": {...}}
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)  # {"preset": ..., "options": {...}}
     format: Mapped[str] = mapped_column(String(32), default=TournamentFormat.ROUND_ROBIN)
     table_size: Mapped[int] = mapped_column(Integer)
     games: Mapped[int] = mapped_column(Integer)
@@ -167,7 +176,7 @@ class Tournament(Base):
     secret_key: Mapped[str] = mapped_column(String(64))
     #: ladders: seconds after a match before its full log (seed, hands) is public
     reveal_delay: Mapped[int] = mapped_column(Integer, default=3600)
-    settings: Mapped[dict] = mapped_column(JSON)  # referee settings
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON)  # referee settings
     status: Mapped[TournamentStatus] = mapped_column(
         _enum(TournamentStatus), default=TournamentStatus.CREATED
     )

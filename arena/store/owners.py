@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -62,7 +63,7 @@ def revoked(owner: Owner) -> bool:
     return owner.token_hash.startswith(REVOKED)
 
 
-def describe(session: Session, owner: Owner) -> dict[str, object]:
+def describe(session: Session, owner: Owner) -> dict[str, Any]:
     """What an owner may see of itself (never a token)."""
     bots = session.scalars(select(Bot.name).where(Bot.owner_id == owner.id).order_by(Bot.name))
     return {

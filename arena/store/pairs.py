@@ -13,9 +13,9 @@ from typing import Any
 from sqlalchemy import Connection, select
 from sqlalchemy.orm import Session
 
-from arena.store.models import PairResult
+from arena.store.models import PairResult, table_of
 
-_pairs = PairResult.__table__
+_pairs = table_of(PairResult)
 _COUNTS = ("low_ahead", "high_ahead", "level")
 
 

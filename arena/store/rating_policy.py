@@ -19,6 +19,7 @@ from arena.store.models import (
     RatingChange,
     Seat,
     Tournament,
+    table_of,
 )
 from arena.tournament import ratings
 
@@ -32,8 +33,8 @@ class Ranked(Protocol):
     ranking: list[tuple[int, ...]]
 
 
-_matches, _seats, _tournaments = Match.__table__, Seat.__table__, Tournament.__table__
-_entries_table, _versions = Entry.__table__, BotVersion.__table__
+_matches, _seats, _tournaments = table_of(Match), table_of(Seat), table_of(Tournament)
+_entries_table, _versions = table_of(Entry), table_of(BotVersion)
 
 #: times a batch is rated again from a newer snapshot before it is written (TrueSkill
 #: takes about a millisecond per match: better outside the write lock than under it)
@@ -85,7 +86,7 @@ _GROUP_PLACES = (
 )
 
 
-RATING_CHANGE = RatingChange.__table__.insert()
+RATING_CHANGE = table_of(RatingChange).insert()
 
 
 Ratings = dict[int, ratings.Rating]  # by bot version

@@ -12,7 +12,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, select
+from sqlalchemy import Connection, Update, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from arena.engine.match import places
@@ -32,6 +32,7 @@ from arena.store.models import (
     Tournament,
     TournamentFormat,
     now,
+    table_of,
 )
 from arena.store.rating_policy import (
     COMPLETED,
@@ -59,8 +60,8 @@ logger = logging.getLogger(__name__)
 # The hot path (claim, record) runs Core statements compiled once, with bound parameters:
 # building an ORM statement per call costs more than SQLite takes to run it.
 
-_matches, _seats, _tournaments = Match.__table__, Seat.__table__, Tournament.__table__
-_entries_table, _versions = Entry.__table__, BotVersion.__table__
+_matches, _seats, _tournaments = table_of(Match), table_of(Seat), table_of(Tournament)
+_entries_table, _versions = table_of(Entry), table_of(BotVersion)
 
 _RETIRED = select(_versions.c.id).where(
     _versions.c.id.in_(bindparam("versions", expanding=True)), _versions.c.active.is_(False)
@@ -107,7 +108,7 @@ _COUNT = (
 _SEAT_RESULTS = _seats.update().where(
     _seats.c.match_id == bindparam("match"), _seats.c.seat == bindparam("number")
 )
-_LOG = StoredLog.__table__.insert()
+_LOG = table_of(StoredLog).insert()
 
 
 @dataclass(frozen=True)
@@ -191,8 +192,8 @@ def _discard_if_replaced(session: Session, plan: MatchPlan) -> bool:
     return bool(names) and mark_stale(session, plan.match_id, plan.claim, names)
 
 
-def _entry_totals():
-    entries = Entry.__table__
+def _entry_totals() -> Update:
+    entries = table_of(Entry)
     increments = {
         name: entries.c[name] + bindparam(f"d_{name}")
         for name in ("strikes", "illegal", "decisions", *STYLE_FIELDS)
@@ -335,7 +336,7 @@ class _Batch:
         # completion numbers, and apply their ratings, one batch at a time
         last = connection.execute(
             _COUNT, {"tournament": self.tournament_id, "recorded": len(mine)}
-        ).scalar()
+        ).scalar_one()
         first = last - len(mine) + 1
         connection.execute(
             _DONE,

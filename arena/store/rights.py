@@ -58,11 +58,11 @@ def check_private(
 
 def check_running_private(session: Session, owner: Owner, limits: PrivateLimits) -> None:
     """Refuse another private tournament (or A/B test) while ``limits.running`` are on."""
-    running = session.scalar(
+    running = session.scalars(
         select(func.count())
         .select_from(Tournament)
         .where(Tournament.owner_id == owner.id, Tournament.status != TournamentStatus.DONE)
-    )
+    ).one()
     if running >= limits.running:
         raise Invalid(
             f"you have {running} private tournaments or A/B tests not over yet "

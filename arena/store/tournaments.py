@@ -105,7 +105,7 @@ def create(
         if format == TournamentFormat.LADDER:
             if len(ids) < table_size and not waits_for_bots:
                 raise ValueError(f"a table of {table_size} needs at least {table_size} bots")
-            plan = []  # a ladder schedules as it goes (arena.store.ladder)
+            plan: list[tuple[int | None, list[int], str]] = []  # scheduled as it goes (ladder)
         elif duplicate:
             plan = [
                 (group, table, seeds.match_seed(key, seeds.group_place(group)))
@@ -193,7 +193,8 @@ def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]
             .order_by(Match.index)
         )
     )
-    jobs, matches = [], iter(pending)
+    jobs: list[tuple[int, str]] = []
+    matches = iter(pending)
     for size in job_sizes(len(pending), workers):
         batch = [next(matches) for _ in range(size)]
         job_id = new_job_id(batch[0])
@@ -226,7 +227,7 @@ def progress(session: Session, tournament: Tournament) -> dict[str, int]:
 
 def leaderboard(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
     """Entries by ``mu - 3 sigma`` with their running totals and play style."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for entry in session.scalars(
         select(Entry)
         .where(Entry.tournament_id == tournament.id, Entry.retired.is_(False))
@@ -304,8 +305,8 @@ def group_scores(
     ).all()
     groups: dict[int, dict[str, int]] = {}
     for group, bot, places, played in rows:
-        if played == tournament.table_size:
-            groups.setdefault(group, {})[bot] = int(places)
+        if group is not None and played == tournament.table_size:
+            groups.setdefault(group, {})[bot] = int(places or 0)
     complete = sorted(
         (g for g, scores in groups.items() if len(scores) == tournament.table_size), reverse=True
     )[:limit]

@@ -7,12 +7,13 @@ scipy backend is several times slower). Leaderboards sort by ``mu - 3 sigma``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeAlias
 
 import trueskill
 
 #: mu 25, sigma 25/3; ties are possible (shared places), so draws have a probability.
 ENVIRONMENT = trueskill.TrueSkill(draw_probability=0.10, backend=None)
-Rating = trueskill.Rating
+Rating: TypeAlias = trueskill.Rating  # an alias of the library's class
 
 
 def new_rating() -> Rating:

@@ -90,7 +90,7 @@ def _cycled(
     tables: list[list[int]] = []
     allowed = [s for s in itertools.combinations(bots, size) if _mixed(s, team_of)]
     while len(tables) < games:
-        cycle = []
+        cycle: list[list[int]] = []
         for subset in allowed:
             if every_order:
                 cycle.extend(list(order) for order in itertools.permutations(subset))
@@ -141,7 +141,7 @@ def assign_seats(
     if len(table) <= EXACT_SEATS:
         orders = list(itertools.permutations(table))
         rng.shuffle(orders)
-        return list(min(orders, key=lambda order: _seat_cost(order, seated)))
+        return list(min(orders, key=lambda order: _seat_cost(tuple(order), seated)))
     free = list(range(len(table)))
     seats: dict[int, int] = {}
     for bot in sorted(table, key=lambda b: (-sum(seated[b, s] for s in free), rng.random())):

@@ -98,7 +98,7 @@ def _bot_summary(bot: Bot) -> dict[str, Any]:
 
 def bot_ratings(
     session: Session, found: Bot, tournament: str | None = None
-) -> dict[str, list[dict[str, Any]]]:
+) -> dict[str, dict[str, list[dict[str, Any]]]]:
     """A bot's rating histories by tournament (or in ``tournament`` only), every version
     that played there on one chart."""
     versions = [v.id for v in found.versions]

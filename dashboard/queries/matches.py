@@ -112,7 +112,9 @@ def match(session: Session, match_id: int) -> dict[str, Any]:
     )
     if found is None:
         raise NotFound(f"no match {match_id}")
-    name = session.scalar(select(Tournament.name).where(Tournament.id == found.tournament_id))
+    name = session.scalars(
+        select(Tournament.name).where(Tournament.id == found.tournament_id)
+    ).one()
     return _match_row(found, name)
 
 

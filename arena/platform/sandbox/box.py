@@ -175,6 +175,7 @@ class Sandbox:
         except NoUidLeft as error:
             raise SandboxUnavailable(str(error)) from None
         os.chown(sockets, self.uid_lease.uid, self.uid_lease.uid)
+        assert self.home is not None  # made before the launch
         options = bwrap.options(
             code=_readable_by_all(self.code, self.home / "code"),
             socket_dir=sockets,
@@ -420,7 +421,7 @@ def _status(code: int) -> str:
     return f"signal {signum}" if signum else f"code {code}"
 
 
-_SIGNALS = {
+_SIGNALS: dict[int, str] = {
     signal.SIGXCPU: "killed at its CPU time limit",
     signal.SIGXFSZ: "killed at its output limit",
     signal.SIGKILL: "killed (memory, CPU backstop, or stopped)",

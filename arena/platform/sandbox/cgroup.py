@@ -76,8 +76,7 @@ def own_hierarchies() -> list[Hierarchy]:
         if controller not in groups:
             continue
         relative = os.path.relpath(groups[controller], root) if root != "/" else groups[controller]
-        path = mount_point / relative.lstrip("/").removeprefix(".")
-        found.append(Hierarchy(controller, path))
+        found.append(Hierarchy(controller, mount_point / relative.lstrip("/").removeprefix(".")))
     return found
 
 

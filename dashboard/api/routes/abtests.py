@@ -10,11 +10,11 @@ from arena.referee import RefereeSettings
 from arena.store import abtests
 from arena.store.errors import Invalid
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
-from dashboard.schemas import AbTestCreate, AbTestPublic, Started
+from dashboard.schemas import AbTestCreate, AbTestPublic, Responses, Started
 
 router = APIRouter(tags=["abtests"])
-NOT_FOUND = {404: {"description": "No such A/B test"}}
-NOT_YOURS = {401: {"description": "No token"}, 403: {"description": "Not your test"}}
+NOT_FOUND: Responses = {404: {"description": "No such A/B test"}}
+NOT_YOURS: Responses = {401: {"description": "No token"}, 403: {"description": "Not your test"}}
 
 
 @router.get("/abtests/{name}", response_model=AbTestPublic, responses=NOT_FOUND)

@@ -15,10 +15,10 @@ from arena.store.models import BotKind, Owner
 from arena.store.rights import check_submission_rate
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
 from dashboard.queries import bots as bot_queries
-from dashboard.schemas import BotCreate, BotPublic, SubmissionPublic, VersionCreate
+from dashboard.schemas import BotCreate, BotPublic, Responses, SubmissionPublic, VersionCreate
 
 router = APIRouter(tags=["bots"])
-WRITE_ERRORS = {
+WRITE_ERRORS: Responses = {
     400: {"description": "Invalid bot"},
     401: {"description": "No token"},
     403: {"description": "Another owner's bot, or one only the operator may change"},

@@ -15,16 +15,20 @@ from arena.referee import RefereeSettings
 from arena.store import competitions
 from arena.store.models import Competition, CompetitionStatus
 from dashboard.deps import OperatorDep, PlatformDep, SessionDep
-from dashboard.schemas import CompetitionCreate
+from dashboard.schemas import CompetitionCreate, Responses
 
 router = APIRouter(tags=["competitions"])
 
 #: what the operator's calls may answer besides success
-OPERATOR = {
+OPERATOR: Responses = {
     401: {"description": "Not the operator's token"},
     403: {"description": "The operator's API is off (no ARENA_OPERATOR_TOKEN)"},
 }
-CHANGED = {**OPERATOR, 404: {"description": "No such competition"}, 409: {"description": "Closed"}}
+CHANGED: Responses = {
+    **OPERATOR,
+    404: {"description": "No such competition"},
+    409: {"description": "Closed"},
+}
 
 
 @router.get("/competitions")

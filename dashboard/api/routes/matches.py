@@ -10,10 +10,10 @@ from fastapi.responses import JSONResponse
 from arena.store.models import MatchStatus
 from dashboard.deps import SessionDep
 from dashboard.queries import matches as match_queries
-from dashboard.schemas import MatchPage, MatchPublic
+from dashboard.schemas import MatchPage, MatchPublic, Responses
 
 router = APIRouter(tags=["matches"])
-NOT_FOUND = {404: {"description": "No such match"}}
+NOT_FOUND: Responses = {404: {"description": "No such match"}}
 MatchId = Annotated[int, Path(ge=1, le=2**63 - 1, description="A match id")]
 
 

@@ -11,10 +11,10 @@ from arena.store import owners
 from arena.store.models import Owner
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
 from dashboard.queries import owners as owner_queries
-from dashboard.schemas import SeatResult
+from dashboard.schemas import Responses, SeatResult
 
 router = APIRouter(tags=["owners"])
-NO_TOKEN = {401: {"description": "No token, or a token that does not work"}}
+NO_TOKEN: Responses = {401: {"description": "No token, or a token that does not work"}}
 
 
 class OwnerPublic(BaseModel):
@@ -43,7 +43,7 @@ class OwnSeat(SeatResult):
 @router.get("/owners/me", response_model=OwnerPublic, responses=NO_TOKEN)
 def me(owner: OwnerDep, session: SessionDep) -> dict:
     """The owner whose token this is, and its bots."""
-    return owners.describe(session, session.get(Owner, owner.id))
+    return owners.describe(session, session.get_one(Owner, owner.id))
 
 
 @router.get("/owners/me/seats", response_model=list[OwnSeat], responses=NO_TOKEN)
@@ -61,11 +61,11 @@ def my_seats(
 @router.post("/owners/me/token", response_model=NewToken, responses=NO_TOKEN)
 def rotate(owner: OwnerDep, platform: PlatformDep) -> dict:
     """A new token, shown once; the one used for this request stops working."""
-    token = platform.db.transaction(lambda s: owners.rotate_token(s, s.get(Owner, owner.id)))
+    token = platform.db.transaction(lambda s: owners.rotate_token(s, s.get_one(Owner, owner.id)))
     return {"token": token}
 
 
 @router.delete("/owners/me/token", status_code=status.HTTP_204_NO_CONTENT, responses=NO_TOKEN)
 def revoke(owner: OwnerDep, platform: PlatformDep) -> None:
     """No token works for this owner any more (the operator can rotate one in)."""
-    platform.db.transaction(lambda s: owners.revoke_token(s, s.get(Owner, owner.id)))
+    platform.db.transaction(lambda s: owners.revoke_token(s, s.get_one(Owner, owner.id)))

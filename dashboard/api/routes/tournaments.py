@@ -15,6 +15,7 @@ from dashboard.schemas import (
     DealGroup,
     FairPlayReport,
     LeaderboardRow,
+    Responses,
     Started,
     TournamentCreate,
     TournamentDetail,
@@ -22,7 +23,7 @@ from dashboard.schemas import (
 )
 
 router = APIRouter(tags=["tournaments"])
-NOT_FOUND = {404: {"description": "No such tournament"}}
+NOT_FOUND: Responses = {404: {"description": "No such tournament"}}
 
 
 @router.get("/tournaments", response_model=list[TournamentPublic])

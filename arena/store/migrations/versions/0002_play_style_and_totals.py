@@ -18,7 +18,7 @@ STYLE = ("plays", "bluffs", "challenges", "challenges_right", "believes", "belie
 TOTALS = ("place_sum", "wins", "forfeits", "strikes", "illegal", "decisions", *STYLE)
 
 
-def _counter(name: str) -> sa.Column:
+def _counter(name: str) -> sa.Column[int]:
     return sa.Column(name, sa.Integer(), nullable=False, server_default="0")
 
 
