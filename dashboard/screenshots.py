@@ -21,7 +21,7 @@ from arena.platform.redis_server import free_port
 from arena.platform.settings import Settings
 from arena.referee import Referee, RefereeSettings
 from arena.store import bots, matches, tournaments
-from arena.store.models import BotKind, Match
+from arena.store.models import BotKind, TournamentMatch
 from dashboard.app import create_app
 from worker.seats import seats_for
 
@@ -50,7 +50,7 @@ def main(out: Path) -> None:
         )
         db.transaction(lambda s: tournaments.start(s, "demo"))
         with db.read() as s:
-            ids = [m.id for m in s.query(Match).order_by(Match.id)]
+            ids = [m.id for m in s.query(TournamentMatch).order_by(TournamentMatch.id)]
         for match_id in ids:
             plan = matches.claim(db, match_id, "screenshots")
             assert plan is not None  # queued, and nobody else claims here

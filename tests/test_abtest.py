@@ -28,9 +28,9 @@ from arena.store.models import (
     BotKind,
     BotVersion,
     Entry,
-    Match,
     MatchStatus,
     RatingChange,
+    TournamentMatch,
     VersionStatus,
 )
 from arena.store.owners import add_owner
@@ -209,7 +209,7 @@ def test_bad_input_is_refused_and_nothing_is_made(
         _create(db, new=new, base=base, field=field, table_size=4)
     with db.read() as s:
         assert s.scalar(select(func.count()).select_from(AbTest)) == 0
-        assert s.scalar(select(func.count()).select_from(Match)) == 0
+        assert s.scalar(select(func.count()).select_from(TournamentMatch)) == 0
 
 
 def test_a_replaced_version_that_qualified_can_be_tested(db: Database) -> None:
@@ -241,9 +241,11 @@ def test_pairs_share_their_deal_and_table_and_the_test_stops_itself(db: Database
     assert len(jobs) == 2 * abtests.DEFAULT_BATCH
     with db.read() as s:
         first = s.scalars(
-            select(Match).where(Match.tournament_id == test.tournament_id).order_by(Match.index)
+            select(TournamentMatch)
+            .where(TournamentMatch.tournament_id == test.tournament_id)
+            .order_by(TournamentMatch.index)
         ).all()
-        by_pair: dict[int, list[Match]] = {}
+        by_pair: dict[int, list[TournamentMatch]] = {}
         for match in first:
             by_pair.setdefault(match.deal_group, []).append(match)
         for pair in by_pair.values():
@@ -265,9 +267,9 @@ def test_pairs_share_their_deal_and_table_and_the_test_stops_itself(db: Database
         assert found.llr == pytest.approx(sprt.llr(found.counts, BOUNDS))
         assert found.llr >= BOUNDS.upper
         left = s.scalars(
-            select(Match.status).where(
-                Match.tournament_id == test.tournament_id,
-                Match.status.in_([MatchStatus.QUEUED, MatchStatus.PENDING]),
+            select(TournamentMatch.status).where(
+                TournamentMatch.tournament_id == test.tournament_id,
+                TournamentMatch.status.in_([MatchStatus.QUEUED, MatchStatus.PENDING]),
             )
         ).all()
         assert left == [], "nothing is queued once the test decided"
@@ -296,7 +298,9 @@ def test_a_pair_is_counted_once_however_often_its_closing_is_seen(db: Database) 
     test = _create(db, field=["honest", "bluffer"], table_size=3, batch=1)
     db.transaction(lambda s: abtests.start(s, "ab"))
     with db.read() as s:
-        ids = s.scalars(select(Match.id).where(Match.tournament_id == test.tournament_id)).all()
+        ids = s.scalars(
+            select(TournamentMatch.id).where(TournamentMatch.tournament_id == test.tournament_id)
+        ).all()
     for match_id in ids:
         plan = matches.claim(db, match_id, "test")
         assert plan is not None and matches.record(db, plan, play(plan), 1.0)
@@ -347,7 +351,9 @@ def test_a_worker_queues_each_next_pair_as_one_job_of_both_matches(settings: Set
     with platform.db.read() as s:
         pairs: dict[int, set[MatchStatus]] = {}
         for group, state in s.execute(
-            select(Match.deal_group, Match.status).where(Match.tournament_id == test.tournament_id)
+            select(TournamentMatch.deal_group, TournamentMatch.status).where(
+                TournamentMatch.tournament_id == test.tournament_id
+            )
         ):
             pairs.setdefault(group, set()).add(state)
     assert all(MatchStatus.QUEUED not in states for states in pairs.values()), pairs

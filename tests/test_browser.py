@@ -26,7 +26,7 @@ from arena.engine import Ruleset
 from arena.platform.settings import Settings
 from arena.store import abtests, competitions, ladder
 from arena.store import matches as match_store
-from arena.store.models import BotKind, Match, Tournament
+from arena.store.models import BotKind, Tournament, TournamentMatch
 from arena.store.owners import add_owner
 from dashboard.app import create_app
 from tests.support.api import auth, played_tournament
@@ -371,10 +371,10 @@ def test_a_running_tournament_s_leaderboard_updates_itself(
     with arena.db.read() as session:
         ids = list(
             session.scalars(
-                select(Match.id)
+                select(TournamentMatch.id)
                 .join(Tournament)
                 .where(Tournament.name == "live")
-                .order_by(Match.id)
+                .order_by(TournamentMatch.id)
             )
         )
     elsewhere = ThreadPoolExecutor(1)  # Playwright's loop runs in this thread

@@ -36,7 +36,7 @@ from arena.platform import queue as work_queue
 from arena.platform.redis_server import RedisServer
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
-from arena.store.models import Match, MatchStatus
+from arena.store.models import MatchStatus, TournamentMatch
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.workers import (
     assert_ratings_replay,
@@ -94,19 +94,25 @@ class Orphans:
         with arena.db.read() as s:
             claimed = set(
                 s.scalars(
-                    select(Match.id).where(
-                        Match.status == MatchStatus.RUNNING, Match.worker == name
+                    select(TournamentMatch.id).where(
+                        TournamentMatch.status == MatchStatus.RUNNING,
+                        TournamentMatch.worker == name,
                     )
                 )
             )
             queued = set(
                 s.scalars(
-                    select(Match.id).where(
-                        Match.id.in_(job_matches), Match.status == MatchStatus.QUEUED
+                    select(TournamentMatch.id).where(
+                        TournamentMatch.id.in_(job_matches),
+                        TournamentMatch.status == MatchStatus.QUEUED,
                     )
                 )
             )
-            rows = s.execute(select(Match.id, Match.job_id).where(Match.id.in_(claimed | queued)))
+            rows = s.execute(
+                select(TournamentMatch.id, TournamentMatch.job_id).where(
+                    TournamentMatch.id.in_(claimed | queued)
+                )
+            )
             jobs = {match_id: job_id for match_id, job_id in rows}
         for match_id in claimed | queued:
             self.held[match_id] = (pid, moment, jobs[match_id])
@@ -118,9 +124,12 @@ class Orphans:
             return
         with arena.db.read() as s:
             rows = s.execute(
-                select(Match.id, Match.status, Match.worker, Match.job_id).where(
-                    Match.id.in_(list(self.held))
-                )
+                select(
+                    TournamentMatch.id,
+                    TournamentMatch.status,
+                    TournamentMatch.worker,
+                    TournamentMatch.job_id,
+                ).where(TournamentMatch.id.in_(list(self.held)))
             ).all()
         out_again = [
             match_id
@@ -148,8 +157,8 @@ class Orphans:
         """The queued matches no worker has claimed yet (the orphans aside), with their jobs."""
         with arena.db.read() as s:
             rows = s.execute(
-                select(Match.id, Match.job_id).where(
-                    Match.status == MatchStatus.QUEUED, Match.attempts == 0
+                select(TournamentMatch.id, TournamentMatch.job_id).where(
+                    TournamentMatch.status == MatchStatus.QUEUED, TournamentMatch.attempts == 0
                 )
             )
             return {match_id: job for match_id, job in rows if match_id not in self.held}
@@ -159,8 +168,9 @@ class Orphans:
         with arena.db.read() as s:
             still = set(
                 s.scalars(
-                    select(Match.id).where(
-                        Match.id.in_(list(fresh)), Match.status == MatchStatus.QUEUED
+                    select(TournamentMatch.id).where(
+                        TournamentMatch.id.in_(list(fresh)),
+                        TournamentMatch.status == MatchStatus.QUEUED,
                     )
                 )
             )
@@ -187,7 +197,9 @@ def _jobs_of(arena: Platform, redis_url: str, pid: int) -> list[int]:
     started in between would be missed."""
     with arena.db.read() as s:
         queued = s.execute(
-            select(Match.id, Match.job_id).where(Match.status == MatchStatus.QUEUED)
+            select(TournamentMatch.id, TournamentMatch.job_id).where(
+                TournamentMatch.status == MatchStatus.QUEUED
+            )
         ).all()
     by_job: dict[str, list[int]] = {}
     for match_id, job_id in queued:

@@ -19,8 +19,8 @@ from arena.store.models import (
     Competition,
     CompetitionStatus,
     Entry,
-    Match,
     MatchStatus,
+    TournamentMatch,
     TournamentStatus,
     now,
 )
@@ -39,9 +39,9 @@ def play_open_tables(arena: Platform, tournament_id: int, rounds: int) -> None:
     for _ in range(rounds):
         with arena.db.read() as session:
             open_ids = session.scalars(
-                select(Match.id).where(
-                    Match.tournament_id == tournament_id,
-                    Match.status.in_([MatchStatus.QUEUED, MatchStatus.RUNNING]),
+                select(TournamentMatch.id).where(
+                    TournamentMatch.tournament_id == tournament_id,
+                    TournamentMatch.status.in_([MatchStatus.QUEUED, MatchStatus.RUNNING]),
                 )
             ).all()
         for match_id in open_ids:
@@ -79,7 +79,9 @@ def test_a_submitted_bot_is_ranked_in_the_default_competition_by_itself(
         board = competitions.summary(session, competitions.get(session, "main"))["leaderboard"]
         retired = session.scalars(select(Entry).where(Entry.retired.is_(True))).all()
         newest_table = session.scalar(
-            select(Match).where(Match.tournament_id == tournament).order_by(Match.id.desc())
+            select(TournamentMatch)
+            .where(TournamentMatch.tournament_id == tournament)
+            .order_by(TournamentMatch.id.desc())
         )
         newest = {seat.bot_version_id for seat in newest_table.seats}
     assert [(r["bot"], r["version"]) for r in board if r["bot"] == "newcomer"] == [
@@ -104,8 +106,9 @@ def test_a_competition_pauses_closes_with_final_standings_and_opens_a_new_season
     play_open_tables(arena, tournament, 1)  # the table in play finishes; no new one
     with arena.db.read() as session:
         left = session.scalars(
-            select(Match).where(
-                Match.tournament_id == tournament, Match.status == MatchStatus.QUEUED
+            select(TournamentMatch).where(
+                TournamentMatch.tournament_id == tournament,
+                TournamentMatch.status == MatchStatus.QUEUED,
             )
         ).all()
     assert left == []
@@ -175,8 +178,10 @@ def test_a_duplicate_ladder_plays_each_table_once_per_rotation_on_one_deal(
     queued = ladder.refill(arena.db, tournament_id)
     assert len(queued) == 6, "two tables, each in three rotations"
     with arena.db.read() as session:
-        groups: dict[int, list[Match]] = {}
-        for match in session.scalars(select(Match).where(Match.tournament_id == tournament_id)):
+        groups: dict[int, list[TournamentMatch]] = {}
+        for match in session.scalars(
+            select(TournamentMatch).where(TournamentMatch.tournament_id == tournament_id)
+        ):
             groups.setdefault(match.deal_group, []).append(match)
         assert len(groups) == 2
         for rotations in groups.values():
@@ -190,7 +195,7 @@ def test_a_duplicate_ladder_plays_each_table_once_per_rotation_on_one_deal(
     assert ladder.refill(arena.db, tournament_id) == [], "a table is in play until all rotations"
     with arena.db.read() as session:
         tournament = session.get(Tournament, tournament_id)
-        played = session.get(Match, one.id)
+        played = session.get(TournamentMatch, one.id)
         later = played.finished_at + timedelta(seconds=tournament.reveal_delay + 1)
         shown = disclosure(session, played, tournament, later)
         assert not shown.public, "its hands would give the other rotations away"

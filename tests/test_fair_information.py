@@ -27,7 +27,7 @@ from arena.sdk import Bot
 from arena.sdk.bot import MatchInfo, MatchResult
 from arena.store import bots, tournaments
 from arena.store import matches as match_store
-from arena.store.models import BotKind, Match
+from arena.store.models import BotKind, TournamentMatch
 from tests.support.engine import served
 from tests.support.store import add_samples, match_ids, play
 
@@ -208,7 +208,9 @@ def test_a_running_duplicate_tournament_shows_no_seed_or_unseen_card(app_and_tok
     )
     arena.db.transaction(lambda s: tournaments.start(s, "dup"))
     with arena.db.read() as session:
-        rows = session.execute(select(Match.id, Match.deal_group, Match.seed)).all()
+        rows = session.execute(
+            select(TournamentMatch.id, TournamentMatch.deal_group, TournamentMatch.seed)
+        ).all()
     group_of = {match_id: group for match_id, group, _ in rows}
     all_seeds = {seed for _, _, seed in rows}
     full: dict[int, dict[str, Any]] = {}  # the logs as stored

@@ -27,7 +27,7 @@ from arena.store import fairplay as fairplay_store
 from arena.store import matches as match_store
 from arena.store.errors import Invalid, NotFound
 from arena.store.leases import SeatPlan
-from arena.store.models import BotKind, Match, MatchStatus, Seat
+from arena.store.models import BotKind, MatchSeat, MatchStatus, TournamentMatch
 from arena.store.owners import add_owner
 from tests.support.cli import arena, environment, run_queued_jobs
 from tests.support.engine import random_game, served
@@ -147,9 +147,9 @@ def _owned(db, owners: dict[str, str]) -> None:
 def _tables(db, tournament_id: int) -> list[set[int]]:
     with db.read() as s:
         rows = s.execute(
-            select(Seat.match_id, Seat.bot_version_id)
-            .join(Match, Match.id == Seat.match_id)
-            .where(Match.tournament_id == tournament_id)
+            select(MatchSeat.match_id, MatchSeat.bot_version_id)
+            .join(TournamentMatch, TournamentMatch.id == MatchSeat.match_id)
+            .where(TournamentMatch.tournament_id == tournament_id)
         ).all()
     tables: dict[int, set[int]] = {}
     for match_id, version in rows:
@@ -207,8 +207,9 @@ def test_a_ladder_never_seats_one_owners_bots_together(db) -> None:
         ladder.refill(db, lad.id)
         with db.read() as s:
             queued = s.scalars(
-                select(Match.id).where(
-                    Match.tournament_id == lad.id, Match.status == MatchStatus.QUEUED
+                select(TournamentMatch.id).where(
+                    TournamentMatch.tournament_id == lad.id,
+                    TournamentMatch.status == MatchStatus.QUEUED,
                 )
             ).all()
         for match_id in queued:

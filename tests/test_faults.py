@@ -17,7 +17,7 @@ from arena.platform.redis_server import RedisServer
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.store import jobs as store_jobs
-from arena.store.models import Match, MatchStatus
+from arena.store.models import MatchStatus, TournamentMatch
 from arena.timing import RECOVERY_BOUND_SECONDS
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.waiting import wait_until
@@ -31,10 +31,12 @@ from tests.support.workers import (
 pytestmark = pytest.mark.processes
 
 
-def running_match(arena: Platform) -> Match:
-    def running() -> Match | None:
+def running_match(arena: Platform) -> TournamentMatch:
+    def running() -> TournamentMatch | None:
         with arena.db.read() as s:
-            return s.scalar(select(Match).where(Match.status == MatchStatus.RUNNING))
+            return s.scalar(
+                select(TournamentMatch).where(TournamentMatch.status == MatchStatus.RUNNING)
+            )
 
     return wait_until(running, "no match started")
 
@@ -51,13 +53,15 @@ def test_a_match_whose_worker_is_killed_mid_play_is_played_again_within_the_boun
         os.killpg(workers.processes[0].pid, signal.SIGKILL)
         killed_at = time.monotonic()
         with arena.db.read() as s:
-            job = list(s.scalars(select(Match).where(Match.job_id == victim.job_id)))
+            job = list(
+                s.scalars(select(TournamentMatch).where(TournamentMatch.job_id == victim.job_id))
+            )
         held = [match.id for match in job if match.status is MatchStatus.RUNNING]
         workers.add(1)
         deadline = killed_at + RECOVERY_BOUND_SECONDS + 30
         while True:
             with arena.db.read() as s:
-                states = [s.get(Match, match_id) for match_id in held]
+                states = [s.get(TournamentMatch, match_id) for match_id in held]
             if all(match.status is MatchStatus.DONE for match in states):
                 break
             assert time.monotonic() < deadline, "never played again"

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from arena.engine import Ruleset
 from arena.store import bots, ladder, matches, tournaments
 from arena.store.db import Database
-from arena.store.models import BotKind, Match, MatchStatus, Seat, TournamentStatus
+from arena.store.models import BotKind, MatchSeat, MatchStatus, TournamentMatch, TournamentStatus
 from arena.store.schema import alembic_config
 from tests.support.store import play
 
@@ -23,9 +23,9 @@ def open_matches(db: Database) -> list[int]:
     with db.read() as s:
         return list(
             s.scalars(
-                select(Match.id)
-                .where(Match.status.in_([MatchStatus.QUEUED, MatchStatus.RUNNING]))
-                .order_by(Match.id)
+                select(TournamentMatch.id)
+                .where(TournamentMatch.status.in_([MatchStatus.QUEUED, MatchStatus.RUNNING]))
+                .order_by(TournamentMatch.id)
             )
         )
 
@@ -53,11 +53,13 @@ def test_a_ladder_keeps_its_tables_in_play_and_starves_no_bot(db: Database) -> N
         assert tournament.status is TournamentStatus.RUNNING
         games = Counter(
             s.scalars(
-                select(Seat.bot_version_id).join(Match).where(Match.status == MatchStatus.DONE)
+                select(MatchSeat.bot_version_id)
+                .join(TournamentMatch)
+                .where(TournamentMatch.status == MatchStatus.DONE)
             )
         )
         assert len(games) == 6 and max(games.values()) - min(games.values()) <= 2, games
-        seats = Counter(s.execute(select(Seat.bot_version_id, Seat.seat)).all())
+        seats = Counter(s.execute(select(MatchSeat.bot_version_id, MatchSeat.seat)).all())
         for version in games:
             per_seat = [seats[(version, seat)] for seat in range(3)]
             assert max(per_seat) - min(per_seat) <= 3, per_seat
@@ -75,7 +77,9 @@ def test_a_ladder_keeps_its_tables_in_play_and_starves_no_bot(db: Database) -> N
         assert tournaments.get(s, "ladder").status is TournamentStatus.DONE
         assert (
             s.scalar(
-                select(func.count()).select_from(Match).where(Match.status == MatchStatus.STALE)
+                select(func.count())
+                .select_from(TournamentMatch)
+                .where(TournamentMatch.status == MatchStatus.STALE)
             )
             == 2
         )
@@ -104,9 +108,12 @@ def _play_through(db: Database, name: str, count: int) -> tuple[list[dict], Coun
         with db.read() as s:
             found = tournaments.get(s, name)
             queued = s.scalar(
-                select(Match.id)
-                .where(Match.tournament_id == found.id, Match.status == MatchStatus.QUEUED)
-                .order_by(Match.id)
+                select(TournamentMatch.id)
+                .where(
+                    TournamentMatch.tournament_id == found.id,
+                    TournamentMatch.status == MatchStatus.QUEUED,
+                )
+                .order_by(TournamentMatch.id)
                 .limit(1)
             )
         plan = matches.claim(db, queued, "w")
@@ -117,8 +124,9 @@ def _play_through(db: Database, name: str, count: int) -> tuple[list[dict], Coun
         met = Counter(
             tuple(sorted(seat.version.bot.name for seat in match.seats))
             for match in s.scalars(
-                select(Match).where(
-                    Match.tournament_id == found.id, Match.status == MatchStatus.DONE
+                select(TournamentMatch).where(
+                    TournamentMatch.tournament_id == found.id,
+                    TournamentMatch.status == MatchStatus.DONE,
                 )
             )
         )

@@ -20,7 +20,7 @@ from arena.platform.redis_server import free_port
 from arena.platform.settings import Settings, write_running
 from arena.store import competitions
 from arena.store.db import Database
-from arena.store.models import Match, MatchStatus, Tournament
+from arena.store.models import MatchStatus, Tournament, TournamentMatch
 from tests.support.cli import ROOT, arena, environment
 from tests.support.waiting import HANG_SECONDS
 
@@ -90,8 +90,11 @@ def test_arena_up_runs_the_demo_to_the_end_with_a_private_redis(tmp_path: Path) 
         assert (
             s.scalar(
                 select(func.count())
-                .select_from(Match)
-                .where(Match.tournament_id == demo.id, Match.status == MatchStatus.DONE)
+                .select_from(TournamentMatch)
+                .where(
+                    TournamentMatch.tournament_id == demo.id,
+                    TournamentMatch.status == MatchStatus.DONE,
+                )
             )
             == 24
         )
@@ -100,13 +103,18 @@ def test_arena_up_runs_the_demo_to_the_end_with_a_private_redis(tmp_path: Path) 
         assert (
             s.scalar(
                 select(func.count())
-                .select_from(Match)
-                .where(Match.tournament_id == ladder.id, Match.status == MatchStatus.DONE)
+                .select_from(TournamentMatch)
+                .where(
+                    TournamentMatch.tournament_id == ladder.id,
+                    TournamentMatch.status == MatchStatus.DONE,
+                )
             )
             > 0
         )
         ladder_before = s.scalar(
-            select(func.count()).select_from(Match).where(Match.tournament_id == ladder.id)
+            select(func.count())
+            .select_from(TournamentMatch)
+            .where(TournamentMatch.tournament_id == ladder.id)
         )
     leftovers = subprocess.run(["pgrep", "-f", str(tmp_path / "redis")], capture_output=True)
     assert leftovers.returncode == 1, "the private Redis was stopped"
@@ -117,7 +125,9 @@ def test_arena_up_runs_the_demo_to_the_end_with_a_private_redis(tmp_path: Path) 
     with db.read() as s:
         names = set(s.scalars(select(Tournament.name)))
         ladder_matches = s.scalar(
-            select(func.count()).select_from(Match).where(Match.tournament_id == ladder.id)
+            select(func.count())
+            .select_from(TournamentMatch)
+            .where(TournamentMatch.tournament_id == ladder.id)
         )
     assert names == {"demo", "demo-ladder", "main-season-1"}, "a second up shows the same"
     with db.read() as s:
@@ -161,8 +171,8 @@ def test_ctrl_c_and_kill_stop_arena_up_cleanly(tmp_path: Path, signum: int) -> N
                 with db.read() as s:
                     done = s.scalar(
                         select(func.count())
-                        .select_from(Match)
-                        .where(Match.status == MatchStatus.DONE)
+                        .select_from(TournamentMatch)
+                        .where(TournamentMatch.status == MatchStatus.DONE)
                     )
             except Exception:
                 continue

@@ -33,7 +33,7 @@ from arena.platform.settings import Settings
 from arena.store import bots, matches, tournaments
 from arena.store import jobs as store_jobs
 from arena.store.db import Database
-from arena.store.models import BotKind, Match, MatchStatus, now
+from arena.store.models import BotKind, MatchStatus, TournamentMatch, now
 from arena.timing import RECOVERY_BOUND_SECONDS
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.store import make_tournament
@@ -90,7 +90,7 @@ def test_matches_sent_again_travel_in_jobs_of_the_usual_size(db: Database) -> No
     tournament's start would use, not one job each."""
     make_tournament(db, games=40)
     db.transaction(
-        lambda s: s.execute(update(Match).values(queued_at=now() - timedelta(minutes=1)))
+        lambda s: s.execute(update(TournamentMatch).values(queued_at=now() - timedelta(minutes=1)))
     )
     repairs = matches.reconcile(db, job_pending=lambda job: False, workers=2)
     jobs: dict[str, list[int]] = {}
@@ -99,7 +99,7 @@ def test_matches_sent_again_travel_in_jobs_of_the_usual_size(db: Database) -> No
     assert sorted(len(batch) for batch in jobs.values()) == sorted(store_jobs.job_sizes(40, 2))
     assert sorted(m for batch in jobs.values() for m in batch) == list(range(1, 41))
     with db.read() as s:
-        stored = dict(s.execute(select(Match.id, Match.job_id)).all())
+        stored = dict(s.execute(select(TournamentMatch.id, TournamentMatch.job_id)).all())
     assert all(stored[m] == job for m, job in repairs.resent)
 
 
@@ -117,7 +117,9 @@ def test_a_match_whose_worker_died_goes_out_again_ahead_of_the_queue(
     assert claimed is not None
     arena.db.transaction(
         lambda s: s.execute(
-            update(Match).where(Match.id == 40).values(lease_until=now() - timedelta(seconds=1))
+            update(TournamentMatch)
+            .where(TournamentMatch.id == 40)
+            .values(lease_until=now() - timedelta(seconds=1))
         )
     )
     with worker_in_this_process(settings, monkeypatch):
@@ -143,8 +145,8 @@ def test_after_redis_lost_every_job_a_dead_workers_matches_go_out_first(
         assert matches.claim(arena.db, match_id, "a worker that dies") is not None
     arena.db.transaction(
         lambda s: s.execute(
-            update(Match)
-            .where(Match.id.in_([31, 35]))
+            update(TournamentMatch)
+            .where(TournamentMatch.id.in_([31, 35]))
             .values(lease_until=now() - timedelta(seconds=1))
         )
     )
@@ -261,7 +263,7 @@ def test_a_worker_killed_at_any_moment_leaves_nothing_stranded(
     arena = Platform(settings)
     setup_tournament(arena, 8, deals=1)
     with arena.db.read() as s:
-        ids = list(s.scalars(select(Match.id).order_by(Match.id)))
+        ids = list(s.scalars(select(TournamentMatch.id).order_by(TournamentMatch.id)))
         tournament_id = tournaments.get(s, "t").id
     statement = (
         "SELECT id FROM matches WHERE id = ANY(%s) FOR UPDATE"
@@ -271,8 +273,8 @@ def test_a_worker_killed_at_any_moment_leaves_nothing_stranded(
     locked = ids if window == "before the claim" else [tournament_id]
     arena.start_tournament("t")  # queued, no worker yet
     with arena.db.read() as s:
-        job_id = s.scalar(select(Match.job_id).where(Match.id == ids[0]))
-        held = list(s.scalars(select(Match.id).where(Match.job_id == job_id)))
+        job_id = s.scalar(select(TournamentMatch.job_id).where(TournamentMatch.id == ids[0]))
+        held = list(s.scalars(select(TournamentMatch.id).where(TournamentMatch.job_id == job_id)))
     with _locked(database_url, statement, locked):
         launched = time.monotonic()
         workers = Workers(settings, 1, settings.data_dir / "logs")
@@ -292,7 +294,9 @@ def test_a_worker_killed_at_any_moment_leaves_nothing_stranded(
         workers.add(1)
         while True:
             with arena.db.read() as s:
-                states = list(s.scalars(select(Match.status).where(Match.id.in_(ids))))
+                states = list(
+                    s.scalars(select(TournamentMatch.status).where(TournamentMatch.id.in_(ids)))
+                )
             if all(state is MatchStatus.DONE for state in states):
                 break
             assert time.monotonic() - killed_at < RECOVERY_BOUND_SECONDS + 30, states
@@ -312,7 +316,9 @@ def _all_played_not_recorded(arena: Platform, ids: list[int]) -> None:
 
     def all_running() -> bool:
         with arena.db.read() as s:
-            states = list(s.scalars(select(Match.status).where(Match.id.in_(ids))))
+            states = list(
+                s.scalars(select(TournamentMatch.status).where(TournamentMatch.id.in_(ids)))
+            )
         return all(state is MatchStatus.RUNNING for state in states)
 
     wait_until(all_running, "the worker never held every match of its job")

@@ -17,7 +17,7 @@ from arena.platform import Platform
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.store import bots, tournaments
-from arena.store.models import BotKind, Seat
+from arena.store.models import BotKind, MatchSeat
 from tests.sandboxing import PLAIN_BOT, attack_bot, host_processes_with, listeners
 from tests.support.workers import assert_recorded_exactly_once, wait_done
 
@@ -97,7 +97,9 @@ def test_a_thousand_sandbox_starts_under_two_workers_charge_no_bot(
     assert status["matches"]["failed"] == 0
     with arena.db.read() as session:
         reasons = session.execute(
-            select(Seat.match_id, Seat.forfeit_kind, Seat.forfeit_reason).where(Seat.forfeit)
+            select(MatchSeat.match_id, MatchSeat.forfeit_kind, MatchSeat.forfeit_reason).where(
+                MatchSeat.forfeit
+            )
         ).all()
     assert forfeits(status) == 0, reasons
     logs = "".join(p.read_text() for p in (settings.data_dir / "logs").glob("*.log"))
@@ -111,7 +113,7 @@ def test_a_sandbox_the_platform_cannot_build_gives_the_match_back_without_a_forf
     """bubblewrap broken on the host (here: a program that exits at once) is the
     platform's failure: the match goes back to the queue, no bot is charged."""
     from arena.platform.sandbox import Sandbox, SandboxUnavailable, bwrap
-    from arena.store.models import Match, MatchStatus
+    from arena.store.models import MatchStatus, TournamentMatch
     from tests.support.workers import worker_in_this_process
 
     monkeypatch.setattr(bwrap, "executable", lambda: "/bin/false")
@@ -128,7 +130,7 @@ def test_a_sandbox_the_platform_cannot_build_gives_the_match_back_without_a_forf
     [failure] = outcomes.failures
     assert failure.startswith(f"match {match_id}: SandboxUnavailable"), failure
     with arena.db.read() as s:
-        match = s.get(Match, match_id)
+        match = s.get(TournamentMatch, match_id)
         assert match.status is MatchStatus.QUEUED and match.attempts == 1
         assert "sandbox" in (match.error or "")
     status = arena.tournament_status("t")

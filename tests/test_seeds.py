@@ -7,7 +7,7 @@ from sqlalchemy import select
 from arena.engine import Ruleset
 from arena.store import bots, tournaments
 from arena.store.db import Database
-from arena.store.models import BotKind, Match
+from arena.store.models import BotKind, TournamentMatch
 from arena.tournament import seeds
 from tests.support.store import SAMPLES
 
@@ -46,7 +46,9 @@ def _create(db: Database, name: str, seed: str | None, duplicate: bool = False) 
     with db.read() as session:
         return list(
             session.scalars(
-                select(Match.seed).where(Match.tournament_id == tournament.id).order_by(Match.index)
+                select(TournamentMatch.seed)
+                .where(TournamentMatch.tournament_id == tournament.id)
+                .order_by(TournamentMatch.index)
             )
         )
 

@@ -23,11 +23,11 @@ from arena.store.models import (
     BotKind,
     BotVersion,
     Entry,
-    Match,
+    MatchSeat,
     MatchStatus,
     RatingChange,
-    Seat,
     StoredLog,
+    TournamentMatch,
     TournamentStatus,
     VersionStatus,
     now,
@@ -80,7 +80,9 @@ def test_a_tournament_schedules_every_match_with_its_seats(db: Database) -> None
     with db.read() as s:
         tournament = tournaments.get(s, "t")
         assert tournament.status is TournamentStatus.RUNNING
-        all_matches = list(s.scalars(select(Match).where(Match.tournament_id == tournament.id)))
+        all_matches = list(
+            s.scalars(select(TournamentMatch).where(TournamentMatch.tournament_id == tournament.id))
+        )
         assert len(all_matches) == 24 and {m.status for m in all_matches} == {MatchStatus.QUEUED}
         orders = {tuple(seat.bot_version_id for seat in m.seats) for m in all_matches}
         assert len(orders) == 24, "24 games of 4 bots cover every seat order once"
@@ -139,7 +141,7 @@ def test_a_match_is_claimed_and_recorded_exactly_once(db: Database) -> None:
     assert matches.record(db, plan, log, 1.0) is True
     assert matches.record(db, plan, log, 1.0) is False, "a second record is discarded"
     with db.read() as s:
-        match = s.get(Match, match_id)
+        match = s.get(TournamentMatch, match_id)
         assert match.status is MatchStatus.DONE and match.completion == 1
         stored = logs.decode(s.get(StoredLog, match_id).data)
         assert stored == json.loads(json.dumps(log.to_dict()))
@@ -197,7 +199,9 @@ def test_a_lost_claim_cannot_record(db: Database) -> None:
     [match_id] = match_ids(db)
     first = matches.claim(db, match_id, "w1")
     db.transaction(
-        lambda s: s.execute(update(Match).values(lease_until=now() - timedelta(seconds=1)))
+        lambda s: s.execute(
+            update(TournamentMatch).values(lease_until=now() - timedelta(seconds=1))
+        )
     )
     repairs = matches.reconcile(db, job_pending=lambda job: True)
     assert [m for m, _ in repairs.requeued] == [match_id]
@@ -210,7 +214,7 @@ def test_a_lost_claim_cannot_record(db: Database) -> None:
     assert matches.record(db, second, play(second), 1.0) is True
     assert matches.renew(db, [match_id], second.claim) == set(), "recorded: nothing to renew"
     with db.read() as s:
-        assert s.get(Match, match_id).attempts == 2
+        assert s.get(TournamentMatch, match_id).attempts == 2
         assert s.scalar(select(func.count()).select_from(StoredLog)) == 1
 
 
@@ -225,7 +229,7 @@ def test_infrastructure_failures_are_retried_then_failed_with_the_reason(db: Dat
         statuses.append(status)
     assert statuses == [MatchStatus.QUEUED] * 3 + [MatchStatus.FAILED]
     with db.read() as s:
-        match = s.get(Match, match_id)
+        match = s.get(TournamentMatch, match_id)
         assert match.error == "OSError: disk full (3)" and match.attempts == 4
         assert tournaments.get(s, "t").status is TournamentStatus.DONE
 
@@ -233,7 +237,7 @@ def test_infrastructure_failures_are_retried_then_failed_with_the_reason(db: Dat
 def test_reconcile_resends_queued_matches_whose_job_is_gone(db: Database) -> None:
     make_tournament(db, games=3)
     db.transaction(
-        lambda s: s.execute(update(Match).values(queued_at=now() - timedelta(minutes=1)))
+        lambda s: s.execute(update(TournamentMatch).values(queued_at=now() - timedelta(minutes=1)))
     )
     before = {m: j for m, j in _jobs(db)}
     repairs = matches.reconcile(db, job_pending=lambda job: job == before[1])
@@ -244,7 +248,11 @@ def test_reconcile_resends_queued_matches_whose_job_is_gone(db: Database) -> Non
 
 def _jobs(db: Database) -> list[tuple[int, str]]:
     with db.read() as s:
-        return list(s.execute(select(Match.id, Match.job_id).order_by(Match.id)).all())
+        return list(
+            s.execute(
+                select(TournamentMatch.id, TournamentMatch.job_id).order_by(TournamentMatch.id)
+            ).all()
+        )
 
 
 def _assert_ratings_replay(db: Database) -> None:
@@ -252,7 +260,11 @@ def _assert_ratings_replay(db: Database) -> None:
     with db.read() as s:
         tournament = tournaments.get(s, "t")
         expected = {e.bot_version_id: ratings.new_rating() for e in tournament.entries}
-        recorded = select(Match).where(Match.completion.is_not(None)).order_by(Match.completion)
+        recorded = (
+            select(TournamentMatch)
+            .where(TournamentMatch.completion.is_not(None))
+            .order_by(TournamentMatch.completion)
+        )
         for match in s.scalars(recorded):
             log = logs.decode(s.get(StoredLog, match.id).data)
             versions = [seat.bot_version_id for seat in match.seats]
@@ -273,7 +285,7 @@ def test_ratings_equal_a_sequential_replay_in_completion_order(db: Database) -> 
     with db.read() as s:
         tournament = tournaments.get(s, "t")
         assert all(entry.games == 6 for entry in s.scalars(select(Entry)))
-        seats = list(s.scalars(select(Seat)))
+        seats = list(s.scalars(select(MatchSeat)))
         for entry in s.scalars(select(Entry)):
             mine = [seat for seat in seats if seat.bot_version_id == entry.bot_version_id]
             assert entry.place_sum == sum(seat.place for seat in mine)
@@ -290,13 +302,15 @@ def _recorded(db: Database, name: str) -> dict[str, list]:
     """What recording left of tournament ``name``, without its ids."""
     with db.read() as s:
         tournament = tournaments.get(s, name)
-        in_it = Match.tournament_id == tournament.id
+        in_it = TournamentMatch.tournament_id == tournament.id
         entries = select(Entry).where(Entry.tournament_id == tournament.id)
         return {
             "status": [tournament.status, tournament.completed],
             "matches": [
                 (m.index, m.status, m.completion, [(x.place, x.decisions) for x in m.seats])
-                for m in s.scalars(select(Match).where(in_it).order_by(Match.index))
+                for m in s.scalars(
+                    select(TournamentMatch).where(in_it).order_by(TournamentMatch.index)
+                )
             ],
             "entries": sorted(
                 (e.bot_version_id, e.mu, e.sigma, e.games, e.place_sum, e.wins, e.decisions)
@@ -316,7 +330,11 @@ def _recorded(db: Database, name: str) -> dict[str, list]:
 def _tournament_matches(db: Database, name: str) -> list[int]:
     with db.read() as s:
         tournament = tournaments.get(s, name)
-        query = select(Match.id).where(Match.tournament_id == tournament.id).order_by(Match.index)
+        query = (
+            select(TournamentMatch.id)
+            .where(TournamentMatch.tournament_id == tournament.id)
+            .order_by(TournamentMatch.index)
+        )
         return list(s.scalars(query))
 
 
@@ -349,7 +367,9 @@ def test_a_batch_records_the_matches_still_ours_and_discards_the_others(db: Data
     mine = matches.claim_all(db, ids, "w1")
     db.transaction(  # the second match's lease expires and another worker takes it
         lambda s: s.execute(
-            update(Match).where(Match.id == ids[1]).values(lease_until=now() - LEASE_GONE)
+            update(TournamentMatch)
+            .where(TournamentMatch.id == ids[1])
+            .values(lease_until=now() - LEASE_GONE)
         )
     )
     matches.reconcile(db, job_pending=lambda job: True)
@@ -357,11 +377,11 @@ def test_a_batch_records_the_matches_still_ours_and_discards_the_others(db: Data
     batch = [matches.PlayedMatch(plan, play(plan), 1.0) for plan in mine]
     assert matches.record_all(db, batch) == [True, False, True]
     with db.read() as s:
-        assert [s.get(Match, m).completion for m in ids] == [1, None, 2]
-        assert s.get(Match, ids[1]).status is MatchStatus.RUNNING
+        assert [s.get(TournamentMatch, m).completion for m in ids] == [1, None, 2]
+        assert s.get(TournamentMatch, ids[1]).status is MatchStatus.RUNNING
     assert matches.record(db, taken, play(taken), 1.0)
     with db.read() as s:
-        assert [s.get(Match, m).completion for m in ids] == [1, 3, 2]
+        assert [s.get(TournamentMatch, m).completion for m in ids] == [1, 3, 2]
         assert s.scalar(select(func.count()).select_from(StoredLog)) == 3
         assert tournaments.get(s, "t").status is TournamentStatus.DONE
     _assert_ratings_replay(db)
@@ -378,7 +398,7 @@ def test_a_match_whose_bots_changed_is_discarded_and_not_rated(db: Database) -> 
     assert matches.claim(db, first, "w") is None, "a stale match is not even played"
     assert matches.record(db, playing, play(playing), 1.0) is False, "replaced meanwhile"
     with db.read() as s:
-        stale = [s.get(Match, m) for m in (first, second)]
+        stale = [s.get(TournamentMatch, m) for m in (first, second)]
         assert all(m.status is MatchStatus.STALE for m in stale)
         assert all("honest v1" in m.error for m in stale)
         assert s.scalar(select(func.count()).select_from(RatingChange)) == 0
@@ -401,8 +421,8 @@ def test_duplicate_deals_share_a_deal_across_seat_rotations(db: Database) -> Non
     with db.read() as s:
         tournament = tournaments.get(s, "dup")
         assert tournament.duplicate and tournament.games == 8, "rounded up to whole groups"
-        rows = list(s.scalars(select(Match).order_by(Match.index)))
-        groups: dict[int, list[Match]] = {}
+        rows = list(s.scalars(select(TournamentMatch).order_by(TournamentMatch.index)))
+        groups: dict[int, list[TournamentMatch]] = {}
         for match in rows:
             groups.setdefault(match.deal_group, []).append(match)
         assert sorted(groups) == [0, 1]
@@ -435,7 +455,9 @@ def _duplicate(db: Database, games: int = 8) -> list[list[int]]:
     db.transaction(lambda s: tournaments.start(s, "dup"))
     with db.read() as s:
         groups: dict[int, list[int]] = {}
-        for match_id, group in s.execute(select(Match.id, Match.deal_group).order_by(Match.id)):
+        for match_id, group in s.execute(
+            select(TournamentMatch.id, TournamentMatch.deal_group).order_by(TournamentMatch.id)
+        ):
             groups.setdefault(group, []).append(match_id)
     return [groups[g] for g in sorted(groups)]
 
@@ -466,7 +488,7 @@ def test_duplicate_groups_are_rated_once_from_summed_places_in_closing_order(
         expected = {e.bot_version_id: ratings.new_rating() for e in s.scalars(select(Entry))}
         for group in (second, first):  # the order the groups closed in
             summed: dict[int, int] = {}
-            for seat in s.scalars(select(Seat).where(Seat.match_id.in_(group))):
+            for seat in s.scalars(select(MatchSeat).where(MatchSeat.match_id.in_(group))):
                 summed[seat.bot_version_id] = summed.get(seat.bot_version_id, 0) + seat.place
             versions = sorted(summed)
             levels = sorted(set(summed.values()))
@@ -494,7 +516,7 @@ def test_a_duplicate_group_closed_by_a_failed_rotation_is_rated_from_the_others(
     with db.read() as s:
         changes = list(s.scalars(select(RatingChange)))
         assert len(changes) == 4 and {c.match_id for c in changes} == {group[3]}
-        assert s.get(Match, group[3]).status is MatchStatus.FAILED
+        assert s.get(TournamentMatch, group[3]).status is MatchStatus.FAILED
     assert all(sigma < 25 / 3 for _, sigma in _ratings(db).values())
 
 
@@ -505,7 +527,7 @@ def test_reconcile_asks_redis_once_per_job_and_outside_the_write(db: Database) -
     )
     db.transaction(lambda s: tournaments.start(s, "t", workers=1))  # 4 jobs of 2 matches
     db.transaction(
-        lambda s: s.execute(update(Match).values(queued_at=now() - timedelta(minutes=1)))
+        lambda s: s.execute(update(TournamentMatch).values(queued_at=now() - timedelta(minutes=1)))
     )
     before = dict(_jobs(db))
     first_job = before[1]
@@ -515,7 +537,9 @@ def test_reconcile_asks_redis_once_per_job_and_outside_the_write(db: Database) -
         asked.append(job_id)
         if job_id == first_job:  # meanwhile another worker's reconciler re-sent match 1
             db.transaction(
-                lambda s: s.execute(update(Match).where(Match.id == 1).values(job_id="other"))
+                lambda s: s.execute(
+                    update(TournamentMatch).where(TournamentMatch.id == 1).values(job_id="other")
+                )
             )
         return False
 

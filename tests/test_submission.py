@@ -305,7 +305,7 @@ def test_a_qualified_version_links_the_match_it_finished(settings: Settings) -> 
     from arena.engine import Ruleset
     from arena.store import tournaments
     from arena.store.errors import Invalid
-    from arena.store.models import Bot, Match, Seat
+    from arena.store.models import MatchSeat, RegisteredBot, TournamentMatch
 
     arena_ = Platform(settings)
     with served(Witness) as endpoint:
@@ -313,16 +313,21 @@ def test_a_qualified_version_links_the_match_it_finished(settings: Settings) -> 
         second = submit(arena_, "witness", BotKind.ENDPOINT, endpoint)
     assert first.accepted and second.accepted, (first.reason, second.reason)
     with arena_.db.read() as session:
-        versions = session.scalars(select(BotVersion).join(Bot).where(Bot.name == "witness"))
+        versions = session.scalars(
+            select(BotVersion).join(RegisteredBot).where(RegisteredBot.name == "witness")
+        )
         linked = {v.number: v.qualification_match_id for v in versions}
         assert set(linked) == {1, 2} and None not in linked.values()
         assert len(set(linked.values())) == 2, "each version its own match"
         for number, match_id in linked.items():
-            match = session.get(Match, match_id)
+            match = session.get(TournamentMatch, match_id)
             seat, sample = sorted(match.seats, key=lambda seat: seat.seat)
             assert seat.version.number == number and not seat.forfeit and seat.place in (1, 2)
             assert sample.version.bot.owner_id is None and sample.version.kind is BotKind.SAMPLE
-        assert session.scalar(select(Seat.output).where(Seat.match_id.in_(linked.values()))) is None
+        assert (
+            session.scalar(select(MatchSeat.output).where(MatchSeat.match_id.in_(linked.values())))
+            is None
+        )
         with pytest.raises(Invalid, match="are the platform's"):
             tournaments.create(session, "platform.qualification", Ruleset.parse("classic"),
                                ["witness"], 2, 1)  # fmt: skip

@@ -18,7 +18,7 @@ from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.referee import GrpcSeat, LocalSeat, RefereeSettings, play_match
 from arena.store import bots, tournaments
-from arena.store.models import Bot, BotKind, BotVersion, Seat
+from arena.store.models import BotKind, BotVersion, MatchSeat, RegisteredBot
 from dashboard.app import create_app
 from sample_bots import RandomBot
 from tests.support.cli import arena, environment
@@ -103,7 +103,10 @@ def test_a_bot_unreachable_match_after_match_is_flagged_on_its_page(settings: Se
     with arena_.db.read() as s:
         kinds = list(
             s.scalars(
-                select(Seat.forfeit_kind).join(BotVersion).join(Bot).where(Bot.name == "gone")
+                select(MatchSeat.forfeit_kind)
+                .join(BotVersion)
+                .join(RegisteredBot)
+                .where(RegisteredBot.name == "gone")
             )
         )
     # four matches at once shared the channel: one failing never closed another's stream

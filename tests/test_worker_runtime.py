@@ -18,7 +18,7 @@ from arena.platform.settings import Settings
 from arena.referee import RefereeSettings
 from arena.sdk import Bot
 from arena.store import bots, logs, tournaments
-from arena.store.models import BotKind, Match, StoredLog
+from arena.store.models import BotKind, StoredLog, TournamentMatch
 from tests.support.engine import served, simple_play
 from tests.support.workers import wait_done
 
@@ -89,9 +89,9 @@ def play_tournament(settings: Settings, name: str, concurrency: int, monkeypatch
         tournament = tournaments.get(s, name)
         rows = s.scalars(
             select(StoredLog.data)
-            .join(Match, StoredLog.match_id == Match.id)
-            .where(Match.tournament_id == tournament.id)
-            .order_by(Match.index)
+            .join(TournamentMatch, StoredLog.match_id == TournamentMatch.id)
+            .where(TournamentMatch.tournament_id == tournament.id)
+            .order_by(TournamentMatch.index)
         ).all()
     return [{"log": logs.decode(data)} for data in rows]
 
@@ -262,7 +262,9 @@ def play_against_samples(
         played = [
             logs.decode(data)
             for data in s.scalars(
-                select(StoredLog.data).join(Match, Match.id == StoredLog.match_id)
+                select(StoredLog.data).join(
+                    TournamentMatch, TournamentMatch.id == StoredLog.match_id
+                )
             )
         ]
     seats = [(int(log["match_id"]), entry) for log in played for entry in log["seats"]]
@@ -328,9 +330,9 @@ def test_processes_stay_warm_across_matches_unless_fresh_ones_are_asked_for(
                     logs.decode(data)
                     for data in s.scalars(
                         select(StoredLog.data)
-                        .join(Match, Match.id == StoredLog.match_id)
-                        .where(Match.tournament_id == tournament.id)
-                        .order_by(Match.index)
+                        .join(TournamentMatch, TournamentMatch.id == StoredLog.match_id)
+                        .where(TournamentMatch.tournament_id == tournament.id)
+                        .order_by(TournamentMatch.index)
                     )
                 ]
             hellos[name] = [(e["name"], e["hello"]["name"]) for log in played for e in log["seats"]]

@@ -22,9 +22,9 @@ from arena.sdk import Bot
 from arena.store import bots, tournaments
 from arena.store.models import (
     BotKind,
-    Match,
     MatchStatus,
     Tournament,
+    TournamentMatch,
 )
 from tests.support.engine import served, simple_play
 from tests.support.store import SAMPLES
@@ -51,7 +51,7 @@ def test_four_workers_play_200_matches_once_with_ratings_in_completion_order(
     assert_recorded_exactly_once(arena, 200)
     assert_ratings_replay(arena)
     with arena.db.read() as s:
-        workers = set(s.scalars(select(Match.worker)))
+        workers = set(s.scalars(select(TournamentMatch.worker)))
     assert len(workers) >= 2, "the matches were shared between workers"
 
 
@@ -87,7 +87,7 @@ def _started(arena: Platform, name: str) -> list[int]:
 
 def _status(arena: Platform, match_id: int) -> MatchStatus:
     with arena.db.read() as s:
-        return s.get(Match, match_id).status
+        return s.get(TournamentMatch, match_id).status
 
 
 @pytest.mark.parametrize(("flush_seconds", "writes"), [(60.0, 1), (0.0, 2)])
@@ -116,9 +116,9 @@ def test_a_result_waits_for_other_matches_at_most_the_flush_interval(
             assert str(jobs.drain()) == "2 recorded"
     with arena.db.read() as s:
         rows = s.execute(
-            select(Match.status, Match.completion, Match.finished_at).where(
-                Match.id.in_([quick, slow])
-            )
+            select(
+                TournamentMatch.status, TournamentMatch.completion, TournamentMatch.finished_at
+            ).where(TournamentMatch.id.in_([quick, slow]))
         ).all()
     assert [(status, completion) for status, completion, _ in rows] == [(MatchStatus.DONE, 1)] * 2
     assert len({finished for _, _, finished in rows}) == writes, "one time per write"
@@ -139,7 +139,11 @@ def test_a_job_tops_its_ladder_up_after_recording(
         jobs.play_matches(first)
         assert str(jobs.drain()) == "2 recorded"
     with arena.db.read() as s:
-        rows = s.execute(select(Match.id, Match.status, Match.job_id).order_by(Match.id)).all()
+        rows = s.execute(
+            select(TournamentMatch.id, TournamentMatch.status, TournamentMatch.job_id).order_by(
+                TournamentMatch.id
+            )
+        ).all()
     assert [status for _, status, _ in rows[:2]] == [MatchStatus.DONE] * 2
     refilled = [(match, job) for match, status, job in rows[2:] if status is MatchStatus.QUEUED]
     assert len(refilled) == 2, "both tables are in play again"
@@ -176,9 +180,9 @@ def test_a_job_of_several_matches_plays_the_others_when_one_fails(
         assert re.match(f"match {broken}: .*nope", failure), failure
         assert jobs.play_matches([good_1]).startswith("0 in play, 1 skipped: not queued")
     with arena.db.read() as s:
-        assert s.get(Match, good_1).status is MatchStatus.DONE
-        assert s.get(Match, good_2).status is MatchStatus.DONE
-        given_back = s.get(Match, broken)
+        assert s.get(TournamentMatch, good_1).status is MatchStatus.DONE
+        assert s.get(TournamentMatch, good_2).status is MatchStatus.DONE
+        given_back = s.get(TournamentMatch, broken)
         assert given_back.status is MatchStatus.QUEUED and given_back.attempts == 1
         assert "nope" in given_back.error
     assert work_queue.job_pending(arena.queue, given_back.job_id), "sent again"
@@ -212,7 +216,7 @@ def test_a_worker_keeps_the_matches_of_several_jobs_in_flight(
             for match in queued:  # three jobs, each back while its match still plays
                 assert jobs.play_matches([match]) == "1 in play"
             with arena.db.read() as s:
-                playing = s.execute(select(Match.status, Match.worker)).all()
+                playing = s.execute(select(TournamentMatch.status, TournamentMatch.worker)).all()
             assert {status for status, _ in playing} == {MatchStatus.RUNNING}
             assert len({worker for _, worker in playing}) == 1, "all three in this worker"
             Gated.gate.set()
@@ -248,7 +252,7 @@ def test_a_match_that_waits_20_s_for_an_answer_is_never_taken_for_lost(
             status = wait_done(arena, timeout=300)
     assert status["matches"]["done"] == 1
     with arena.db.read() as s:
-        match = s.scalars(select(Match)).one()
+        match = s.scalars(select(TournamentMatch)).one()
         assert match.attempts == 1, "played once: never given to another worker"
     [entry] = [row for row in status["leaderboard"] if row["bot"] == "pondering"]
     assert (entry["forfeits"], entry["strikes"]) == (0, 0)
@@ -277,7 +281,7 @@ def test_an_endpoint_never_plays_more_matches_at_once_than_its_own_limit(
             Gated.gate.set()  # once one of the two ends, the worker claims the third itself
             assert str(jobs.drain()) == "3 recorded"
         with arena.db.read() as s:
-            rows = s.execute(select(Match.started_at, Match.referee_ms)).all()
+            rows = s.execute(select(TournamentMatch.started_at, TournamentMatch.referee_ms)).all()
         spans = sorted((start, start + timedelta(milliseconds=ms)) for start, ms in rows)
         assert spans[2][0] >= min(spans[0][1], spans[1][1]), "never three at once"
     with arena.db.read() as s, pytest.raises(Invalid, match="only an endpoint"):

@@ -218,7 +218,9 @@ class MatchWorker(SimpleWorker):
 def sandbox_of(worker: BaseWorker) -> str:
     """How a registered worker runs uploaded bots (as it wrote at birth)."""
     value = worker.connection.hget(worker.key, "arena_sandbox")
-    return value.decode() if value else "unknown"
+    if not value:
+        return "unknown"
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def locked_queue(connection: Any, name: str = QUEUE_NAME) -> Queue:

@@ -23,16 +23,16 @@ from arena.platform.settings import Settings
 from arena.referee import LocalSeat, play_match
 from arena.store import logs, pairs
 from arena.store.models import (
-    Bot,
     BotKind,
     BotVersion,
     Entry,
-    Match,
+    MatchSeat,
     MatchStatus,
     RatingChange,
-    Seat,
+    RegisteredBot,
     StoredLog,
     Tournament,
+    TournamentMatch,
     TournamentStatus,
     now,
 )
@@ -99,7 +99,7 @@ def _seed(db, bots: int, matches: int, logged_matches: int) -> list[int]:
     rules = Ruleset.parse("classic")
     with db.engine.begin() as connection:
         connection.execute(
-            insert(Bot),
+            insert(RegisteredBot),
             [{"id": i + 1, "name": f"bot-{i:03d}", "created_at": now()} for i in range(bots)],
         )
         connection.execute(
@@ -158,7 +158,7 @@ def _seed(db, bots: int, matches: int, logged_matches: int) -> list[int]:
         for first in range(0, matches, 10_000):
             chunk = range(first, min(matches, first + 10_000))
             connection.execute(
-                insert(Match),
+                insert(TournamentMatch),
                 [
                     {
                         "id": i + 1,
@@ -176,7 +176,7 @@ def _seed(db, bots: int, matches: int, logged_matches: int) -> list[int]:
             )
             tables = {i: [bot + 1 for bot in rng.sample(range(bots), 4)] for i in chunk}
             connection.execute(
-                insert(Seat),
+                insert(MatchSeat),
                 [
                     {
                         "match_id": i + 1,
@@ -212,7 +212,9 @@ def _seed(db, bots: int, matches: int, logged_matches: int) -> list[int]:
             )
         logged = rng.sample(range(1, matches + 1), logged_matches)
         rows = connection.execute(
-            select(Seat.match_id, Seat.bot_version_id).where(Seat.match_id.in_(logged))
+            select(MatchSeat.match_id, MatchSeat.bot_version_id).where(
+                MatchSeat.match_id.in_(logged)
+            )
         ).all()
         for match_id in logged:
             names = [f"bot-{v - 1:03d} v1" for m, v in rows if m == match_id]

@@ -22,7 +22,7 @@ from arena.store import bots as bot_store
 from arena.store import ladder
 from arena.store import tournaments as tournament_store
 from arena.store.db import Database
-from arena.store.models import BotKind, Entry, Match, MatchStatus, Seat, now
+from arena.store.models import BotKind, Entry, MatchSeat, MatchStatus, TournamentMatch, now
 from arena.store.schema import upgrade
 from arena.tournament import seeds
 
@@ -73,9 +73,11 @@ def _write_history(session, tournament_id: int, history: int) -> None:
     entries = list(session.scalars(select(Entry).where(Entry.tournament_id == tournament_id)))
     versions = [e.bot_version_id for e in entries]
     moment = now()
-    first = (session.scalar(select(Match.id).order_by(Match.id.desc()).limit(1)) or 0) + 1
+    first = (
+        session.scalar(select(TournamentMatch.id).order_by(TournamentMatch.id.desc()).limit(1)) or 0
+    ) + 1
     session.execute(
-        insert(Match),
+        insert(TournamentMatch),
         [
             {
                 "id": first + i,
@@ -95,7 +97,7 @@ def _write_history(session, tournament_id: int, history: int) -> None:
             version = versions[(i + seat) % len(versions)]
             counts[version][seat] += 1
             seats.append({"match_id": first + i, "seat": seat, "bot_version_id": version})
-    session.execute(insert(Seat), seats)
+    session.execute(insert(MatchSeat), seats)
     for entry in entries:
         entry.seat_counts = counts[entry.bot_version_id]
         entry.games = sum(counts[entry.bot_version_id])
@@ -107,15 +109,20 @@ def _placements(db: Database, tournament_id: int, placements: int) -> list[float
     for _ in range(placements):
         with db.read() as session:
             oldest = session.scalar(
-                select(Match.id)
-                .where(Match.tournament_id == tournament_id, Match.status == MatchStatus.QUEUED)
-                .order_by(Match.id)
+                select(TournamentMatch.id)
+                .where(
+                    TournamentMatch.tournament_id == tournament_id,
+                    TournamentMatch.status == MatchStatus.QUEUED,
+                )
+                .order_by(TournamentMatch.id)
                 .limit(1)
             )
         began = time.perf_counter()
         db.transaction(
             lambda session, done=oldest: session.execute(  # type: ignore[misc]  # bound default
-                update(Match).where(Match.id == done).values(status=MatchStatus.DONE)
+                update(TournamentMatch)
+                .where(TournamentMatch.id == done)
+                .values(status=MatchStatus.DONE)
             )
         )
         placed = ladder.refill(db, tournament_id)

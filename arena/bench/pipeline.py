@@ -48,7 +48,14 @@ from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
-from arena.store.models import BotKind, Match, Seat, Tournament, TournamentStatus, now
+from arena.store.models import (
+    BotKind,
+    MatchSeat,
+    Tournament,
+    TournamentMatch,
+    TournamentStatus,
+    now,
+)
 from worker.pipeline import TIMING_PREFIX
 from worker.rq_classes import UNPREPARED, sandbox_of
 
@@ -262,21 +269,23 @@ def _timed_tournament(
     with arena.db.read() as session:
         referee_ms = (
             session.scalar(
-                select(func.sum(Match.referee_ms)).where(Match.tournament_id == tournament_id)
+                select(func.sum(TournamentMatch.referee_ms)).where(
+                    TournamentMatch.tournament_id == tournament_id
+                )
             )
             or 0.0
         )
         decisions = session.scalar(
-            select(func.sum(Seat.decisions))
-            .join(Match, Match.id == Seat.match_id)
-            .where(Match.tournament_id == tournament_id)
+            select(func.sum(MatchSeat.decisions))
+            .join(TournamentMatch, TournamentMatch.id == MatchSeat.match_id)
+            .where(TournamentMatch.tournament_id == tournament_id)
         )
         # when each match's play ended (its write may come a flush interval later)
         finishes = sorted(
             _aware(started) + timedelta(milliseconds=ms or 0.0)
             for started, ms in session.execute(
-                select(Match.started_at, Match.referee_ms).where(
-                    Match.tournament_id == tournament_id
+                select(TournamentMatch.started_at, TournamentMatch.referee_ms).where(
+                    TournamentMatch.tournament_id == tournament_id
                 )
             )
             if started is not None

@@ -23,7 +23,7 @@ from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
-from arena.store.models import BotKind, Match, MatchStatus, now
+from arena.store.models import BotKind, MatchStatus, TournamentMatch, now
 
 SAMPLES = ["random", "honest", "counter", "bluffer"]
 
@@ -62,7 +62,9 @@ def run(
             finished = sorted(
                 _aware(t)
                 for t in s.scalars(
-                    select(Match.finished_at).where(Match.status == MatchStatus.DONE)
+                    select(TournamentMatch.finished_at).where(
+                        TournamentMatch.status == MatchStatus.DONE
+                    )
                 )
                 if t is not None
             )

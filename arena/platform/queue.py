@@ -129,18 +129,18 @@ class JobWatch:
         status, started_at = connection.hmget(Job.key_for(job_id), "status", "started_at")
         if status is None:
             return False
-        state = status.decode()
+        state = _text(status)
         if state == JobStatus.STARTED.value:
             return not self._stranded(started_at)
         if state == JobStatus.QUEUED.value:
             return not self._taken_and_dropped(job_id)
         return state in _LATER
 
-    def _stranded(self, started_at: bytes | None) -> bool:
+    def _stranded(self, started_at: bytes | str | None) -> bool:
         if started_at is None:
             return False
         try:
-            began = datetime.strptime(started_at.decode(), _RQ_TIME).replace(tzinfo=UTC)
+            began = datetime.strptime(_text(started_at), _RQ_TIME).replace(tzinfo=UTC)
         except ValueError:
             return False
         return (datetime.now(UTC) - began).total_seconds() > self.stranded_after
@@ -160,3 +160,8 @@ class JobWatch:
 def job_pending(queue: Queue, job_id: str) -> bool:
     """Whether the job will still play its matches (one look: see :class:`JobWatch`)."""
     return JobWatch(queue).pending(job_id)
+
+
+def _text(value: bytes | str) -> str:
+    """A Redis reply as text (a client may decode replies itself)."""
+    return value.decode() if isinstance(value, bytes) else value

@@ -38,7 +38,7 @@ from arena.store import competitions, qualifications
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.errors import NotFound
-from arena.store.models import Bot, BotKind, BotVersion, VersionStatus
+from arena.store.models import BotKind, BotVersion, RegisteredBot, VersionStatus
 from arena.tournament import seeds
 
 QUALIFYING_RULES = Ruleset.parse("classic")
@@ -128,7 +128,9 @@ def wait(db: Database, name: str, number: int, timeout: float = 300.0) -> Submis
     while True:
         with db.read() as session:
             version = session.scalar(
-                select(BotVersion).join(Bot).where(Bot.name == name, BotVersion.number == number)
+                select(BotVersion)
+                .join(RegisteredBot)
+                .where(RegisteredBot.name == name, BotVersion.number == number)
             )
             assert version is not None
             status, reason = version.status, version.reason or ""
@@ -209,7 +211,7 @@ def _add_pending(
     """The new version, inactive and pending until it qualifies, with its own limit of
     matches at once if it has one; its bot entered in ``competition`` (by default the
     default competition, if there is one)."""
-    if session.scalar(select(Bot).where(Bot.name == name)) is None:
+    if session.scalar(select(RegisteredBot).where(RegisteredBot.name == name)) is None:
         version = bot_store.add_bot(session, name, kind, target, owner_id=owner_id)
     else:
         version = bot_store.add_version(session, name, kind, target, owner_id, retire_others=False)

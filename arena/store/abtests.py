@@ -35,16 +35,16 @@ from arena.store.models import (
     AbTest,
     AbTestPair,
     AbTestStatus,
-    Bot,
     BotKind,
     BotVersion,
     Entry,
-    Match,
+    MatchSeat,
     MatchStatus,
     Owner,
-    Seat,
+    RegisteredBot,
     Tournament,
     TournamentFormat,
+    TournamentMatch,
     TournamentStatus,
     VersionStatus,
     now,
@@ -75,7 +75,7 @@ def resolve(session: Session, spec: str) -> BotVersion:
     name, number = match["bot"], match["version"]
     if name == "sample" and number is not None and not number.isdigit():
         name, number = number, None
-    bot = session.scalar(select(Bot).where(Bot.name == name))
+    bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == name))
     if bot is None:
         raise Invalid(f"no bot named {name!r}")
     if number is None:
@@ -99,13 +99,13 @@ def _default_field(session: Session, tested: set[int]) -> list[BotVersion]:
     """The operator's sample bots, without the tested ones."""
     versions = session.scalars(
         select(BotVersion)
-        .join(Bot)
+        .join(RegisteredBot)
         .where(
             BotVersion.kind == BotKind.SAMPLE,
             BotVersion.active.is_(True),
-            Bot.owner_id.is_(None),
+            RegisteredBot.owner_id.is_(None),
         )
-        .order_by(Bot.name)
+        .order_by(RegisteredBot.name)
     ).all()
     tested_bots = {
         v.bot_id for v in session.scalars(select(BotVersion).where(BotVersion.id.in_(tested)))
@@ -270,20 +270,23 @@ def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
     if test is None or test.status is not AbTestStatus.RUNNING:
         return []
     in_play = session.scalars(
-        select(func.count(func.distinct(Match.deal_group))).where(
-            Match.tournament_id == tournament_id, Match.status.in_(OPEN_STATUSES)
+        select(func.count(func.distinct(TournamentMatch.deal_group))).where(
+            TournamentMatch.tournament_id == tournament_id,
+            TournamentMatch.status.in_(OPEN_STATUSES),
         )
     ).one()
     scheduled = session.scalars(
         select(func.count())
-        .select_from(Match)
+        .select_from(TournamentMatch)
         .where(
-            Match.tournament_id == tournament_id,
-            Match.status.not_in([MatchStatus.STALE, MatchStatus.FAILED]),
+            TournamentMatch.tournament_id == tournament_id,
+            TournamentMatch.status.not_in([MatchStatus.STALE, MatchStatus.FAILED]),
         )
     ).one()
     last = session.scalar(
-        select(func.max(Match.deal_group)).where(Match.tournament_id == tournament_id)
+        select(func.max(TournamentMatch.deal_group)).where(
+            TournamentMatch.tournament_id == tournament_id
+        )
     )
     pair = 0 if last is None else last + 1
     jobs: list[tuple[int, str]] = []
@@ -304,7 +307,7 @@ def _queue_pair(
     moment = now()
     made = []
     for offset, version in enumerate((test.new_version_id, test.base_version_id)):
-        match = Match(
+        match = TournamentMatch(
             tournament_id=tournament.id,
             index=2 * pair + offset,
             seed=seed,
@@ -313,7 +316,8 @@ def _queue_pair(
             queued_at=moment,
         )
         match.seats = [
-            Seat(seat=seat, bot_version_id=v) for seat, v in enumerate(table.with_version(version))
+            MatchSeat(seat=seat, bot_version_id=v)
+            for seat, v in enumerate(table.with_version(version))
         ]
         session.add(match)
         made.append(match)
@@ -379,9 +383,9 @@ def _pair_places(
     """The tested seat's place with the new version and with the base, once both
     matches of the pair are done and it is not counted yet (None otherwise)."""
     rows = connection.execute(
-        select(Match.status, Seat.bot_version_id, Seat.place)
-        .join(Seat, Seat.match_id == Match.id)
-        .where(Match.tournament_id == tournament_id, Match.deal_group == group)
+        select(TournamentMatch.status, MatchSeat.bot_version_id, MatchSeat.place)
+        .join(MatchSeat, MatchSeat.match_id == TournamentMatch.id)
+        .where(TournamentMatch.tournament_id == tournament_id, TournamentMatch.deal_group == group)
     ).all()
     if any(row.status != MatchStatus.DONE for row in rows):
         return None  # one is open, or failed or went stale: the pair does not count
@@ -400,16 +404,19 @@ def _capped(connection: Connection, tournament_id: int, max_matches: int) -> boo
     """Whether no further pair fits under the cap and none is still in play."""
     scheduled = connection.execute(
         select(func.count())
-        .select_from(Match)
+        .select_from(TournamentMatch)
         .where(
-            Match.tournament_id == tournament_id,
-            Match.status.not_in([MatchStatus.STALE, MatchStatus.FAILED]),
+            TournamentMatch.tournament_id == tournament_id,
+            TournamentMatch.status.not_in([MatchStatus.STALE, MatchStatus.FAILED]),
         )
     ).scalar_one()
     open_ = connection.execute(
         select(func.count())
-        .select_from(Match)
-        .where(Match.tournament_id == tournament_id, Match.status.in_(OPEN_STATUSES))
+        .select_from(TournamentMatch)
+        .where(
+            TournamentMatch.tournament_id == tournament_id,
+            TournamentMatch.status.in_(OPEN_STATUSES),
+        )
     ).scalar_one()
     return scheduled + 2 > max_matches and open_ == 0
 
@@ -425,10 +432,10 @@ def _finish(connection: Connection, test_id: int, tournament_id: int, status: Ab
     )
     withdrawn = rows_changed(
         connection.execute(
-            update(table_of(Match))
+            update(table_of(TournamentMatch))
             .where(
-                table_of(Match).c.tournament_id == tournament_id,
-                table_of(Match).c.status.in_([MatchStatus.PENDING, MatchStatus.QUEUED]),
+                table_of(TournamentMatch).c.tournament_id == tournament_id,
+                table_of(TournamentMatch).c.status.in_([MatchStatus.PENDING, MatchStatus.QUEUED]),
             )
             .values(
                 status=MatchStatus.STALE,
@@ -453,8 +460,11 @@ def status(session: Session, name: str) -> dict[str, Any]:
     estimate = sprt.estimate(test.counts)
     played = session.scalar(
         select(func.count())
-        .select_from(Match)
-        .where(Match.tournament_id == test.tournament_id, Match.status == MatchStatus.DONE)
+        .select_from(TournamentMatch)
+        .where(
+            TournamentMatch.tournament_id == test.tournament_id,
+            TournamentMatch.status == MatchStatus.DONE,
+        )
     )
     running = test.status is AbTestStatus.RUNNING
     left = sprt.pairs_left(test.llr, test.pairs, bounds) if running else 0
@@ -508,7 +518,7 @@ def _side(version: BotVersion) -> dict[str, Any]:
 
 def of_bot(session: Session, bot_name: str) -> list[dict[str, Any]]:
     """The tests a bot's versions took part in, newest first (the bot's page)."""
-    bot = session.scalar(select(Bot).where(Bot.name == bot_name))
+    bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == bot_name))
     if bot is None:
         return []
     ids = [v.id for v in bot.versions]

@@ -13,7 +13,7 @@ import sample_bots
 from arena.endpoints import EndpointError, parse_endpoint
 from arena.store import artifacts
 from arena.store.errors import Conflict, Forbidden, Invalid, NotFound, StoreError
-from arena.store.models import Bot, BotKind, BotVersion
+from arena.store.models import BotKind, BotVersion, RegisteredBot
 
 __all__ = ["StoreError", "active_version", "add_bot", "add_version", "check_name"]
 
@@ -61,9 +61,9 @@ def add_bot(
 ) -> BotVersion:
     """A new bot with its first version."""
     name = check_name(name, "bot")
-    if session.scalar(select(Bot).where(Bot.name == name)) is not None:
+    if session.scalar(select(RegisteredBot).where(RegisteredBot.name == name)) is not None:
         raise Conflict(f"a bot named {name!r} exists already")
-    bot = Bot(name=name, owner_id=owner_id)
+    bot = RegisteredBot(name=name, owner_id=owner_id)
     version = BotVersion(bot=bot, number=1, kind=kind, target=parse_target(session, kind, target))
     session.add_all([bot, version])
     session.flush()
@@ -102,7 +102,7 @@ def note_announced(session: Session, announced: dict[int, int | None]) -> None:
 def existing_sample(session: Session, name: str, sample: str) -> BotVersion | None:
     """The active version of the operator's bot ``name`` if that bot is the sample bot
     ``sample``; None if there is no such bot or ``name`` is another bot."""
-    bot = session.scalar(select(Bot).where(Bot.name == name))
+    bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == name))
     if bot is None or bot.owner_id is not None:
         return None
     found = [
@@ -121,27 +121,27 @@ def register_sample(session: Session, name: str, sample: str | None = None) -> B
 def active_version(session: Session, name: str) -> BotVersion:
     version = session.scalar(
         select(BotVersion)
-        .join(Bot)
-        .where(Bot.name == name, BotVersion.active.is_(True))
+        .join(RegisteredBot)
+        .where(RegisteredBot.name == name, BotVersion.active.is_(True))
         .order_by(BotVersion.number.desc())
     )
     if version is None:
-        bot = session.scalar(select(Bot).where(Bot.name == name))
+        bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == name))
         if bot is None:
             raise NotFound(f"no bot named {name!r}")
         raise Invalid(f"bot {name!r} has no version that can play: {_versions_of(bot)}")
     return version
 
 
-def _versions_of(bot: Bot) -> str:
+def _versions_of(bot: RegisteredBot) -> str:
     return "; ".join(
         f"v{v.number} {v.status.value}" + (f" ({v.reason})" if v.reason else "")
         for v in sorted(bot.versions, key=lambda v: v.number)
     )
 
 
-def all_bots(session: Session) -> list[Bot]:
-    return list(session.scalars(select(Bot).order_by(Bot.name)))
+def all_bots(session: Session) -> list[RegisteredBot]:
+    return list(session.scalars(select(RegisteredBot).order_by(RegisteredBot.name)))
 
 
 def add_version(
@@ -155,7 +155,7 @@ def add_version(
 ) -> BotVersion:
     """A new version of a bot. With ``retire_others`` (the default) it becomes the active
     one and the earlier versions stop being scheduled; otherwise it starts inactive."""
-    bot = session.scalar(select(Bot).where(Bot.name == name))
+    bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == name))
     if bot is None:
         raise NotFound(f"no bot named {name!r}")
     if owner_id is not None and bot.owner_id is None:
@@ -177,8 +177,8 @@ def owner_teams(session: Session, versions: Sequence[int]) -> dict[int, int]:
     """Each owned version's owner: one owner's bots form a team that never shares a
     table (arena.tournament.schedule); the bots without one are the operator's, in no team."""
     rows = session.execute(
-        select(BotVersion.id, Bot.owner_id)
-        .join(Bot, Bot.id == BotVersion.bot_id)
-        .where(BotVersion.id.in_(versions), Bot.owner_id.is_not(None))
+        select(BotVersion.id, RegisteredBot.owner_id)
+        .join(RegisteredBot, RegisteredBot.id == BotVersion.bot_id)
+        .where(BotVersion.id.in_(versions), RegisteredBot.owner_id.is_not(None))
     )
     return {row.id: row.owner_id for row in rows}

@@ -24,12 +24,12 @@ from arena.store import ladder, tournaments
 from arena.store.bots import check_name
 from arena.store.errors import Conflict, Invalid, NotFound
 from arena.store.models import (
-    Bot,
     BotVersion,
     Competition,
     CompetitionBot,
     CompetitionStatus,
     Entry,
+    RegisteredBot,
     Tournament,
     TournamentFormat,
     TournamentStatus,
@@ -124,7 +124,7 @@ def default(session: Session) -> Competition | None:
 def enter(session: Session, competition: Competition, bot_name: str) -> None:
     """Enter a bot: its active version plays at once if it has one, each later one as
     it qualifies."""
-    bot = session.scalar(select(Bot).where(Bot.name == bot_name))
+    bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == bot_name))
     if bot is None:
         raise NotFound(f"no bot named {bot_name!r}")
     key = {"competition_id": competition.id, "bot_id": bot.id}
@@ -210,7 +210,7 @@ def new_season(session: Session, name: str) -> Competition:
     for bot_id in session.scalars(
         select(CompetitionBot.bot_id).where(CompetitionBot.competition_id == competition.id)
     ):
-        bot = session.get(Bot, bot_id)
+        bot = session.get(RegisteredBot, bot_id)
         assert bot is not None
         enter(session, competition, bot.name)
     return competition

@@ -21,10 +21,10 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.store.models import (
-    Match,
     MatchStatus,
     Tournament,
     TournamentFormat,
+    TournamentMatch,
     TournamentStatus,
     now,
 )
@@ -41,7 +41,7 @@ class Disclosure:
 
 
 def disclosure(
-    session: Session, match: Match, tournament: Tournament, moment: datetime | None = None
+    session: Session, match: TournamentMatch, tournament: Tournament, moment: datetime | None = None
 ) -> Disclosure:
     if match.status is not MatchStatus.DONE:
         return Disclosure(False, "the match is not played")
@@ -61,27 +61,28 @@ def disclosure(
     return Disclosure(False, "public when the tournament is over")
 
 
-def _group_unfinished(session: Session, match: Match) -> bool:
+def _group_unfinished(session: Session, match: TournamentMatch) -> bool:
     unfinished = session.scalar(
         select(func.count())
-        .select_from(Match)
+        .select_from(TournamentMatch)
         .where(
-            Match.tournament_id == match.tournament_id,
-            Match.deal_group == match.deal_group,
-            Match.status.not_in(FINISHED),
+            TournamentMatch.tournament_id == match.tournament_id,
+            TournamentMatch.deal_group == match.deal_group,
+            TournamentMatch.status.not_in(FINISHED),
         )
     )
     return bool(unfinished)
 
 
-def _last_finish(session: Session, match: Match) -> datetime:
+def _last_finish(session: Session, match: TournamentMatch) -> datetime:
     """When the match finished; for a duplicate deal, when its last rotation did (an
     earlier rotation's log would show the later one's hands)."""
     if match.deal_group is None:
         return _aware(match.finished_at)
     last = session.scalar(
-        select(func.max(Match.finished_at)).where(
-            Match.tournament_id == match.tournament_id, Match.deal_group == match.deal_group
+        select(func.max(TournamentMatch.finished_at)).where(
+            TournamentMatch.tournament_id == match.tournament_id,
+            TournamentMatch.deal_group == match.deal_group,
         )
     )
     return _aware(last or match.finished_at)

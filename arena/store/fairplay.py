@@ -22,14 +22,14 @@ from arena.fairplay.counting import Tally, match_tallies
 from arena.store.db import Database
 from arena.store.errors import NotFound
 from arena.store.models import (
-    Bot,
     BotVersion,
     FairPlayCount,
     FairPlayPending,
-    Match,
+    MatchSeat,
     MatchStatus,
-    Seat,
+    RegisteredBot,
     Tournament,
+    TournamentMatch,
     table_of,
 )
 
@@ -148,16 +148,16 @@ def matches_together(
     """The latest recorded matches of a tournament where all of ``versions`` sat."""
     return list(
         session.scalars(
-            select(Seat.match_id)
-            .join(Match, Match.id == Seat.match_id)
+            select(MatchSeat.match_id)
+            .join(TournamentMatch, TournamentMatch.id == MatchSeat.match_id)
             .where(
-                Match.tournament_id == tournament_id,
-                Match.status == MatchStatus.DONE,
-                Seat.bot_version_id.in_(versions),
+                TournamentMatch.tournament_id == tournament_id,
+                TournamentMatch.status == MatchStatus.DONE,
+                MatchSeat.bot_version_id.in_(versions),
             )
-            .group_by(Seat.match_id)
-            .having(func.count(func.distinct(Seat.bot_version_id)) == len(set(versions)))
-            .order_by(Seat.match_id.desc())
+            .group_by(MatchSeat.match_id)
+            .having(func.count(func.distinct(MatchSeat.bot_version_id)) == len(set(versions)))
+            .order_by(MatchSeat.match_id.desc())
             .limit(limit)
         )
     )
@@ -234,8 +234,8 @@ def _outcome(finding: Finding | None) -> dict[str, Any] | None:
 def _names(session: Session, versions: set[int]) -> dict[int, str]:
     """Each version's registered name: the bot's, with its version when not the first."""
     rows = session.execute(
-        select(BotVersion.id, Bot.name, BotVersion.number)
-        .join(Bot, Bot.id == BotVersion.bot_id)
+        select(BotVersion.id, RegisteredBot.name, BotVersion.number)
+        .join(RegisteredBot, RegisteredBot.id == BotVersion.bot_id)
         .where(BotVersion.id.in_(versions))
     )
     return {row.id: row.name if row.number == 1 else f"{row.name} v{row.number}" for row in rows}

@@ -31,11 +31,11 @@ from arena.store.models import (
     Competition,
     CompetitionStatus,
     Entry,
-    Match,
+    MatchSeat,
     MatchStatus,
-    Seat,
     Tournament,
     TournamentFormat,
+    TournamentMatch,
     TournamentStatus,
     now,
 )
@@ -69,9 +69,13 @@ def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
 
 def _tables_in_play(session: Session, tournament: Tournament) -> int:
     """Tables not played yet: matches, or with duplicate deals, deal groups."""
-    counted = func.count(func.distinct(Match.deal_group)) if tournament.duplicate else func.count()
+    counted = (
+        func.count(func.distinct(TournamentMatch.deal_group))
+        if tournament.duplicate
+        else func.count()
+    )
     open_matches = select(counted).where(
-        Match.tournament_id == tournament.id, Match.status.in_(OPEN_STATUSES)
+        TournamentMatch.tournament_id == tournament.id, TournamentMatch.status.in_(OPEN_STATUSES)
     )
     return session.scalar(open_matches) or 0
 
@@ -120,11 +124,15 @@ def _teams(session: Session, tournament: Tournament, entries: list[Entry]) -> di
     return {e: owners[e.bot_version_id] for e in entries if e.bot_version_id in owners}
 
 
-def _new_table(session: Session, tournament: Tournament) -> list[Match]:
+def _new_table(session: Session, tournament: Tournament) -> list[TournamentMatch]:
     """The next table's matches: one, or with duplicate deals one per seat rotation, all
     dealt the same (none when the bots in play have too few owners for a table)."""
     entries = _entries(session, tournament)
-    last = session.scalar(select(func.max(Match.index)).where(Match.tournament_id == tournament.id))
+    last = session.scalar(
+        select(func.max(TournamentMatch.index)).where(
+            TournamentMatch.tournament_id == tournament.id
+        )
+    )
     index = 0 if last is None else last + 1
     place = seeds.ladder_place(index)
     rng = random.Random(seeds.match_seed(tournament.secret_key, f"table/{place}"))
@@ -150,7 +158,7 @@ def _new_table(session: Session, tournament: Tournament) -> list[Match]:
     for offset, seats in enumerate(rotations):
         for seat, version in enumerate(seats):
             _count_seat(by_version[version], seat)
-        match = Match(
+        match = TournamentMatch(
             tournament_id=tournament.id,
             index=index + offset,
             seed=seed,
@@ -158,7 +166,7 @@ def _new_table(session: Session, tournament: Tournament) -> list[Match]:
             status=MatchStatus.QUEUED,
             queued_at=now(),
         )
-        match.seats = [Seat(seat=seat, bot_version_id=v) for seat, v in enumerate(seats)]
+        match.seats = [MatchSeat(seat=seat, bot_version_id=v) for seat, v in enumerate(seats)]
         session.add(match)
         matches.append(match)
     session.flush()
@@ -175,9 +183,12 @@ def _draw_table(
     team = _teams(session, tournament, entries)
     busy = Counter(
         session.scalars(
-            select(Seat.bot_version_id)
-            .join(Match, Match.id == Seat.match_id)
-            .where(Match.tournament_id == tournament.id, Match.status.in_(OPEN_STATUSES))
+            select(MatchSeat.bot_version_id)
+            .join(TournamentMatch, TournamentMatch.id == MatchSeat.match_id)
+            .where(
+                TournamentMatch.tournament_id == tournament.id,
+                TournamentMatch.status.in_(OPEN_STATUSES),
+            )
         )
     )
     # count matches scheduled, not only recorded, so tables in play are spread too
@@ -223,10 +234,10 @@ def stop(session: Session, tournament: Tournament) -> int:
     tournament.finished_at = now()
     return rows_changed(
         session.execute(
-            update(Match)
+            update(TournamentMatch)
             .where(
-                Match.tournament_id == tournament.id,
-                Match.status.in_([MatchStatus.PENDING, MatchStatus.QUEUED]),
+                TournamentMatch.tournament_id == tournament.id,
+                TournamentMatch.status.in_([MatchStatus.PENDING, MatchStatus.QUEUED]),
             )
             .values(
                 status=MatchStatus.STALE,

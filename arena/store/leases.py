@@ -22,15 +22,15 @@ from arena.store.jobs import job_sizes, new_job_id
 from arena.store.models import (
     OPEN_STATUSES,
     SELF_SCHEDULING,
-    Bot,
     BotKind,
     BotVersion,
     Entry,
-    Match,
+    MatchSeat,
     MatchStatus,
-    Seat,
+    RegisteredBot,
     Tournament,
     TournamentFormat,
+    TournamentMatch,
     TournamentStatus,
     now,
     table_of,
@@ -45,7 +45,11 @@ logger = logging.getLogger(__name__)
 
 # The hot path (claim, record) runs Core statements compiled once, with bound parameters:
 # building an ORM statement per call costs more than SQLite takes to run it.
-_matches, _seats, _tournaments = table_of(Match), table_of(Seat), table_of(Tournament)
+_matches, _seats, _tournaments = (
+    table_of(TournamentMatch),
+    table_of(MatchSeat),
+    table_of(Tournament),
+)
 _entries_table, _versions = table_of(Entry), table_of(BotVersion)
 
 #: attempts before a match is failed: the first run and 3 retries
@@ -151,14 +155,14 @@ _PLAN_SEATS = (
     select(
         _seats.c.match_id,
         _seats.c.bot_version_id,
-        table_of(Bot).c.name,
+        table_of(RegisteredBot).c.name,
         _versions.c.number,
         _versions.c.kind,
         _versions.c.target,
         _versions.c.active,
     )
     .join(_versions, _versions.c.id == _seats.c.bot_version_id)
-    .join(table_of(Bot), table_of(Bot).c.id == _versions.c.bot_id)
+    .join(table_of(RegisteredBot), table_of(RegisteredBot).c.id == _versions.c.bot_id)
     .where(_seats.c.match_id.in_(bindparam("matches", expanding=True)))
     .order_by(_seats.c.match_id, _seats.c.seat)
 )
@@ -290,8 +294,12 @@ def mark_stale(session: Session, match_id: int, token: str, retired: list[str]) 
     """Discard a match whose bots changed since it was scheduled (it is not rated)."""
     changed = rows_changed(
         session.execute(
-            update(Match)
-            .where(Match.id == match_id, Match.claim == token, Match.status == MatchStatus.RUNNING)
+            update(TournamentMatch)
+            .where(
+                TournamentMatch.id == match_id,
+                TournamentMatch.claim == token,
+                TournamentMatch.status == MatchStatus.RUNNING,
+            )
             .values(
                 status=MatchStatus.STALE,
                 claim=None,
@@ -303,7 +311,9 @@ def mark_stale(session: Session, match_id: int, token: str, retired: list[str]) 
     )
     if changed:
         tournament_id, group = session.execute(
-            select(Match.tournament_id, Match.deal_group).where(Match.id == match_id)
+            select(TournamentMatch.tournament_id, TournamentMatch.deal_group).where(
+                TournamentMatch.id == match_id
+            )
         ).one()
         rate_group_if_closed(session.connection(), tournament_id, group, match_id)
         finish_if_complete(session.connection(), tournament_id)
@@ -327,7 +337,7 @@ def give_back(db: Database, plan: MatchPlan, error: str) -> tuple[MatchStatus, s
 
     def work(session: Session) -> tuple[MatchStatus, str | None]:
         match = session.scalars(
-            select(Match).where(Match.id == plan.match_id).with_for_update()
+            select(TournamentMatch).where(TournamentMatch.id == plan.match_id).with_for_update()
         ).one()
         if match.status is not MatchStatus.RUNNING or match.claim != plan.claim:
             return match.status, None
@@ -336,7 +346,9 @@ def give_back(db: Database, plan: MatchPlan, error: str) -> tuple[MatchStatus, s
     return db.transaction(work)
 
 
-def _retry_or_fail(session: Session, match: Match, error: str) -> tuple[MatchStatus, str | None]:
+def _retry_or_fail(
+    session: Session, match: TournamentMatch, error: str
+) -> tuple[MatchStatus, str | None]:
     match.claim, match.lease_until, match.worker = None, None, None
     match.error = error
     if match.attempts >= MAX_ATTEMPTS:
@@ -383,13 +395,15 @@ def reconcile(
     lost = {match_id: job for match_id, job in waiting if job is None or not pending(job)}
 
     def work(session: Session) -> Repairs:
-        failed: list[Match] = []
-        expired: list[Match] = []
-        resent: list[Match] = []
+        failed: list[TournamentMatch] = []
+        expired: list[TournamentMatch] = []
+        resent: list[TournamentMatch] = []
         moment = now()
         for match in session.scalars(
-            select(Match)
-            .where(Match.status == MatchStatus.RUNNING, Match.lease_until < moment)
+            select(TournamentMatch)
+            .where(
+                TournamentMatch.status == MatchStatus.RUNNING, TournamentMatch.lease_until < moment
+            )
             .with_for_update(skip_locked=True)
         ):
             status, _ = _retry_or_fail(
@@ -397,8 +411,8 @@ def reconcile(
             )
             (expired if status is MatchStatus.QUEUED else failed).append(match)
         for match in session.scalars(
-            select(Match)
-            .where(Match.id.in_(list(lost)), Match.status == MatchStatus.QUEUED)
+            select(TournamentMatch)
+            .where(TournamentMatch.id.in_(list(lost)), TournamentMatch.status == MatchStatus.QUEUED)
             .with_for_update(skip_locked=True)
         ):
             if match.job_id == lost[match.id]:  # else re-sent meanwhile
@@ -412,12 +426,14 @@ def reconcile(
     return db.transaction(work)
 
 
-def _in_jobs(queued: list[Match], workers: int, moment: datetime) -> list[tuple[int, str]]:
+def _in_jobs(
+    queued: list[TournamentMatch], workers: int, moment: datetime
+) -> list[tuple[int, str]]:
     """Give queued matches new job ids, a job per batch of the usual size; the ``(match
     id, job id)`` pairs to enqueue, in the order to play them: per tournament, the
     matches a lost worker had claimed first (after Redis lost every job the whole queue
     goes out again, and they must not wait behind it), then in their order."""
-    by_tournament: dict[int, list[Match]] = {}
+    by_tournament: dict[int, list[TournamentMatch]] = {}
     for match in sorted(queued, key=lambda m: (m.tournament_id, m.attempts == 0, m.index)):
         by_tournament.setdefault(match.tournament_id, []).append(match)
     jobs = []

@@ -118,7 +118,7 @@ class Owner(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
-class Bot(Base):
+class RegisteredBot(Base):
     __tablename__ = "bots"
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
@@ -151,7 +151,7 @@ class BotVersion(Base):
     #: the owner's ``max_matches`` wins, and with neither, ``DEFAULT_ENDPOINT_MATCHES``
     announced_matches: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
-    bot: Mapped[Bot] = relationship(back_populates="versions")
+    bot: Mapped[RegisteredBot] = relationship(back_populates="versions")
 
     @property
     def label(self) -> str:
@@ -356,7 +356,7 @@ class FairPlayPending(Base):
     data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
-class Match(Base):
+class TournamentMatch(Base):
     __tablename__ = "matches"
     __table_args__ = (
         UniqueConstraint("tournament_id", "index"),
@@ -385,10 +385,10 @@ class Match(Base):
     completion: Mapped[int | None] = mapped_column(Integer)
     referee_ms: Mapped[float | None] = mapped_column(Float)
     error: Mapped[str | None] = mapped_column(Text)
-    seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat")
+    seats: Mapped[list[MatchSeat]] = relationship(order_by="MatchSeat.seat")
 
 
-class Seat(PlayStyle, Base):
+class MatchSeat(PlayStyle, Base):
     """A seat of a match: who sat there and, once played, how it went."""
 
     __tablename__ = "seats"

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.store.errors import Conflict, Invalid, NotFound
-from arena.store.models import Bot, Owner
+from arena.store.models import Owner, RegisteredBot
 
 #: a revoked owner's stored "digest": never the SHA-256 of any token
 REVOKED = "revoked:"
@@ -65,7 +65,11 @@ def revoked(owner: Owner) -> bool:
 
 def describe(session: Session, owner: Owner) -> dict[str, Any]:
     """What an owner may see of itself (never a token)."""
-    bots = session.scalars(select(Bot.name).where(Bot.owner_id == owner.id).order_by(Bot.name))
+    bots = session.scalars(
+        select(RegisteredBot.name)
+        .where(RegisteredBot.owner_id == owner.id)
+        .order_by(RegisteredBot.name)
+    )
     return {
         "name": owner.name,
         "created_at": owner.created_at.isoformat(),

@@ -19,14 +19,14 @@ from arena.referee.log import MatchLog
 from arena.store import bots as bot_store
 from arena.store import logs
 from arena.store.models import (
-    Bot,
     BotVersion,
-    Match,
+    MatchSeat,
     MatchStatus,
-    Seat,
+    RegisteredBot,
     StoredLog,
     Tournament,
     TournamentFormat,
+    TournamentMatch,
     TournamentStatus,
     now,
 )
@@ -45,12 +45,12 @@ def record(
     rules: Ruleset,
     settings: RefereeSettings,
     output: str | None = None,
-) -> Match:
+) -> TournamentMatch:
     """Store ``version``'s qualification match (it sat at seat 0 of ``log``, a sample
     bot at seat 1) and link it from the version."""
     tournament = _tournament(session, rules, settings)
     finished = now()
-    match = Match(
+    match = TournamentMatch(
         tournament_id=tournament.id,
         index=tournament.games,
         seed=str(log.seed or ""),
@@ -63,7 +63,7 @@ def record(
     opponent = _sample_version(session, log.seats[1].name)
     rows = seat_results(log, {0: output} if output else {})
     match.seats = [
-        Seat(seat=index, bot_version_id=version_id, **row)
+        MatchSeat(seat=index, bot_version_id=version_id, **row)
         for index, (version_id, row) in enumerate(zip((version.id, opponent.id), rows, strict=True))
     ]
     session.add(match)
@@ -103,7 +103,7 @@ def _tournament(session: Session, rules: Ruleset, settings: RefereeSettings) -> 
 def _sample_version(session: Session, sample: str) -> BotVersion:
     """The operator's bot for sample ``sample``, registered now if it is not yet (under
     ``sample.NAME`` if another bot took the name)."""
-    bot = session.scalar(select(Bot.id).where(Bot.name == sample))
+    bot = session.scalar(select(RegisteredBot.id).where(RegisteredBot.name == sample))
     found = bot_store.existing_sample(session, sample, sample)
     if found is not None or bot is None:
         return found or bot_store.register_sample(session, sample)

@@ -14,11 +14,11 @@ from arena.store.models import (
     OPEN_STATUSES,
     BotVersion,
     Entry,
-    Match,
+    MatchSeat,
     MatchStatus,
     RatingChange,
-    Seat,
     Tournament,
+    TournamentMatch,
     table_of,
 )
 from arena.tournament import ratings
@@ -33,7 +33,11 @@ class Ranked(Protocol):
     ranking: list[tuple[int, ...]]
 
 
-_matches, _seats, _tournaments = table_of(Match), table_of(Seat), table_of(Tournament)
+_matches, _seats, _tournaments = (
+    table_of(TournamentMatch),
+    table_of(MatchSeat),
+    table_of(Tournament),
+)
 _entries_table, _versions = table_of(Entry), table_of(BotVersion)
 
 #: times a batch is rated again from a newer snapshot before it is written (TrueSkill

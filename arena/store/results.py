@@ -25,12 +25,12 @@ from arena.store.leases import MatchPlan, finish_if_complete, mark_stale
 from arena.store.models import (
     BotVersion,
     Entry,
-    Match,
+    MatchSeat,
     MatchStatus,
-    Seat,
     StoredLog,
     Tournament,
     TournamentFormat,
+    TournamentMatch,
     now,
     table_of,
 )
@@ -60,7 +60,11 @@ logger = logging.getLogger(__name__)
 # The hot path (claim, record) runs Core statements compiled once, with bound parameters:
 # building an ORM statement per call costs more than SQLite takes to run it.
 
-_matches, _seats, _tournaments = table_of(Match), table_of(Seat), table_of(Tournament)
+_matches, _seats, _tournaments = (
+    table_of(TournamentMatch),
+    table_of(MatchSeat),
+    table_of(Tournament),
+)
 _entries_table, _versions = table_of(Entry), table_of(BotVersion)
 
 _RETIRED = select(_versions.c.id).where(

@@ -20,10 +20,10 @@ from sqlalchemy.orm import Session
 from arena.store.errors import Forbidden, Invalid, TooMany
 from arena.store.limits import PrivateLimits, SubmissionRate
 from arena.store.models import (
-    Bot,
     BotKind,
     BotVersion,
     Owner,
+    RegisteredBot,
     Tournament,
     TournamentFormat,
     TournamentStatus,
@@ -71,7 +71,7 @@ def check_running_private(session: Session, owner: Owner, limits: PrivateLimits)
 
 
 def usable_by(session: Session, owner: Owner, name: str) -> bool:
-    bot = session.scalar(select(Bot).where(Bot.name == name))
+    bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == name))
     if bot is None:
         return True  # create() says it does not exist
     if bot.owner_id == owner.id:
@@ -93,8 +93,8 @@ def check_submission_rate(session: Session, owner: Owner, rate: SubmissionRate) 
     window = timedelta(hours=1)
     recent = session.scalars(
         select(BotVersion.created_at)
-        .join(Bot, Bot.id == BotVersion.bot_id)
-        .where(Bot.owner_id == owner.id)
+        .join(RegisteredBot, RegisteredBot.id == BotVersion.bot_id)
+        .where(RegisteredBot.owner_id == owner.id)
         .order_by(BotVersion.created_at.desc())
         .limit(rate.per_hour)
     ).all()

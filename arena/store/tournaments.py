@@ -16,15 +16,15 @@ from arena.store.errors import Conflict, Invalid, NotFound
 from arena.store.jobs import job_sizes, new_job_id
 from arena.store.limits import PrivateLimits
 from arena.store.models import (
-    Bot,
     BotVersion,
     Entry,
-    Match,
+    MatchSeat,
     MatchStatus,
     Owner,
-    Seat,
+    RegisteredBot,
     Tournament,
     TournamentFormat,
+    TournamentMatch,
     TournamentStatus,
     now,
 )
@@ -142,9 +142,11 @@ def create(
         for v in versions
     )
     for index, (group, table, match_seed) in enumerate(plan):
-        match = Match(tournament_id=tournament.id, index=index, seed=match_seed, deal_group=group)
+        match = TournamentMatch(
+            tournament_id=tournament.id, index=index, seed=match_seed, deal_group=group
+        )
         match.seats = [
-            Seat(seat=seat, bot_version_id=version) for seat, version in enumerate(table)
+            MatchSeat(seat=seat, bot_version_id=version) for seat, version in enumerate(table)
         ]
         session.add(match)
     session.flush()
@@ -188,9 +190,12 @@ def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]
         return ladder.refill_in(session, tournament.id)
     pending = list(
         session.scalars(
-            select(Match.id)
-            .where(Match.tournament_id == tournament.id, Match.status == MatchStatus.PENDING)
-            .order_by(Match.index)
+            select(TournamentMatch.id)
+            .where(
+                TournamentMatch.tournament_id == tournament.id,
+                TournamentMatch.status == MatchStatus.PENDING,
+            )
+            .order_by(TournamentMatch.index)
         )
     )
     jobs: list[tuple[int, str]] = []
@@ -202,7 +207,7 @@ def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]
     if jobs:  # one executemany (an ORM bulk update by primary key)
         moment = now()
         session.execute(
-            update(Match).execution_options(synchronize_session=False),
+            update(TournamentMatch).execution_options(synchronize_session=False),
             [
                 {"id": match_id, "status": MatchStatus.QUEUED, "job_id": job, "queued_at": moment}
                 for match_id, job in jobs
@@ -214,9 +219,9 @@ def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]
 def progress(session: Session, tournament: Tournament) -> dict[str, int]:
     counts = dict(
         session.execute(
-            select(Match.status, func.count())
-            .where(Match.tournament_id == tournament.id)
-            .group_by(Match.status)
+            select(TournamentMatch.status, func.count())
+            .where(TournamentMatch.tournament_id == tournament.id)
+            .group_by(TournamentMatch.status)
         ).all()
     )
     result = {status.value: counts.get(status, 0) for status in MatchStatus}
@@ -292,16 +297,18 @@ def group_scores(
     newest groups first (all of them, or the newest ``limit``); a group counts once all
     its rotations are played."""
     rows = session.execute(
-        select(Match.deal_group, Bot.name, func.sum(Seat.place), func.count())
-        .join(Seat, Seat.match_id == Match.id)
-        .join(BotVersion, BotVersion.id == Seat.bot_version_id)
-        .join(Bot, Bot.id == BotVersion.bot_id)
-        .where(
-            Match.tournament_id == tournament.id,
-            Match.status == MatchStatus.DONE,
-            Match.deal_group.is_not(None),
+        select(
+            TournamentMatch.deal_group, RegisteredBot.name, func.sum(MatchSeat.place), func.count()
         )
-        .group_by(Match.deal_group, Bot.name)
+        .join(MatchSeat, MatchSeat.match_id == TournamentMatch.id)
+        .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+        .join(RegisteredBot, RegisteredBot.id == BotVersion.bot_id)
+        .where(
+            TournamentMatch.tournament_id == tournament.id,
+            TournamentMatch.status == MatchStatus.DONE,
+            TournamentMatch.deal_group.is_not(None),
+        )
+        .group_by(TournamentMatch.deal_group, RegisteredBot.name)
     ).all()
     groups: dict[int, dict[str, int]] = {}
     for group, bot, places, played in rows:

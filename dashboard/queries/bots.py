@@ -11,14 +11,14 @@ from arena.store import competitions
 from arena.store import tournaments as tournament_store
 from arena.store.errors import NotFound
 from arena.store.models import (
-    Bot,
     BotVersion,
     Entry,
-    Match,
+    MatchSeat,
     MatchStatus,
     Owner,
-    Seat,
+    RegisteredBot,
     Tournament,
+    TournamentMatch,
 )
 from dashboard.queries.matches import matches
 from dashboard.queries.ratings import rating_history
@@ -28,7 +28,9 @@ def bots(session: Session) -> list[dict[str, Any]]:
     return [
         _bot_summary(bot)
         for bot in session.scalars(
-            select(Bot).options(selectinload(Bot.versions)).order_by(Bot.name)
+            select(RegisteredBot)
+            .options(selectinload(RegisteredBot.versions))
+            .order_by(RegisteredBot.name)
         )
     ]
 
@@ -56,7 +58,7 @@ def global_leaderboard(session: Session) -> list[dict[str, Any]]:
     ranked = {row["bot"] for row in rated}
     unplayed = [
         {"bot": name, "version": None, "tournament": None, "games": 0}
-        for name in session.scalars(select(Bot.name).order_by(Bot.name))
+        for name in session.scalars(select(RegisteredBot.name).order_by(RegisteredBot.name))
         if name not in ranked
     ]
     return [{"rank": i + 1, **row} for i, row in enumerate(rated)] + unplayed
@@ -71,11 +73,13 @@ def duplicate_tournaments(session: Session, names: list[str]) -> set[str]:
 def bot_owners(session: Session) -> dict[str, str]:
     """Bot name -> its owner's name (bots without an owner are the operator's)."""
     return dict(
-        session.execute(select(Bot.name, Owner.name).join(Owner, Owner.id == Bot.owner_id)).all()
+        session.execute(
+            select(RegisteredBot.name, Owner.name).join(Owner, Owner.id == RegisteredBot.owner_id)
+        ).all()
     )
 
 
-def _bot_summary(bot: Bot) -> dict[str, Any]:
+def _bot_summary(bot: RegisteredBot) -> dict[str, Any]:
     return {
         "name": bot.name,
         "versions": [
@@ -97,7 +101,7 @@ def _bot_summary(bot: Bot) -> dict[str, Any]:
 
 
 def bot_ratings(
-    session: Session, found: Bot, tournament: str | None = None
+    session: Session, found: RegisteredBot, tournament: str | None = None
 ) -> dict[str, dict[str, list[dict[str, Any]]]]:
     """A bot's rating histories by tournament (or in ``tournament`` only), every version
     that played there on one chart."""
@@ -129,8 +133,12 @@ def bot_chart(session: Session, name: str, tournament: str) -> dict[str, list[di
     return histories[tournament]
 
 
-def _bot(session: Session, name: str) -> Bot:
-    found = session.scalar(select(Bot).where(Bot.name == name).options(selectinload(Bot.versions)))
+def _bot(session: Session, name: str) -> RegisteredBot:
+    found = session.scalar(
+        select(RegisteredBot)
+        .where(RegisteredBot.name == name)
+        .options(selectinload(RegisteredBot.versions))
+    )
     if found is None:
         raise NotFound(f"no bot named {name!r}")
     return found
@@ -143,20 +151,20 @@ def bot(session: Session, name: str, recent: int = 20) -> dict[str, Any]:
     matches_page = matches(session, bot=name, per_page=recent)
     failures = session.execute(
         select(
-            Seat.match_id,
-            Seat.seat,
-            Seat.forfeit_kind,
-            Seat.forfeit_reason,
-            Seat.strikes,
-            Seat.illegal,
+            MatchSeat.match_id,
+            MatchSeat.seat,
+            MatchSeat.forfeit_kind,
+            MatchSeat.forfeit_reason,
+            MatchSeat.strikes,
+            MatchSeat.illegal,
             BotVersion.number,
         )
-        .join(BotVersion, BotVersion.id == Seat.bot_version_id)
+        .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
         .where(
-            Seat.bot_version_id.in_(versions),
-            (Seat.forfeit.is_(True)) | (Seat.strikes > 0) | (Seat.illegal > 0),
+            MatchSeat.bot_version_id.in_(versions),
+            (MatchSeat.forfeit.is_(True)) | (MatchSeat.strikes > 0) | (MatchSeat.illegal > 0),
         )
-        .order_by(Seat.match_id.desc())
+        .order_by(MatchSeat.match_id.desc())
         .limit(recent)
     ).all()
     summary = _bot_summary(found)
@@ -188,10 +196,10 @@ UNREACHABLE_STREAK = 3
 def _unreachable(session: Session, active: list[int]) -> str | None:
     """Why the active version was unreachable in each of its last matches, if it was."""
     last = session.execute(
-        select(Seat.forfeit_kind, Seat.forfeit_reason)
-        .join(Match, Match.id == Seat.match_id)
-        .where(Seat.bot_version_id.in_(active), Match.status == MatchStatus.DONE)
-        .order_by(Match.id.desc())
+        select(MatchSeat.forfeit_kind, MatchSeat.forfeit_reason)
+        .join(TournamentMatch, TournamentMatch.id == MatchSeat.match_id)
+        .where(MatchSeat.bot_version_id.in_(active), TournamentMatch.status == MatchStatus.DONE)
+        .order_by(TournamentMatch.id.desc())
         .limit(UNREACHABLE_STREAK)
     ).all()
     if len(last) < UNREACHABLE_STREAK or any(kind != "unreachable" for kind, _ in last):

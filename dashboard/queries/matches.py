@@ -13,13 +13,13 @@ from arena.store import logs
 from arena.store.disclosure import Disclosure, disclosure
 from arena.store.errors import Invalid, NotFound
 from arena.store.models import (
-    Bot,
     BotVersion,
-    Match,
+    MatchSeat,
     MatchStatus,
-    Seat,
+    RegisteredBot,
     StoredLog,
     Tournament,
+    TournamentMatch,
 )
 
 PER_PAGE = 50
@@ -34,9 +34,9 @@ def matches(
     per_page: int = PER_PAGE,
 ) -> dict[str, Any]:
     """A page of matches, newest first, filtered by tournament, bot and status."""
-    query = select(Match.id).order_by(Match.id.desc())
+    query = select(TournamentMatch.id).order_by(TournamentMatch.id.desc())
     if tournament:
-        query = query.join(Tournament, Tournament.id == Match.tournament_id).where(
+        query = query.join(Tournament, Tournament.id == TournamentMatch.tournament_id).where(
             Tournament.name == tournament
         )
     if status:
@@ -45,11 +45,13 @@ def matches(
                 f"unknown status {status!r}: expected one of "
                 f"{', '.join(s.value for s in MatchStatus)}"
             )
-        query = query.where(Match.status == MatchStatus(status))
+        query = query.where(TournamentMatch.status == MatchStatus(status))
     if bot:
-        versions = select(BotVersion.id).join(Bot).where(Bot.name == bot)
+        versions = select(BotVersion.id).join(RegisteredBot).where(RegisteredBot.name == bot)
         query = query.where(
-            Match.id.in_(select(Seat.match_id).where(Seat.bot_version_id.in_(versions)))
+            TournamentMatch.id.in_(
+                select(MatchSeat.match_id).where(MatchSeat.bot_version_id.in_(versions))
+            )
         )
     ids = list(session.scalars(query.limit(per_page + 1).offset((page - 1) * per_page)))
     has_next = len(ids) > per_page
@@ -57,9 +59,13 @@ def matches(
     found = {
         m.id: m
         for m in session.scalars(
-            select(Match)
-            .where(Match.id.in_(ids))
-            .options(selectinload(Match.seats).joinedload(Seat.version).joinedload(BotVersion.bot))
+            select(TournamentMatch)
+            .where(TournamentMatch.id.in_(ids))
+            .options(
+                selectinload(TournamentMatch.seats)
+                .joinedload(MatchSeat.version)
+                .joinedload(BotVersion.bot)
+            )
         )
     }
     names = dict(
@@ -77,7 +83,7 @@ def matches(
     }
 
 
-def _match_row(match: Match, tournament_name: str) -> dict[str, Any]:
+def _match_row(match: TournamentMatch, tournament_name: str) -> dict[str, Any]:
     return {
         "id": match.id,
         "tournament": tournament_name,
@@ -106,9 +112,13 @@ def _match_row(match: Match, tournament_name: str) -> dict[str, Any]:
 
 def match(session: Session, match_id: int) -> dict[str, Any]:
     found = session.scalar(
-        select(Match)
-        .where(Match.id == match_id)
-        .options(selectinload(Match.seats).joinedload(Seat.version).joinedload(BotVersion.bot))
+        select(TournamentMatch)
+        .where(TournamentMatch.id == match_id)
+        .options(
+            selectinload(TournamentMatch.seats)
+            .joinedload(MatchSeat.version)
+            .joinedload(BotVersion.bot)
+        )
     )
     if found is None:
         raise NotFound(f"no match {match_id}")
@@ -120,7 +130,7 @@ def match(session: Session, match_id: int) -> dict[str, Any]:
 
 def match_log(session: Session, match_id: int) -> tuple[MatchLog, Disclosure]:
     """The full log, for the server's own use, and whether it may be shown whole."""
-    found = session.get(Match, match_id)
+    found = session.get(TournamentMatch, match_id)
     blob = session.scalar(select(StoredLog.data).where(StoredLog.match_id == match_id))
     if found is None or blob is None:
         raise NotFound(f"match {match_id} has no log (not played yet?)")

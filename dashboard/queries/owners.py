@@ -8,12 +8,12 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.store.models import (
-    Bot,
     BotVersion,
-    Match,
+    MatchSeat,
     MatchStatus,
-    Seat,
+    RegisteredBot,
     Tournament,
+    TournamentMatch,
 )
 from dashboard.queries.matches import PER_PAGE
 
@@ -26,29 +26,29 @@ def owner_seats(
     eyes only, so this is only ever served to the owner's token)."""
     query = (
         select(
-            Seat.match_id,
+            MatchSeat.match_id,
             Tournament.name.label("tournament"),
-            Match.finished_at,
-            Seat.seat,
-            Bot.name.label("bot"),
+            TournamentMatch.finished_at,
+            MatchSeat.seat,
+            RegisteredBot.name.label("bot"),
             BotVersion.number,
-            Seat.place,
-            Seat.forfeit_kind,
-            Seat.forfeit_reason,
-            Seat.strikes,
-            Seat.illegal,
-            Seat.output,
+            MatchSeat.place,
+            MatchSeat.forfeit_kind,
+            MatchSeat.forfeit_reason,
+            MatchSeat.strikes,
+            MatchSeat.illegal,
+            MatchSeat.output,
         )
-        .join(Match, Match.id == Seat.match_id)
-        .join(Tournament, Tournament.id == Match.tournament_id)
-        .join(BotVersion, BotVersion.id == Seat.bot_version_id)
-        .join(Bot, Bot.id == BotVersion.bot_id)
-        .where(Bot.owner_id == owner_id, Match.status == MatchStatus.DONE)
-        .order_by(Seat.match_id.desc(), Seat.seat)
+        .join(TournamentMatch, TournamentMatch.id == MatchSeat.match_id)
+        .join(Tournament, Tournament.id == TournamentMatch.tournament_id)
+        .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+        .join(RegisteredBot, RegisteredBot.id == BotVersion.bot_id)
+        .where(RegisteredBot.owner_id == owner_id, TournamentMatch.status == MatchStatus.DONE)
+        .order_by(MatchSeat.match_id.desc(), MatchSeat.seat)
         .limit(limit)
     )
     if bot:
-        query = query.where(Bot.name == bot)
+        query = query.where(RegisteredBot.name == bot)
     return [
         {
             "match": row.match_id,

@@ -10,10 +10,10 @@ from sqlalchemy.orm import Session
 from arena.store import pairs
 from arena.store import tournaments as tournament_store
 from arena.store.models import (
-    Bot,
     BotVersion,
-    Match,
     RatingChange,
+    RegisteredBot,
+    TournamentMatch,
 )
 from dashboard import charts
 
@@ -63,9 +63,9 @@ def rating_history(
                 RatingChange.completion,
                 RatingChange.mu,
                 RatingChange.sigma,
-                Match.finished_at,
+                TournamentMatch.finished_at,
             )
-            .join(Match, Match.id == RatingChange.match_id)
+            .join(TournamentMatch, TournamentMatch.id == RatingChange.match_id)
             .where(
                 RatingChange.tournament_id == tournament_id,
                 RatingChange.bot_version_id == version,
@@ -109,8 +109,8 @@ def head_to_head(session: Session, tournament_id: int, versions: list[int]) -> d
 def _version_labels(session: Session, ids: set[int]) -> dict[int, str]:
     """``bot vN`` for each bot version id."""
     found = session.execute(
-        select(BotVersion.id, Bot.name, BotVersion.number)
-        .join(Bot, Bot.id == BotVersion.bot_id)
+        select(BotVersion.id, RegisteredBot.name, BotVersion.number)
+        .join(RegisteredBot, RegisteredBot.id == BotVersion.bot_id)
         .where(BotVersion.id.in_(ids))
     )
     return {version: f"{name} v{number}" for version, name, number in found}

@@ -9,12 +9,12 @@ from sqlalchemy.orm import Session
 
 from arena.store import tournaments as tournament_store
 from arena.store.models import (
-    Bot,
     BotVersion,
     Entry,
-    Match,
+    RegisteredBot,
     Tournament,
     TournamentFormat,
+    TournamentMatch,
 )
 from dashboard.queries.ratings import head_to_head
 
@@ -29,9 +29,16 @@ GROUPS_SHOWN = 20
 def tournaments(session: Session) -> list[dict[str, Any]]:
     """Every tournament, newest first, with its bot count and current leader."""
     entries = session.execute(
-        select(Entry.tournament_id, Bot.name, BotVersion.number, Entry.mu, Entry.sigma, Entry.games)
+        select(
+            Entry.tournament_id,
+            RegisteredBot.name,
+            BotVersion.number,
+            Entry.mu,
+            Entry.sigma,
+            Entry.games,
+        )
         .join(BotVersion, BotVersion.id == Entry.bot_version_id)
-        .join(Bot, Bot.id == BotVersion.bot_id)
+        .join(RegisteredBot, RegisteredBot.id == BotVersion.bot_id)
     ).all()
     bots: dict[int, int] = {}
     leaders: dict[int, tuple[float, str]] = {}
@@ -89,6 +96,6 @@ def tournament_page(session: Session, name: str) -> dict[str, Any]:
 
 def counts(session: Session) -> dict[str, int]:
     return {
-        "bots": session.scalar(select(func.count()).select_from(Bot)) or 0,
-        "matches": session.scalar(select(func.count()).select_from(Match)) or 0,
+        "bots": session.scalar(select(func.count()).select_from(RegisteredBot)) or 0,
+        "matches": session.scalar(select(func.count()).select_from(TournamentMatch)) or 0,
     }

@@ -13,7 +13,7 @@ from arena.referee import Referee, RefereeSettings
 from arena.referee.log import MatchLog
 from arena.store import bots, matches, tournaments
 from arena.store.db import Database
-from arena.store.models import Match, MatchStatus, Tournament
+from arena.store.models import MatchStatus, Tournament, TournamentMatch
 from worker.seats import seats_for
 
 SAMPLES = ["random", "honest", "counter", "bluffer"]
@@ -53,7 +53,7 @@ def play_counted(plan: matches.MatchPlan) -> tuple[MatchLog, tuple[Tally, ...]]:
 
 def match_ids(db: Database) -> list[int]:
     with db.read() as s:
-        return list(s.scalars(select(Match.id).order_by(Match.index)))
+        return list(s.scalars(select(TournamentMatch.id).order_by(TournamentMatch.index)))
 
 
 def played_competition(db: Database, name: str, bots: list[str], rounds: int = 4) -> int:
@@ -71,8 +71,9 @@ def played_competition(db: Database, name: str, bots: list[str], rounds: int = 4
     for _ in range(rounds):
         with db.read() as s:
             open_ids = s.scalars(
-                select(Match.id).where(
-                    Match.tournament_id == tournament_id, Match.status == MatchStatus.QUEUED
+                select(TournamentMatch.id).where(
+                    TournamentMatch.tournament_id == tournament_id,
+                    TournamentMatch.status == MatchStatus.QUEUED,
                 )
             ).all()
         for match_id in open_ids:
@@ -92,8 +93,9 @@ def play_abtest(db: Database, tournament_id: int) -> int:
     while True:
         with db.read() as s:
             queued = s.scalars(
-                select(Match.id).where(
-                    Match.tournament_id == tournament_id, Match.status == MatchStatus.QUEUED
+                select(TournamentMatch.id).where(
+                    TournamentMatch.tournament_id == tournament_id,
+                    TournamentMatch.status == MatchStatus.QUEUED,
                 )
             ).all()
         if not queued:

@@ -17,10 +17,10 @@ from arena.store import bots, logs, tournaments
 from arena.store.models import (
     BotKind,
     Entry,
-    Match,
     MatchStatus,
     RatingChange,
     StoredLog,
+    TournamentMatch,
     TournamentStatus,
 )
 from arena.tournament import ratings
@@ -49,12 +49,14 @@ def assert_recorded_exactly_once(arena: Platform, games: int) -> None:
     with arena.db.read() as s:
         assert (
             s.scalar(
-                select(func.count()).select_from(Match).where(Match.status == MatchStatus.DONE)
+                select(func.count())
+                .select_from(TournamentMatch)
+                .where(TournamentMatch.status == MatchStatus.DONE)
             )
             == games
         )
         assert s.scalar(select(func.count()).select_from(StoredLog)) == games
-        completions = sorted(s.scalars(select(Match.completion)))
+        completions = sorted(s.scalars(select(TournamentMatch.completion)))
         assert completions == list(range(1, games + 1)), "each match completed once"
         assert s.scalar(select(func.count()).select_from(RatingChange)) == 4 * games
 
@@ -63,7 +65,7 @@ def assert_ratings_replay(arena: Platform) -> None:
     """The stored ratings equal a sequential replay of the recorded results."""
     with arena.db.read() as s:
         expected: dict[int, ratings.Rating] = {}
-        for match in s.scalars(select(Match).order_by(Match.completion)):
+        for match in s.scalars(select(TournamentMatch).order_by(TournamentMatch.completion)):
             log = logs.decode(s.get(StoredLog, match.id).data)
             versions = [seat.bot_version_id for seat in match.seats]
             current = [expected.get(v, ratings.new_rating()) for v in versions]
