@@ -172,8 +172,8 @@ def bot_page(name: str, session: SessionDep) -> HTMLResponse:
     return render(
         "bot.html",
         bot=bot,
-        charts={t: rating_chart(history) for t, history in bot["ratings"].items()},
-        duplicates=bot_queries.duplicate_tournaments(session, list(bot["ratings"])),
+        charts={t: rating_chart(history) for t, history in bot.ratings.items()},
+        duplicates=bot_queries.duplicate_tournaments(session, list(bot.ratings)),
         unreachable_streak=bot_queries.UNREACHABLE_STREAK,
         abtests=abtests.of_bot(session, name),
     )
@@ -230,13 +230,11 @@ def match_page(
     try:
         match = match_queries.match(session, match_id)
         log, shown = (
-            match_queries.match_log(session, match_id)
-            if match["status"] == "done"
-            else (None, None)
+            match_queries.match_log(session, match_id) if match.status == "done" else (None, None)
         )
     except StoreError as error:
         raise _not_found(error) from None
-    names = [f"{s['bot']} v{s['version']}" for s in match["seats"]]
+    names = [f"{s.bot} v{s.version}" for s in match.seats]
     replay = frames(log, reveal=shown.public) if log and shown else []
     return render(
         "match.html",

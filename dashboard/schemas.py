@@ -54,13 +54,16 @@ class VersionCreate(BaseModel):
     max_matches: int | None = Field(default=None, ge=1, le=10_000)
 
 
+SubmissionStatus = Literal["pending", "ready", "rejected"]
+
+
 class SubmissionPublic(BaseModel):
     """A submitted version: queued (``pending``) until a worker plays its qualification
     match; then ``ready`` or ``rejected`` with the reason (GET /bots/{name})."""
 
     bot: str
     version: int
-    status: Literal["pending", "ready", "rejected"]
+    status: SubmissionStatus
     accepted: bool
     reason: str
 
@@ -312,3 +315,68 @@ class FairPlayReport(BaseModel):
     min_chances: int
     min_together: int
     flags: list[FairPlayFlag]
+
+
+class OwnerPublic(BaseModel):
+    name: str
+    created_at: str
+    token: str  # "active" or "revoked": never the token itself
+    bots: list[str]
+
+
+class NewToken(BaseModel):
+    token: str
+
+
+class OwnSeat(SeatResult):
+    """One of the owner's seats in a recorded match, with what its bot printed."""
+
+    match: int
+    tournament: str
+    finished_at: str | None
+    #: what the bot printed while playing this match (its last 4 KB; uploaded bots
+    #: only: a bot running elsewhere keeps its own output). A warm process may play
+    #: several matches of the same version at once, so lines of those may be mixed in.
+    output: str | None
+
+
+# ------------------------------------------------------------------ pages
+# What the pages show: the API's models with more (a route serves the model it declares,
+# so these extra fields never reach the API).
+
+
+class SeatFailure(BaseModel):
+    """A seat of one of a bot's versions that forfeited, answered late or broke a rule."""
+
+    match: int
+    seat: int
+    version: int
+    forfeit: str | None
+    reason: str | None
+    strikes: int
+    illegal: int
+
+
+class BotPage(BotPublic):
+    #: why the active version could not be reached in its last matches, if it could not
+    unreachable: str | None
+    #: rating histories by tournament, then by version label
+    ratings: dict[str, dict[str, list[dict[str, Any]]]]
+    recent_matches: list[MatchPublic]
+    failures: list[SeatFailure]
+
+
+class TournamentRow(TournamentPublic):
+    bots: int
+    #: the best-rated version that has played ("name vN")
+    leader: str | None
+
+
+class TournamentPage(TournamentDetail):
+    id: int
+    duplicate: bool
+    #: the newest deal groups (duplicate tournaments), and how many there are
+    groups: list[DealGroup]
+    groups_total: int
+    #: the leaders' head-to-head table (the tournament's page only)
+    head_to_head: dict[str, Any] | None = None

@@ -94,8 +94,8 @@ def test_rating_history_and_head_to_head_agree_with_the_played_matches(app_and_t
         history = rating_queries.rating_history(session, found.id, leaders)
         grid = rating_queries.head_to_head(session, found.id, leaders)
         places = [
-            {seat["bot"]: seat["place"] for seat in match["seats"]}
-            for match in match_queries.matches(session, tournament="cup")["items"]
+            {seat.bot: seat.place for seat in match.seats}
+            for match in match_queries.matches(session, tournament="cup").items
         ]
     assert list(history) == [f"{row['bot']} v{row['version']}" for row in board]
     for row in board:

@@ -22,9 +22,10 @@ from arena.store.models import (
 )
 from dashboard.queries.matches import matches
 from dashboard.queries.ratings import rating_history
+from dashboard.schemas import BotPage, BotPublic, SeatFailure, VersionPublic
 
 
-def bots(session: Session) -> list[dict[str, Any]]:
+def bots(session: Session) -> list[BotPublic]:
     return [
         _bot_summary(bot)
         for bot in session.scalars(
@@ -79,25 +80,23 @@ def bot_owners(session: Session) -> dict[str, str]:
     )
 
 
-def _bot_summary(bot: RegisteredBot) -> dict[str, Any]:
-    return {
-        "name": bot.name,
-        "versions": [
-            {
-                "number": v.number,
-                "kind": v.kind.value,
-                "target": v.target,
-                "active": v.active,
-                "status": v.status.value,
-                "reason": v.reason,
-                "qualification_match": v.qualification_match_id,
-                "max_matches": v.max_matches,
-                "announced_matches": v.announced_matches,
-                "created_at": v.created_at.isoformat(),
-            }
-            for v in bot.versions
-        ],
-    }
+def _bot_summary(bot: RegisteredBot) -> BotPublic:
+    return BotPublic(name=bot.name, versions=[_version(v) for v in bot.versions])
+
+
+def _version(version: BotVersion) -> VersionPublic:
+    return VersionPublic(
+        number=version.number,
+        kind=version.kind.value,
+        target=version.target,
+        active=version.active,
+        status=version.status.value,
+        reason=version.reason,
+        qualification_match=version.qualification_match_id,
+        max_matches=version.max_matches,
+        announced_matches=version.announced_matches,
+        created_at=version.created_at.isoformat(),
+    )
 
 
 def bot_ratings(
@@ -144,7 +143,7 @@ def _bot(session: Session, name: str) -> RegisteredBot:
     return found
 
 
-def bot(session: Session, name: str, recent: int = 20) -> dict[str, Any]:
+def bot(session: Session, name: str, recent: int = 20) -> BotPage:
     found = _bot(session, name)
     versions = [v.id for v in found.versions]
     ratings = bot_ratings(session, found)
@@ -167,25 +166,24 @@ def bot(session: Session, name: str, recent: int = 20) -> dict[str, Any]:
         .order_by(MatchSeat.match_id.desc())
         .limit(recent)
     ).all()
-    summary = _bot_summary(found)
-    summary.update(
+    return BotPage(
+        **dict(_bot_summary(found)),
         unreachable=_unreachable(session, [v.id for v in found.versions if v.active]),
         ratings=ratings,
-        recent_matches=matches_page["items"],
+        recent_matches=matches_page.items,
         failures=[
-            {
-                "match": f.match_id,
-                "seat": f.seat,
-                "version": f.number,
-                "forfeit": f.forfeit_kind,
-                "reason": f.forfeit_reason,
-                "strikes": f.strikes,
-                "illegal": f.illegal,
-            }
+            SeatFailure(
+                match=f.match_id,
+                seat=f.seat,
+                version=f.number,
+                forfeit=f.forfeit_kind,
+                reason=f.forfeit_reason,
+                strikes=f.strikes,
+                illegal=f.illegal,
+            )
             for f in failures
         ],
     )
-    return summary
 
 
 #: recorded matches in a row the active version could not be reached in before its

@@ -21,6 +21,7 @@ from arena.store.models import (
     Tournament,
     TournamentMatch,
 )
+from dashboard.schemas import MatchPage, MatchPublic, SeatPublic
 
 PER_PAGE = 50
 
@@ -32,7 +33,7 @@ def matches(
     status: str | None = None,
     page: int = 1,
     per_page: int = PER_PAGE,
-) -> dict[str, Any]:
+) -> MatchPage:
     """A page of matches, newest first, filtered by tournament, bot and status."""
     query = select(TournamentMatch.id).order_by(TournamentMatch.id.desc())
     if tournament:
@@ -75,42 +76,42 @@ def matches(
             )
         ).all()
     )
-    return {
-        "items": [_match_row(found[i], names[found[i].tournament_id]) for i in ids],
-        "page": page,
-        "per_page": per_page,
-        "has_next": has_next,
-    }
+    return MatchPage(
+        items=[_match_row(found[i], names[found[i].tournament_id]) for i in ids],
+        page=page,
+        per_page=per_page,
+        has_next=has_next,
+    )
 
 
-def _match_row(match: TournamentMatch, tournament_name: str) -> dict[str, Any]:
-    return {
-        "id": match.id,
-        "tournament": tournament_name,
-        "index": match.index,
-        "status": match.status.value,
-        "attempts": match.attempts,
-        "error": match.error,
-        "finished_at": match.finished_at.isoformat() if match.finished_at else None,
-        "seats": [
-            {
-                "seat": s.seat,
-                "bot": s.version.bot.name,
-                "version": s.version.number,
-                "place": s.place,
-                "forfeit": s.forfeit_kind,
-                "reason": s.forfeit_reason,
-                "strikes": s.strikes,
-                "illegal": s.illegal,
-                "latency_mean_ms": s.latency_mean_ms,
-                "latency_p99_ms": s.latency_p99_ms,
-            }
+def _match_row(match: TournamentMatch, tournament_name: str) -> MatchPublic:
+    return MatchPublic(
+        id=match.id,
+        tournament=tournament_name,
+        index=match.index,
+        status=match.status.value,
+        attempts=match.attempts,
+        error=match.error,
+        finished_at=match.finished_at.isoformat() if match.finished_at else None,
+        seats=[
+            SeatPublic(
+                seat=s.seat,
+                bot=s.version.bot.name,
+                version=s.version.number,
+                place=s.place,
+                forfeit=s.forfeit_kind,
+                reason=s.forfeit_reason,
+                strikes=s.strikes,
+                illegal=s.illegal,
+                latency_mean_ms=s.latency_mean_ms,
+                latency_p99_ms=s.latency_p99_ms,
+            )
             for s in match.seats
         ],
-    }
+    )
 
 
-def match(session: Session, match_id: int) -> dict[str, Any]:
+def match(session: Session, match_id: int) -> MatchPublic:
     found = session.scalar(
         select(TournamentMatch)
         .where(TournamentMatch.id == match_id)

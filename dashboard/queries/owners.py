@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -16,11 +14,12 @@ from arena.store.models import (
     TournamentMatch,
 )
 from dashboard.queries.matches import PER_PAGE
+from dashboard.schemas import OwnSeat
 
 
 def owner_seats(
     session: Session, owner_id: int, bot: str | None = None, limit: int = PER_PAGE
-) -> list[dict[str, Any]]:
+) -> list[OwnSeat]:
     """An owner's own seats in recorded matches, newest first (optionally one bot's): how
     each went and what the bot printed while playing it (``Seat.output``: the owner's
     eyes only, so this is only ever served to the owner's token)."""
@@ -50,19 +49,19 @@ def owner_seats(
     if bot:
         query = query.where(RegisteredBot.name == bot)
     return [
-        {
-            "match": row.match_id,
-            "tournament": row.tournament,
-            "finished_at": row.finished_at.isoformat() if row.finished_at else None,
-            "seat": row.seat,
-            "bot": row.bot,
-            "version": row.number,
-            "place": row.place,
-            "forfeit": row.forfeit_kind,
-            "reason": row.forfeit_reason,
-            "strikes": row.strikes,
-            "illegal": row.illegal,
-            "output": row.output,
-        }
+        OwnSeat(
+            match=row.match_id,
+            tournament=row.tournament,
+            finished_at=row.finished_at.isoformat() if row.finished_at else None,
+            seat=row.seat,
+            bot=row.bot,
+            version=row.number,
+            place=row.place,
+            forfeit=row.forfeit_kind,
+            reason=row.forfeit_reason,
+            strikes=row.strikes,
+            illegal=row.illegal,
+            output=row.output,
+        )
         for row in session.execute(query)
     ]

@@ -17,6 +17,7 @@ from arena.store.models import (
     TournamentMatch,
 )
 from dashboard.queries.ratings import head_to_head
+from dashboard.schemas import DealGroup, LeaderboardRow, TournamentPage, TournamentRow
 
 #: bots in a tournament's head-to-head table (its leaders)
 HEAD_TO_HEAD_BOTS = 12
@@ -26,7 +27,7 @@ HEAD_TO_HEAD_BOTS = 12
 GROUPS_SHOWN = 20
 
 
-def tournaments(session: Session) -> list[dict[str, Any]]:
+def tournaments(session: Session) -> list[TournamentRow]:
     """Every tournament, newest first, with its bot count and current leader."""
     entries = session.execute(
         select(
@@ -48,18 +49,18 @@ def tournaments(session: Session) -> list[dict[str, Any]]:
         best = leaders.get(entry.tournament_id)
         if entry.games and (best is None or score > best[0]):
             leaders[entry.tournament_id] = (score, f"{entry.name} v{entry.number}")
-    rows = []
+    rows: list[TournamentRow] = []
     # A/B tests are on /abtests, qualification matches on their versions' pages
     unlisted = (TournamentFormat.ABTEST, TournamentFormat.QUALIFICATION)
     listed = select(Tournament).where(Tournament.format.not_in(unlisted))
     for tournament in session.scalars(listed.order_by(Tournament.id.desc())):
         leader = leaders.get(tournament.id)
         rows.append(
-            {
+            TournamentRow(
                 **_tournament_summary(session, tournament),
-                "bots": bots.get(tournament.id, 0),
-                "leader": leader[1] if leader else None,
-            }
+                bots=bots.get(tournament.id, 0),
+                leader=leader[1] if leader else None,
+            )
         )
     return rows
 
@@ -71,27 +72,33 @@ def _tournament_summary(session: Session, tournament: Tournament) -> dict[str, A
     }
 
 
-def tournament(session: Session, name: str) -> dict[str, Any]:
-    found = tournament_store.get(session, name)
-    summary = _tournament_summary(session, found)
-    summary["id"] = found.id
-    summary["leaderboard"] = tournament_store.leaderboard(session, found)
-    summary["duplicate"] = found.duplicate
+def tournament(session: Session, name: str) -> TournamentPage:
+    """A tournament with its standings and (duplicate deals) its newest deal groups."""
+    return _tournament(session, tournament_store.get(session, name))[0]
+
+
+def _tournament(session: Session, found: Tournament) -> tuple[TournamentPage, list[int]]:
+    """The tournament and its leaderboard's version ids, best first."""
+    board = tournament_store.leaderboard(session, found)
     groups = tournament_store.group_scores(session, found) if found.duplicate else []
-    summary["groups"] = groups[:GROUPS_SHOWN]
-    summary["groups_total"] = len(groups)
-    return summary
+    page = TournamentPage(
+        **_tournament_summary(session, found),
+        id=found.id,
+        leaderboard=[LeaderboardRow.model_validate(row) for row in board],
+        duplicate=found.duplicate,
+        groups=[DealGroup.model_validate(group) for group in groups[:GROUPS_SHOWN]],
+        groups_total=len(groups),
+    )
+    return page, [row["version_id"] for row in board]
 
 
-def tournament_page(session: Session, name: str) -> dict[str, Any]:
+def tournament_page(session: Session, name: str) -> TournamentPage:
     """A tournament as its page shows it: ``tournament`` plus the leaders' head-to-head
     table (the rating chart comes separately: ``leaders_ratings``)."""
-    summary = tournament(session, name)
-    table = summary["leaderboard"][:HEAD_TO_HEAD_BOTS]
-    summary["head_to_head"] = head_to_head(
-        session, summary["id"], [row["version_id"] for row in table]
-    )
-    return summary
+    found = tournament_store.get(session, name)
+    page, versions = _tournament(session, found)
+    table = head_to_head(session, found.id, versions[:HEAD_TO_HEAD_BOTS])
+    return page.model_copy(update={"head_to_head": table})
 
 
 def counts(session: Session) -> dict[str, int]:

@@ -18,8 +18,8 @@ NOT_YOURS: Responses = {401: {"description": "No token"}, 403: {"description": "
 
 
 @router.get("/abtests/{name}", response_model=AbTestPublic, responses=NOT_FOUND)
-def get_abtest(name: str, session: SessionDep) -> dict:
-    return abtests.status(session, name)
+def get_abtest(name: str, session: SessionDep) -> AbTestPublic:
+    return AbTestPublic.model_validate(abtests.status(session, name))
 
 
 @router.post(
@@ -32,7 +32,7 @@ def get_abtest(name: str, session: SessionDep) -> dict:
         403: {"description": "Another owner's bot"},
     },
 )
-def create_abtest(body: AbTestCreate, owner: OwnerDep, platform: PlatformDep) -> dict:
+def create_abtest(body: AbTestCreate, owner: OwnerDep, platform: PlatformDep) -> AbTestPublic:
     """An owner tests their own versions (any that qualified, active or not) against a
     field of their bots and the samples; the operator tests any from the CLI."""
     try:
@@ -57,7 +57,7 @@ def create_abtest(body: AbTestCreate, owner: OwnerDep, platform: PlatformDep) ->
         )
     )
     with platform.db.read() as session:
-        return abtests.status(session, body.name)
+        return AbTestPublic.model_validate(abtests.status(session, body.name))
 
 
 @router.post(
@@ -65,8 +65,8 @@ def create_abtest(body: AbTestCreate, owner: OwnerDep, platform: PlatformDep) ->
     response_model=Started,
     responses={**NOT_FOUND, **NOT_YOURS, 409: {"description": "Over already"}},
 )
-def start_abtest(name: str, owner: OwnerDep, platform: PlatformDep) -> dict:
-    return {"name": name, "queued": platform.start_abtest(name, owner)}
+def start_abtest(name: str, owner: OwnerDep, platform: PlatformDep) -> Started:
+    return Started(name=name, queued=platform.start_abtest(name, owner))
 
 
 @router.post(
@@ -74,6 +74,7 @@ def start_abtest(name: str, owner: OwnerDep, platform: PlatformDep) -> dict:
     response_model=Started,
     responses={**NOT_FOUND, **NOT_YOURS, 409: {"description": "Over already"}},
 )
-def stop_abtest(name: str, owner: OwnerDep, platform: PlatformDep) -> dict:
+def stop_abtest(name: str, owner: OwnerDep, platform: PlatformDep) -> Started:
     """Stop the test undecided; ``queued`` is the number of queued matches withdrawn."""
-    return {"name": name, "queued": platform.db.transaction(lambda s: abtests.stop(s, name, owner))}
+    stopped = platform.db.transaction(lambda s: abtests.stop(s, name, owner))
+    return Started(name=name, queued=stopped)

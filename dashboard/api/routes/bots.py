@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import cast
 
 from fastapi import APIRouter, status
 
@@ -15,7 +16,14 @@ from arena.store.models import BotKind, Owner
 from arena.store.rights import check_submission_rate
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
 from dashboard.queries import bots as bot_queries
-from dashboard.schemas import BotCreate, BotPublic, Responses, SubmissionPublic, VersionCreate
+from dashboard.schemas import (
+    BotCreate,
+    BotPublic,
+    Responses,
+    SubmissionPublic,
+    SubmissionStatus,
+    VersionCreate,
+)
 
 router = APIRouter(tags=["bots"])
 WRITE_ERRORS: Responses = {
@@ -28,14 +36,14 @@ WRITE_ERRORS: Responses = {
 
 
 @router.get("/bots", response_model=list[BotPublic])
-def list_bots(session: SessionDep) -> list[dict]:
+def list_bots(session: SessionDep) -> list[BotPublic]:
     return bot_queries.bots(session)
 
 
 @router.get(
     "/bots/{name}", response_model=BotPublic, responses={404: {"description": "No such bot"}}
 )
-def get_bot(name: str, session: SessionDep) -> dict:
+def get_bot(name: str, session: SessionDep) -> BotPublic:
     return bot_queries.bot(session, name)
 
 
@@ -47,7 +55,7 @@ def get_bot(name: str, session: SessionDep) -> dict:
 )
 def create_bot(
     body: BotCreate, owner: OwnerDep, platform: PlatformDep, session: SessionDep
-) -> dict:
+) -> SubmissionPublic:
     """Register a bot with its first version (qualified like every version)."""
     try:
         bot_queries.bot(session, body.name)
@@ -64,13 +72,13 @@ def create_bot(
 )
 def submit_version(
     name: str, body: VersionCreate, owner: OwnerDep, platform: PlatformDep, session: SessionDep
-) -> dict:
+) -> SubmissionPublic:
     """Submit a new version: it replaces the active one once it qualifies."""
     bot_queries.bot(session, name)  # NotFound: 404
     return _submit(platform, name, body, owner.id)
 
 
-def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -> dict:
+def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -> SubmissionPublic:
     with platform.db.read() as session:
         owner = session.get(Owner, owner_id)
         assert owner is not None
@@ -110,10 +118,10 @@ def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -
             competition=body.competition,
             max_matches=body.max_matches,
         )
-    return {
-        "bot": result.bot,
-        "version": result.version,
-        "status": result.status,
-        "accepted": result.accepted,
-        "reason": result.reason,
-    }
+    return SubmissionPublic(
+        bot=result.bot,
+        version=result.version,
+        status=cast(SubmissionStatus, result.status),
+        accepted=result.accepted,
+        reason=result.reason,
+    )

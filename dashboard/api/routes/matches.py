@@ -27,14 +27,14 @@ def list_matches(
     ] = None,
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
     per_page: Annotated[int, Query(ge=1, le=200)] = match_queries.PER_PAGE,
-) -> dict:
+) -> MatchPage:
     return match_queries.matches(
         session, tournament, bot, status_.value if status_ else None, page, per_page
     )
 
 
 @router.get("/matches/{match_id}", response_model=MatchPublic, responses=NOT_FOUND)
-def get_match(match_id: MatchId, session: SessionDep) -> dict:
+def get_match(match_id: MatchId, session: SessionDep) -> MatchPublic:
     return match_queries.match(session, match_id)
 
 

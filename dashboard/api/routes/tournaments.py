@@ -20,6 +20,7 @@ from dashboard.schemas import (
     TournamentCreate,
     TournamentDetail,
     TournamentPublic,
+    TournamentRow,
 )
 
 router = APIRouter(tags=["tournaments"])
@@ -27,20 +28,21 @@ NOT_FOUND: Responses = {404: {"description": "No such tournament"}}
 
 
 @router.get("/tournaments", response_model=list[TournamentPublic])
-def list_tournaments(session: SessionDep) -> list[dict]:
+def list_tournaments(session: SessionDep) -> list[TournamentRow]:
     return tournament_queries.tournaments(session)
 
 
 @router.get("/tournaments/{name}", response_model=TournamentDetail, responses=NOT_FOUND)
-def get_tournament(name: str, session: SessionDep) -> dict:
+def get_tournament(name: str, session: SessionDep) -> TournamentDetail:
     return tournament_queries.tournament(session, name)
 
 
 @router.get(
     "/tournaments/{name}/leaderboard", response_model=list[LeaderboardRow], responses=NOT_FOUND
 )
-def get_leaderboard(name: str, session: SessionDep) -> list[dict]:
-    return tournament_store.leaderboard(session, tournament_store.get(session, name))
+def get_leaderboard(name: str, session: SessionDep) -> list[LeaderboardRow]:
+    rows = tournament_store.leaderboard(session, tournament_store.get(session, name))
+    return [LeaderboardRow.model_validate(row) for row in rows]
 
 
 @router.post(
@@ -53,7 +55,9 @@ def get_leaderboard(name: str, session: SessionDep) -> list[dict]:
         403: {"description": "Another owner's bot"},
     },
 )
-def create_tournament(body: TournamentCreate, owner: OwnerDep, platform: PlatformDep) -> dict:
+def create_tournament(
+    body: TournamentCreate, owner: OwnerDep, platform: PlatformDep
+) -> TournamentDetail:
     """An owner's tournament is private: their own bots and the samples, within limits."""
     ruleset = Ruleset.parse(body.rules.preset, body.rules.options)
     platform.db.transaction(
@@ -88,11 +92,11 @@ def create_tournament(body: TournamentCreate, owner: OwnerDep, platform: Platfor
         503: {"description": "No Redis"},
     },
 )
-def start_tournament(name: str, owner: ActorDep, platform: PlatformDep) -> dict:
+def start_tournament(name: str, owner: ActorDep, platform: PlatformDep) -> Started:
     """Only the tournament's creator starts it, or the operator (their token)."""
     with platform.db.read() as session:
         check_may_run(owner, tournament_store.get(session, name))
-    return {"name": name, "queued": platform.start_tournament(name)}
+    return Started(name=name, queued=platform.start_tournament(name))
 
 
 @router.post(
@@ -105,23 +109,24 @@ def start_tournament(name: str, owner: ActorDep, platform: PlatformDep) -> dict:
         403: {"description": "Not your tournament"},
     },
 )
-def stop_tournament(name: str, owner: ActorDep, platform: PlatformDep) -> dict:
+def stop_tournament(name: str, owner: ActorDep, platform: PlatformDep) -> Started:
     """Stop a ladder (its creator, or the operator): no new tables, the ones in play are
     recorded.
     ``queued`` is the number of queued matches dropped."""
 
     dropped = platform.db.transaction(lambda s: tournament_store.stop(s, name, owner))
-    return {"name": name, "queued": dropped}
+    return Started(name=name, queued=dropped)
 
 
 @router.get("/tournaments/{name}/groups", response_model=list[DealGroup], responses=NOT_FOUND)
-def get_groups(name: str, session: SessionDep) -> list[dict]:
+def get_groups(name: str, session: SessionDep) -> list[DealGroup]:
     """Duplicate tournaments: each bot's score per deal group, newest first."""
-    return tournament_store.group_scores(session, tournament_store.get(session, name))
+    groups = tournament_store.group_scores(session, tournament_store.get(session, name))
+    return [DealGroup.model_validate(group) for group in groups]
 
 
 @router.get("/tournaments/{name}/fairplay", response_model=FairPlayReport, responses=NOT_FOUND)
-def get_fairplay(name: str, platform: PlatformDep) -> dict:
+def get_fairplay(name: str, platform: PlatformDep) -> FairPlayReport:
     """The collusion report: every pair of bots tested for team play, the flags that
     survive Holm's family-wise error control (docs/fair-play.md)."""
-    return fairplay.report(platform.db, name)
+    return FairPlayReport.model_validate(fairplay.report(platform.db, name))
