@@ -28,6 +28,7 @@ from arena.store.models import (
 )
 from tests.support.engine import served, simple_play
 from tests.support.store import SAMPLES
+from tests.support.waiting import wait_until
 from tests.support.workers import (
     assert_ratings_replay,
     assert_recorded_exactly_once,
@@ -319,3 +320,35 @@ def test_the_limit_a_bot_announces_in_its_hello_is_kept_once_its_match_is_record
     with arena.db.read() as s:
         version = bots.active_version(s, "announcing")
         assert (version.max_matches, version.announced_matches) == (None, kept)
+
+
+def test_what_a_bot_announces_lifts_its_limit_as_soon_as_it_says_hello(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An endpoint nobody has heard yet is seated in the default number of matches at
+    once; its Hello announces more (the SDK's async bot: 256), and the matches the
+    default kept queued start while the first ones still play (the bot waits at a shut
+    gate: none of its matches can end before all of them are running)."""
+    arena = Platform(settings)
+    games = bots.DEFAULT_ENDPOINT_MATCHES + 8
+    Gated.gate.clear()
+    with served(Gated) as endpoint:
+        _endpoint_tournament(arena, "newcomer", endpoint, "t", games, deadline=60.0)
+        ids = _started(arena, "t")
+        with worker_in_this_process(settings, monkeypatch) as jobs:
+            said = jobs.play_matches(ids)
+            assert said.startswith(f"{bots.DEFAULT_ENDPOINT_MATCHES} in play"), said
+            assert "8 waiting for a bot's limit" in said, said
+
+            def running() -> bool:
+                with arena.db.read() as s:
+                    statuses = s.scalars(
+                        select(TournamentMatch.status).where(TournamentMatch.id.in_(ids))
+                    ).all()
+                return statuses.count(MatchStatus.RUNNING) == games
+
+            wait_until(running, "the matches its default kept queued never started")
+            Gated.gate.set()
+            assert str(jobs.drain()) == f"{games} recorded"
+    with arena.db.read() as s:
+        assert bots.active_version(s, "newcomer").announced_matches == 256

@@ -158,7 +158,8 @@ class Pipeline:
             if plans:
                 self._time(plans[0].tournament_id, {"claim_ms": claim_ms})
         for plan in plans:
-            future = self.runtime.submit(self.runtime.play(plan))
+            heard = functools.partial(self._heard, plan)
+            future = self.runtime.submit(self.runtime.play(plan, heard))
             future.add_done_callback(functools.partial(self._played, plan))
 
     def wait_for_room(self) -> None:
@@ -308,24 +309,53 @@ class Pipeline:
             self._cond.notify_all()
         self._retry_deferred()
 
+    def _heard(self, plan: matches.MatchPlan, announced: dict[int, int | None]) -> None:
+        """A match's bots said Hello (on the runtime's thread): keep what the endpoints
+        announced at once, off this thread, so that the matches their limit kept queued
+        start while this one still plays."""
+        changes = self._changed_announcements([(plan, announced)])
+        if changes:
+            threading.Thread(
+                target=self._keep_announced, args=(changes,), daemon=True, name="arena-hello"
+            ).start()
+
     def _note_announced(self, recorded: list[matches.PlayedMatch]) -> None:
-        """Keep the limits endpoints announced in their Hellos, once per change (best
-        effort: a failure leaves the limit the claims used so far)."""
-        changes = {
-            seat.bot_version_id: value
-            for played in recorded
-            for index, value in played.announced.items()
-            if (seat := played.plan.seats[index]).kind is BotKind.ENDPOINT
-            and self._announced.get(seat.bot_version_id, 0) != value
-        }
-        if not changes:
-            return
+        """What the recorded matches' Hellos announced and is not kept yet (a write at
+        the Hello that failed)."""
+        changes = self._changed_announcements([(p.plan, p.announced) for p in recorded])
+        if changes:
+            self._keep_announced(changes)
+
+    def _changed_announcements(
+        self, heard: list[tuple[matches.MatchPlan, dict[int, int | None]]]
+    ) -> dict[int, int | None]:
+        """By endpoint version: what its Hello announced, where that differs from what
+        was kept; marked as kept at once (one write per change however many matches
+        start together)."""
+        with self._cond:
+            changes = {
+                seat.bot_version_id: value
+                for plan, announced in heard
+                for index, value in announced.items()
+                if (seat := plan.seats[index]).kind is BotKind.ENDPOINT
+                and self._announced.get(seat.bot_version_id, 0) != value
+            }
+            self._announced.update(changes)
+        return changes
+
+    def _keep_announced(self, changes: dict[int, int | None]) -> None:
+        """Write what the endpoints announced (best effort: after a failure the claims
+        keep the limit they used, and the next Hello tries again), then claim the
+        matches their limits kept queued."""
         try:
             self.db.transaction(lambda session: bots.note_announced(session, changes))
         except Exception:
             log.exception("cannot keep the limits the bots announced: %s", changes)
+            with self._cond:
+                for version in changes:
+                    self._announced.pop(version, None)
             return
-        self._announced.update(changes)
+        self._retry_deferred()
 
     def _refill(self, tournaments: set[tuple[int, str]]) -> None:
         """Queue the next matches of these ladders and A/B tests (recorded results are

@@ -16,7 +16,7 @@ import concurrent.futures
 import contextlib
 import threading
 import time
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -102,9 +102,13 @@ class Runtime:
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         return self.submit(coroutine).result()
 
-    async def play(self, plan: MatchPlan) -> Playout:
+    async def play(
+        self, plan: MatchPlan, on_hello: Callable[[dict[int, int | None]], None] | None = None
+    ) -> Playout:
         """Play one claimed match when a slot is free; the bots' failures are in the log,
-        anything raised is the platform's."""
+        anything raised is the platform's. ``on_hello`` hears, once the seats have
+        started (on the runtime's thread: it must not block), what each bot that said
+        Hello announced."""
         if self._slots is None or self._cpu_lane is None or self._sandbox_lane is None:
             self._slots = asyncio.Semaphore(self.concurrency)
             self._cpu_lane = asyncio.Semaphore(1)
@@ -129,6 +133,7 @@ class Runtime:
                 plan.seed,
                 RefereeSettings(**plan.settings),
                 match_id=str(plan.match_id),
+                on_started=None if on_hello is None else lambda: on_hello(_announced(seats)),
             )
             started_at = now()
             began = time.perf_counter()

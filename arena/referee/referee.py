@@ -78,6 +78,7 @@ class Referee:
         match_id: str | None = None,
         dealer: int = 0,
         on_step: Callable[[], None] | None = None,
+        on_started: Callable[[], None] | None = None,
     ) -> None:
         self.game = Game(ruleset, len(seats))
         self.ruleset = ruleset
@@ -90,6 +91,8 @@ class Referee:
         #: what each seat did to each other seat (arena.fairplay): read by the recorder
         self.fairplay = FairPlayCounter()
         self.on_step = on_step
+        #: called once every seat has started (its Hello heard, or its failure known)
+        self.on_started = on_started
         self._began = 0.0
         #: where the match's wall time went (ms): starting the seats, the deals, the end
         self.timing: dict[str, float] = {}
@@ -106,6 +109,8 @@ class Referee:
         started_at = time.time()
         try:
             await self._start_seats()
+            if self.on_started is not None:
+                self.on_started()
             started = time.perf_counter()
             while not self.match.over:
                 await self._play_deal(self.match.next_deal())
