@@ -6,6 +6,7 @@ import asyncio
 import re
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
@@ -352,3 +353,35 @@ def test_what_a_bot_announces_lifts_its_limit_as_soon_as_it_says_hello(
             assert str(jobs.drain()) == f"{games} recorded"
     with arena.db.read() as s:
         assert bots.active_version(s, "newcomer").announced_matches == 256
+
+
+def test_a_job_larger_than_the_room_left_passes_the_rest_on_to_another_worker(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker with room for two more matches takes a job of three: it plays two and
+    sends the third back to the queue in a job of its own, at once, for a worker with
+    room (it would otherwise wait here for a slot, and end the tournament late)."""
+    arena = Platform(settings)
+    Gated.gate.clear()
+    with served(Gated) as endpoint:
+        _endpoint_tournament(arena, "gated", endpoint, "t", 3, deadline=60.0)
+        first, second, third = _started(arena, "t")
+        monkeypatch.setenv("ARENA_WORKER_CONCURRENCY", "2")
+        with worker_in_this_process(settings, monkeypatch) as jobs:
+            taking = ThreadPoolExecutor(1).submit(jobs.play_matches, [first, second, third])
+            queue = work_queue.match_queue(arena.queue.connection, settings.queue_name)
+
+            def passed_on() -> str | None:
+                with arena.db.read() as s:
+                    match = s.get(TournamentMatch, third)
+                    job_id = match.job_id if match.status is MatchStatus.QUEUED else None
+                return job_id if job_id in queue.get_job_ids() else None
+
+            job_id = wait_until(passed_on, "the third match was never passed on")
+            assert [list(a) for a in queue.fetch_job(job_id).args] == [[third]]
+            assert not taking.done(), "the job waits for room while its two matches play"
+            Gated.gate.set()
+            assert taking.result() == "2 in play, 1 passed on to a worker with room"
+            assert str(jobs.drain()) == "2 recorded"
+            assert jobs.play_matches([third]) == "1 in play"
+            assert str(jobs.drain()) == "1 recorded"

@@ -96,13 +96,15 @@ def play_matches(match_ids: list[int]) -> str:
     the same ``FLUSH_SECONDS``. A platform failure gives its match back (queued again);
     the worker's log says why."""
     flow = pipeline()
-    played, deferred = flow.take(match_ids)
+    played, deferred, passed = flow.take(match_ids)
     flow.wait_for_room()
     runtime().submit(runtime().tidy())
     said = f"{played} in play"
     if deferred:
         said += f", {deferred} waiting for a bot's limit of matches at once"
-    skipped = len(match_ids) - played - deferred
+    if passed:
+        said += f", {passed} passed on to a worker with room"
+    skipped = len(match_ids) - played - deferred - passed
     if skipped:
         said += f", {skipped} skipped: not queued (done, failed, stale, or taken)"
     return said

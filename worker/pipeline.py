@@ -99,13 +99,38 @@ class Pipeline:
 
     # ------------------------------------------------------------------ a job's side
 
-    def take(self, match_ids: list[int]) -> tuple[int, int]:
+    def take(self, match_ids: list[int]) -> tuple[int, int, int]:
         """Claim those of ``match_ids`` still queued and play them; keep those left
-        queued for their bots' limits to claim again later. (played, deferred)."""
-        played, left = self._claim(match_ids)
+        queued for their bots' limits to claim again later; pass on to the queue, in a
+        job of their own, those this worker has no room for (a worker with room plays
+        them now, not once a match ends here). (played, deferred, passed on)."""
+        mine, extra = self._within_room(match_ids)
+        played, left = self._claim(mine)
         with self._cond:
             self._deferred.extend(m for m in left if m not in self._deferred)
-        return played, len(left)
+        passed = matches.pass_on(self.db, extra)
+        if passed:
+            self._send(passed)
+        return played, len(left), len(passed)
+
+    def _within_room(self, match_ids: list[int]) -> tuple[list[int], list[int]]:
+        """``match_ids`` split into those to play here and those with outside bots this
+        worker has no slot for (in-process matches wait for the CPU lane, as ever)."""
+        with self._cond:
+            room = max(1, self.runtime.concurrency - self._playing_outside)
+        if len(match_ids) <= room:
+            return match_ids, []
+        outside = matches.with_outside_bots(self.db, match_ids)
+        mine, extra = [], []
+        for match_id in match_ids:
+            if match_id not in outside:
+                mine.append(match_id)
+            elif room:
+                mine.append(match_id)
+                room -= 1
+            else:
+                extra.append(match_id)
+        return mine, extra
 
     def _claim(self, match_ids: list[int]) -> tuple[int, list[int]]:
         """Claim and play; the number played and the ids a bot's limit left queued.

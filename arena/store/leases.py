@@ -227,6 +227,41 @@ def claim_all(
     return plans
 
 
+def with_outside_bots(db: Database, match_ids: list[int]) -> set[int]:
+    """Those of ``match_ids`` that seat a bot other than the platform's samples (played
+    out of the worker's process: each takes one of its slots)."""
+    with db.read_core() as connection:
+        return set(
+            connection.execute(
+                select(_seats.c.match_id)
+                .join(_versions, _versions.c.id == _seats.c.bot_version_id)
+                .where(_seats.c.match_id.in_(match_ids), _versions.c.kind != BotKind.SAMPLE)
+                .distinct()
+            ).scalars()
+        )
+
+
+def pass_on(db: Database, match_ids: list[int]) -> list[tuple[int, str]]:
+    """Give those of ``match_ids`` still queued one new job (a worker without room for
+    them sends them back to the queue); the ``(match id, job id)`` pairs to enqueue."""
+    if not match_ids:
+        return []
+    job_id = new_job_id(match_ids[0])
+    passed = db.transaction(
+        lambda session: set(
+            session.connection()
+            .execute(
+                _matches.update()
+                .where(_matches.c.id.in_(match_ids), _matches.c.status == MatchStatus.QUEUED)
+                .values(job_id=job_id)
+                .returning(_matches.c.id)
+            )
+            .scalars()
+        )
+    )
+    return [(match_id, job_id) for match_id in match_ids if match_id in passed]
+
+
 def still_queued(db: Database, match_ids: list[int]) -> list[int]:
     """Those of ``match_ids`` still queued (a claim left them for its bots' limits), in order."""
     if not match_ids:

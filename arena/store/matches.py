@@ -25,14 +25,17 @@ from arena.store.leases import (
     claim,
     claim_all,
     give_back,
+    pass_on,
     reconcile,
     renew,
     still_queued,
+    with_outside_bots,
 )
 from arena.store.results import PlayedMatch, record, record_all
 from arena.timing import LEASE
 
 __all__ = [
     "LEASE", "MAX_ATTEMPTS", "MatchPlan", "PlayedMatch", "Repairs", "SeatPlan", "claim",
-    "claim_all", "give_back", "reconcile", "record", "record_all", "renew", "still_queued",
+    "claim_all", "give_back", "pass_on", "reconcile", "record", "record_all", "renew",
+    "still_queued", "with_outside_bots",
 ]  # fmt: skip
