@@ -116,7 +116,11 @@ def mle(pdf: Sequence[float], scores: Sequence[float], mean: float) -> list[floa
 
     edge = 1 - 1e-9  # the root lies strictly inside (-1 / (high - mean), 1 / (mean - low))
     x = brentq(secular, -edge / (high - mean), edge / (mean - low), xtol=1e-12)
-    return [p / (1 + x * a) for p, a in zip(pdf, shifted, strict=True)]
+    fitted = [p / (1 + x * a) for p, a in zip(pdf, shifted, strict=True)]
+    # at the exact root these sum to 1; near a pole the root's last bits leave 1e-9 off,
+    # and dividing by the sum moves the mean by less than that
+    total = sum(fitted)
+    return [p / total for p in fitted]
 
 
 def llr(counts: Sequence[int], bounds: Bounds) -> float:

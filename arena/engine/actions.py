@@ -120,6 +120,17 @@ for _kind in (Play, Challenge, Believe, Pass, Quartets):
     _kind.__ne__ = _other_action  # type: ignore[method-assign,assignment]
     _kind.__hash__ = _action_hash  # type: ignore[method-assign]
 
+# Each ``kind`` is declared as a property, which type checkers read; at run time it is a
+# plain class attribute, read at every decision (a property is a call each time).
+for _kind_name, _action_type in (
+    ("play", Play),
+    ("challenge", Challenge),
+    ("believe", Believe),
+    ("pass", Pass),
+    ("quartets", Quartets),
+):
+    setattr(_action_type, "kind", _kind_name)  # noqa: B010
+
 CHALLENGE = Challenge()
 BELIEVE = Believe()
 PASS = Pass()

@@ -268,6 +268,10 @@ EVENT_TYPES: dict[str, type[Event]] = {
     "forfeited": Forfeited,
     "deal_over": DealOver,
 }
+# Each ``kind`` is declared as a property, which type checkers read; at run time it is a
+# plain class attribute, read at every step (a property is a call each time).
+for _kind, _event_type in EVENT_TYPES.items():
+    setattr(_event_type, "kind", _kind)  # noqa: B010
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

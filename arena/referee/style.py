@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from arena.engine import Play
 from arena.engine.cards import JOKER, RANK_OF
-from arena.engine.events import Event, Played, Revealed
+from arena.engine.events import Event, Illegal, Played, Revealed
 from arena.referee.log import MatchLog
 
 STYLE_FIELDS = ("plays", "bluffs", "challenges", "challenges_right", "believes", "believes_right")
@@ -31,11 +31,11 @@ class StyleCounter:
             return  # a pass, a discard of fours, a timeout or a forfeit
         played = revealed = None
         for event in events:  # one pass: the referee calls this at every step
-            if event.kind == "illegal":
+            if type(event) is Illegal:
                 return  # the engine refused the action: it counts as nothing
-            if isinstance(event, Played):
+            if type(event) is Played:
                 played = event
-            elif isinstance(event, Revealed):
+            elif type(event) is Revealed:
                 revealed = event
         mine = self.counts[seat]
         if isinstance(action, Play):
