@@ -160,3 +160,23 @@ def test_an_unreachable_bot_forfeits_before_the_deal() -> None:
     log, elapsed = play(f"127.0.0.1:{port}", RefereeSettings(start_timeout=0.5))
     assert_forfeited_last(log, "unreachable", "cannot connect")
     assert elapsed < 5
+
+
+class Stalled(HonestBot):
+    """The platform's own bot on a worker that stalls: every answer comes after the
+    deadline (the machine, not the bot, is slow)."""
+
+    def act(self, observation):
+        time.sleep(FAST.deadline + FAST.time_bank)
+        return super().act(observation)
+
+
+def test_the_platforms_own_bots_are_never_late_whatever_the_machine() -> None:
+    """An in-process seat is the platform's (the samples): its time is the worker's, so
+    a stall of the worker is never a strike (a platform failure is never charged)."""
+    seats = [LocalSeat(Stalled(ruleset=RULES, players=2), "stalled")]
+    seats.append(LocalSeat(HonestBot(ruleset=RULES, players=2), "honest"))
+    log = aio.run(Referee(RULES, seats, seed=5, settings=FAST).run())
+    stalled = log.seats[0]
+    assert stalled.decisions > 3 and stalled.strikes == 0 and stalled.forfeit is None
+    assert replay(log).ok

@@ -134,6 +134,7 @@ def pipeline() -> Pipeline:
         runtime(),
         requeue=lambda match_id, job_id: _requeue(match_id, job_id, at_front=True),
         send=_send,
+        send_first=lambda jobs: _send(jobs, at_front=True),
         flush_seconds=lambda: FLUSH_SECONDS,
         worker=worker_name(),
     )
@@ -147,10 +148,10 @@ def qualify_version(version_id: int) -> str:
     return f"{result.bot} v{result.version}: {result.status}: {result.reason}"
 
 
-def _send(jobs: list[tuple[int, str]]) -> None:
+def _send(jobs: list[tuple[int, str]], at_front: bool = False) -> None:
     queue = _queue()
     if queue is not None:  # a pair's two matches share one job
-        work_queue.enqueue_all(queue, jobs)
+        work_queue.enqueue_all(queue, jobs, at_front)
 
 
 @lru_cache(maxsize=1)

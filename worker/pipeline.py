@@ -66,6 +66,7 @@ class Pipeline:
         send: Callable[[list[tuple[int, str]]], None],
         flush_seconds: Callable[[], float],
         worker: str = "worker",
+        send_first: Callable[[list[tuple[int, str]]], None] | None = None,
     ) -> None:
         self.db, self.runtime, self.worker = db, runtime, worker
         #: matches a claim left queued because a bot was at its limit of matches at once:
@@ -73,6 +74,8 @@ class Pipeline:
         self._deferred: list[int] = []
         self._claiming = 0  # claims under way (between the claim and the start)
         self._requeue, self._send, self._flush_seconds = requeue, send, flush_seconds
+        #: sends jobs to the front of the queue: a job's matches passed on were there
+        self._send_first = send_first or send
         self._cond = threading.Condition()
         #: claimed and not yet recorded nor given back, by match id
         self._open: dict[int, matches.MatchPlan] = {}
@@ -109,8 +112,8 @@ class Pipeline:
         with self._cond:
             self._deferred.extend(m for m in left if m not in self._deferred)
         passed = matches.pass_on(self.db, extra)
-        if passed:
-            self._send(passed)
+        if passed:  # to the front: they were next, and stay in the order they came
+            self._send_first(passed)
         return played, len(left), len(passed)
 
     def _within_room(self, match_ids: list[int]) -> tuple[list[int], list[int]]:
