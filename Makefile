@@ -5,16 +5,30 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: up test test-fast lint types bench clean browser screenshots
+# The engine's hot modules compiled with mypyc (arena/native.py), again whenever they change.
+NATIVE := arena/engine/.native
+NATIVE_SOURCES := $(wildcard arena/engine/*.py) arena/game/selfplay.py arena/policies.py setup.py
+
+.PHONY: up test test-fast lint types bench clean browser screenshots native pure
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[platform,rl,dev]'
+	ARENA_PURE_PYTHON=1 $(BIN)/pip install --quiet -e '.[platform,rl,dev]'
 	$(BIN)/python -m compileall -q arena worker dashboard sample_bots >/dev/null
 	touch $(STAMP)
 
-up: $(STAMP)
+native: $(NATIVE)
+
+$(NATIVE): $(STAMP) $(NATIVE_SOURCES)
+	$(BIN)/python setup.py --quiet build_ext --inplace 2>&1 | grep -v -i -E "warning|deprecat|\*\*\*|^ *$$|setuptools|pypa|See " || true
+	touch $(NATIVE)
+
+# The engine as plain Python (slower, the same results): `make native` compiles it again.
+pure:
+	rm -f $(foreach source,$(NATIVE_SOURCES:.py=),$(source).cpython-*.so) arena/engine/_native__mypyc.*.so $(NATIVE)
+
+up: $(NATIVE)
 	$(BIN)/arena up
 
 # The browser tests drive Debian's Chromium (Playwright never downloads a browser here).
@@ -22,7 +36,7 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test: $(STAMP) browser
+test: $(NATIVE) browser
 	$(BIN)/ruff check arena worker dashboard sample_bots tests examples
 	$(BIN)/ruff format --check arena worker dashboard sample_bots tests examples
 	$(BIN)/mypy
@@ -31,18 +45,19 @@ test: $(STAMP) browser
 
 # While working (well under a minute): the engine, protocol, store on SQLite and API
 # tests; no long runs, services, processes, browser or sandboxes (markers in pyproject).
-test-fast: $(STAMP)
+test-fast: $(NATIVE)
 	$(BIN)/pytest -q -m "not slow and not services and not processes and not browser and not sandbox" \
 		--hypothesis-profile=fast
 
 types: $(STAMP)
 	$(BIN)/mypy
 
-bench: $(STAMP)
+bench: $(NATIVE)
 	$(BIN)/arena bench engine
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache .mypy_cache
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache .mypy_cache build
+	$(MAKE) pure
 
 screenshots: $(STAMP) browser
 	$(BIN)/python -m dashboard.screenshots docs/screenshots

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import random
-from typing import Protocol
+from typing import Any, Final, Protocol
 
+from arena.engine import draws
 from arena.engine.actions import BELIEVE, CHALLENGE, PASS, Action, Play, Quartets
+from arena.engine.legal import PlaySpec
 from arena.engine.observation import Observation
+
+_new: Final = tuple.__new__  # a named tuple from its fields, without the keyword-taking __new__
 
 
 class Policy(Protocol):
@@ -20,34 +24,44 @@ class RandomLegal:
     allowed rank; with a free count it claims the true count or one more.
     """
 
-    def __init__(self, seed: int | str | None = None) -> None:
+    def __init__(self, seed: int | float | str | None = None) -> None:
         self.rng = random.Random(seed)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RandomLegal:
+        """A copy that goes on drawing as this one would (compiled, arena/native.py, the
+        policy has no ``__dict__`` for copy to fill in)."""
+        twin = RandomLegal()
+        twin.rng.setstate(self.rng.getstate())
+        return twin
 
     def act(self, observation: Observation) -> Action:
         legal = observation.legal
         assert legal is not None, "asked to act without legal actions"
+        rng = self.rng
         kinds = legal.kinds
-        kind = kinds[int(self.rng.random() * len(kinds))] if len(kinds) > 1 else kinds[0]
+        kind = kinds[int(rng.random() * len(kinds))] if len(kinds) > 1 else kinds[0]
         if kind == "play":
-            return self._play(observation)
+            assert legal.play is not None
+            return self._play(legal.play, observation.hand)
         if kind == "challenge":
             return CHALLENGE
         if kind == "believe":
             return BELIEVE
         if kind == "pass":
             return PASS
-        return Quartets(tuple(r for r in legal.quartets if self.rng.random() < 0.5))
+        return Quartets(tuple(r for r in legal.quartets if rng.random() < 0.5))
 
-    def _play(self, observation: Observation) -> Play:
-        assert observation.legal is not None and observation.legal.play is not None
-        spec = observation.legal.play
+    def _play(self, spec: PlaySpec, hand: tuple[str, ...]) -> Play:
         rng = self.rng
-        hand = observation.hand
-        placed = 1 + int(rng.random() * spec.max_cards)
-        cards = rng.sample(hand, placed) if placed > 1 else (hand[int(rng.random() * len(hand))],)
-        ranks = spec.ranks
+        ranks, max_cards, honest, max_count = spec
+        placed = 1 + int(rng.random() * max_cards)
+        cards = (
+            tuple(draws.sample(rng, hand, placed))
+            if placed > 1
+            else (hand[int(rng.random() * len(hand))],)
+        )
         rank = ranks[int(rng.random() * len(ranks))] if len(ranks) > 1 else ranks[0]
         count = placed
-        if not spec.honest and rng.random() < 0.2 and placed < spec.max_count:
+        if not honest and rng.random() < 0.2 and placed < max_count:
             count = placed + 1
-        return Play(tuple(cards), rank, count)
+        return _new(Play, (cards, rank, count))

@@ -17,6 +17,13 @@ JOKER = "JK"
 #: The rank of every card id, the joker included (its rank is ``"JK"``).
 RANK_OF: dict[str, str] = {rank + suit: rank for rank in RANKS for suit in SUITS}
 RANK_OF[JOKER] = JOKER
+#: every card id as one shared object: the engine keeps its cards as these, so a card is
+#: found in a hand by identity (a pointer comparison compiled) before equality is tried
+CARDS: dict[str, str] = {card: card for card in RANK_OF}
+#: the cards that make a claim of each rank true: the rank's own, and the joker
+TRUE_FOR: dict[str, frozenset[str]] = {
+    rank: frozenset([*(rank + suit for suit in SUITS), JOKER]) for rank in RANKS
+}
 
 DECK_SIZES = (36, 52)
 
@@ -42,7 +49,7 @@ def deck_ranks(size: int) -> tuple[str, ...]:
 
 def build_deck(size: int, decks: int = 1, jokers: int = 0) -> list[str]:
     """All cards in a canonical order (rank-major), before any shuffle."""
-    one = [rank + suit for rank in deck_ranks(size) for suit in SUITS]
+    one = [CARDS[rank + suit] for rank in deck_ranks(size) for suit in SUITS]
     return one * decks + [JOKER] * jokers
 
 

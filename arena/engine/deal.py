@@ -17,11 +17,13 @@ pickup and who plays next), ``_end_round`` and ``_advance_from`` / ``_begin_turn
 
 from __future__ import annotations
 
+import copy
 import random
-from typing import NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import Any, Final, NamedTuple
 
 from arena.engine.actions import Action, Play, Quartets
-from arena.engine.cards import JOKER, RANK_OF, fours_in
+from arena.engine.cards import CARDS, RANK_OF, TRUE_FOR, fours_in
 from arena.engine.events import (
     Called,
     CallKind,
@@ -46,11 +48,20 @@ from arena.engine.game import Game
 from arena.engine.legal import LegalActions, Phase, PlaySpec
 from arena.engine.observation import LiveGroup, Observation
 
-_CALL_KINDS = {kind.value: kind for kind in CallKind}
-_LATE_ANSWER = illegal_text(IllegalReason.LATE_ANSWER)
+# Final: compiled (arena/native.py), a module's final names are read without a lookup
+_CALL_KINDS: Final = {kind.value: kind for kind in CallKind}
+_LATE_ANSWER: Final = illegal_text(IllegalReason.LATE_ANSWER)
+#: builds a named tuple from its fields without the class's keyword-argument ``__new__``
+#: (half the cost; the hot path makes several a decision)
+_new: Final = tuple.__new__
 
 
-LEAD, RESPOND, CONTINUE, QUARTETS, FINAL_CALL, OVER = Phase
+LEAD: Final = Phase.LEAD
+RESPOND: Final = Phase.RESPOND
+CONTINUE: Final = Phase.CONTINUE
+QUARTETS: Final = Phase.QUARTETS
+FINAL_CALL: Final = Phase.FINAL_CALL
+OVER: Final = Phase.OVER
 
 
 class NotYourTurn(Exception):
@@ -69,52 +80,63 @@ class Group(NamedTuple):
     opening: bool
 
 
+#: a deal's attributes (its slots, and what a copy copies)
+_FIELDS = (
+    "_anchor",
+    "_cap",
+    "_declarable",
+    "_fixed",
+    "_max_turns",
+    "_next_rank",
+    "_pile_cards",
+    "_protect",
+    "_honest",
+    "_in_play_at_deal",
+    "_lead_ranks",
+    "_believe_group",
+    "_believe_on",
+    "_calls_open",
+    "_first_out",
+    "_keeps_value",
+    "_passed",
+    "_quartets_after_pickup",
+    "_quartets_always",
+    "_reveals_one",
+    "_pending",
+    "_resume",
+    "_rng",
+    "_seed",
+    "_stock",
+    "active",
+    "dealer",
+    "dealt",
+    "discard",
+    "end_reason",
+    "events",
+    "exits",
+    "forfeits",
+    "game",
+    "hands",
+    "hidden",
+    "live",
+    "options",
+    "phase",
+    "pile",
+    "pile_count",
+    "players",
+    "ranking",
+    "round_rank",
+    "to_act",
+    "turns",
+)
+
+
 class Deal:
     """One deal: hands, stock, pile, whose turn, and the public event log."""
 
     # slots: attribute access is on every step's path, and CPython shares the keys of
     # instance dicts only up to 30 attributes (past that every access slows by ~8 %)
-    __slots__ = (
-        "_anchor",
-        "_fixed",
-        "_honest",
-        "_in_play_at_deal",
-        "_lead_ranks",
-        "_believe_group",
-        "_believe_on",
-        "_calls_open",
-        "_first_out",
-        "_keeps_value",
-        "_passed",
-        "_quartets_after_pickup",
-        "_quartets_always",
-        "_reveals_one",
-        "_pending",
-        "_resume",
-        "_rng",
-        "_stock",
-        "active",
-        "dealer",
-        "dealt",
-        "discard",
-        "end_reason",
-        "events",
-        "exits",
-        "forfeits",
-        "game",
-        "hands",
-        "hidden",
-        "live",
-        "options",
-        "phase",
-        "pile",
-        "pile_count",
-        "players",
-        "ranking",
-        "round_rank",
-        "to_act",
-        "turns",
-    )
+    __slots__ = _FIELDS
 
     def __init__(
         self,
@@ -124,7 +146,7 @@ class Deal:
         dealer: int,
         stock: list[str] | None = None,
         hidden: str | None = None,
-        seed: int | str = 0,
+        seed: int | str | float = 0,
         absent: frozenset[int] = frozenset(),
     ) -> None:
         if len(hands) != game.players:
@@ -135,12 +157,13 @@ class Deal:
         self.dealer = dealer
         #: the hands as dealt, before any automatic discard of fours
         self.dealt = tuple(tuple(hand) for hand in hands)
-        self.hands = [list(hand) for hand in hands]
-        self._stock = list(reversed(stock or []))  # top of the stock is the last element
+        self.hands = [_canonical(hand) for hand in hands]
+        self._stock = _canonical(reversed(stock or []))  # top of the stock: the last element
         #: every card leaves play through the discard
         self._in_play_at_deal = sum(map(len, hands)) + len(self._stock)
         self.hidden = hidden
         self.pile: list[Group] = []
+        self._pile_cards: list[str] = []  # the pile's cards, group by group
         self.pile_count = 0
         self.live = False
         self.discard: list[str] = []
@@ -154,7 +177,8 @@ class Deal:
         self.end_reason: EndReason | None = None
         self.turns = 0
         self.events: list[Event] = []
-        self._rng = random.Random(seed)
+        self._seed = seed
+        self._rng: random.Random | None = None  # made when first needed (reveal one)
         self._anchor: int | None = None  # the last seat to act other than by passing this round
         self._passed: set[int] = set()
         self._pending: list[int] = []  # final_call: played out, waiting for their final call
@@ -170,8 +194,22 @@ class Deal:
         self._quartets_always = options.quartets_always
         self._quartets_after_pickup = options.quartets_after_pickup
         self._first_out = options.first_out_wins
-        self._lead_ranks = tuple(sorted(game.declarable, key=_RANK_INDEX.__getitem__))
+        self._protect = options.protect_single_lead
+        self._max_turns = options.max_turns
+        self._cap = game.max_play
+        self._declarable = game.declarable
+        self._next_rank = game.next_rank
+        self._lead_ranks = game.lead_ranks
         self._start()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Deal:
+        """An independent copy of the deal in its present state (OpenSpiel clones states).
+        Made field by field: compiled (arena/native.py), a deal has no ``__dict__``."""
+        twin = Deal(self.game, [[] for _ in range(self.players)], dealer=self.dealer)
+        for name in _FIELDS:
+            value = getattr(self, name)
+            setattr(twin, name, value if name in _SHARED else copy.deepcopy(value, memo))
+        return twin
 
     # ------------------------------------------------------------------ queries
 
@@ -210,88 +248,108 @@ class Deal:
 
     def legal(self, seat: int | None = None) -> LegalActions | None:
         """The legal actions of ``seat`` (default: the seat to act), or ``None``."""
+        to_act = self.to_act
         if seat is None:
-            seat = self.to_act
-        if seat is None or not self.may_act(seat, "challenge"):
-            return None
+            seat = to_act
+            if seat is None:
+                return None
         phase = self.phase
-        if seat != self.to_act:  # an open call out of turn
+        if seat != to_act:  # an open call out of turn, if any
+            if not self.may_act(seat, "challenge"):
+                return None
             can_call = self._call_allowed(seat)
-            return LegalActions(
-                seat, phase, None, can_call, can_call and self._believe_on, False, ()
+            return _new(
+                LegalActions,
+                (seat, phase, None, can_call, can_call and self._believe_on, False, ()),
             )
         if phase is QUARTETS:
             ranks = tuple(sorted(self._fours(seat), key=_RANK_INDEX.__getitem__))
-            return LegalActions(seat, phase, None, False, False, False, ranks)
+            return _new(LegalActions, (seat, phase, None, False, False, False, ranks))
         if phase is FINAL_CALL:
             can_call = self._call_allowed(seat)
-            return LegalActions(
-                seat, phase, None, can_call, can_call and self._believe_on, False, ()
+            return _new(
+                LegalActions,
+                (seat, phase, None, can_call, can_call and self._believe_on, False, ()),
             )
-        cap = self.game.max_play
-        hand_size = len(self.hands[seat])
-        max_cards = hand_size if cap is None or cap > hand_size else cap
-        ranks = self._lead_ranks if phase is LEAD else (self._required_rank(),)
+        cap = self._cap
+        max_cards = len(self.hands[seat])
+        if cap is not None and cap < max_cards:
+            max_cards = cap
         play = None
         if max_cards:
-            in_play = self._in_play_at_deal - len(self.discard)
-            max_count = in_play if cap is None or cap > in_play else cap
-            play = PlaySpec(ranks, max_cards, self._honest, max_count)
+            max_count = self._in_play_at_deal - len(self.discard)
+            if cap is not None and cap < max_count:
+                max_count = cap
+            ranks = self._lead_ranks if phase is LEAD else _ALONE[self._required_rank()]
+            play = _new(PlaySpec, (ranks, max_cards, self._honest, max_count))
         if phase is RESPOND:
             can_call = self._call_allowed(seat)
-            return LegalActions(
-                seat,
-                phase,
-                play,
-                can_call,
-                can_call and self._believe_on,
-                self.options.allow_pass,
-                (),
+            return _new(
+                LegalActions,
+                (
+                    seat,
+                    phase,
+                    play,
+                    can_call,
+                    can_call and self._believe_on,
+                    self.options.allow_pass,
+                    (),
+                ),
             )
-        return LegalActions(
-            seat, phase, play, False, False, phase is CONTINUE and self.options.allow_pass, ()
+        return _new(
+            LegalActions,
+            (seat, phase, play, False, False, phase is CONTINUE and self.options.allow_pass, ()),
         )
 
     def observation(self, seat: int, since: int = 0) -> Observation:
         """What ``seat`` may know now, with the public events from index ``since`` on."""
         live = None
         if self.live:
-            group = self.pile[-1]
-            live = LiveGroup(group.author, len(group.cards), group.rank, group.count, group.opening)
-        return Observation(
-            seat,
-            self.phase,
-            self.to_act,
-            self.turns,
-            tuple(self.hands[seat]),
-            tuple(map(len, self.hands)),
-            len(self._stock),
-            self.pile_count,
-            len(self.discard),
-            self.round_rank,
-            live,
-            self.legal(seat),
-            tuple(self.events[since:]),
-            tuple(self.active),
-            tuple(self.exits),
+            author, cards, rank, count, opening = self.pile[-1]
+            live = _new(LiveGroup, (author, len(cards), rank, count, opening))
+        return _new(
+            Observation,
+            (
+                seat,
+                self.phase,
+                self.to_act,
+                self.turns,
+                tuple(self.hands[seat]),
+                tuple([len(hand) for hand in self.hands]),
+                len(self._stock),
+                self.pile_count,
+                len(self.discard),
+                self.round_rank,
+                live,
+                self.legal(seat),
+                tuple(self.events[since:]),
+                tuple(self.active),
+                tuple(self.exits),
+            ),
         )
 
     def pile_cards(self) -> list[str]:
-        return [card for group in self.pile for card in group.cards]
+        """The cards on the table, group by group in the order played."""
+        return self._pile_cards.copy()
 
     # ------------------------------------------------------------------ actions
 
     def apply(self, seat: int, action: Action) -> None:
         """Carry out ``action`` by ``seat``, penalising it if it breaks a rule."""
-        if self.phase is OVER:
-            raise DealIsOver("the deal is over")
-        if not self.may_act(seat, action.kind):
-            raise NotYourTurn(f"seat {seat} may not {action.kind} now (seat {self.to_act} acts)")
+        to_act = self.to_act
+        if to_act is None or seat != to_act:  # over, out of turn, or an open call
+            if self.phase is OVER:
+                raise DealIsOver("the deal is over")
+            if not self.may_act(seat, action.kind):
+                raise NotYourTurn(
+                    f"seat {seat} may not {action.kind} now (seat {self.to_act} acts)"
+                )
         self.turns += 1
         reason = self._dispatch(seat, action)
         if reason is not None:
             self._penalise(seat, reason)
-        self._check_max_turns()
+        if self.turns >= self._max_turns and self.phase is not OVER:
+            self._finish(EndReason.MAX_TURNS)
 
     def time_out(self, seat: int) -> None:
         """The seat to act answered too late: an illegal action, penalised as one."""
@@ -304,7 +362,7 @@ class Deal:
         self._check_max_turns()
 
     def _check_max_turns(self) -> None:
-        if self.phase is not OVER and self.turns >= self.options.max_turns:
+        if self.phase is not OVER and self.turns >= self._max_turns:
             self._finish(EndReason.MAX_TURNS)
 
     def forfeit(self, seat: int) -> None:
@@ -368,33 +426,39 @@ class Deal:
             return illegal_text(IllegalReason.ZERO_COUNT)
         if self._honest and count != placed:
             return illegal_text(IllegalReason.COUNT_NOT_CARDS)
-        cap = self.game.max_play
+        cap = self._cap
         if cap is not None and (placed > cap or count > cap):
             return illegal_text(IllegalReason.OVER_PLAY_LIMIT, limit=cap)
-        if count > self.cards_in_play():
+        if count > self._in_play_at_deal - len(self.discard):
             return illegal_text(IllegalReason.COUNT_OVER_CARDS_IN_PLAY)
-        if self.phase is LEAD:
-            if rank not in self.game.declarable:
+        leading = self.phase is LEAD
+        if leading:
+            if rank not in self._declarable:
                 return illegal_text(IllegalReason.UNDECLARABLE_RANK, rank=rank)
         elif rank != self._required_rank():
             return illegal_text(IllegalReason.WRONG_RANK, rank=rank, due=self._required_rank())
-        hand = self.hands[seat]
-        remaining = hand.copy()
-        try:
-            for card in cards:
-                remaining.remove(card)
-        except ValueError:
+        hands = self.hands
+        remaining = hands[seat].copy()
+        taken = _take(remaining, cards)
+        if taken is None:
             return illegal_text(IllegalReason.CARDS_NOT_IN_HAND)
-        self.hands[seat] = remaining
-        covered = self.pile[-1].author if self.live else None
-        self.pile.append(Group(seat, tuple(cards), rank, count, self.phase is LEAD))
+        cards = taken  # the hand's own card objects
+        hands[seat] = remaining
+        pile = self.pile
+        covered = pile[-1].author if self.live else None
+        pile.append(_new(Group, (seat, cards, rank, count, leading)))
+        self._pile_cards.extend(cards)
         self.pile_count += placed
         self.live = True
         self.round_rank = rank
         self._anchor = seat
         self._passed.clear()
-        self.events.append(Played(seat, placed, rank, count))
-        if covered is not None and self._author_done(covered, played_over=True):
+        self.events.append(_new(Played, (seat, placed, rank, count)))
+        if (
+            covered is not None
+            and not hands[covered]
+            and self._author_done(covered, played_over=True)
+        ):
             return None
         self._advance_from(seat, RESPOND)
         return None
@@ -407,16 +471,12 @@ class Deal:
         if kind == "believe" and not self._believe_on:
             return illegal_text(IllegalReason.BELIEVE_NOT_ALLOWED)
         group = self.pile[-1]
-        self.events.append(Called(seat, _CALL_KINDS[kind], group.author))
-        shown = (
-            (group.cards[self._rng.randrange(len(group.cards))],)
-            if (self._reveals_one)
-            else group.cards
-        )
-        truthful = len(group.cards) == group.count and all(
-            RANK_OF[card] == group.rank or card == JOKER for card in shown
-        )
-        self.events.append(Revealed(group.author, shown, truthful))
+        author, cards, rank, count, _ = group
+        events = self.events
+        events.append(_new(Called, (seat, _CALL_KINDS[kind], author)))
+        shown = (cards[self._reveal_rng().randrange(len(cards))],) if self._reveals_one else cards
+        truthful = len(cards) == count and TRUE_FOR[rank].issuperset(shown)
+        events.append(_new(Revealed, (author, shown, truthful)))
         self._anchor = seat
         if kind == "challenge":
             if truthful:
@@ -466,14 +526,19 @@ class Deal:
 
     def _take_pile(self, picker: int, *, author_accepted: bool, keep_value: bool = False) -> None:
         """``picker`` takes the whole pile; the round ends; the next player after them acts."""
-        cards = self.pile_cards()
+        cards = self._pile_cards
         author = self._clear_pile()
         if cards:
             self.hands[picker].extend(cards)
-            self.events.append(PickedUp(picker, len(cards)))
+            self.events.append(_new(PickedUp, (picker, len(cards))))
         if picker in self._pending:
             self._pending.remove(picker)
-        if author_accepted and author is not None and self._author_done(author):
+        if (
+            author_accepted
+            and author is not None
+            and not self.hands[author]
+            and self._author_done(author)
+        ):
             return
         rank = self.round_rank
         if self._end_round():
@@ -495,6 +560,7 @@ class Deal:
     def _believed_group(self, believer: int, group: Group, shown: tuple[str, ...]) -> None:
         """A correct ``group`` belief: the group leaves play, the round goes on."""
         self.pile.pop()
+        del self._pile_cards[-len(group.cards) :]
         self.pile_count -= len(group.cards)
         self.live = False
         self.discard.extend(group.cards)
@@ -510,7 +576,7 @@ class Deal:
 
     def _believed_table(self, believer: int, shown: tuple[str, ...]) -> None:
         """A correct ``table`` belief: the whole pile leaves play and the believer leads."""
-        cards = self.pile_cards()
+        cards = self._pile_cards
         author = self._clear_pile()
         self.discard.extend(cards)
         self.events.append(Discarded(None, DiscardReason.BELIEVED, shown, len(cards) - len(shown)))
@@ -523,7 +589,7 @@ class Deal:
     def _pass_out(self) -> None:
         """Everyone else passed: the pile leaves play unrevealed and its author leads."""
         leader = self._anchor
-        cards = self.pile_cards()
+        cards = self._pile_cards
         author = self._clear_pile()
         if cards:
             self.discard.extend(cards)
@@ -539,9 +605,11 @@ class Deal:
         self._begin_turn(leader, LEAD)
 
     def _clear_pile(self) -> int | None:
-        """Empty the table; return the author of the group that was live, if any."""
+        """Empty the table (a new list of its cards: callers keep the old one); return the
+        author of the group that was live, if any."""
         author = self.pile[-1].author if self.live else None
         self.pile.clear()
+        self._pile_cards = []
         self.pile_count = 0
         self.live = False
         return author
@@ -619,11 +687,17 @@ class Deal:
     def _required_rank(self) -> str:
         rank = self.round_rank
         assert rank is not None
-        return rank if self._fixed else self.game.next_rank[rank]
+        return rank if self._fixed else self._next_rank[rank]
+
+    def _reveal_rng(self) -> random.Random:
+        """The deal's own generator (which card a one-card reveal shows), seeded once."""
+        if self._rng is None:
+            self._rng = random.Random(self._seed)
+        return self._rng
 
     def _call_allowed(self, seat: int) -> bool:
         """False for the next player on a protected one-card lead."""
-        if not self.live or not self.options.protect_single_lead:
+        if not self.live or not self._protect:
             return self.live
         group = self.pile[-1]
         return not (
@@ -711,4 +785,33 @@ class Deal:
         self._begin_turn(first, LEAD)
 
 
-_RANK_INDEX = {rank: index for index, rank in enumerate("23456789TJQKA")}
+def _canonical(cards: Iterable[str]) -> list[str]:
+    """``cards`` as the engine's shared card objects (:data:`~arena.engine.cards.CARDS`);
+    a string that is no card id stays as it is."""
+    return [CARDS.get(card, card) for card in cards]
+
+
+def _take(hand: list[str], cards: Sequence[str]) -> tuple[str, ...] | None:
+    """Remove ``cards`` from ``hand``, each at its first place in the hand as
+    ``list.remove`` takes it; return the hand's own objects for them, or None (and a
+    hand to throw away) if it does not hold them all."""
+    taken = []
+    for card in cards:
+        found = -1
+        for index, held in enumerate(hand):
+            if held is card:  # card ids are shared objects: the first equal is the first same
+                found = index
+                break
+        if found < 0:  # a card that came as a string of its own: compared by value
+            if card not in hand:
+                return None
+            found = hand.index(card)
+        taken.append(hand.pop(found))
+    return tuple(taken)
+
+
+#: fields a copy shares: immutable
+_SHARED: Final = frozenset({"game", "options", "dealt", "hidden", "_declarable", "_next_rank"})
+_RANK_INDEX: Final = {rank: index for index, rank in enumerate("23456789TJQKA")}
+#: each rank alone, as a play's ranks (made once, asked at every response)
+_ALONE: Final = {rank: (rank,) for rank in _RANK_INDEX}

@@ -13,7 +13,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from arena.engine.cards import ascending_sequence, build_deck, deck_ranks
+from arena.engine import draws
+from arena.engine.cards import RANKS, ascending_sequence, build_deck, deck_ranks
 from arena.engine.rules import Deck, Options, RulesError, Ruleset
 
 #: a deal laid out: each seat's hand, the stock (top card first) and the hidden card
@@ -34,6 +35,8 @@ class Game:
     declarable: frozenset[str] = field(init=False)
     next_rank: dict[str, str] = field(init=False, compare=False)
     max_play: int | None = field(init=False)
+    #: the ranks a lead may claim, low to high
+    lead_ranks: tuple[str, ...] = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
         options = self.ruleset.options
@@ -64,6 +67,7 @@ class Game:
             {r: sequence[(i + 1) % len(sequence)] for i, r in enumerate(sequence)},
         )
         set_(self, "max_play", max_play)
+        set_(self, "lead_ranks", tuple(rank for rank in RANKS if rank in declarable))
 
     @property
     def options(self) -> Options:
@@ -87,7 +91,7 @@ class Game:
         dealt to, one card at a time clockwise starting left of the dealer.
         """
         cards = list(self.deck)
-        random.Random(seed).shuffle(cards)
+        draws.shuffle(random.Random(seed), cards)
         return self.layout(cards, dealer, seats)
 
     def layout(
@@ -101,8 +105,8 @@ class Game:
         hands: list[list[str]] = [[] for _ in range(self.players)]
         limit = self.options.hand_size
         dealt = len(cards) if limit is None else min(len(cards), limit * len(order))
-        for index in range(dealt):
-            hands[order[index % len(order)]].append(cards[index])
+        for position, seat in enumerate(order):  # one card at a time, around the table
+            hands[seat] = cards[position : dealt : len(order)]
         return hands, cards[dealt:], hidden
 
 

@@ -49,15 +49,18 @@ class LegalActions(NamedTuple):
     @property
     def kinds(self) -> tuple[str, ...]:
         """The action kinds allowed, e.g. ``("play", "challenge", "believe")``."""
-        kinds = []
-        if self.play is not None:
-            kinds.append("play")
-        if self.challenge:
-            kinds.append("challenge")
-        if self.believe:
-            kinds.append("believe")
-        if self.can_pass:
-            kinds.append("pass")
-        if self.phase == Phase.QUARTETS:
-            kinds.append("quartets")
-        return tuple(kinds)
+        return _KINDS[
+            (self.play is not None)
+            | self.challenge << 1
+            | self.believe << 2
+            | self.can_pass << 3
+            | (self.phase == Phase.QUARTETS) << 4
+        ]
+
+
+#: the kinds allowed by each combination of flags (bit i: ``_KIND_ORDER[i]`` allowed)
+_KIND_ORDER = ("play", "challenge", "believe", "pass", "quartets")
+_KINDS = tuple(
+    tuple(kind for bit, kind in enumerate(_KIND_ORDER) if flags >> bit & 1)
+    for flags in range(1 << len(_KIND_ORDER))
+)
