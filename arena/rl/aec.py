@@ -121,9 +121,12 @@ class raw_env(AECEnv, EzPickle):
         self.deal = self.match.next_deal()
         self.turn = encoding.Turn()
         self._decided: tuple[Any, Any] | None = None
+        #: each seat's state vector (encoding.state_vector) while the engine state holds
+        self._state_vectors: dict[int, np.ndarray] = {}
         self._history = encoding.History()
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._rewarded = False  # some reward is not 0 (the match ended)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
@@ -133,8 +136,12 @@ class raw_env(AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seats[agent]
         to_act = seat == self.deal.to_act and agent == self.agent_selection
-        turn = self.turn if to_act else None
-        vector = encoding.observe(self.deal, seat, turn, self.layout, self._history)
+        base = self._state_vectors.get(seat)
+        if base is None:
+            base = encoding.state_vector(self.deal, seat, self.layout, self._history)
+            self._state_vectors[seat] = base
+        vector = base.copy()
+        encoding.add_turn(vector, self.layout, self.deal.phase, self.turn if to_act else None)
         allowed = encoding.mask(*self._decision(), self.turn) if to_act else _NOTHING
         return {"observation": vector, "action_mask": allowed}
 
@@ -150,16 +157,20 @@ class raw_env(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
+        if self._rewarded:  # rewards are all 0 until the match ends: nothing to clear
+            self._clear_rewards()
+            self._rewarded = False
         assert action is not None  # a live agent's action (None is for dead agents)
         decided = encoding.advance(*self._decision(), self.turn, int(action))
         if decided is not None:
             self.deal.apply(self._seats[agent], decided)
             self._decided = None
+            self._state_vectors = {}
             self.turn = encoding.Turn()
             if self.deal.over:
                 self._next_deal()
-        self._accumulate_rewards()
+        if self._rewarded:  # the match ended at this step
+            self._accumulate_rewards()
         self.agent_selection = self._selected()
         if self.render_mode == "human":
             self.render()
@@ -172,6 +183,7 @@ class raw_env(AECEnv, EzPickle):
         for agent, reward in zip(self.agents, place_rewards(self.match), strict=True):
             self.rewards[agent] = reward
             self.terminations[agent] = True
+        self._rewarded = True
 
     def _selected(self) -> str:
         if self.deal.to_act is None or all(self.terminations.values()):

@@ -110,6 +110,8 @@ def mask(legal: LegalActions | None, hand: Sequence[str], turn: Turn) -> np.ndar
 
 
 def _ranks_left(hand: Sequence[str], chosen: Sequence[str]) -> set[str]:
+    if not chosen:
+        return {RANK_OF[card] for card in hand}
     left = list(hand)
     for card in chosen:
         left.remove(card)
@@ -278,15 +280,27 @@ def observe(
     """Seat ``seat``'s view of ``deal`` as a float32 vector (``turn``: its decision under
     way, or None when it is not its turn; ``history``: the deal's events encoded so far,
     kept by the caller, else encoded here)."""
+    vector = state_vector(deal, seat, layout, history)
+    add_turn(vector, layout, deal.phase, turn)
+    return vector
+
+
+def state_vector(
+    deal: Deal, seat: int, layout: Layout, history: History | None = None
+) -> np.ndarray:
+    """The part of :func:`observe` that the deal's state alone decides (all but the turn
+    under way and the stage): the same for every sub-decision of one decision, so an
+    environment computes it once per engine step and completes copies with
+    :func:`add_turn`."""
     live = None
     if deal.live:
         group = deal.pile[-1]
         live = (group.author, len(group.cards), group.rank, group.count, group.opening)
-    return _vector(
+    return _state_vector(
         layout,
         seat,
         deal.hands[seat],
-        deal.phase.value,
+        deal.phase,
         deal.to_act,
         [len(hand) for hand in deal.hands],
         deal.active,
@@ -294,7 +308,6 @@ def observe(
         deal.round_rank,
         live,
         history.of(deal) if history is not None else _encoded(deal.events),
-        turn,
     )
 
 
@@ -307,8 +320,7 @@ def observe_view(
     """The same vector from what a bot is sent: its ``observation`` and every public
     event of the deal so far (``events``: the observations' events put together)."""
     o = observation
-    mine = o.legal is not None
-    return _vector(
+    vector = _state_vector(
         layout,
         o.seat,
         o.hand,
@@ -320,11 +332,26 @@ def observe_view(
         o.round_rank,
         o.live,
         _encoded(events),
-        turn if mine else None,
     )
+    add_turn(vector, layout, o.phase, turn if o.legal is not None else None)
+    return vector
 
 
-def _vector(
+def add_turn(v: np.ndarray, L: Layout, phase: str, turn: Turn | None) -> None:
+    """Write the turn under way and the stage into a :func:`state_vector`."""
+    if turn is not None:
+        index = _CARD_INDEX
+        at = L.at_turn_cards
+        for card in turn.cards:
+            v[at + index[card]] += 1
+        if turn.claim is not None:
+            v[L.at_turn_claim + _RANK_INDEX[turn.claim]] = 1
+        for rank in turn.quartets:
+            v[L.at_turn_quartets + _RANK_INDEX[rank]] = 1
+    v[L.at_stage + _STAGE_INDEX[_stage(phase, turn)]] = 1
+
+
+def _state_vector(
     L: Layout,
     seat: int,
     hand: Sequence[str],
@@ -336,23 +363,15 @@ def _vector(
     round_rank: str | None,
     live: tuple[int, int, str, int, bool] | None,
     recent: Sequence[tuple[int, int, int, int, str | None]],
-    turn: Turn | None,
 ) -> np.ndarray:
     p = L.players  # seats are counted modulo the table; the parts are L.slots wide
     v = np.zeros(L.size, np.float32)
+    counts = [0.0] * len(CARD_RANKS)
     index = _CARD_INDEX
-    at = L.at_hand
     for card in hand:
-        v[at + index[card]] += 1
-    if turn is not None:
-        at = L.at_turn_cards
-        for card in turn.cards:
-            v[at + index[card]] += 1
-        if turn.claim is not None:
-            v[L.at_turn_claim + _RANK_INDEX[turn.claim]] = 1
-        for rank in turn.quartets:
-            v[L.at_turn_quartets + _RANK_INDEX[rank]] = 1
-    v[L.at_stage + _STAGE_INDEX[_stage(phase, turn)]] = 1
+        counts[index[card]] += 1
+    at = L.at_hand
+    v[at : at + len(CARD_RANKS)] = counts
     v[L.at_phase + _PHASE_INDEX[phase]] = 1
     if to_act is not None:
         v[L.at_to_act + (to_act - seat) % p] = 1

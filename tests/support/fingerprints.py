@@ -144,3 +144,39 @@ if __name__ == "__main__":
         print("\n".join(transcript(int(sys.argv[2]))))
     else:
         sys.exit(__doc__)
+
+
+#: AEC episodes fingerprinted (tests/test_rl.py): rules, players, seed
+EPISODES = (
+    ("classic", {}, 4, 0),
+    ("classic", {"calls": "open", "pass": True}, 3, 1),
+    ("pagat", {}, 4, 2),
+    ("russian", {"jokers": 2}, 5, 3),
+    ("classic", {"count": "honest", "hand_size": 5, "final_call": True}, 6, 4),
+    ("pagat", {"quartets": "always", "believe": "table"}, 3, 5),
+)
+
+
+def episode_fingerprint(rules: str, options: dict[str, Any], players: int, seed: int) -> str:
+    """Every observation vector and action mask of one AEC episode played by random
+    legal sub-decisions, as one hash (the encoding's differential test)."""
+    import numpy as np
+
+    from arena.rl import raw_env
+
+    env = raw_env(rules, options, players)
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    digest = hashlib.sha256()
+    for agent in env.agent_iter(max_iter=3000):
+        observation, reward, terminated, truncated, _ = env.last()
+        for other in env.agents:  # every seat's view, not only the one to act
+            seen = env.observe(other)
+            digest.update(seen["observation"].tobytes() + seen["action_mask"].tobytes())
+        digest.update(f"{agent} {reward} {terminated} {truncated}".encode())
+        if terminated or truncated:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(observation["action_mask"])
+        env.step(int(legal[int(rng.random() * len(legal))]))
+    return digest.hexdigest()[:16]
