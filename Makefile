@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 
 # The engine's hot modules compiled with mypyc (arena/native.py), again whenever they change.
 NATIVE := arena/engine/.native
-NATIVE_SOURCES := $(wildcard arena/engine/*.py) arena/game/selfplay.py arena/policies.py setup.py
+NATIVE_SOURCES := $(wildcard arena/engine/*.py) arena/game/selfplay.py arena/policies.py arena/native.py setup.py
 
 .PHONY: up test test-fast lint types bench clean browser screenshots native pure
 

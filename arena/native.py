@@ -22,6 +22,7 @@ MODULES = (
     "arena/engine/cards.py",
     "arena/engine/deal.py",
     "arena/engine/draws.py",
+    "arena/engine/game.py",
     "arena/engine/legal.py",
     "arena/engine/observation.py",
     "arena/game/selfplay.py",

@@ -7,8 +7,10 @@ from typing import Any, Final, Protocol
 
 from arena.engine import draws
 from arena.engine.actions import BELIEVE, CHALLENGE, PASS, Action, Play, Quartets
-from arena.engine.legal import PlaySpec
+from arena.engine.legal import Phase, PlaySpec, kinds_allowed
 from arena.engine.observation import Observation
+
+QUARTETS: Final = Phase.QUARTETS
 
 _new: Final = tuple.__new__  # a named tuple from its fields, without the keyword-taking __new__
 
@@ -38,18 +40,19 @@ class RandomLegal:
         legal = observation.legal
         assert legal is not None, "asked to act without legal actions"
         rng = self.rng
-        kinds = legal.kinds
+        _, phase, play, challenge, believe, can_pass, quartets = legal
+        kinds = kinds_allowed(play is not None, challenge, believe, can_pass, phase == QUARTETS)
         kind = kinds[int(rng.random() * len(kinds))] if len(kinds) > 1 else kinds[0]
         if kind == "play":
-            assert legal.play is not None
-            return self._play(legal.play, observation.hand)
+            assert play is not None
+            return self._play(play, observation.hand)
         if kind == "challenge":
             return CHALLENGE
         if kind == "believe":
             return BELIEVE
         if kind == "pass":
             return PASS
-        return Quartets(tuple(r for r in legal.quartets if rng.random() < 0.5))
+        return Quartets(tuple(r for r in quartets if rng.random() < 0.5))
 
     def _play(self, spec: PlaySpec, hand: tuple[str, ...]) -> Play:
         rng = self.rng

@@ -82,8 +82,11 @@ class Group(NamedTuple):
 
 #: a deal's attributes (its slots, and what a copy copies)
 _FIELDS = (
+    "_allow_pass",
     "_anchor",
     "_cap",
+    "_legal_memo",
+    "_live_view",
     "_declarable",
     "_fixed",
     "_max_turns",
@@ -152,7 +155,7 @@ class Deal:
         if len(hands) != game.players:
             raise ValueError(f"{len(hands)} hands for a {game.players}-player game")
         self.game = game
-        self.options = options = game.options
+        self.options = game.options
         self.players = game.players
         self.dealer = dealer
         #: the hands as dealt, before any automatic discard of fours
@@ -183,19 +186,24 @@ class Deal:
         self._passed: set[int] = set()
         self._pending: list[int] = []  # final_call: played out, waiting for their final call
         self._resume: tuple[int, Phase] | None = None  # after a quartets answer: next after seat
-        # the rules' answers, read once per deal (asked at every decision)
-        self._fixed = options.fixed_sequence
-        self._honest = options.honest_counts
-        self._believe_on = options.believe_allowed
-        self._calls_open = options.calls_open
-        self._reveals_one = options.reveals_one
-        self._keeps_value = options.keeps_value
-        self._believe_group = options.believe_discards_group
-        self._quartets_always = options.quartets_always
-        self._quartets_after_pickup = options.quartets_after_pickup
-        self._first_out = options.first_out_wins
-        self._protect = options.protect_single_lead
-        self._max_turns = options.max_turns
+        # the rules' answers, read once per game (asked at every decision)
+        (
+            self._fixed,
+            self._honest,
+            self._believe_on,
+            self._calls_open,
+            self._reveals_one,
+            self._keeps_value,
+            self._believe_group,
+            self._quartets_always,
+            self._quartets_after_pickup,
+            self._first_out,
+            self._protect,
+            self._allow_pass,
+            self._max_turns,
+        ) = game.deal_rules
+        self._legal_memo = game.legal_memo
+        self._live_view: LiveGroup | None = None  # the live group as an observation shows it
         self._cap = game.max_play
         self._declarable = game.declarable
         self._next_rank = game.next_rank
@@ -275,38 +283,49 @@ class Deal:
         max_cards = len(self.hands[seat])
         if cap is not None and cap < max_cards:
             max_cards = cap
-        play = None
+        max_count = 0
+        rank = None
         if max_cards:
             max_count = self._in_play_at_deal - len(self.discard)
             if cap is not None and cap < max_count:
                 max_count = cap
-            ranks = self._lead_ranks if phase is LEAD else _ALONE[self._required_rank()]
+            if phase is not LEAD:
+                rank = self._required_rank()
+        can_call = phase is RESPOND and self._call_allowed(seat)
+        # made once per game and kept: the same few answers come back at every decision
+        step = 0 if phase is LEAD else 1 if phase is RESPOND else 2  # an enum hashes slowly
+        key = (seat, step, rank, max_cards, max_count, can_call)
+        memo = self._legal_memo
+        legal = memo.get(key)
+        if legal is None:
+            if len(memo) >= _LEGAL_MEMO_SIZE:
+                memo.clear()
+            legal = memo[key] = self._new_legal(seat, phase, rank, max_cards, max_count, can_call)
+        return legal  # type: ignore[return-value]  # the memo holds LegalActions only
+
+    def _new_legal(
+        self,
+        seat: int,
+        phase: Phase,
+        rank: str | None,
+        max_cards: int,
+        max_count: int,
+        can_call: bool,
+    ) -> LegalActions:
+        """The legal actions of the seat to lead, respond or continue (see :meth:`legal`)."""
+        play = None
+        if max_cards:
+            ranks = self._lead_ranks if rank is None else _ALONE[rank]
             play = _new(PlaySpec, (ranks, max_cards, self._honest, max_count))
-        if phase is RESPOND:
-            can_call = self._call_allowed(seat)
-            return _new(
-                LegalActions,
-                (
-                    seat,
-                    phase,
-                    play,
-                    can_call,
-                    can_call and self._believe_on,
-                    self.options.allow_pass,
-                    (),
-                ),
-            )
+        can_pass = phase is not LEAD and self._allow_pass
         return _new(
             LegalActions,
-            (seat, phase, play, False, False, phase is CONTINUE and self.options.allow_pass, ()),
+            (seat, phase, play, can_call, can_call and self._believe_on, can_pass, ()),
         )
 
     def observation(self, seat: int, since: int = 0) -> Observation:
         """What ``seat`` may know now, with the public events from index ``since`` on."""
-        live = None
-        if self.live:
-            author, cards, rank, count, opening = self.pile[-1]
-            live = _new(LiveGroup, (author, len(cards), rank, count, opening))
+        live = self._live_view if self.live else None
         return _new(
             Observation,
             (
@@ -447,6 +466,7 @@ class Deal:
         pile = self.pile
         covered = pile[-1].author if self.live else None
         pile.append(_new(Group, (seat, cards, rank, count, leading)))
+        self._live_view = _new(LiveGroup, (seat, placed, rank, count, leading))
         self._pile_cards.extend(cards)
         self.pile_count += placed
         self.live = True
@@ -788,7 +808,8 @@ class Deal:
 def _canonical(cards: Iterable[str]) -> list[str]:
     """``cards`` as the engine's shared card objects (:data:`~arena.engine.cards.CARDS`);
     a string that is no card id stays as it is."""
-    return [CARDS.get(card, card) for card in cards]
+    shared = CARDS
+    return [shared.get(card, card) for card in cards]
 
 
 def _take(hand: list[str], cards: Sequence[str]) -> tuple[str, ...] | None:
@@ -811,7 +832,11 @@ def _take(hand: list[str], cards: Sequence[str]) -> tuple[str, ...] | None:
 
 
 #: fields a copy shares: immutable
-_SHARED: Final = frozenset({"game", "options", "dealt", "hidden", "_declarable", "_next_rank"})
+_SHARED: Final = frozenset(
+    {"game", "options", "dealt", "hidden", "_declarable", "_next_rank", "_legal_memo"}
+)
+#: legal actions a game keeps at most (Deal.legal); then it starts again
+_LEGAL_MEMO_SIZE: Final = 1 << 16
 _RANK_INDEX: Final = {rank: index for index, rank in enumerate("23456789TJQKA")}
 #: each rank alone, as a play's ranks (made once, asked at every response)
 _ALONE: Final = {rank: (rank,) for rank in _RANK_INDEX}

@@ -12,6 +12,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from arena.engine import draws
 from arena.engine.cards import RANKS, ascending_sequence, build_deck, deck_ranks
@@ -37,6 +38,12 @@ class Game:
     max_play: int | None = field(init=False)
     #: the ranks a lead may claim, low to high
     lead_ranks: tuple[str, ...] = field(init=False, compare=False)
+    #: the rules' answers a deal asks at every decision, read once per game (DealRules)
+    deal_rules: DealRules = field(init=False, compare=False, repr=False)
+    #: the legal actions already built, shared by this game's deals (Deal.legal)
+    legal_memo: dict[tuple[object, ...], object] = field(
+        init=False, compare=False, repr=False, default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         options = self.ruleset.options
@@ -68,6 +75,10 @@ class Game:
         )
         set_(self, "max_play", max_play)
         set_(self, "lead_ranks", tuple(rank for rank in RANKS if rank in declarable))
+        set_(self, "deal_rules", DealRules.of(options))
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Game:
+        return self  # immutable (its memo only caches): copies of a state share their game
 
     @property
     def options(self) -> Options:
@@ -108,6 +119,26 @@ class Game:
         for position, seat in enumerate(order):  # one card at a time, around the table
             hands[seat] = cards[position : dealt : len(order)]
         return hands, cards[dealt:], hidden
+
+
+class DealRules(NamedTuple):
+    fixed_sequence: bool
+    honest_counts: bool
+    believe_allowed: bool
+    calls_open: bool
+    reveals_one: bool
+    keeps_value: bool
+    believe_discards_group: bool
+    quartets_always: bool
+    quartets_after_pickup: bool
+    first_out_wins: bool
+    protect_single_lead: bool
+    allow_pass: bool
+    max_turns: int
+
+    @classmethod
+    def of(cls, options: Options) -> DealRules:
+        return cls(*(getattr(options, name) for name in cls._fields))
 
 
 def _resolve_deck(deck: Deck, players: int) -> int:

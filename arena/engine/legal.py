@@ -49,13 +49,20 @@ class LegalActions(NamedTuple):
     @property
     def kinds(self) -> tuple[str, ...]:
         """The action kinds allowed, e.g. ``("play", "challenge", "believe")``."""
-        return _KINDS[
-            (self.play is not None)
-            | self.challenge << 1
-            | self.believe << 2
-            | self.can_pass << 3
-            | (self.phase == Phase.QUARTETS) << 4
-        ]
+        return kinds_allowed(
+            self.play is not None,
+            self.challenge,
+            self.believe,
+            self.can_pass,
+            self.phase == Phase.QUARTETS,
+        )
+
+
+def kinds_allowed(
+    play: bool, challenge: bool, believe: bool, can_pass: bool, quartets: bool
+) -> tuple[str, ...]:
+    """The action kinds these flags allow, in the order of :attr:`LegalActions.kinds`."""
+    return _KINDS[play | challenge << 1 | believe << 2 | can_pass << 3 | quartets << 4]
 
 
 #: the kinds allowed by each combination of flags (bit i: ``_KIND_ORDER[i]`` allowed)
