@@ -37,38 +37,45 @@ class StaleNativeModule(ImportError):
     """A compiled module is older than its source."""
 
 
-def extension(source: str) -> Path:
+def extension(source: str, root: Path = ROOT) -> Path:
     """Where the compiled form of ``source`` (a path in :data:`MODULES`) is built: a small
     shim that loads the module's code from the group's library."""
-    return ROOT / (source.removesuffix(".py") + _SUFFIX)
+    return root / (source.removesuffix(".py") + _SUFFIX)
 
 
-def library() -> Path:
+def library(root: Path = ROOT) -> Path:
     """The group's shared library, which holds the code of every compiled module."""
-    return ROOT / (GROUP.replace(".", "/") + "__mypyc" + _SUFFIX)
+    return root / (GROUP.replace(".", "/") + "__mypyc" + _SUFFIX)
 
 
-def built() -> list[str]:
-    """The modules of :data:`MODULES` that have a compiled form here."""
-    return [source for source in MODULES if extension(source).exists()]
+def built(root: Path = ROOT) -> list[str]:
+    """The modules of :data:`MODULES` that have a compiled form under ``root``."""
+    return [source for source in MODULES if extension(source, root).exists()]
 
 
-def stale() -> list[str]:
+def stale(root: Path = ROOT) -> list[str]:
     """The compiled modules whose source changed after the library was built (all of
     them when the library is missing)."""
-    shims = built()
+    shims = built(root)
     if not shims:
         return []
-    lib = library()
+    lib = library(root)
     if not lib.exists():
         return shims
     made = lib.stat().st_mtime_ns
-    return [source for source in shims if (ROOT / source).stat().st_mtime_ns > made]
+    return [source for source in shims if (root / source).stat().st_mtime_ns > made]
 
 
-def check() -> None:
+def compiled() -> bool:
+    """Does this process run the compiled engine?"""
+    from arena.engine import deal
+
+    return not deal.__file__.endswith(".py")
+
+
+def check(root: Path = ROOT) -> None:
     """Raise :class:`StaleNativeModule` when a compiled module would run old code."""
-    late = stale()
+    late = stale(root)
     if late:
         raise StaleNativeModule(
             f"{', '.join(late)} changed after it was compiled, so Python would run the old "
