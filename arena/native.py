@@ -66,11 +66,10 @@ def stale(root: Path = ROOT) -> list[str]:
     return [source for source in shims if (root / source).stat().st_mtime_ns > made]
 
 
-def compiled() -> bool:
-    """Does this process run the compiled engine?"""
-    from arena.engine import deal
-
-    return not deal.__file__.endswith(".py")
+def compiled(root: Path = ROOT) -> bool:
+    """Does Python run the compiled engine here? (It loads an extension before the source
+    beside it, and ``import arena`` refuses a stale one.)"""
+    return bool(built(root)) and library(root).exists()
 
 
 def check(root: Path = ROOT) -> None:

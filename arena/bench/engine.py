@@ -11,6 +11,7 @@ import statistics
 import time
 from collections.abc import Callable
 
+from arena import native
 from arena.engine import Game, Ruleset
 from arena.engine.deal import Deal
 from arena.game.selfplay import play_deal
@@ -49,4 +50,5 @@ def run(
         "seconds_per_repeat": seconds,
         "players": players,
         "rules": rules,
+        "engine": "compiled" if native.compiled() else "python",
     }

@@ -47,6 +47,7 @@ def run(
         "seconds_per_repeat": seconds,
         "players": players,
         "rules": "classic",
+        "engine": engine["engine"],
     }
 
 

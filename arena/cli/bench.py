@@ -32,6 +32,9 @@ def _measured(
     return figures
 
 
+_ENGINE_KINDS = {"compiled": "compiled with mypyc", "python": "plain Python: make native"}
+
+
 @app.command()
 def engine(
     json_: options.JsonFlag = False,
@@ -51,8 +54,8 @@ def engine(
         print(json.dumps(figures))
         return
     out.print(
-        f"engine, {players}-player classic, random-legal policies, one core, "
-        f"median of {repeats} x {seconds:g} s"
+        f"engine ({_ENGINE_KINDS[figures['engine']]}), {players}-player classic, "
+        f"random-legal policies, one core, median of {repeats} x {seconds:g} s"
     )
     out.print(f"  decisions per second: {figures['decisions_per_s']:,}")
     out.print(f"  deals per second:     {figures['deals_per_s']:,}")
@@ -255,7 +258,7 @@ def rl_(
         return
     out.print(
         f"{players}-player classic, random legal actions, one core, "
-        f"median of {repeats} x {seconds:g} s"
+        f"median of {repeats} x {seconds:g} s; engine {_ENGINE_KINDS[figures['engine']]}"
     )
     out.print(f"  engine decisions per second:       {figures['engine_decisions_per_s']:>8,}")
     out.print(f"  AEC steps per second, raw:         {figures['aec_raw_steps_per_s']:>8,}")
