@@ -234,6 +234,27 @@ def test_infrastructure_failures_are_retried_then_failed_with_the_reason(db: Dat
         assert tournaments.get(s, "t").status is TournamentStatus.DONE
 
 
+def test_an_operator_may_give_a_match_more_attempts_before_a_lost_worker_fails_it(
+    db: Database,
+) -> None:
+    make_tournament(db, games=1)
+    [match_id] = match_ids(db)
+    lost = now() - timedelta(seconds=1)
+    failed_at = []
+    for attempt in range(1, 7):
+        assert matches.claim(db, match_id, f"w{attempt}") is not None
+        db.transaction(
+            lambda s: s.execute(update(TournamentMatch).values(lease_until=lost))
+        )  # the worker died: its lease ran out
+        repairs = matches.reconcile(db, lambda job: True, attempts=6)
+        failed_at += [attempt] * len(repairs.failed)
+    assert failed_at == [6], "five lost workers queue it again, the sixth fails it"
+    with db.read() as s:
+        match = s.get(TournamentMatch, match_id)
+        assert match.status is MatchStatus.FAILED and match.attempts == 6
+        assert match.error == "the worker playing it was lost (attempt 6)"
+
+
 def test_reconcile_resends_queued_matches_whose_job_is_gone(db: Database) -> None:
     make_tournament(db, games=3)
     db.transaction(

@@ -137,6 +137,7 @@ def pipeline() -> Pipeline:
         send_first=lambda jobs: _send(jobs, at_front=True),
         flush_seconds=lambda: FLUSH_SECONDS,
         worker=worker_name(),
+        attempts=settings().match_attempts,
     )
 
 

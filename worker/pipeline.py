@@ -67,8 +67,10 @@ class Pipeline:
         flush_seconds: Callable[[], float],
         worker: str = "worker",
         send_first: Callable[[list[tuple[int, str]]], None] | None = None,
+        attempts: int = matches.MAX_ATTEMPTS,
     ) -> None:
         self.db, self.runtime, self.worker = db, runtime, worker
+        self.attempts = attempts  # a match's, before a platform failure fails it
         #: matches a claim left queued because a bot was at its limit of matches at once:
         #: claimed again when a match ends here, and at each heartbeat
         self._deferred: list[int] = []
@@ -269,7 +271,7 @@ class Pipeline:
         reason = f"{type(error).__name__}: {error}"
         log.error("match %s failed: %s", plan.match_id, reason, exc_info=error)
         try:
-            status, job_id = matches.give_back(self.db, plan, reason)
+            status, job_id = matches.give_back(self.db, plan, reason, self.attempts)
             if job_id is not None:
                 self._requeue(plan.match_id, job_id)
             log.info("match %s is now %s", plan.match_id, status)

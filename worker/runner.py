@@ -46,6 +46,7 @@ def reconcile_once(
         watch.pending,
         lost_after,
         workers=max(1, work_queue.workers_listening(queue)),
+        attempts=jobs.settings().match_attempts,
     )
     refilled = refill_ladders()
     # recorded batches' fair-play rows join the totals here, off the recording path

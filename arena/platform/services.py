@@ -18,13 +18,15 @@ from arena.platform.settings import Settings
 
 
 def environment(settings: Settings) -> dict[str, str]:
-    """The environment a worker needs: only where the database and Redis are."""
+    """The environment a worker needs: where the database and Redis are, and how many
+    attempts a match has."""
     return {
         **os.environ,
         "ARENA_DATA_DIR": str(settings.data_dir),
         "ARENA_DATABASE_URL": settings.database_url,
         "REDIS_URL": settings.redis_url or "",
         "ARENA_QUEUE": settings.queue_name,
+        "ARENA_MATCH_ATTEMPTS": str(settings.match_attempts),
     }
 
 

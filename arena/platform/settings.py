@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.store.limits import PrivateLimits, SubmissionRate
+from arena.store.matches import MAX_ATTEMPTS
 
 #: what ``arena up`` writes in the data directory while it runs
 RUNNING_FILE = "running.json"
@@ -52,6 +53,9 @@ class Settings:
     operator_token: str | None = field(default=None, repr=False)
     worker_concurrency: int = DEFAULT_WORKER_CONCURRENCY
     match_cpu_seconds: float = MATCH_CPU_SECONDS
+    #: times a match is claimed before a platform failure fails it instead of queueing
+    #: it again (a match that kills every worker that plays it must not go on forever)
+    match_attempts: int = MAX_ATTEMPTS
     log_level: str = "INFO"
     private_limits: PrivateLimits = field(default_factory=PrivateLimits)
     submission_rate: SubmissionRate = field(default_factory=SubmissionRate)
@@ -74,6 +78,7 @@ class Settings:
                 env, "ARENA_WORKER_CONCURRENCY", DEFAULT_WORKER_CONCURRENCY
             ),
             match_cpu_seconds=_positive(env, "ARENA_MATCH_CPU_SECONDS", MATCH_CPU_SECONDS),
+            match_attempts=_positive(env, "ARENA_MATCH_ATTEMPTS", MAX_ATTEMPTS),
             log_level=_log_level(env.get("ARENA_LOG_LEVEL") or "INFO"),
             private_limits=PrivateLimits(
                 games=_positive(env, "ARENA_PRIVATE_MAX_GAMES", limits.games),

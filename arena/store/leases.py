@@ -52,7 +52,8 @@ _matches, _seats, _tournaments = (
 )
 _entries_table, _versions = table_of(Entry), table_of(BotVersion)
 
-#: attempts before a match is failed: the first run and 3 retries
+#: attempts before a match is failed: the first run and 3 retries (an operator may give
+#: more: ``ARENA_MATCH_ATTEMPTS``)
 MAX_ATTEMPTS = 4
 
 
@@ -366,9 +367,11 @@ def renew(db: Database, match_ids: list[int], token: str, lease: timedelta = LEA
     )
 
 
-def give_back(db: Database, plan: MatchPlan, error: str) -> tuple[MatchStatus, str | None]:
+def give_back(
+    db: Database, plan: MatchPlan, error: str, attempts: int = MAX_ATTEMPTS
+) -> tuple[MatchStatus, str | None]:
     """After an infrastructure failure: queue the match again (a new job id), or fail it
-    when its attempts are spent. Returns the new status and the job id to enqueue."""
+    when its ``attempts`` are spent. Returns the new status and the job id to enqueue."""
 
     def work(session: Session) -> tuple[MatchStatus, str | None]:
         match = session.scalars(
@@ -376,17 +379,17 @@ def give_back(db: Database, plan: MatchPlan, error: str) -> tuple[MatchStatus, s
         ).one()
         if match.status is not MatchStatus.RUNNING or match.claim != plan.claim:
             return match.status, None
-        return _retry_or_fail(session, match, error)
+        return _retry_or_fail(session, match, error, attempts)
 
     return db.transaction(work)
 
 
 def _retry_or_fail(
-    session: Session, match: TournamentMatch, error: str
+    session: Session, match: TournamentMatch, error: str, attempts: int
 ) -> tuple[MatchStatus, str | None]:
     match.claim, match.lease_until, match.worker = None, None, None
     match.error = error
-    if match.attempts >= MAX_ATTEMPTS:
+    if match.attempts >= attempts:
         match.status = MatchStatus.FAILED
         match.finished_at = now()
         session.flush()
@@ -411,11 +414,12 @@ def reconcile(
     job_pending: Callable[[str], bool],
     lost_after: timedelta = timedelta(seconds=10),
     workers: int = 1,
+    attempts: int = MAX_ATTEMPTS,
 ) -> Repairs:
     """Repair what a lost worker or a lost queue left behind (the database is the truth):
 
     - a running match whose lease expired (its worker died): queued again, or failed
-      once its attempts are spent;
+      once its ``attempts`` are spent;
     - a queued match whose job will not play it (gone from Redis, ended, or abandoned:
       ``job_pending`` says): sent again.
     Redis is asked before the write lock is taken (once per job: a job carries several
@@ -442,7 +446,10 @@ def reconcile(
             .with_for_update(skip_locked=True)
         ):
             status, _ = _retry_or_fail(
-                session, match, f"the worker playing it was lost (attempt {match.attempts})"
+                session,
+                match,
+                f"the worker playing it was lost (attempt {match.attempts})",
+                attempts,
             )
             (expired if status is MatchStatus.QUEUED else failed).append(match)
         for match in session.scalars(
