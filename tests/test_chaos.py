@@ -48,6 +48,11 @@ MATCHES = 400
 WORKERS = 3
 #: worker kills, at recorded counts MATCHES * k / (KILLS + 2) for k = 1 .. KILLS
 KILLS = 14
+#: a match's attempts in this run: a fault takes a match from its worker at most once (a
+#: kill, the lost Redis, the dropped connections), so no storm of these can spend them
+#: all, however the matches fall among the workers (with the default of 4, a match the
+#: storm catches four times is failed, as it should be: tests/test_store.py)
+ATTEMPTS = 1 + KILLS + 2
 
 
 @dataclass
@@ -219,6 +224,17 @@ def _jobs_of(arena: Platform, redis_url: str, pid: int) -> list[int]:
     return []
 
 
+def _failed(arena: Platform) -> dict[int, tuple[int, str | None]]:
+    """The failed matches: their attempts and why the last one ended."""
+    with arena.db.read() as s:
+        rows = s.execute(
+            select(TournamentMatch.id, TournamentMatch.attempts, TournamentMatch.error).where(
+                TournamentMatch.status == MatchStatus.FAILED
+            )
+        )
+        return {match_id: (attempts, error) for match_id, attempts, error in rows}
+
+
 def _drop_connections(database_url: str) -> int:
     name = database_url.rsplit("/", 1)[1]
     with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
@@ -258,7 +274,7 @@ def test_chaos_loses_nothing_records_nothing_twice_and_recovers_within_the_bound
     chance = random.Random(14)
     storm, orphans = Storm(), Orphans()
     with RedisServer(tmp_path / "redis") as redis:
-        settings = Settings(tmp_path, database_url, redis.url)
+        settings = Settings(tmp_path, database_url, redis.url, match_attempts=ATTEMPTS)
         arena = Platform(settings)
         setup_tournament(arena, MATCHES, deals=12)
         workers = Workers(settings, WORKERS, tmp_path / "logs")
@@ -286,9 +302,7 @@ def test_chaos_loses_nothing_records_nothing_twice_and_recovers_within_the_bound
                     storm.done.append(fault)
                     spawned.append(workers.add(len(spawned)))
                 time.sleep(0.1)
-            while orphans.held and time.monotonic() < deadline:
-                orphans.poll(arena)
-                time.sleep(0.1)
+            orphans.poll(arena)  # every match is settled now: done, or failed
         finally:
             workers.stop()
     waits = sorted(orphans.waits)
@@ -303,6 +317,7 @@ def test_chaos_loses_nothing_records_nothing_twice_and_recovers_within_the_bound
         print(f"chaos: match {match_id} ({how}) died at {died:.1f} s, taken up {wait:.1f} s later")
     assert storm.done.count("kill") == KILLS and {"redis", "database"} <= set(storm.done)
     assert orphans.waits, "the kills orphaned matches"
+    assert not _failed(arena), "no fault of the storm fails a match"
     assert not orphans.held, f"orphans never taken up again: {sorted(orphans.held)}"
     # How long that took, and how many jobs were taken up ahead of an orphan while it
     # waited, are printed above, not judged: the seconds are the machine's speed, and
@@ -310,7 +325,6 @@ def test_chaos_loses_nothing_records_nothing_twice_and_recovers_within_the_bound
     # workers that take them over (a job it took in the last instant goes unseen). The
     # order (a dead worker's matches go out ahead of the queue) and the bound on an
     # unloaded machine are held by tests/test_recovery.py and tests/test_faults.py.
-    assert arena.tournament_status("t")["matches"]["failed"] == 0
     assert_recorded_exactly_once(arena, MATCHES)
     assert_ratings_replay(arena)
     assert all(process.poll() is not None for process in spawned), "no worker left behind"
