@@ -241,9 +241,13 @@ def _locked(database_url: str, statement: str, ids: list[int]) -> Iterator[None]
 
 def _job_started(arena: Platform, job_id: str) -> None:
     """Wait until a worker has started the job (it prepares to play first: the sandbox
-    probe and the imports, seconds on a loaded machine)."""
+    probe and the imports, seconds on a loaded machine). A job hands its matches to the
+    worker's pipeline and ends at once: it may be finished before a poll sees it
+    started, its matches still in play."""
     wait_until(
-        lambda: arena.queue.connection.hget(Job.key_for(job_id), "status") == b"started",
+        lambda: (
+            arena.queue.connection.hget(Job.key_for(job_id), "status") in (b"started", b"finished")
+        ),
         "the worker never started the job",
     )
 
