@@ -8,6 +8,7 @@ STAMP := $(VENV)/.installed
 # The engine's hot modules compiled with mypyc (arena/native.py), again whenever they change.
 NATIVE := arena/engine/.native
 NATIVE_SOURCES := $(wildcard arena/engine/*.py) arena/game/selfplay.py arena/policies.py arena/native.py setup.py
+C_SOURCES := $(wildcard arena/engine/*.c)
 
 .PHONY: up test test-fast lint types bench clean browser screenshots native pure
 
@@ -20,13 +21,13 @@ $(STAMP): pyproject.toml
 
 native: $(NATIVE)
 
-$(NATIVE): $(STAMP) $(NATIVE_SOURCES)
+$(NATIVE): $(STAMP) $(NATIVE_SOURCES) $(C_SOURCES)
 	$(BIN)/python setup.py --quiet build_ext --inplace 2>&1 | grep -v -i -E "warning|deprecat|\*\*\*|^ *$$|setuptools|pypa|See " || true
 	touch $(NATIVE)
 
 # The engine as plain Python (slower, the same results): `make native` compiles it again.
 pure:
-	rm -f $(foreach source,$(NATIVE_SOURCES:.py=),$(source).cpython-*.so) arena/engine/_native__mypyc.*.so $(NATIVE)
+	rm -f $(foreach source,$(NATIVE_SOURCES:.py=) $(C_SOURCES:.c=),$(source).cpython-*.so) arena/engine/_native__mypyc.*.so $(NATIVE)
 
 up: $(NATIVE)
 	$(BIN)/arena up

@@ -11,7 +11,7 @@ import runpy
 import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 NATIVE = runpy.run_path(str(Path(__file__).parent / "arena" / "native.py"))
@@ -37,7 +37,12 @@ def native_modules() -> list:
         from mypyc.build import mypycify
     except ImportError:
         return []
-    return mypycify(list(NATIVE["MODULES"]), opt_level="3", group_name=NATIVE["GROUP"])
+    compiled = mypycify(list(NATIVE["MODULES"]), opt_level="3", group_name=NATIVE["GROUP"])
+    written_in_c = [
+        Extension(source.removesuffix(".c").replace("/", "."), [source], extra_compile_args=["-O3"])
+        for source in NATIVE["C_MODULES"]
+    ]
+    return compiled + written_in_c
 
 
 setup(ext_modules=native_modules(), cmdclass={"build_ext": OptionalBuildExt})

@@ -28,6 +28,8 @@ MODULES = (
     "arena/game/selfplay.py",
     "arena/policies.py",
 )
+#: modules written in C, each built as an extension of its own beside its source
+C_MODULES = ("arena/engine/_records.c",)
 #: the mypyc group: its shared library is ``arena/engine/_native__mypyc.*.so``
 GROUP = "arena.engine._native"
 _SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
@@ -38,9 +40,10 @@ class StaleNativeModule(ImportError):
 
 
 def extension(source: str, root: Path = ROOT) -> Path:
-    """Where the compiled form of ``source`` (a path in :data:`MODULES`) is built: a small
-    shim that loads the module's code from the group's library."""
-    return root / (source.removesuffix(".py") + _SUFFIX)
+    """Where the compiled form of ``source`` (a path in :data:`MODULES`, or in
+    :data:`C_MODULES`) is built: for a Python module a small shim that loads the
+    module's code from the group's library."""
+    return root / (source.rsplit(".", 1)[0] + _SUFFIX)
 
 
 def library(root: Path = ROOT) -> Path:
@@ -55,15 +58,21 @@ def built(root: Path = ROOT) -> list[str]:
 
 def stale(root: Path = ROOT) -> list[str]:
     """The compiled modules whose source changed after the library was built (all of
-    them when the library is missing)."""
+    them when the library is missing), and the C modules older than their source."""
+    late = [
+        source
+        for source in C_MODULES
+        if extension(source, root).exists()
+        and (root / source).stat().st_mtime_ns > extension(source, root).stat().st_mtime_ns
+    ]
     shims = built(root)
     if not shims:
-        return []
+        return late
     lib = library(root)
     if not lib.exists():
-        return shims
+        return shims + late
     made = lib.stat().st_mtime_ns
-    return [source for source in shims if (root / source).stat().st_mtime_ns > made]
+    return [source for source in shims if (root / source).stat().st_mtime_ns > made] + late
 
 
 def compiled(root: Path = ROOT) -> bool:

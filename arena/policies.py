@@ -5,14 +5,14 @@ from __future__ import annotations
 import random
 from typing import Any, Final, Protocol
 
-from arena.engine import draws
+from arena.engine import draws, records
 from arena.engine.actions import BELIEVE, CHALLENGE, PASS, Action, Play, Quartets
 from arena.engine.legal import Phase, PlaySpec, kinds_allowed
 from arena.engine.observation import Observation
 
 QUARTETS: Final = Phase.QUARTETS
 
-_new: Final = tuple.__new__  # a named tuple from its fields, without the keyword-taking __new__
+_new: Final = records.new  # a named tuple from its fields (arena/engine/records.py)
 
 
 class Policy(Protocol):
@@ -28,6 +28,7 @@ class RandomLegal:
 
     def __init__(self, seed: int | float | str | None = None) -> None:
         self.rng = random.Random(seed)
+        self._random = self.rng.random  # bound once: a method lookup at every draw is slow
 
     def __deepcopy__(self, memo: dict[int, Any]) -> RandomLegal:
         """A copy that goes on drawing as this one would (compiled, arena/native.py, the
@@ -39,10 +40,10 @@ class RandomLegal:
     def act(self, observation: Observation) -> Action:
         legal = observation.legal
         assert legal is not None, "asked to act without legal actions"
-        rng = self.rng
+        draw = self._random
         _, phase, play, challenge, believe, can_pass, quartets = legal
         kinds = kinds_allowed(play is not None, challenge, believe, can_pass, phase == QUARTETS)
-        kind = kinds[int(rng.random() * len(kinds))] if len(kinds) > 1 else kinds[0]
+        kind = kinds[int(draw() * len(kinds))] if len(kinds) > 1 else kinds[0]
         if kind == "play":
             assert play is not None
             return self._play(play, observation.hand)
@@ -52,19 +53,19 @@ class RandomLegal:
             return BELIEVE
         if kind == "pass":
             return PASS
-        return Quartets(tuple(r for r in quartets if rng.random() < 0.5))
+        return Quartets(tuple(r for r in quartets if draw() < 0.5))
 
     def _play(self, spec: PlaySpec, hand: tuple[str, ...]) -> Play:
-        rng = self.rng
+        draw = self._random
         ranks, max_cards, honest, max_count = spec
-        placed = 1 + int(rng.random() * max_cards)
+        placed = 1 + int(draw() * max_cards)
         cards = (
-            tuple(draws.sample(rng, hand, placed))
+            tuple(draws.sample(self.rng, hand, placed))
             if placed > 1
-            else (hand[int(rng.random() * len(hand))],)
+            else (hand[int(draw() * len(hand))],)
         )
-        rank = ranks[int(rng.random() * len(ranks))] if len(ranks) > 1 else ranks[0]
+        rank = ranks[int(draw() * len(ranks))] if len(ranks) > 1 else ranks[0]
         count = placed
-        if not honest and rng.random() < 0.2 and placed < max_count:
+        if not honest and draw() < 0.2 and placed < max_count:
             count = placed + 1
         return _new(Play, (cards, rank, count))

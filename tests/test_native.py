@@ -50,6 +50,16 @@ def test_a_source_changed_after_its_build_is_refused_with_the_way_to_rebuild(
         native.check(root)
 
 
+def test_a_c_module_older_than_its_source_is_stale(tmp_path: Path) -> None:
+    (source,) = native.C_MODULES
+    root = _tree_with(tmp_path, "arena/engine/deal.py", source)
+    assert native.stale(root) == []
+    _later(root / source, than=native.extension(source, root))
+    assert native.stale(root) == [source]
+    with pytest.raises(native.StaleNativeModule, match="make native"):
+        native.check(root)
+
+
 def test_shims_without_their_library_are_all_stale(tmp_path: Path) -> None:
     root = _tree_with(tmp_path, "arena/engine/deal.py")
     native.library(root).unlink()

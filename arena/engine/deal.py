@@ -22,6 +22,7 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import Any, Final, NamedTuple
 
+from arena.engine import records
 from arena.engine.actions import Action, Play, Quartets
 from arena.engine.cards import CARDS, RANK_OF, TRUE_FOR, fours_in
 from arena.engine.events import (
@@ -52,8 +53,8 @@ from arena.engine.observation import LiveGroup, Observation
 _CALL_KINDS: Final = {kind.value: kind for kind in CallKind}
 _LATE_ANSWER: Final = illegal_text(IllegalReason.LATE_ANSWER)
 #: builds a named tuple from its fields without the class's keyword-argument ``__new__``
-#: (half the cost; the hot path makes several a decision)
-_new: Final = tuple.__new__
+#: (arena/engine/records.py: the hot path makes several a decision)
+_new: Final = records.new
 
 
 LEAD: Final = Phase.LEAD
@@ -83,12 +84,17 @@ class Group(NamedTuple):
 #: a deal's attributes (its slots, and what a copy copies)
 _FIELDS = (
     "_allow_pass",
+    "_active_view",
     "_anchor",
     "_cap",
     "_legal_memo",
     "_live_view",
     "_declarable",
+    "_exits_view",
+    "_legal_span",
+    "_final_call",
     "_fixed",
+    "_hand_size",
     "_max_turns",
     "_next_rank",
     "_pile_cards",
@@ -96,6 +102,7 @@ _FIELDS = (
     "_honest",
     "_in_play_at_deal",
     "_lead_ranks",
+    "_live_author",
     "_believe_group",
     "_believe_on",
     "_calls_open",
@@ -175,6 +182,9 @@ class Deal:
         self.to_act: int | None = None
         self.active = [seat not in absent for seat in range(self.players)]
         self.exits: list[int] = []
+        # the two as an observation shows them, made again when a seat leaves
+        self._active_view = tuple(self.active)
+        self._exits_view: tuple[int, ...] = ()
         self.forfeits: list[int] = []
         self.ranking: tuple[tuple[int, ...], ...] | None = None
         self.end_reason: EndReason | None = None
@@ -201,13 +211,17 @@ class Deal:
             self._protect,
             self._allow_pass,
             self._max_turns,
+            self._hand_size,
+            self._final_call,
         ) = game.deal_rules
         self._legal_memo = game.legal_memo
         self._live_view: LiveGroup | None = None  # the live group as an observation shows it
+        self._live_author = -1  # its author (a field of a named tuple is a lookup)
         self._cap = game.max_play
         self._declarable = game.declarable
         self._next_rank = game.next_rank
         self._lead_ranks = game.lead_ranks
+        self._legal_span = len(game.deck) + 1  # a card count's range in a legal-actions key
         self._start()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Deal:
@@ -292,9 +306,19 @@ class Deal:
             if phase is not LEAD:
                 rank = self._required_rank()
         can_call = phase is RESPOND and self._call_allowed(seat)
-        # made once per game and kept: the same few answers come back at every decision
-        step = 0 if phase is LEAD else 1 if phase is RESPOND else 2  # an enum hashes slowly
-        key = (seat, step, rank, max_cards, max_count, can_call)
+        # made once per game and kept: the same few answers come back at every decision,
+        # found by one number (a tuple key hashes and compares field by field)
+        step = 0 if phase is LEAD else 2 if phase is RESPOND else 4
+        span = self._legal_span
+        key = (
+            (
+                (max_count * span + max_cards) * _RANK_CODES
+                + (0 if rank is None else _RANK_CODE[rank])
+            )
+            * 6
+            + step
+            + can_call
+        ) * self.players + seat
         memo = self._legal_memo
         legal = memo.get(key)
         if legal is None:
@@ -334,7 +358,7 @@ class Deal:
                 self.to_act,
                 self.turns,
                 tuple(self.hands[seat]),
-                tuple([len(hand) for hand in self.hands]),
+                tuple(len(hand) for hand in self.hands),
                 len(self._stock),
                 self.pile_count,
                 len(self.discard),
@@ -342,8 +366,8 @@ class Deal:
                 live,
                 self.legal(seat),
                 tuple(self.events[since:]),
-                tuple(self.active),
-                tuple(self.exits),
+                self._active_view,
+                self._exits_view,
             ),
         )
 
@@ -388,17 +412,18 @@ class Deal:
         """Remove ``seat`` at once: its hand leaves play unrevealed; it ranks below all others."""
         if self.phase is OVER or not self.active[seat]:
             raise NotYourTurn(f"seat {seat} is not in the deal")
-        self.events.append(Forfeited(seat))
+        self.events.append(_new(Forfeited, (seat,)))
         self.active[seat] = False
+        self._active_view = tuple(self.active)
         self.forfeits.append(seat)
         if seat in self._pending:
             self._pending.remove(seat)
         hand = self.hands[seat]
         if hand:
             self.discard.extend(hand)
-            self.events.append(Discarded(seat, DiscardReason.FORFEIT, (), len(hand)))
+            self.events.append(_new(Discarded, (seat, DiscardReason.FORFEIT, (), len(hand))))
             self.hands[seat] = []
-        authored_live = self.live and self.pile[-1].author == seat
+        authored_live = self.live and self._live_author == seat
         if authored_live:
             self.live = False  # the group is accepted; its cards stay in the pile
         if self._check_over():
@@ -464,9 +489,10 @@ class Deal:
         cards = taken  # the hand's own card objects
         hands[seat] = remaining
         pile = self.pile
-        covered = pile[-1].author if self.live else None
+        covered = self._live_author if self.live else None
         pile.append(_new(Group, (seat, cards, rank, count, leading)))
         self._live_view = _new(LiveGroup, (seat, placed, rank, count, leading))
+        self._live_author = seat
         self._pile_cards.extend(cards)
         self.pile_count += placed
         self.live = True
@@ -495,7 +521,7 @@ class Deal:
         events = self.events
         events.append(_new(Called, (seat, _CALL_KINDS[kind], author)))
         shown = (cards[self._reveal_rng().randrange(len(cards))],) if self._reveals_one else cards
-        truthful = len(cards) == count and TRUE_FOR[rank].issuperset(shown)
+        truthful = len(cards) == count and _all_in(shown, TRUE_FOR[rank])
         events.append(_new(Revealed, (author, shown, truthful)))
         self._anchor = seat
         if kind == "challenge":
@@ -503,7 +529,7 @@ class Deal:
                 keep = self._keeps_value
                 self._take_pile(seat, author_accepted=True, keep_value=keep)
             else:
-                self._take_pile(group.author, author_accepted=False)
+                self._take_pile(author, author_accepted=False)
         elif not truthful:
             self._take_pile(seat, author_accepted=True)
         elif self._believe_group:
@@ -513,11 +539,11 @@ class Deal:
         return None
 
     def _pass(self, seat: int) -> str | None:
-        if not self.options.allow_pass:
+        if not self._allow_pass:
             return illegal_text(IllegalReason.PASS_NOT_ALLOWED)
         if self.phase not in (RESPOND, CONTINUE):
             return illegal_text(IllegalReason.PASS_OUT_OF_PHASE, phase=self.phase.value)
-        self.events.append(Passed(seat))
+        self.events.append(_new(Passed, (seat,)))
         self._passed.add(seat)
         self._advance_from(seat, self.phase)
         return None
@@ -535,11 +561,11 @@ class Deal:
 
     def _penalise(self, seat: int, reason: str) -> None:
         """docs/rules.md "Illegal actions": the offender takes the pile as a caught bluffer."""
-        self.events.append(Illegal(seat, reason))
+        self.events.append(_new(Illegal, (seat, reason)))
         if self.phase is QUARTETS:
             self._resume_after_quartets()  # an illegal answer means "discard nothing"
             return
-        author_accepted = self.live and self.pile[-1].author != seat
+        author_accepted = self.live and self._live_author != seat
         self._take_pile(seat, author_accepted=author_accepted)
 
     # ------------------------------------------------------------------ outcomes
@@ -585,7 +611,10 @@ class Deal:
         self.live = False
         self.discard.extend(group.cards)
         self.events.append(
-            Discarded(group.author, DiscardReason.BELIEVED, shown, len(group.cards) - len(shown))
+            _new(
+                Discarded,
+                (group.author, DiscardReason.BELIEVED, shown, len(group.cards) - len(shown)),
+            )
         )
         if self._author_done(group.author):
             return
@@ -599,7 +628,9 @@ class Deal:
         cards = self._pile_cards
         author = self._clear_pile()
         self.discard.extend(cards)
-        self.events.append(Discarded(None, DiscardReason.BELIEVED, shown, len(cards) - len(shown)))
+        self.events.append(
+            _new(Discarded, (None, DiscardReason.BELIEVED, shown, len(cards) - len(shown)))
+        )
         if author is not None and self._author_done(author):
             return
         if self._end_round():
@@ -613,7 +644,7 @@ class Deal:
         author = self._clear_pile()
         if cards:
             self.discard.extend(cards)
-            self.events.append(Discarded(None, DiscardReason.PASSED_OUT, (), len(cards)))
+            self.events.append(_new(Discarded, (None, DiscardReason.PASSED_OUT, (), len(cards))))
         if author is not None and self._author_done(author):
             return
         if self._end_round():
@@ -627,7 +658,7 @@ class Deal:
     def _clear_pile(self) -> int | None:
         """Empty the table (a new list of its cards: callers keep the old one); return the
         author of the group that was live, if any."""
-        author = self.pile[-1].author if self.live else None
+        author = self._live_author if self.live else None
         self.pile.clear()
         self._pile_cards = []
         self.pile_count = 0
@@ -638,7 +669,7 @@ class Deal:
         """``author``'s group was accepted; an empty hand leaves. True if the deal ended."""
         if not self.active[author] or self.hands[author] or self._stock:
             return False
-        if played_over and self.options.final_call:
+        if played_over and self._final_call:
             self._pending.append(author)
             return False
         return self._leave(author)
@@ -673,14 +704,14 @@ class Deal:
                 self._advance_from(seat, phase)
             return
         hand = self.hands[seat]
-        size = self.options.hand_size
+        size = self._hand_size
         if size is not None and self._stock and len(hand) < size:
             take = min(size - len(hand), len(self._stock))
             drawn = self._stock[-take:]
             del self._stock[-take:]
             drawn.reverse()
             hand.extend(drawn)
-            self.events.append(Drew(seat, take))
+            self.events.append(_new(Drew, (seat, take)))
             if self._quartets_always and self._discard_all_fours(seat):
                 return
         if not hand:  # empty hand, empty stock: the player leaves at the start of the turn
@@ -738,7 +769,7 @@ class Deal:
                 hand.remove(card)
                 removed.append(card)
         self.discard.extend(removed)
-        self.events.append(Discarded(seat, DiscardReason.QUARTETS, tuple(removed), 0))
+        self.events.append(_new(Discarded, (seat, DiscardReason.QUARTETS, tuple(removed), 0)))
         if not hand and not self._stock and self.active[seat]:
             return self._leave(seat)
         return False
@@ -753,7 +784,8 @@ class Deal:
             self._pending.remove(seat)
         self.active[seat] = False
         self.exits.append(seat)
-        self.events.append(Left(seat, len(self.exits)))
+        self._active_view, self._exits_view = tuple(self.active), tuple(self.exits)
+        self.events.append(_new(Left, (seat, len(self.exits))))
         if self._first_out:
             self._finish(EndReason.FINISHED)
             return True
@@ -771,7 +803,7 @@ class Deal:
         self.round_rank = None
         self.end_reason = reason
         self.ranking = self._rank(by_cards=reason is EndReason.MAX_TURNS or self._first_out)
-        self.events.append(DealOver(self.ranking, reason))
+        self.events.append(_new(DealOver, (self.ranking, reason)))
 
     def _rank(self, *, by_cards: bool) -> tuple[tuple[int, ...], ...]:
         groups: list[tuple[int, ...]] = [(seat,) for seat in self.exits]
@@ -788,10 +820,9 @@ class Deal:
 
     def _start(self) -> None:
         options = self.options
+        sizes = tuple(len(hand) for hand in self.hands)
         self.events.append(
-            Dealt(
-                self.dealer, tuple(map(len, self.hands)), len(self._stock), self.hidden is not None
-            )
+            _new(Dealt, (self.dealer, sizes, len(self._stock), self.hidden is not None))
         )
         if options.quartets_always:
             for seat in range(self.players):
@@ -831,6 +862,14 @@ def _take(hand: list[str], cards: Sequence[str]) -> tuple[str, ...] | None:
     return tuple(taken)
 
 
+def _all_in(cards: tuple[str, ...], allowed: frozenset[str]) -> bool:
+    """``allowed.issuperset(cards)`` without the method call."""
+    for card in cards:  # noqa: SIM110  # compiled, a loop: all() over a generator is slower
+        if card not in allowed:
+            return False
+    return True
+
+
 #: fields a copy shares: immutable
 _SHARED: Final = frozenset(
     {"game", "options", "dealt", "hidden", "_declarable", "_next_rank", "_legal_memo"}
@@ -838,5 +877,8 @@ _SHARED: Final = frozenset(
 #: legal actions a game keeps at most (Deal.legal); then it starts again
 _LEGAL_MEMO_SIZE: Final = 1 << 16
 _RANK_INDEX: Final = {rank: index for index, rank in enumerate("23456789TJQKA")}
+#: a rank as a number from 1 (0: none), in a legal-actions key
+_RANK_CODE: Final = {rank: index + 1 for rank, index in _RANK_INDEX.items()}
+_RANK_CODES: Final = len(_RANK_CODE) + 1
 #: each rank alone, as a play's ranks (made once, asked at every response)
 _ALONE: Final = {rank: (rank,) for rank in _RANK_INDEX}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from math import ceil, log
-from typing import TypeVar
+from typing import Final, TypeVar
 
 T = TypeVar("T")
 
@@ -34,10 +34,7 @@ def sample(rng: random.Random, population: Sequence[T], k: int) -> list[T]:
     (``0 <= k <= len(population)``)."""
     getrandbits = rng.getrandbits
     n = len(population)
-    setsize = 21  # as Random.sample: a list pool while it is smaller than a set
-    if k > 5:
-        setsize += 4 ** ceil(log(k * 3, 4))
-    if n <= setsize:
+    if n <= _pool_limit(k):
         pool = list(population)
         result = []
         for last in range(n - 1, n - 1 - k, -1):
@@ -59,3 +56,18 @@ def sample(rng: random.Random, population: Sequence[T], k: int) -> list[T]:
         selected.add(j)
         chosen.append(population[j])
     return chosen
+
+
+def _pool_limit(k: int) -> int:
+    """The largest population ``Random.sample`` draws ``k`` items from through a list pool
+    (a larger one goes through a set of chosen indices)."""
+    return _POOL_LIMITS[k] if k < len(_POOL_LIMITS) else _worked_out_pool_limit(k)
+
+
+def _worked_out_pool_limit(k: int) -> int:
+    return 21 + int(4 ** ceil(log(k * 3, 4))) if k > 5 else 21
+
+
+#: Random.sample's pool limit for each small k: 21, plus ``4 ** ceil(log(3k, 4))`` past
+#: five (worked out once: the logarithm is a call)
+_POOL_LIMITS: Final = tuple(_worked_out_pool_limit(k) for k in range(128))

@@ -41,7 +41,7 @@ class Game:
     #: the rules' answers a deal asks at every decision, read once per game (DealRules)
     deal_rules: DealRules = field(init=False, compare=False, repr=False)
     #: the legal actions already built, shared by this game's deals (Deal.legal)
-    legal_memo: dict[tuple[object, ...], object] = field(
+    legal_memo: dict[int, object] = field(
         init=False, compare=False, repr=False, default_factory=dict
     )
 
@@ -135,6 +135,8 @@ class DealRules(NamedTuple):
     protect_single_lead: bool
     allow_pass: bool
     max_turns: int
+    hand_size: int | None
+    final_call: bool
 
     @classmethod
     def of(cls, options: Options) -> DealRules:

@@ -1,0 +1,5 @@
+from typing import Any, TypeVar
+
+_T = TypeVar("_T", bound=tuple[Any, ...])
+
+def new(cls: type[_T], fields: tuple[Any, ...], /) -> _T: ...
