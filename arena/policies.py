@@ -12,6 +12,11 @@ from arena.engine.observation import Observation
 
 QUARTETS: Final = Phase.QUARTETS
 
+# compiled (arena/native.py), a final name is read directly, an imported one looked up
+_PLAY: Final = Play
+_CHALLENGE: Final = CHALLENGE
+_BELIEVE: Final = BELIEVE
+_PASS: Final = PASS
 _new: Final = records.new  # a named tuple from its fields (arena/engine/records.py)
 
 
@@ -28,7 +33,9 @@ class RandomLegal:
 
     def __init__(self, seed: int | float | str | None = None) -> None:
         self.rng = random.Random(seed)
-        self._random = self.rng.random  # bound once: a method lookup at every draw is slow
+        # bound once: a method lookup at every draw is slow; and a draw is scaled by a
+        # float (compiled, float times int is boxed; the product is the same)
+        self._random = self.rng.random
 
     def __deepcopy__(self, memo: dict[int, Any]) -> RandomLegal:
         """A copy that goes on drawing as this one would (compiled, arena/native.py, the
@@ -43,29 +50,29 @@ class RandomLegal:
         draw = self._random
         _, phase, play, challenge, believe, can_pass, quartets = legal
         kinds = kinds_allowed(play is not None, challenge, believe, can_pass, phase == QUARTETS)
-        kind = kinds[int(draw() * len(kinds))] if len(kinds) > 1 else kinds[0]
+        kind = kinds[int(draw() * float(len(kinds)))] if len(kinds) > 1 else kinds[0]
         if kind == "play":
             assert play is not None
             return self._play(play, observation.hand)
         if kind == "challenge":
-            return CHALLENGE
+            return _CHALLENGE
         if kind == "believe":
-            return BELIEVE
+            return _BELIEVE
         if kind == "pass":
-            return PASS
+            return _PASS
         return Quartets(tuple(r for r in quartets if draw() < 0.5))
 
     def _play(self, spec: PlaySpec, hand: tuple[str, ...]) -> Play:
         draw = self._random
         ranks, max_cards, honest, max_count = spec
-        placed = 1 + int(draw() * max_cards)
+        placed = 1 + int(draw() * float(max_cards))
         cards = (
             tuple(draws.sample(self.rng, hand, placed))
             if placed > 1
-            else (hand[int(draw() * len(hand))],)
+            else (hand[int(draw() * float(len(hand)))],)
         )
-        rank = ranks[int(draw() * len(ranks))] if len(ranks) > 1 else ranks[0]
+        rank = ranks[int(draw() * float(len(ranks)))] if len(ranks) > 1 else ranks[0]
         count = placed
         if not honest and draw() < 0.2 and placed < max_count:
             count = placed + 1
-        return _new(Play, (cards, rank, count))
+        return _new(_PLAY, (cards, rank, count))

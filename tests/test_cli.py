@@ -90,6 +90,28 @@ def test_bench_engine_json_has_the_documented_keys() -> None:
     assert figures["decisions_per_s"] > figures["deals_per_s"], "a deal takes many decisions"
 
 
+def test_bench_instructions_counts_the_decisions_between_its_two_runs() -> None:
+    from arena.bench.instructions import play
+
+    result = arena("bench", "instructions", "--json", "--warm", "2", "--deals", "3")
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    assert figures["decisions"] == play(5) - play(2)
+    assert figures["instructions_per_decision"] > 1000, "a decision is thousands of them"
+
+
+def test_bench_instructions_without_valgrind_says_what_is_missing(tmp_path: Path) -> None:
+    result = children.run(
+        [sys.executable, "-m", "arena", "bench", "instructions"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PATH": str(tmp_path)},
+    )
+    assert result.returncode == 2 and "valgrind is not installed" in result.stderr
+
+
 def test_bench_grpc_json_has_the_documented_keys() -> None:
     result = arena(
         "bench", "grpc", "--json", "--matches", "2", "--repeats", "1", "--round-trips", "100"

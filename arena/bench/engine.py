@@ -33,9 +33,7 @@ def run(
         decisions = deals = 0
         start = time.perf_counter()
         while (elapsed := time.perf_counter() - start) < seconds:
-            hands, stock, hidden = game.shuffled_layout(seed, seed % players)
-            deal = Deal(game, hands, dealer=seed % players, stock=stock, hidden=hidden, seed=seed)
-            decisions += play_deal(deal, policies)
+            decisions += play_seeded(game, policies, seed)
             deals += 1
             seed += 1
         decision_rates.append(decisions / elapsed)
@@ -52,3 +50,12 @@ def run(
         "rules": rules,
         "engine": "compiled" if native.compiled() else "python",
     }
+
+
+def play_seeded(game: Game, policies: list[RandomLegal], seed: int) -> int:
+    """Shuffle, deal and play deal ``seed`` (the dealer turns with it); return its
+    decisions."""
+    dealer = seed % game.players
+    hands, stock, hidden = game.shuffled_layout(seed, dealer)
+    deal = Deal(game, hands, dealer=dealer, stock=stock, hidden=hidden, seed=seed)
+    return play_deal(deal, policies)

@@ -62,6 +62,38 @@ def engine(
     out.print(f"  decisions per deal:   {figures['decisions_per_deal']}")
 
 
+@app.command()
+def instructions(
+    json_: options.JsonFlag = False,
+    deals: Annotated[int, typer.Option(min=1, help="Deals counted.")] = 1000,
+    warm: Annotated[int, typer.Option(min=0, help="Deals played before the count.")] = 300,
+    players: Players = 4,
+) -> None:
+    """Instructions per engine decision, counted by valgrind (the figure of `bench engine`'s
+    loop that does not move with the machine's speed)."""
+    from arena.bench import instructions as bench_instructions
+
+    try:
+        figures = _measured(
+            "instructions",
+            lambda progress: bench_instructions.run(
+                warm, deals, players, progress=lambda runs: progress(f"{runs} of 2 runs")
+            ),
+            json_,
+        )
+    except bench_instructions.ValgrindMissing as error:
+        console.stderr().print(f"error: {error}")
+        raise typer.Exit(2) from None
+    if figures is None:
+        return
+    out.print(
+        f"engine ({_ENGINE_KINDS[figures['engine']]}), {players}-player classic, "
+        f"random-legal policies, {deals} deals after {warm}, under valgrind"
+    )
+    out.print(f"  instructions per decision: {figures['instructions_per_decision']:,}")
+    out.print(f"  decisions counted:         {figures['decisions']:,}")
+
+
 @app.command("grpc")
 def grpc_(
     json_: options.JsonFlag = False,

@@ -81,6 +81,19 @@ class Group(NamedTuple):
     opening: bool
 
 
+# The named tuples and tables every step uses, as final names: compiled (arena/native.py), an
+# imported class is looked up in the module's globals at each use, a final name is not.
+_GROUP: Final = Group
+_LIVE_GROUP: Final = LiveGroup
+_OBSERVATION: Final = Observation
+_PLAYED: Final = Played
+_CALLED: Final = Called
+_REVEALED: Final = Revealed
+_PICKED_UP: Final = PickedUp
+_PLAY: Final = Play
+_TRUE_FOR: Final = TRUE_FOR
+_CARDS: Final = CARDS
+
 #: a deal's attributes (its slots, and what a copy copies)
 _FIELDS = (
     "_allow_pass",
@@ -276,7 +289,7 @@ class Deal:
             if seat is None:
                 return None
         phase = self.phase
-        if seat != to_act:  # an open call out of turn, if any
+        if to_act is None or seat != to_act:  # an open call out of turn, if any
             if not self.may_act(seat, "challenge"):
                 return None
             can_call = self._call_allowed(seat)
@@ -351,7 +364,7 @@ class Deal:
         """What ``seat`` may know now, with the public events from index ``since`` on."""
         live = self._live_view if self.live else None
         return _new(
-            Observation,
+            _OBSERVATION,
             (
                 seat,
                 self.phase,
@@ -445,16 +458,16 @@ class Deal:
 
     def _dispatch(self, seat: int, action: Action) -> str | None:
         """Carry out a legal action; return the reason when it is illegal."""
-        kind = action.kind
         phase = self.phase
         if phase is QUARTETS:
             if not isinstance(action, Quartets):
-                return illegal_text(IllegalReason.WRONG_ANSWER_TO_QUARTETS, kind=kind)
+                return illegal_text(IllegalReason.WRONG_ANSWER_TO_QUARTETS, kind=action.kind)
             return self._answer_quartets(seat, action)
-        if isinstance(action, Play):
+        if isinstance(action, _PLAY):
             if phase is FINAL_CALL:
                 return illegal_text(IllegalReason.PLAY_AT_FINAL_CALL)
             return self._play(seat, action)
+        kind = action.kind
         if kind == "challenge" or kind == "believe":
             return self._call(seat, kind)
         if kind == "pass":
@@ -490,8 +503,8 @@ class Deal:
         hands[seat] = remaining
         pile = self.pile
         covered = self._live_author if self.live else None
-        pile.append(_new(Group, (seat, cards, rank, count, leading)))
-        self._live_view = _new(LiveGroup, (seat, placed, rank, count, leading))
+        pile.append(_new(_GROUP, (seat, cards, rank, count, leading)))
+        self._live_view = _new(_LIVE_GROUP, (seat, placed, rank, count, leading))
         self._live_author = seat
         self._pile_cards.extend(cards)
         self.pile_count += placed
@@ -499,7 +512,7 @@ class Deal:
         self.round_rank = rank
         self._anchor = seat
         self._passed.clear()
-        self.events.append(_new(Played, (seat, placed, rank, count)))
+        self.events.append(_new(_PLAYED, (seat, placed, rank, count)))
         if (
             covered is not None
             and not hands[covered]
@@ -519,10 +532,10 @@ class Deal:
         group = self.pile[-1]
         author, cards, rank, count, _ = group
         events = self.events
-        events.append(_new(Called, (seat, _CALL_KINDS[kind], author)))
+        events.append(_new(_CALLED, (seat, _CALL_KINDS[kind], author)))
         shown = (cards[self._reveal_rng().randrange(len(cards))],) if self._reveals_one else cards
-        truthful = len(cards) == count and _all_in(shown, TRUE_FOR[rank])
-        events.append(_new(Revealed, (author, shown, truthful)))
+        truthful = len(cards) == count and _all_in(shown, _TRUE_FOR[rank])
+        events.append(_new(_REVEALED, (author, shown, truthful)))
         self._anchor = seat
         if kind == "challenge":
             if truthful:
@@ -576,7 +589,7 @@ class Deal:
         author = self._clear_pile()
         if cards:
             self.hands[picker].extend(cards)
-            self.events.append(_new(PickedUp, (picker, len(cards))))
+            self.events.append(_new(_PICKED_UP, (picker, len(cards))))
         if picker in self._pending:
             self._pending.remove(picker)
         if (
@@ -839,7 +852,7 @@ class Deal:
 def _canonical(cards: Iterable[str]) -> list[str]:
     """``cards`` as the engine's shared card objects (:data:`~arena.engine.cards.CARDS`);
     a string that is no card id stays as it is."""
-    shared = CARDS
+    shared = _CARDS
     return [shared.get(card, card) for card in cards]
 
 

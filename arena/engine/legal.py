@@ -7,7 +7,7 @@ may claim and its card-count limits; calls, pass and quartets are flags.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 
 class Phase(StrEnum):
@@ -67,7 +67,7 @@ def kinds_allowed(
 
 #: the kinds allowed by each combination of flags (bit i: ``_KIND_ORDER[i]`` allowed)
 _KIND_ORDER = ("play", "challenge", "believe", "pass", "quartets")
-_KINDS = tuple(
+_KINDS: Final = tuple(
     tuple(kind for bit, kind in enumerate(_KIND_ORDER) if flags >> bit & 1)
     for flags in range(1 << len(_KIND_ORDER))
 )
