@@ -21,8 +21,15 @@ $(STAMP): pyproject.toml
 
 native: $(NATIVE)
 
+# A missing compiler leaves plain Python (setup.py says so); a module mypyc refuses fails.
+# mypyc skips a module whose text it has built before: the library is then touched, being
+# as new as its sources.
 $(NATIVE): $(STAMP) $(NATIVE_SOURCES) $(C_SOURCES)
-	$(BIN)/python setup.py --quiet build_ext --inplace 2>&1 | grep -v -i -E "warning|deprecat|\*\*\*|^ *$$|setuptools|pypa|See " || true
+	mkdir -p build
+	$(BIN)/python setup.py --quiet build_ext --inplace > build/native.log 2>&1; status=$$?; \
+	grep -v -i -E "warning|deprecat|\*\*\*|^ *$$|setuptools|pypa|See " build/native.log; \
+	exit $$status
+	touch -c arena/engine/_native__mypyc.*.so $(foreach source,$(C_SOURCES:.c=),$(source).cpython-*.so)
 	touch $(NATIVE)
 
 # The engine as plain Python (slower, the same results): `make native` compiles it again.
