@@ -15,13 +15,17 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
+from arena.engine import Ruleset
 from arena.platform import children
+from arena.platform import queue as work_queue
 from arena.platform.redis_server import free_port
 from arena.platform.settings import Settings, write_running
-from arena.store import competitions
+from arena.store import competitions, ladder
 from arena.store.db import Database
 from arena.store.models import MatchStatus, Tournament, TournamentMatch
+from arena.store.schema import upgrade
 from tests.support.cli import ROOT, arena, environment
+from tests.support.store import SAMPLES, add_samples
 from tests.support.waiting import HANG_SECONDS
 
 pytestmark = pytest.mark.processes
@@ -71,6 +75,37 @@ def test_bots_and_a_tournament_from_the_command_line(settings: Settings) -> None
     assert all(row["games"] == 12 for row in status["leaderboard"])
     missing = arena("tournament", "status", "nope", env=env)
     assert missing.returncode == 2 and "no tournament named 'nope'" in missing.stderr
+
+
+def test_a_burst_worker_plays_the_queue_and_stops_beside_a_ladder_that_never_ends(
+    settings: Settings,
+) -> None:
+    """``--burst`` plays what is queued, and what that leads to which ends, then stops:
+    a running ladder's queued table is played, but the burst worker seats no new one (a
+    ladder never ends, and the burst would not either; long-running workers keep it
+    going). Before, recording the table queued the next one, and so on without end."""
+    env = environment(settings)
+    db = Database(settings.database_url)
+    upgrade(db)
+    add_samples(db)
+    db.transaction(
+        lambda s: competitions.create(
+            s, "main", Ruleset.parse("classic"), 3, tables=1, bot_names=SAMPLES[:3], default=True
+        )
+    )
+    with db.read() as s:
+        ladder_id = competitions.get(s, "main").tournament_id
+    table = ladder.refill(db, ladder_id)
+    assert table, "the ladder seated a table"
+    work_queue.enqueue_all(work_queue.match_queue(work_queue.connect(settings.redis_url),
+                                                  settings.queue_name), table)  # fmt: skip
+    worker = arena("worker", "--burst", env=env, timeout=HANG_SECONDS)
+    assert worker.returncode == 0, worker.stderr[-2000:]
+    with db.read() as s:
+        statuses = s.scalars(
+            select(TournamentMatch.status).where(TournamentMatch.tournament_id == ladder_id)
+        ).all()
+    assert statuses == [MatchStatus.DONE] * len(table), "its table played, no new one seated"
 
 
 def test_arena_up_runs_the_demo_to_the_end_with_a_private_redis(tmp_path: Path) -> None:

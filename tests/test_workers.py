@@ -152,6 +152,34 @@ def test_a_job_tops_its_ladder_up_after_recording(
     assert all(work_queue.job_pending(arena.queue, job) for _, job in refilled), "and sent"
 
 
+def test_a_burst_worker_seats_no_ladder_table_after_recording_nor_when_reconciling(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker that stops once the queue is empty plays a ladder's queued tables but
+    queues no next ones, after the record or in its reconciler's pass (a ladder never
+    ends: its worker would not stop); a long-running worker's reconciler seats them."""
+    arena = Platform(settings)
+    arena.db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in SAMPLES])
+    arena.db.transaction(
+        lambda s: tournaments.create(
+            s, "ladder", Ruleset.parse("classic"), SAMPLES, 2, 2, seed="l", format="ladder"
+        )
+    )
+    first = [match for match, _ in arena.db.transaction(lambda s: tournaments.start(s, "ladder"))]
+    with worker_in_this_process(settings, monkeypatch) as jobs:
+        from worker import runner
+
+        jobs.stop_when_empty(True)
+        jobs.play_matches(first)
+        assert str(jobs.drain()) == "2 recorded"
+        assert runner.refill_ladders() == [], "the reconciler seats none either"
+        with arena.db.read() as s:
+            statuses = s.scalars(select(TournamentMatch.status)).all()
+        assert statuses == [MatchStatus.DONE] * 2
+        jobs.stop_when_empty(False)
+        assert len(runner.refill_ladders()) == 2, "a long-running worker's seats both tables"
+
+
 def test_a_job_of_several_matches_plays_the_others_when_one_fails(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -23,6 +23,7 @@ from arena.platform import queue as work_queue
 from arena.platform.settings import Settings
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
+from arena.store.models import SELF_ENDING, SELF_SCHEDULING, TournamentFormat
 from arena.store.schema import upgrade
 from arena.timing import FLUSH_SECONDS
 
@@ -31,6 +32,24 @@ if TYPE_CHECKING:
     from worker.runtime import Runtime
 
 log = logging.getLogger(__name__)
+
+
+#: the self-scheduling formats whose next matches this worker queues (``stop_when_empty``)
+_refilled: tuple[TournamentFormat, ...] = SELF_SCHEDULING
+
+
+def stop_when_empty(burst: bool) -> None:
+    """Whether this worker stops once the queue is empty (``--burst``). Such a worker
+    tops up A/B tests, which end at their verdict, but seats no ladder table: a ladder
+    plays until it is stopped, so the queue would never be empty (long-running workers
+    keep the ladders going)."""
+    global _refilled
+    _refilled = SELF_ENDING if burst else SELF_SCHEDULING
+
+
+def refilled() -> tuple[TournamentFormat, ...]:
+    """The formats this worker tops up, after a record and at each reconciliation."""
+    return _refilled
 
 
 @lru_cache(maxsize=1)
@@ -65,13 +84,15 @@ def runtime() -> Runtime:
 def reset() -> None:
     """Finish the matches in flight, stop the runtime and forget the settings, the
     database and the queue: read them again from the environment on next use (a
-    process that changes its environment, such as a test)."""
+    process that changes its environment, such as a test); a long-running worker's
+    refills again (``stop_when_empty``)."""
     if pipeline.cache_info().currsize:
         outcomes = pipeline().close()
         if outcomes.counts or outcomes.failures:
             log.info("before stopping: %s", outcomes)
     if runtime.cache_info().currsize:
         runtime().close()
+    stop_when_empty(False)
     for cached in (settings, database, _queue, pipeline, runtime):
         cached.cache_clear()
 
@@ -138,6 +159,7 @@ def pipeline() -> Pipeline:
         flush_seconds=lambda: FLUSH_SECONDS,
         worker=worker_name(),
         attempts=settings().match_attempts,
+        refilled=refilled(),
     )
 
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from arena.store import bots, matches, scheduling
 from arena.store.db import Database
-from arena.store.models import SELF_SCHEDULING, BotKind
+from arena.store.models import SELF_SCHEDULING, BotKind, TournamentFormat
 from arena.timing import HEARTBEAT_SECONDS
 from worker.runtime import in_process, sandboxed
 
@@ -68,8 +68,10 @@ class Pipeline:
         worker: str = "worker",
         send_first: Callable[[list[tuple[int, str]]], None] | None = None,
         attempts: int = matches.MAX_ATTEMPTS,
+        refilled: tuple[TournamentFormat, ...] = SELF_SCHEDULING,
     ) -> None:
         self.db, self.runtime, self.worker = db, runtime, worker
+        self.refilled = refilled  # the formats whose next matches it queues after a record
         self.attempts = attempts  # a match's, before a platform failure fails it
         #: matches a claim left queued because a bot was at its limit of matches at once:
         #: claimed again when a match ends here, and at each heartbeat
@@ -388,10 +390,11 @@ class Pipeline:
         self._retry_deferred()
 
     def _refill(self, tournaments: set[tuple[int, str]]) -> None:
-        """Queue the next matches of these ladders and A/B tests (recorded results are
-        never given back for a failed refill: the reconciler tops them up too)."""
+        """Queue the next matches of these ladders and A/B tests (those of the formats it
+        refills; recorded results are never given back for a failed refill: the
+        reconciler tops them up too)."""
         for tournament_id, format in tournaments:
-            if format not in SELF_SCHEDULING:
+            if format not in self.refilled:
                 continue
             try:
                 jobs = scheduling.refill(self.db, tournament_id, format)

@@ -69,8 +69,8 @@ def reconcile_once(
 
 def refill_ladders() -> list[tuple[int, str]]:
     """Top up running ladders and A/B tests (a worker may have died between a record and
-    its refill)."""
-    return scheduling.refill_running(jobs.database())
+    its refill); a burst worker only A/B tests (``jobs.stop_when_empty``)."""
+    return scheduling.refill_running(jobs.database(), jobs.refilled())
 
 
 def _sweep() -> None:
@@ -150,7 +150,8 @@ def _log_to_stderr(level: str) -> None:
 
 
 def run(burst: bool = False, reconcile: bool = True) -> None:
-    """Play queued matches until stopped. The worker is listening as soon as it has
+    """Play queued matches until stopped (``burst``: until the queue is empty, seating
+    no ladder table; see ``jobs.stop_when_empty``). The worker is listening once it has
     reached the database and Redis; what only playing needs (the sandbox probe, the
     referee and gRPC) is loaded beside it (``_prepare``), and it takes no job before
     that is done."""
@@ -159,6 +160,7 @@ def run(burst: bool = False, reconcile: bool = True) -> None:
     _log_to_stderr(level)
     if not settings.redis_url:
         raise SystemExit("set REDIS_URL to the Redis that carries the matches")
+    jobs.stop_when_empty(burst)
     jobs.database()  # connect and migrate before taking work
     reconciler = Reconciler(settings.redis_url, settings.queue_name) if reconcile else None
     if reconciler is not None:

@@ -84,6 +84,9 @@ class TournamentFormat(StrEnum):
 
 #: formats that schedule their matches as they play, not all at creation
 SELF_SCHEDULING = (TournamentFormat.LADDER, TournamentFormat.ABTEST)
+#: of those, the ones that end by themselves (an A/B test at its verdict; a ladder plays
+#: until it is stopped): all a worker that stops once the queue is empty tops up
+SELF_ENDING = (TournamentFormat.ABTEST,)
 
 
 class MatchStatus(StrEnum):

@@ -20,12 +20,14 @@ def refill(db: Database, tournament_id: int, format: str) -> list[tuple[int, str
     return []
 
 
-def refill_running(db: Database) -> list[tuple[int, str]]:
-    """Top up every running ladder and A/B test."""
+def refill_running(
+    db: Database, formats: tuple[TournamentFormat, ...] = SELF_SCHEDULING
+) -> list[tuple[int, str]]:
+    """Top up every running ladder and A/B test (of those, the ``formats`` given)."""
     with db.read() as session:
         running = session.execute(
             select(Tournament.id, Tournament.format).where(
-                Tournament.format.in_(SELF_SCHEDULING),
+                Tournament.format.in_(formats),
                 Tournament.status == TournamentStatus.RUNNING,
             )
         ).all()
