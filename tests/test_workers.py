@@ -126,17 +126,22 @@ def test_a_result_waits_for_other_matches_at_most_the_flush_interval(
     assert len({finished for _, _, finished in rows}) == writes, "one time per write"
 
 
-def test_a_job_tops_its_ladder_up_after_recording(
-    settings: Settings, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    arena = Platform(settings)
+def _started_ladder(arena: Platform) -> list[int]:
+    """A ladder of the samples, two tables of two, started: its first tables' matches."""
     arena.db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in SAMPLES])
     arena.db.transaction(
         lambda s: tournaments.create(
             s, "ladder", Ruleset.parse("classic"), SAMPLES, 2, 2, seed="l", format="ladder"
         )
     )
-    first = [match for match, _ in arena.db.transaction(lambda s: tournaments.start(s, "ladder"))]
+    return [match for match, _ in arena.db.transaction(lambda s: tournaments.start(s, "ladder"))]
+
+
+def test_a_job_tops_its_ladder_up_after_recording(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    arena = Platform(settings)
+    first = _started_ladder(arena)
     with worker_in_this_process(settings, monkeypatch) as jobs:
         jobs.play_matches(first)
         assert str(jobs.drain()) == "2 recorded"
@@ -159,13 +164,7 @@ def test_a_burst_worker_seats_no_ladder_table_after_recording_nor_when_reconcili
     queues no next ones, after the record or in its reconciler's pass (a ladder never
     ends: its worker would not stop); a long-running worker's reconciler seats them."""
     arena = Platform(settings)
-    arena.db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in SAMPLES])
-    arena.db.transaction(
-        lambda s: tournaments.create(
-            s, "ladder", Ruleset.parse("classic"), SAMPLES, 2, 2, seed="l", format="ladder"
-        )
-    )
-    first = [match for match, _ in arena.db.transaction(lambda s: tournaments.start(s, "ladder"))]
+    first = _started_ladder(arena)
     with worker_in_this_process(settings, monkeypatch) as jobs:
         from worker import runner
 
