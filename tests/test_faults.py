@@ -24,6 +24,7 @@ from tests.support.waiting import wait_until
 from tests.support.workers import (
     assert_ratings_replay,
     assert_recorded_exactly_once,
+    ready_at,
     setup_tournament,
     wait_done,
 )
@@ -57,8 +58,8 @@ def test_a_match_whose_worker_is_killed_mid_play_is_played_again_within_the_boun
                 s.scalars(select(TournamentMatch).where(TournamentMatch.job_id == victim.job_id))
             )
         held = [match.id for match in job if match.status is MatchStatus.RUNNING]
-        workers.add(1)
-        deadline = killed_at + RECOVERY_BOUND_SECONDS + 30
+        running_again = ready_at(arena, workers.add(1))
+        deadline = running_again + RECOVERY_BOUND_SECONDS + 30
         while True:
             with arena.db.read() as s:
                 states = [s.get(TournamentMatch, match_id) for match_id in held]
@@ -66,15 +67,19 @@ def test_a_match_whose_worker_is_killed_mid_play_is_played_again_within_the_boun
                 break
             assert time.monotonic() < deadline, "never played again"
             time.sleep(0.2)
-        recovered = time.monotonic() - killed_at
+        done_at = time.monotonic()
+        recovered, since_kill = done_at - max(killed_at, running_again), done_at - killed_at
         wait_done(arena)
     assert len(job) == store_jobs.job_sizes(16, workers=1)[0]
     assert len(held) >= 2 and all(m.worker == victim.worker for m in job if m.id in held), (
         "the killed worker held the rest of its job"
     )
     assert all(m.attempts == 2 and m.worker != victim.worker for m in states)
-    assert recovered < RECOVERY_BOUND_SECONDS
-    print(f"the killed worker's {len(held)} matches played again {recovered:.1f} s after the kill")
+    assert recovered < RECOVERY_BOUND_SECONDS, "from the kill, or another worker's start"
+    print(
+        f"the killed worker's {len(held)} matches played again {since_kill:.1f} s after the "
+        f"kill, {recovered:.1f} s after another worker ran"
+    )
     assert_recorded_exactly_once(arena, 16)
     assert_ratings_replay(arena)
 

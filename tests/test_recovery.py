@@ -41,6 +41,7 @@ from tests.support.waiting import HANG_SECONDS, wait_until
 from tests.support.workers import (
     assert_ratings_replay,
     assert_recorded_exactly_once,
+    ready_at,
     setup_tournament,
     wait_done,
     worker_in_this_process,
@@ -295,7 +296,7 @@ def test_a_worker_killed_at_any_moment_leaves_nothing_stranded(
             workers.stop()
             raise
     try:
-        workers.add(1)
+        running_again = ready_at(arena, workers.add(1))
         while True:
             with arena.db.read() as s:
                 states = list(
@@ -303,13 +304,17 @@ def test_a_worker_killed_at_any_moment_leaves_nothing_stranded(
                 )
             if all(state is MatchStatus.DONE for state in states):
                 break
-            assert time.monotonic() - killed_at < RECOVERY_BOUND_SECONDS + 30, states
+            assert time.monotonic() - running_again < RECOVERY_BOUND_SECONDS + 30, states
             time.sleep(0.2)
-        recovered = time.monotonic() - killed_at
+        done_at = time.monotonic()
+        recovered, since_kill = done_at - max(killed_at, running_again), done_at - killed_at
     finally:
         workers.stop()
-    print(f"{window}: the killed worker's matches played again {recovered:.1f} s after the kill")
-    assert recovered < RECOVERY_BOUND_SECONDS
+    print(
+        f"{window}: the killed worker's matches played again {since_kill:.1f} s after the "
+        f"kill, {recovered:.1f} s after another worker ran"
+    )
+    assert recovered < RECOVERY_BOUND_SECONDS, "from the kill, or another worker's start"
     assert_recorded_exactly_once(arena, 8)
     assert_ratings_replay(arena)
 

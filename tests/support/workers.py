@@ -3,11 +3,13 @@ match was recorded once and that the ratings equal a sequential replay."""
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
+from rq import Worker
 from sqlalchemy import func, select
 
 from arena.engine import Ruleset
@@ -25,7 +27,8 @@ from arena.store.models import (
 )
 from arena.tournament import ratings
 from tests.support.store import SAMPLES
-from tests.support.waiting import HANG_SECONDS
+from tests.support.waiting import HANG_SECONDS, wait_until
+from worker.rq_classes import UNPREPARED, sandbox_of
 
 
 def setup_tournament(arena: Platform, games: int, name: str = "t", **options) -> None:
@@ -43,6 +46,22 @@ def wait_done(arena: Platform, name: str = "t", timeout: float = HANG_SECONDS) -
         assert time.monotonic() < deadline, f"not done in {timeout:g} s: {status['matches']}"
         time.sleep(0.2)
     return status
+
+
+def ready_at(arena: Platform, process: subprocess.Popen[bytes]) -> float:
+    """Wait until the worker ``process`` is ready to play (registered and its sandbox
+    probed: it takes no job before); when it was seen ready (monotonic). The recovery
+    bound holds while another worker runs: a worker still starting (seconds, or tens of
+    seconds on a loaded machine) is not running yet."""
+
+    def ready() -> bool:
+        return any(
+            f":{process.pid}-" in worker.name and sandbox_of(worker) != UNPREPARED
+            for worker in Worker.all(connection=arena.queue.connection)
+        )
+
+    wait_until(ready, f"worker {process.pid} never got ready to play")
+    return time.monotonic()
 
 
 def assert_recorded_exactly_once(arena: Platform, games: int) -> None:
