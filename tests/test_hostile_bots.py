@@ -24,7 +24,11 @@ pytestmark = pytest.mark.processes
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = Ruleset.parse("classic")
+#: for the bots that are late or silent: their strikes come quickly
 FAST = RefereeSettings(deadline=0.1, time_bank=0.2, strikes=3, illegal_limit=3, start_timeout=2.0)
+#: for the others: no deadline is tight, so a stalled machine never turns their failure
+#: into a late answer (their outcome is the exact one their failure earns)
+PATIENT = RefereeSettings(deadline=5, time_bank=10, strikes=3, illegal_limit=3, start_timeout=10)
 
 
 @pytest.fixture
@@ -38,7 +42,7 @@ def hostile() -> Iterator:
         yield start
 
 
-def play(endpoint: str, settings: RefereeSettings = FAST) -> tuple[dict, float]:
+def play(endpoint: str, settings: RefereeSettings = PATIENT) -> tuple[dict, float]:
     """The hostile bot at seat 0 against two honest in-process bots; the log as stored
     (its JSON) and seconds."""
     seats = [GrpcSeat(endpoint, "hostile")] + [
@@ -67,7 +71,7 @@ def assert_forfeited_last(log: dict, kind: str, detail: str) -> None:
 
 
 def test_a_bot_that_answers_late_takes_three_strikes_and_forfeits(hostile) -> None:
-    log, elapsed = play(hostile("sleeper", HOSTILE_DELAY="0.5"))
+    log, elapsed = play(hostile("sleeper", HOSTILE_DELAY="0.5"), FAST)
     seat = log["seats"][0]
     assert (seat["strikes"], seat["illegal"]) == (3, 3)
     assert seat0_steps(log) == ["timeout", "timeout", "timeout", "forfeit"]
@@ -84,7 +88,7 @@ def test_a_bot_that_answers_late_takes_three_strikes_and_forfeits(hostile) -> No
 
 
 def test_a_bot_that_never_answers_forfeits_within_the_bound(hostile) -> None:
-    log, elapsed = play(hostile("silent"))
+    log, elapsed = play(hostile("silent"), FAST)
     latencies = [
         s["latency_ms"]
         for d in log["deals"]
