@@ -37,6 +37,7 @@ def native_modules() -> list:
         from mypyc.build import mypycify
     except ImportError:
         return []
+    NATIVE["write_sums"](Path(__file__).parent)  # what is compiled, for import's check
     compiled = mypycify(list(NATIVE["MODULES"]), opt_level="3", group_name=NATIVE["GROUP"])
     written_in_c = [
         Extension(source.removesuffix(".c").replace("/", "."), [source], extra_compile_args=["-O3"])

@@ -5,14 +5,18 @@ self-play loop: every step of a deal and of training goes through them) when a C
 compiler is there; each module stays plain Python beside its extension, which Python
 loads first. Without a compiler, or with ``ARENA_PURE_PYTHON=1`` at install, they run as
 Python: slower, the same results (tests/test_native.py holds both to the same
-fingerprints). An extension older than its source would run the old code, so
-``import arena`` refuses it and says how to rebuild (``make native``).
+fingerprints). An extension built from other source than the one beside it would run
+the old code, so ``import arena`` refuses it and says how to rebuild (``make native``).
+The build writes each source's digest in :data:`SUMS` (packaged with the wheel), and the
+check compares contents, not times: an install gives every file its own time. A build
+without that file (an older one) is judged by times.
 
 This module is read by ``setup.py`` before anything is installed: standard library only.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.machinery
 from pathlib import Path
 
@@ -33,6 +37,8 @@ C_MODULES = ("arena/engine/_records.c",)
 #: the mypyc group: its shared library is ``arena/engine/_native__mypyc.*.so``
 GROUP = "arena.engine._native"
 _SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
+#: each compiled source's sha256 when it was built: ``digest  path`` lines
+SUMS = "arena/engine/_native.sums"
 
 
 class StaleNativeModule(ImportError):
@@ -56,9 +62,34 @@ def built(root: Path = ROOT) -> list[str]:
     return [source for source in MODULES if extension(source, root).exists()]
 
 
+def digest(source: str, root: Path = ROOT) -> str:
+    return hashlib.sha256((root / source).read_bytes()).hexdigest()
+
+
+def write_sums(root: Path = ROOT) -> None:
+    """Record what is about to be compiled (setup.py, before the build)."""
+    lines = [f"{digest(source, root)}  {source}" for source in (*MODULES, *C_MODULES)]
+    written = (root / SUMS).with_suffix(".writing")
+    written.write_text("\n".join(lines) + "\n")
+    written.replace(root / SUMS)  # whole, for an import that reads it meanwhile
+
+
+def _sums(root: Path) -> dict[str, str] | None:
+    try:
+        text = (root / SUMS).read_text()
+    except OSError:
+        return None
+    return {path: value for value, path in (line.split("  ", 1) for line in text.splitlines())}
+
+
 def stale(root: Path = ROOT) -> list[str]:
-    """The compiled modules whose source changed after the library was built (all of
-    them when the library is missing), and the C modules older than their source."""
+    """The compiled modules (and C modules) built from other source than the one here:
+    by their digests when the build recorded them, else by time (sources newer than the
+    library, all of them when the library is missing)."""
+    sums = _sums(root)
+    compiled_here = [s for s in C_MODULES if extension(s, root).exists()] + built(root)
+    if sums is not None and compiled_here and library(root).exists():
+        return [s for s in compiled_here if sums.get(s) != digest(s, root)]
     late = [
         source
         for source in C_MODULES

@@ -51,3 +51,7 @@ RECONNECT_SECONDS = (0.5, 5.0)
 #: far sooner); finished jobs are kept 10 minutes for ``rq info``, failed ones a day
 JOB_TIMEOUT = 600
 FAILURE_TTL = 24 * 3600
+
+#: a worker whose private room is full, handed a private job, passes it back and looks
+#: at the ranked queue again after at most this long (not at once: no busy loop)
+PRIVATE_WAIT_SECONDS = 1.0

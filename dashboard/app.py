@@ -12,7 +12,7 @@ from fastapi.staticfiles import StaticFiles
 
 from arena.platform import Platform
 from arena.platform.settings import Settings
-from dashboard import api, errors, pages
+from dashboard import api, errors, operations, pages
 from dashboard.limits import BodyLimit
 
 #: Swagger UI's files, as the fastapi-offline package ships them (version 5: OpenAPI 3.1)
@@ -31,7 +31,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.platform = Platform(settings)
     app.add_middleware(BodyLimit)  # outside every route: a body over the cap is never read
     errors.install(app)
+    app.state.metrics = operations.registry(app.state.platform)
     app.include_router(api.router)
+    app.include_router(operations.router)
     app.include_router(pages.router)
     app.mount("/static/swagger", StaticFiles(directory=SWAGGER_UI), name="swagger")
     app.mount("/static", StaticFiles(directory=Path(__file__).parent / "static"), name="static")

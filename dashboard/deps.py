@@ -48,6 +48,19 @@ def get_owner(
 OwnerDep = Annotated[Owner, Depends(get_owner)]
 
 
+def get_reader(
+    session: SessionDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Owner | None:
+    """The owner reading, if a token came with the request (None: anyone); a token that
+    does not work is refused, never taken for no token."""
+    return None if credentials is None else get_owner(session, credentials)
+
+
+#: the owner whose token came with the request, or None without a token
+ReaderDep = Annotated[Owner | None, Depends(get_reader)]
+
+
 def _is_operator(platform: Platform, token: str) -> bool:
     expected = platform.settings.operator_token
     if not (expected and token):

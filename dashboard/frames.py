@@ -4,7 +4,9 @@ call and the cards it revealed, what happened), plus one summary per deal.
 
 Until the log is public (arena.store.disclosure) the frames keep every card face down
 that the table did not see: hands show only their sizes, the pile only its claims;
-cards a call turned over were seen by everyone and stay shown."""
+cards a call turned over were seen by everyone and stay shown. An owner's view shows
+what the owner's bots saw besides: their own hands (``held``: the hand a seat decided
+with) and the cards of their own plays."""
 
 from __future__ import annotations
 
@@ -17,8 +19,12 @@ from arena.engine.events import CallKind
 from arena.engine.match import Match
 from arena.referee.log import MatchLog, StepKind
 
+#: every seat's cards shown (the log is public)
+EVERY_SEAT = None
 
-def frames(log: MatchLog, reveal: bool = True) -> list[dict[str, Any]]:
+
+def frames(log: MatchLog, shown: frozenset[int] | None = EVERY_SEAT) -> list[dict[str, Any]]:
+    """The replay's frames; ``shown``: the seats whose cards may be seen (None: all)."""
     assert log.seed is not None, "frames are computed from the full log"
     names = log.names
     match = Match(Game(log.ruleset, log.players), log.seed, log.dealer)
@@ -34,31 +40,46 @@ def frames(log: MatchLog, reveal: bool = True) -> list[dict[str, Any]]:
         for step in recorded.steps:
             seat = step.seat
             claim = deal.pile[-1] if deal.live else None  # what a call turns over
+            held = list(deal.hands[seat])
             if step.kind is StepKind.ACT:
                 assert isinstance(step.action, Action)  # the full log: plays have their cards
                 deal.apply(seat, step.action)
-                title = f"{names[seat]}: {action_title(step.action, reveal)}"
+                title = f"{names[seat]}: {action_title(step.action, _sees(shown, seat))}"
             elif step.kind is StepKind.TIMEOUT:
                 deal.time_out(seat)
                 title = f"{names[seat]}: no answer in time"
             else:
                 match.forfeit(seat)
                 title = f"{names[seat]} forfeits"
-            result.append(
-                _frame(
-                    deal, recorded.index, title, seat, step.latency_ms, step.events, names, claim
-                )
+            made = _frame(
+                deal, recorded.index, title, seat, step.latency_ms, step.events, names, claim
             )
+            made["held"] = held
+            result.append(made)
         match.record(deal)
     if result:
         result.append(_final_frame(result[-1], log, names))
-    if not reveal:
+    if shown is not EVERY_SEAT:
         for frame in result:
-            frame["hands"] = [[None] * len(hand) for hand in frame["hands"]]
-            for group in frame["pile_groups"]:
-                group["cards"] = [None] * len(group["cards"])
-                group["bluff"] = None  # known only once the log is public
+            _face_down(frame, shown)
     return result
+
+
+def _sees(shown: frozenset[int] | None, seat: int) -> bool:
+    return shown is EVERY_SEAT or seat in shown
+
+
+def _face_down(frame: dict[str, Any], shown: frozenset[int]) -> None:
+    """Turn face down the cards no seat in ``shown`` saw: other hands, others' plays."""
+    frame["hands"] = [
+        hand if seat in shown else [None] * len(hand) for seat, hand in enumerate(frame["hands"])
+    ]
+    if frame.get("seat") not in shown:
+        frame["held"] = None
+    for group in frame["pile_groups"]:
+        if group["author"] not in shown:
+            group["cards"] = [None] * len(group["cards"])
+            group["bluff"] = None  # known only once the log is public
 
 
 def _final_frame(last: dict[str, Any], log: MatchLog, names: list[str]) -> dict[str, Any]:
@@ -71,6 +92,7 @@ def _final_frame(last: dict[str, Any], log: MatchLog, names: list[str]) -> dict[
         **last,
         "title": f"the match is over: {places}",
         "seat": None,
+        "held": None,
         "kind": "end",
         "latency_ms": None,
         "events": [f"final places: {places}"],
@@ -101,12 +123,12 @@ def cards_text(cards: Sequence[str]) -> str:
     return " ".join(card_text(card) for card in cards)
 
 
-def action_title(action: Any, reveal: bool) -> str:
-    """An action in the pages' notation: a play's cards shown once the log is public."""
+def action_title(action: Any, seen: bool) -> str:
+    """An action in the pages' notation: a play's cards shown to who may see them."""
     if action.kind != "play":
         return str(action)
     claim = f"claiming {action.count} × {rank_text(action.rank)}"
-    if not reveal:
+    if not seen:
         return f"places {len(action.cards)} {claim}"
     return f"places {cards_text(action.cards)} {claim}"
 
@@ -177,6 +199,8 @@ def _frame(
             for g in deal.pile
         ],
         "hands": [list(hand) for hand in deal.hands],
+        #: the hand the acting seat held when it decided (set by the caller)
+        "held": None,
         "pile": deal.pile_count,
         "discard": len(deal.discard),
         "stock": len(deal.stock),

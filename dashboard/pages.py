@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -18,10 +19,12 @@ from arena.store import abtests, competitions, fairplay, qualifications
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
 from arena.store.models import MatchStatus
+from arena.tournament import pacing
 from dashboard import charts, workers
 from dashboard.deps import PlatformDep, SessionDep
-from dashboard.frames import deal_summaries, frames
+from dashboard.frames import EVERY_SEAT, deal_summaries, frames
 from dashboard.queries import bots as bot_queries
+from dashboard.queries import competitions as competition_queries
 from dashboard.queries import matches as match_queries
 from dashboard.queries import ratings as rating_queries
 from dashboard.queries import tournaments as tournament_queries
@@ -44,6 +47,8 @@ def script_json(data: Any) -> Markup:
 
 templates.filters["script_json"] = script_json
 templates.filters["percent"] = lambda v: "-" if v is None else f"{v * 100:.0f}%"
+#: a log odds ratio as the odds ratio people read
+templates.filters["exp"] = math.exp
 
 
 def when(moment: str | None) -> Markup:
@@ -58,6 +63,20 @@ def when(moment: str | None) -> Markup:
 templates.filters["when"] = when
 #: a tournament's rules as people write them: ``classic``, ``classic(deals=3,jokers=2)``
 templates.filters["rules"] = lambda rules: str(Ruleset.from_dict(rules))
+#: how a ladder plays now, in words
+templates.filters["pace"] = pacing.describe
+
+
+def progress(tournament: Any) -> str:
+    """A round robin's matches finished of all; a ladder never ends: matches played
+    (live.js writes the same)."""
+    matches = tournament.matches
+    if tournament.format == "ladder":
+        return f"{matches.done} played"
+    return f"{matches.finished} / {matches.total}"
+
+
+templates.filters["progress"] = progress
 
 
 def _not_found(error: StoreError) -> HTTPException:
@@ -65,8 +84,28 @@ def _not_found(error: StoreError) -> HTTPException:
 
 
 @router.get("/", response_class=HTMLResponse)
-def tournaments_page(session: SessionDep) -> HTMLResponse:
-    return render("tournaments.html", tournaments=tournament_queries.tournaments(session))
+def home_page(session: SessionDep) -> HTMLResponse:
+    """The competitions first (where bots are ranked), then the other tournaments."""
+    listed = competition_queries.competition_rows(session)
+    ladders = {name for row in listed for name in _seasons(session, row.name)}
+    return render(
+        "tournaments.html",
+        competitions=listed,
+        tournaments=[t for t in tournament_queries.tournaments(session) if t.name not in ladders],
+    )
+
+
+def _seasons(session: Session, name: str) -> list[str]:
+    return competitions.season_names(competitions.get(session, name))
+
+
+@router.get("/competitions/{name}", response_class=HTMLResponse)
+def competition_page(name: str, session: SessionDep) -> HTMLResponse:
+    try:
+        found = competition_queries.competition_page(session, name)
+    except StoreError as error:
+        raise _not_found(error) from None
+    return render("competition.html", c=found)
 
 
 @router.get("/tournaments/{name}", response_class=HTMLResponse)
@@ -235,7 +274,7 @@ def match_page(
     except StoreError as error:
         raise _not_found(error) from None
     names = [f"{s.bot} v{s.version}" for s in match.seats]
-    replay = frames(log, reveal=shown.public) if log and shown else []
+    replay = frames(log, EVERY_SEAT if shown.public else frozenset()) if log and shown else []
     return render(
         "match.html",
         match=match,

@@ -8,6 +8,7 @@ from pydantic import AwareDatetime, BaseModel, Field
 
 from arena.store.bots import NAME
 from arena.store.models import TournamentFormat
+from arena.tournament.pacing import DEFAULT_PACE, MAX_PACE
 
 #: the error answers a route documents (FastAPI's ``responses``)
 Responses = dict[int | str, dict[str, Any]]
@@ -20,13 +21,26 @@ Name = Field(min_length=1, max_length=100, pattern=f"^{NAME.pattern}$")
 MAX_SOURCE_CHARS = 256 * 1024
 
 
+#: where a version stands: the one that plays, qualified and waiting for its owner, live
+#: once and replaced since, being qualified, or refused
+VersionState = Literal["live", "staged", "earlier", "pending", "rejected"]
+
+
 class VersionPublic(BaseModel):
     number: int
     kind: str
     target: str
+    #: the live version (the one competitions seat)
     active: bool
     status: str
+    state: VersionState = "live"
+    #: when it last went live (None: never)
+    live_since: str | None = None
+    #: the A/B test that makes it live if it is better (``--promote-if-better``)
+    gate: str | None = None
     reason: str | None
+    #: a rejection in full (the bot's output, its traceback): for its owner only
+    detail: str | None = None
     #: the match that qualified or rejected it (GET /matches/{id}); None before it played
     qualification_match: int | None = None
     #: an endpoint's own limit of matches at once, set by its owner (None: not set)
@@ -52,6 +66,24 @@ class VersionCreate(BaseModel):
     competition: str | None = Field(default=None, max_length=100)
     #: endpoints: the most matches it serves at once, over every worker (None: no limit)
     max_matches: int | None = Field(default=None, ge=1, le=10_000)
+    #: once it qualifies: go ``live``, wait (``stage``) for a promotion, or ``gate``: an
+    #: A/B test against the live version makes it live if it is better
+    after: Literal["live", "stage", "gate"] = "live"
+
+
+class Promotion(BaseModel):
+    """The version to make live: a number, or ``latest`` (the newest qualified)."""
+
+    version: int | Literal["latest"]
+
+
+class LiveVersion(BaseModel):
+    """The version that plays now, and the competitions that seat it."""
+
+    bot: str
+    version: int
+    live_since: str | None
+    competitions: list[str]
 
 
 SubmissionStatus = Literal["pending", "ready", "rejected"]
@@ -117,6 +149,13 @@ class CompetitionCreate(BaseModel):
     #: no table before this moment, and closed (final standings) at this one
     opens_at: AwareDatetime | None = None
     closes_at: AwareDatetime | None = None
+    #: tables a minute once every rating is settled (null: every table kept in play)
+    pace: float | None = Field(default=DEFAULT_PACE, gt=0, le=MAX_PACE)
+
+
+class PaceIn(BaseModel):
+    #: tables a minute once every rating is settled (null: unpaced)
+    pace: float | None = Field(gt=0, le=MAX_PACE)
 
 
 class Progress(BaseModel):
@@ -133,6 +172,8 @@ class Progress(BaseModel):
 class TournamentPublic(BaseModel):
     name: str
     status: str
+    #: round_robin or ladder
+    format: str = "round_robin"
     rules: dict[str, Any]
     table_size: int
     games: int
@@ -176,6 +217,8 @@ class SeatResult(BaseModel):
     place: int | None
     forfeit: str | None
     reason: str | None
+    #: a rejection in full (the bot's output, its traceback): for its owner only
+    detail: str | None = None
     strikes: int
     illegal: int
 
@@ -194,6 +237,20 @@ class MatchPublic(BaseModel):
     error: str | None
     finished_at: str | None
     seats: list[SeatPublic]
+
+
+class Replay(BaseModel):
+    """A match's replay as its reader may see it: one frame per step (the table after
+    it), every seat's name, the reader's own seats, and why cards are face down."""
+
+    match: int
+    names: list[str]
+    #: the seats the reader's bots held (their cards are shown)
+    mine: list[int]
+    #: the full log is public: every card is shown
+    public: bool
+    disclosure: str
+    frames: list[dict[str, Any]]
 
 
 class MatchPage(BaseModel):
@@ -231,6 +288,11 @@ class AbTestPublic(BaseModel):
     name: str
     #: created, running, accepted, rejected, stopped or capped
     status: str
+    #: the state in one sentence: the verdict, or why there is none (a capped test says
+    #: how many pairs counted and why matches did not count)
+    outcome: str
+    #: a gate (``--promote-if-better``): the new version goes live if accepted
+    promote: bool = False
     new: Side
     base: Side
     field: list[Side]
@@ -246,17 +308,24 @@ class AbTestPublic(BaseModel):
     bounds: list[float]
     llr: float
     pairs: int
+    #: matches played and counted or waiting for their pair
     matches: int
+    #: matches that did not count, by status (failed; stale: withdrawn)
+    uncounted: dict[str, int] = Field(default_factory=dict)
     max_matches: int
     #: a rough estimate from the LLR's drift so far (None before it has one)
     matches_left: int | None
-    #: pairs per class, from the new version last and the base first
+    #: pairs per class: the class's places the new version finished ahead of the base
+    #: are ``class_places`` (new minus base: positive is better)
     counts: list[int]
     class_scores: list[float]
-    score: float
+    class_places: list[int]
+    #: the mean pair score (None before a pair counted); above 0.5: the new is better
+    score: float | None
+    #: the Elo of the new version over the base (None: no finite estimate yet)
     elo: float | None
-    #: the 95 % interval (None: unbounded)
-    elo_ci: list[float | None]
+    #: its 95 % interval (None: not finite yet)
+    elo_ci: list[float] | None
     #: [matches, LLR] after each pair counted
     history: list[list[float]]
     created_at: str
@@ -293,7 +362,8 @@ class FairPlayFlag(BaseModel):
     test: str
     #: z of the one-sided test
     statistic: float
-    #: CMH pooled odds ratio (under 1: less often with this pair); outcome: places gained
+    #: the smaller of the pair's odds ratios against its two references (the actor's
+    #: habits, the other's style; under 1: less often with this pair); outcome: places gained
     effect: float
     #: after Holm's adjustment over every test of the report
     p_value: float
@@ -311,6 +381,8 @@ class FairPlayReport(BaseModel):
     same_owner_tables: bool
     alpha: float
     error_control: str
+    #: how far (log odds ratio) past both references a pair's treatment must be to flag it
+    margin: float
     tests: int
     min_chances: int
     min_together: int
@@ -340,6 +412,17 @@ class OwnSeat(SeatResult):
     output: str | None
 
 
+class OwnSeatPage(BaseModel):
+    """A page of the owner's seats, newest first, as filtered."""
+
+    items: list[OwnSeat]
+    page: int
+    per_page: int
+    has_next: bool
+    #: seats that pass the filters, over every page
+    total: int
+
+
 # ------------------------------------------------------------------ pages
 # What the pages show: the API's models with more (a route serves the model it declares,
 # so these extra fields never reach the API).
@@ -353,6 +436,8 @@ class SeatFailure(BaseModel):
     version: int
     forfeit: str | None
     reason: str | None
+    #: a rejection in full (the bot's output, its traceback): for its owner only
+    detail: str | None = None
     strikes: int
     illegal: int
 
@@ -370,6 +455,39 @@ class TournamentRow(TournamentPublic):
     bots: int
     #: the best-rated version that has played ("name vN")
     leader: str | None
+
+
+class CompetitionRow(BaseModel):
+    """A competition as the home page lists it."""
+
+    name: str
+    season: int
+    status: str
+    default: bool
+    ladder: str
+    rules: dict[str, Any]
+    table_size: int
+    bots: int
+    #: its leader now ("name vN"), once one has played
+    leader: str | None
+    #: matches played this season
+    played: int
+    #: how it plays now (arena.store.ladder.pace_of)
+    pace: dict[str, Any]
+
+
+class CompetitionPage(CompetitionRow):
+    format: str
+    tables: int
+    opens_at: str | None
+    closes_at: str | None
+    leaderboard: list[LeaderboardRow]
+    #: the ladders of every season, the first first
+    seasons: list[str]
+    recent_matches: list[MatchPublic]
+    #: the versions whose rating is provisional ("bot vN"), and the rule's games
+    provisional: list[str]
+    provisional_games: int
 
 
 class TournamentPage(TournamentDetail):

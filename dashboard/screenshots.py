@@ -58,7 +58,7 @@ def main(out: Path) -> None:
             log = aio.run(
                 Referee(
                     ruleset,
-                    seats_for(plan.seats, ruleset, plan.seed, ExitStack(), []),
+                    seats_for(plan.seats, ruleset, plan.seed, ExitStack()),
                     plan.seed,
                     RefereeSettings(**plan.settings),
                 ).run()

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from arena.abtest import sprt
 from arena.abtest.pairing import pair_table
@@ -18,7 +18,7 @@ from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
-from arena.store import abtests, bots, matches
+from arena.store import abtests, bots, competitions, matches, releases
 from arena.store.db import Database
 from arena.store.errors import Conflict, Forbidden, Invalid
 from arena.store.models import (
@@ -223,6 +223,31 @@ def test_a_replaced_version_that_qualified_can_be_tested(db: Database) -> None:
         _create(db, new="counter:2", base="counter:1")
 
 
+def test_a_version_its_competition_retired_is_tested_to_a_verdict(db: Database) -> None:
+    """A/B matches are never stale: a version replaced in a competition (its entry
+    retired there) is tested like any qualified version (every match used to be thrown
+    away when claimed, and such a test ran to its cap with no pair counted)."""
+    add_samples(db)
+    db.transaction(
+        lambda s: competitions.create(s, "main", CLASSIC, 4, tables=2, bot_names=SAMPLES)
+    )
+    _second_version(db, "counter", VersionStatus.READY)
+    db.transaction(lambda s: releases.promote(s, "counter:2", None))
+    with db.read() as s:
+        retired = s.scalars(select(Entry).where(Entry.retired.is_(True))).one()
+        assert retired.version.number == 1 and retired.version.bot.name == "counter"
+    test = _create(db, new="counter:1", base="random", field=["honest", "bluffer"], table_size=3)
+    db.transaction(lambda s: abtests.start(s, "ab"))
+    play_abtest(db, test.tournament_id)
+    status = _status(db)
+    assert status["status"] == "accepted" and status["pairs"] > 0
+    with db.read() as s:
+        errors = s.scalars(
+            select(TournamentMatch.error).where(TournamentMatch.tournament_id == test.tournament_id)
+        ).all()
+    assert not [e for e in errors if e and "replaced" in e]
+
+
 def test_an_owner_tests_only_their_own_versions(db: Database) -> None:
     add_samples(db)
     owner, _ = db.transaction(lambda s: add_owner(s, "alice"))
@@ -323,15 +348,43 @@ def test_stopping_withdraws_the_queued_matches_and_keeps_the_result(db: Database
         db.transaction(lambda s: abtests.start(s, "ab"))
 
 
-def test_a_test_that_reaches_its_cap_undecided_is_capped(db: Database) -> None:
+def test_a_test_that_reaches_its_cap_undecided_is_capped_and_says_so(db: Database) -> None:
     add_samples(db)
+    strict = sprt.Bounds(0.0, 25.0, 0.001, 0.001)  # two pairs cannot decide
     test = _create(db, new="counter", base="honest", field=["random", "bluffer"], table_size=3,
-                   max_matches=4, batch=1)  # fmt: skip
+                   max_matches=4, batch=1, bounds=strict)  # fmt: skip
+    before = _status(db)
+    assert before["elo"] is None and before["elo_ci"] is None and before["score"] is None
+    assert before["outcome"] == "not started: arena abtest start ab"
     db.transaction(lambda s: abtests.start(s, "ab"))
     assert play_abtest(db, test.tournament_id) == 4
     status = _status(db)
-    assert status["status"] in ("capped", "accepted", "rejected")
+    assert status["status"] == "capped"
     assert status["matches"] == 4 and status["pairs"] == 2
+    assert status["outcome"] == "capped: its 4 matches were spent with 2 pairs counted, undecided"
+    interval = status["elo_ci"]
+    assert interval is None or all(math.isfinite(end) for end in interval)
+    assert status["class_places"] == [-2, -1, 0, 1, 2]
+
+
+def test_the_outcome_says_which_matches_did_not_count_and_why(db: Database) -> None:
+    add_samples(db)
+    test = _create(db, field=["honest", "bluffer"], table_size=3, batch=1)
+    db.transaction(lambda s: abtests.start(s, "ab"))
+    error = "the worker playing it was lost (attempt 4)"
+    db.transaction(
+        lambda s: s.execute(
+            update(TournamentMatch)
+            .where(TournamentMatch.tournament_id == test.tournament_id)
+            .values(status=MatchStatus.FAILED, error=error)
+        )
+    )
+    db.transaction(lambda s: abtests.stop(s, "ab"))
+    status = _status(db)
+    assert status["uncounted"] == {"failed": 2}
+    assert status["outcome"] == (
+        f"stopped undecided with 0 pairs counted; matches that did not count: 2 failed ({error})"
+    )
 
 
 # -- as a user runs it -------------------------------------------------------------------
@@ -387,6 +440,34 @@ def test_the_cli_accepts_counter_over_random_with_two_workers(settings: Settings
     assert {"status", "llr", "bounds", "matches", "elo", "elo_ci"} <= set(result)
     shown = arena("abtest", "status", "cr", env=env)
     assert "accepted" in shown.stdout and "LLR" in shown.stdout
+
+
+@pytest.mark.processes
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_wait_says_the_verdict_in_its_exit_status(settings: Settings) -> None:
+    env = environment(settings)
+    platform = Platform(settings)
+    add_samples(platform.db)
+    strict = sprt.Bounds(0.0, 25.0, 0.001, 0.001)
+    tests = {
+        "worse": _create(platform.db, "worse", new="random", base="counter",
+                         field=["honest", "bluffer"], table_size=3),
+        "capped": _create(platform.db, "capped", new="counter", base="honest",
+                          field=["random", "bluffer"], table_size=3, max_matches=4, batch=1,
+                          bounds=strict),
+    }  # fmt: skip
+    for name, test in tests.items():
+        platform.db.transaction(lambda s, name=name: abtests.start(s, name))
+        play_abtest(platform.db, test.tournament_id)
+    rejected = arena("abtest", "wait", "worse", env=env)
+    assert rejected.returncode == 1, rejected.stderr
+    assert "worse: rejected" in rejected.stdout and "new minus base" in rejected.stdout
+    capped = arena("abtest", "wait", "capped", env=env)
+    assert capped.returncode == 2, capped.stderr
+    assert "capped: its 4 matches were spent with 2 pairs counted" in capped.stdout
+    assert "inf" not in capped.stdout
+    missing = arena("abtest", "wait", "nothing", env=env)
+    assert missing.returncode == 3 and "no A/B test named" in missing.stderr
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)

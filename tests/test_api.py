@@ -176,11 +176,12 @@ def test_html_cannot_name_a_bot_and_text_a_bot_controls_is_shown_escaped(
     said = ForfeitRecord(0, "crashed", f"the bot said {XSS}", 0)
     log = replace(log, seats=(replace(log.seats[0], forfeit=said), *log.seats[1:]))
     match_store.record(arena.db, plan, log, 1.0)
-    for url in (f"/matches/{match_id}", f"/bots/{plan.seats[0].name.split()[0]}"):
-        page = client.get(url)
-        assert page.status_code == 200, url
-        assert XSS not in page.text, url
-        assert "&lt;img src=x onerror=" in page.text, url
+    page = client.get(f"/matches/{match_id}")
+    assert page.status_code == 200
+    assert XSS not in page.text and "&lt;img src=x onerror=" in page.text
+    bot_page = client.get(f"/bots/{plan.seats[0].name.split()[0]}")
+    assert bot_page.status_code == 200 and XSS not in bot_page.text
+    assert "onerror" not in bot_page.text, "a forfeit's words are its owner's on the bot page"
 
 
 BROKEN = """
@@ -210,12 +211,36 @@ def test_an_uploaded_bot_is_qualified_and_a_broken_version_is_rejected(app_and_t
     )
     assert bad.status_code == 202 and bad.json()["status"] == "pending"
     run_queued_jobs(arena)
-    reasons = [v["reason"] for v in client.get("/api/v1/bots/up").json()["versions"]]
-    assert "forfeited its qualification match: crashed" in reasons[1]
     versions = client.get("/api/v1/bots/up").json()["versions"]
     assert [(v["status"], v["active"]) for v in versions] == [("ready", True), ("rejected", False)]
+    # to anyone: the kind of failure, never what the bot printed (its source lines)
+    assert versions[1]["reason"] == "forfeited its qualification match: crashed"
+    assert versions[1]["detail"] is None
     page = client.get("/bots/up").text
-    assert "rejected" in page and "forfeited its qualification match" in page
+    assert "forfeited its qualification match: crashed" in page
+    assert "oops" not in page and "Traceback" not in page and "ValueError" not in page
+    # to its owner: the traceback
+    owners = client.get("/api/v1/bots/up", headers=auth(token)).json()["versions"]
+    assert "ValueError: oops" in owners[1]["detail"], owners[1]
+    _, stranger = arena.db.transaction(lambda s: add_owner(s, "stranger"))
+    theirs = client.get("/api/v1/bots/up", headers=auth(stranger)).json()["versions"]
+    assert theirs[1]["detail"] is None, "another owner reads no output"
+
+
+def test_names_are_unique_whatever_their_case(app_and_token) -> None:
+    client, token, _ = app_and_token
+    first = client.post(
+        "/api/v1/bots",
+        headers=auth(token),
+        json={"name": "alicebot", "kind": "python", "source": TRUTHFUL},
+    )
+    assert first.status_code == 202, first.text
+    again = client.post(
+        "/api/v1/bots",
+        headers=auth(token),
+        json={"name": "ALICEBOT", "kind": "python", "source": TRUTHFUL},
+    )
+    assert again.status_code == 409 and "alicebot" in again.text, again.text
 
 
 def test_an_owner_sees_itself_rotates_and_revokes_its_token(app_and_token) -> None:

@@ -23,10 +23,18 @@ from sqlalchemy import select
 
 from arena.abtest.sprt import Bounds
 from arena.engine import Ruleset
+from arena.platform import queue as work_queue
 from arena.platform.settings import Settings
 from arena.store import abtests, competitions, ladder
 from arena.store import matches as match_store
-from arena.store.models import BotKind, Tournament, TournamentMatch
+from arena.store.models import (
+    BotKind,
+    BotVersion,
+    MatchSeat,
+    RegisteredBot,
+    Tournament,
+    TournamentMatch,
+)
 from arena.store.owners import add_owner
 from dashboard.app import create_app
 from tests.support.api import auth, played_tournament
@@ -432,7 +440,9 @@ def test_an_owner_submits_a_bot_through_the_form_and_reads_its_output(
     expect(page.locator('#my-bots section[data-bot="talker"] tr.status-ready')).to_have_count(1)
     standing = page.locator('#my-bots section[data-bot="talker"] p.standing')
     page.reload()
-    expect(standing).to_have_text("main: entered, waiting for its first table")
+    # going live, it was seated at once, and the worker played that table
+    expect(standing).to_contain_text("main: rank ")
+    expect(standing).to_contain_text(" of 3, 1 games")
     with arena.db.read() as session:
         main_ladder = competitions.get(session, "main").tournament_id
     for _ in range(2):  # what a worker does: seat the ladder's table, play it, record it
@@ -442,7 +452,7 @@ def test_an_owner_submits_a_bot_through_the_form_and_reads_its_output(
         assert match_store.record(arena.db, plan, elsewhere.submit(play, plan).result(), 1.0)
     page.reload()
     expect(standing).to_contain_text("main: rank ")
-    expect(standing).to_contain_text(" of 3, 2 games")
+    expect(standing).to_contain_text(" of 3, 3 games")
 
     client = TestClient(app)
     created = client.post(
@@ -455,8 +465,8 @@ def test_an_owner_submits_a_bot_through_the_form_and_reads_its_output(
     elsewhere.submit(run_queued_jobs, arena).result()
     page.reload()  # signed in still: the token is kept in the tab
     seats = page.locator("#my-seats tbody tr")
-    # the qualification, two in the competition, then the tournament's (first)
-    expect(seats).to_have_count(4)
+    # the qualification, three in the competition, then the tournament's (first)
+    expect(seats).to_have_count(5)
     expect(seats.first).to_contain_text("talker v1")
     seats.first.locator("details summary").click()
     expect(seats.first.locator("pre.output")).to_contain_text("talker: ")
@@ -567,3 +577,146 @@ def test_an_ab_test_is_followed_from_the_bot_page_to_its_llr_chart(
     pairs = app.state.platform.abtest_status("counter-vs-random")["pairs"]
     assert sum(int(n) for n in counts) == pairs
     expect(page.locator("#abtest-matches")).to_contain_text(f"{pairs} pairs counted")
+
+
+README_BOT = (Path(__file__).parents[1] / "examples" / "truthful.py").read_text()
+#: the README's bot that never challenges: clearly worse
+TRUSTING = README_BOT.replace("if legal.challenge and obs.live.count > 2:", "if False:")
+
+
+def test_an_owner_stages_tests_promotes_rolls_back_and_studies_a_lost_match(
+    browser_page: Page, base_url: str, served: tuple[FastAPI, str]
+) -> None:
+    """The competitor's second day, by clicks: submit, stage a second version, A/B test it
+    against the live one, make it live, roll back; then open a lost match at the bot's
+    first decision with its hand face up (the log not public yet)."""
+    app, token = served
+    arena = app.state.platform
+    arena.db.transaction(
+        lambda s: competitions.create(
+            s, "walk", Ruleset.parse("classic"), 4, tables=1, bot_names=SAMPLES, default=True
+        )
+    )
+    elsewhere = ThreadPoolExecutor(1)  # workers run beside Playwright's loop
+    page = browser_page
+    page.goto(f"{base_url}/owner")
+    page.evaluate("sessionStorage.clear()")
+    page.reload()
+    page.fill("#token", token)
+    page.click("#sign-in button")
+    expect(page.locator("#account")).to_be_visible()
+
+    def submit(source: str, after: str, number: int) -> None:
+        page.fill("#bot-name", "walker")
+        page.fill("#bot-source", source)
+        page.select_option("#bot-after", after)
+        page.click("#submit-form button")
+        expect(page.locator("#submission")).to_contain_text(f"walker v{number}: pending")
+        elsewhere.submit(run_queued_jobs, arena).result()
+        expect(page.locator("#submission")).to_contain_text(
+            f"walker v{number}: ready", timeout=15_000
+        )
+
+    section = page.locator('#my-bots section[data-bot="walker"]')
+    submit(README_BOT, "live", 1)
+    expect(section.locator("p.live")).to_contain_text("v1 plays since")
+    submit(TRUSTING, "stage", 2)
+    expect(section.locator("tr.state-staged")).to_have_count(1)
+    expect(section.locator("p.live")).to_contain_text("v1 plays since")
+
+    client = TestClient(app)
+    made = client.post(
+        "/api/v1/abtests",
+        headers=auth(token),
+        json={"name": "walk-2", "new": "walker:latest", "base": "walker:live"},
+    )
+    assert made.status_code == 201, made.text
+    assert client.post("/api/v1/abtests/walk-2/start", headers=auth(token)).status_code == 200
+    elsewhere.submit(run_queued_jobs, arena).result()  # a burst worker plays it to its verdict
+    page.goto(f"{base_url}/abtests/walk-2")
+    expect(page.locator("#abtest-verdict strong")).to_have_text("rejected")
+    expect(page.locator("#abtest-outcome")).to_contain_text("pairs counted")
+
+    page.goto(f"{base_url}/owner")
+    section.locator("button.promote", has_text="Make v2 live").click()
+    expect(page.locator("#release")).to_have_text("walker v2 is live: now playing in walk.")
+    expect(section.locator("p.live")).to_contain_text("v2 plays since")
+    section.locator("button.rollback").click()
+    expect(page.locator("#release")).to_contain_text("walker v1 is live")
+    expect(section.locator("p.live")).to_contain_text("v1 plays since")
+
+    with arena.db.read() as session:
+        walk = competitions.get(session, "walk").tournament_id
+    lost = None
+    for _ in range(20):  # a worker plays the competition's tables until walker v1 lost one
+        work_queue.enqueue_all(arena.queue, ladder.refill(arena.db, walk))
+        elsewhere.submit(run_queued_jobs, arena).result()
+        with arena.db.read() as session:
+            lost = session.scalar(
+                select(MatchSeat.match_id)
+                .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+                .join(RegisteredBot, RegisteredBot.id == BotVersion.bot_id)
+                .join(TournamentMatch, TournamentMatch.id == MatchSeat.match_id)
+                .where(
+                    RegisteredBot.name == "walker",
+                    BotVersion.number == 1,
+                    TournamentMatch.tournament_id == walk,
+                    MatchSeat.place > 1,
+                    MatchSeat.forfeit.is_(False),
+                )
+                .order_by(MatchSeat.match_id.desc())  # the newest: the list's first page
+                .limit(1)
+            )
+        if lost:
+            break
+    assert lost is not None, "walker v1 lost none of its matches"
+
+    held: list[Route] = []  # the unfiltered list's answer arrives after the filtered ones
+    sent: list[str] = []
+
+    def hold_unfiltered(route: Route) -> None:
+        if "result=lost" in route.request.url:
+            sent.append(route.request.url)
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/owners/me/matches?*", hold_unfiltered)
+    page.reload()
+    _wait_until(page, lambda: len(held) == 1)
+    # the owner studies v1's losses in the competition (the A/B test's are newer)
+    page.select_option("#filter-result", "lost")
+    page.select_option("#filter-bot", "walker")
+    page.fill("#filter-version", "1")
+    page.select_option("#filter-competition", "walk")
+    rows = page.locator("#my-seats tbody tr")
+    newest = rows.first.locator("a.match")
+    expect(newest).to_have_attribute("href", f"/matches/{lost}")
+    _wait_until(
+        page, lambda: page.locator("#my-seats").get_attribute("data-answers") == str(len(sent))
+    )
+    held[0].continue_()
+    expect(page.locator("#my-seats")).to_have_attribute("data-answers", str(len(sent) + 1))
+    page.unroute("**/owners/me/matches?*")
+    expect(newest).to_have_attribute("href", f"/matches/{lost}")  # not the late unfiltered list
+    expect(rows.first).to_contain_text("walker v1")
+    expect(rows.locator("td:nth-child(4)").filter(has_text=re.compile(r"^1$"))).to_have_count(0)
+    rows.filter(has=page.locator(f'a.match[href="/matches/{lost}"]')).locator("a.study").click()
+    expect(page).to_have_url(re.compile(rf"{re.escape(base_url)}/matches/{lost}#step=\d+"))
+    expect(page.locator("#own-view")).to_contain_text("Your view: walker v1")
+    mine = page.locator("#table .seat.mine")
+    expect(mine).to_have_count(1)
+    expect(mine.locator(".card")).not_to_have_count(0)
+    expect(mine.locator(".card.back")).to_have_count(0)  # its own hand, face up
+    others = page.locator("#table .seat:not(.mine) .card:not(.back)")
+    expect(others).to_have_count(0)  # the others' face down: the log is not public yet
+    current = page.locator("#moves a.move.current")
+    expect(current).to_have_class(re.compile(r"\bmine\b"))
+    expect(page.locator("#frame-held .card")).not_to_have_count(0)
+    first = page.locator("#position").inner_text()
+    page.keyboard.press("n")
+    expect(page.locator("#position")).not_to_have_text(first)
+    expect(page.locator("#moves a.move.current")).to_have_class(re.compile(r"\bmine\b"))
+    moves = page.locator("nav.replay-moves")
+    colour = moves.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert colour in ("rgba(0, 0, 0, 0)", "transparent"), "the site's dark bar is not the panel's"

@@ -65,7 +65,8 @@ def test_a_submitted_bot_is_ranked_in_the_default_competition_by_itself(
     assert ladder.refill(arena.db, tournament) == [], "two bots: no table of three yet"
     first = submit(arena, "newcomer", BotKind.SAMPLE, "honest")  # qualified here and now
     assert first.accepted and "now playing in main" in first.reason, first.reason
-    [(match_id, _)] = ladder.refill(arena.db, tournament)
+    assert len(first.jobs) == 1, "its first table is seated as it goes live, not later"
+    assert ladder.refill(arena.db, tournament) == [], "the one table is in play"
     play_open_tables(arena, tournament, 6)
     with arena.db.read() as session:
         standing = competitions.summary(session, competitions.get(session, "main"))
@@ -249,3 +250,40 @@ def test_the_operator_runs_a_competition_through_the_api(app_and_token, settings
     without = TestClient(create_app(settings))  # started without ARENA_OPERATOR_TOKEN
     off = without.post("/api/v1/competitions", json=body, headers=auth(OPERATOR_TOKEN))
     assert off.status_code == 403 and "ARENA_OPERATOR_TOKEN" in off.text
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_competitions_page_shows_its_standings_pace_seasons_and_how_to_enter(
+    app_and_token,
+) -> None:
+    from tests.support.api import OPERATOR_TOKEN, auth
+
+    client, _, arena = app_and_token
+    add_samples(arena.db)
+    arena.db.transaction(
+        lambda s: competitions.create(
+            s, "main", RULES, 4, tables=2, bot_names=SAMPLES, default=True
+        )
+    )
+    play_open_tables(arena, ladder_id(arena), rounds=2)
+    page = client.get("/competitions/main")
+    assert page.status_code == 200
+    text = page.text
+    assert "arena bot submit MYBOT --path bot.py --token TOKEN" in text
+    assert "--competition" not in text.split("How to enter")[1].split("Standings")[0], (
+        "the default competition needs no --competition"
+    )
+    assert "playing at once for the provisional ratings of" in text
+    for bot in SAMPLES:
+        assert f'href="/bots/{bot}"' in text
+    assert text.count('class="hint provisional"') == len(SAMPLES), "4 games: all provisional"
+    assert "main-season-1" in text and 'id="recent-matches"' in text
+    home = client.get("/").text
+    assert home.index('id="competitions"') < home.index('id="tournaments"'), "competitions lead"
+    assert 'data-tournament="main-season-1"' not in home, "a competition is not a tournament"
+    paced = client.post(
+        "/api/v1/competitions/main/pace", json={"pace": None}, headers=auth(OPERATOR_TOKEN)
+    )
+    assert paced.status_code == 200 and paced.json()["pace"]["mode"] == "unpaced"
+    assert "unpaced: 2 tables kept in play" in client.get("/competitions/main").text
+    assert client.get("/competitions/nothing").status_code == 404

@@ -77,3 +77,11 @@ def test_every_command_in_the_readme_parses(args: list[str]) -> None:
     answer = CliRunner().invoke(app, [*args, "--help"], prog_name="arena")
     assert answer.exit_code == 0, answer.output
     assert "Usage: arena" in answer.output
+
+
+def test_the_readme_bot_is_the_example_file() -> None:
+    """``examples/truthful.py`` is the README's first bot, word for word (the training
+    example and the tests play it)."""
+    found = re.search(r"<!-- bot -->\n```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert found is not None
+    assert (ROOT / "examples" / "truthful.py").read_text() == found.group(1)

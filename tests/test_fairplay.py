@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from collections.abc import Callable
 from contextlib import ExitStack
 
 import pytest
@@ -15,10 +16,11 @@ from sqlalchemy import select
 
 from arena import aio
 from arena.bench import fairplay as bench
+from arena.bench import teams
 from arena.engine import Action, Observation, Phase, Ruleset
 from arena.engine.match import Match as EngineMatch
-from arena.fairplay.counting import Chance, FairPlayCounter, match_tallies
-from arena.fairplay.report import ALPHA
+from arena.fairplay.counting import Chance, FairPlayCounter, Tally, match_tallies
+from arena.fairplay.report import ALPHA, report
 from arena.game.selfplay import play_deal
 from arena.policies import RandomLegal
 from arena.referee import Referee, RefereeSettings
@@ -78,7 +80,7 @@ def test_the_referee_counts_every_challenge_and_no_more_lies_than_bluffs() -> No
     plans = [SeatPlan(i, f"{n} v1", BotKind.SAMPLE, n) for i, n in enumerate(SAMPLES)]
     for seed in ("s1", "s2", "s3"):
         referee = Referee(
-            rules, seats_for(plans, rules, seed, ExitStack(), []), seed, RefereeSettings()
+            rules, seats_for(plans, rules, seed, ExitStack()), seed, RefereeSettings()
         )
         log = aio.run(referee.run())
         tallies = referee.fairplay.tallies()
@@ -104,28 +106,68 @@ def test_the_referee_counts_every_challenge_and_no_more_lies_than_bluffs() -> No
 # ------------------------------------------------------------------ the report
 
 
-@pytest.mark.parametrize(("size", "seed"), [(4, 0), (4, 1), (8, 0), (8, 1)])
-def test_a_planted_team_is_flagged_within_120_matches_together(size: int, seed: int) -> None:
-    found = bench.planted_trial(size, f"test/{size}/{seed}")
+@pytest.mark.parametrize("kind", sorted(teams.TEAMS))
+def test_each_kind_of_team_is_flagged_within_120_matches_together(kind: str) -> None:
+    found = bench.matches_to_flag(kind, 8, f"test/{kind}")
     assert found["together"] is not None, "never flagged"
-    assert found["together"] <= bench.TARGET_TOGETHER
-    tests = {flag["test"] for flag in found["flags"]}
-    assert tests & {"soft_play", "lie_targeting"}, found
-    # the partner (bot 0) went soft on the teammate's (bot 1) claims: [author, responder]
-    soft = [f for f in found["flags"] if f["test"] == "soft_play"]
-    assert all(f["pair"] == [1, 0] for f in soft)
+    assert found["together"] <= bench.TARGET_TOGETHER, found
+    members = set(range(len(teams.TEAMS[kind])))
+    assert all(set(flag["pair"]) <= members for flag in found["flags"]), found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["soft_play", "feeding", "team_of_three"])
+def test_no_honest_bot_is_named_beside_a_team_however_long_it_plays(kind: str) -> None:
+    """A team's own distortion stays out of every honest pair's baseline: after 600
+    matches (300 a bot) the report names the team and nobody else."""
+    assert bench.accusations(kind, 8, 600, f"test-team/{kind}", rotation=1) == []
 
 
 @pytest.mark.slow
 def test_honest_fields_raise_false_flags_within_the_stated_error_rate() -> None:
-    trials = 12
-    flagged = 0
-    for size in (4, 8, 16):
-        for trial in range(trials):
-            flagged += bool(bench.honest_trial(size, 60 * size // 4, f"test-honest/{size}/{trial}"))
-    # Holm keeps P(any false flag in a report) <= ALPHA: the count over 36 independent
+    """Honest styles, opponent modellers among them (counter, tracker), at 60 matches a
+    bot and at 1,000: false flags stay within the report's rate."""
+    flagged = trials = 0
+    for size, per_bot, count in ((4, 60, 12), (8, 60, 12), (16, 60, 6), (4, 1000, 3), (8, 1000, 3)):
+        for trial in range(count):
+            seed = f"test-honest/{size}/{per_bot}/{trial}"
+            flagged += bool(bench.honest_flags(size, per_bot * size // 4, seed, rotation=trial))
+            trials += 1
+    # Holm keeps P(any false flag in a report) <= ALPHA: the count over independent
     # reports stays under the binomial's 99.9th percentile for that rate
-    assert flagged <= binom.ppf(0.999, 3 * trials, ALPHA), flagged
+    assert flagged <= binom.ppf(0.999, trials, ALPHA), flagged
+
+
+def _calls(rate: Callable[[int, int], float], chances: int = 2000) -> list[Tally]:
+    """Six bots' calls on each other's false groups at ``rate(responder, author)``, and
+    on their true groups at 10 % each, in one situation each."""
+    totals = []
+    for responder in range(6):
+        for author in range(6):
+            if author != responder:
+                taken = round(rate(responder, author) * chances)
+                totals.append(Tally("calls", responder, author, "t0q3c1p0a2w0", chances, taken))
+                totals.append(Tally("calls", responder, author, "t1q3c1p0a2w0", chances, 200))
+    return totals
+
+
+def test_a_modeller_and_a_bot_that_ignores_styles_are_never_named_but_a_partner_is() -> None:
+    """At 2,000 chances a pair: the bots that look doubt the bluffer (5) more and trust
+    the truthful bot (2) more, as a modeller should; the random bot (3) treats both like
+    everyone; bot 4 never doubts bot 0. Only the pair (0, 4) departs from both of its
+    references (comparing each bot with its own habits alone named three honest pairs)."""
+
+    def rate(responder: int, author: int) -> float:
+        if responder == 4 and author == 0:
+            return 0.02
+        if author == 5 and responder != 3:
+            return 0.9
+        if author == 2 and responder in (0, 1, 5):
+            return 0.2
+        return 0.5
+
+    flags = report(_calls(rate)).flags
+    assert [(str(f.test), f.pair) for f in flags] == [("soft_play", (0, 4))]
 
 
 # ------------------------------------------------------------------ prevention
@@ -230,10 +272,10 @@ def test_a_team_served_as_endpoints_is_flagged_by_the_cli_the_api_and_the_page(
     """Two owners' bots that know each other by name, served over gRPC and played by a
     real worker: the report names them, the test, and the matches that show it."""
     client, _, platform = app_and_token
-    add_samples(platform.db, ["honest", "random"])
+    add_samples(platform.db, ["counter", "honest", "random", "bluffer"])
     with (
-        served(lambda: bench.Partner("mate")) as partner,
-        served(lambda: bench.Teammate("buddy", seed="t")) as teammate,
+        served(lambda: teams.Partner({"mate"})) as partner,
+        served(lambda: teams.Teammate({"buddy"}, seed="t")) as teammate,
     ):
 
         def register(session) -> None:
@@ -243,12 +285,12 @@ def test_a_team_served_as_endpoints_is_flagged_by_the_cli_the_api_and_the_page(
             bots.add_bot(session, "mate", BotKind.ENDPOINT, teammate, owner_id=second.id)
 
         platform.db.transaction(register)
-        field = ["buddy", "mate", "honest", "random"]
+        field = ["buddy", "mate", "counter", "honest", "random", "bluffer"]
         # the same deals every run (the bots are deterministic): a random key gave each
         # run the report's 5 % chance of a false flag beside the team's (CI: mate -> random)
         platform.db.transaction(
             lambda s: tournaments.create(
-                s, "cup", Ruleset.parse("classic"), field, 4, 60, seed="fair play end to end"
+                s, "cup", Ruleset.parse("classic"), field, 4, 400, seed="fair play end to end"
             )
         )
         platform.start_tournament("cup")

@@ -4,14 +4,26 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from datetime import timedelta
 
 from alembic import command
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from arena.engine import Ruleset
 from arena.store import bots, ladder, matches, tournaments
 from arena.store.db import Database
-from arena.store.models import BotKind, MatchSeat, MatchStatus, TournamentMatch, TournamentStatus
+from arena.store.models import (
+    BotKind,
+    BotVersion,
+    Entry,
+    MatchSeat,
+    MatchStatus,
+    RegisteredBot,
+    Tournament,
+    TournamentMatch,
+    TournamentStatus,
+    now,
+)
 from arena.store.schema import alembic_config
 from tests.support.store import play
 
@@ -155,3 +167,99 @@ def test_a_two_seat_ladder_explores_and_ranks_a_planted_field_as_a_round_robin_d
     for a, b in itertools.permutations(FIELD, 2):
         if robin_score[a] > robin_score[b] + 3:  # clearly apart in the round robin
             assert ladder_rank[a] < ladder_rank[b], (a, b, robin, board)
+
+
+# -- pace --------------------------------------------------------------------------------
+
+
+def _paced_competition(db: Database, pace: float | None = 6.0) -> int:
+    from arena.store import competitions
+
+    db.transaction(
+        lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, k) for n, k in zip(NAMES, KINDS, strict=True)]
+    )
+    db.transaction(
+        lambda s: competitions.create(
+            s, "main", Ruleset.parse("classic"), 4, tables=3, bot_names=NAMES, pace=pace
+        )
+    )
+    with db.read() as s:
+        return competitions.get(s, "main").tournament_id
+
+
+def _settle(db: Database, tournament_id: int) -> None:
+    """Every entry as a long ladder leaves it: many games, a small sigma."""
+    db.transaction(
+        lambda s: s.execute(
+            update(Entry).where(Entry.tournament_id == tournament_id).values(games=400, sigma=0.7)
+        )
+    )
+
+
+def _seated(jobs: list[tuple[int, str]], db: Database) -> list[set[str]]:
+    """The bots of each table those jobs seated."""
+    with db.read() as s:
+        tables: dict[int, set[str]] = {}
+        for match_id, name in s.execute(
+            select(MatchSeat.match_id, RegisteredBot.name)
+            .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+            .join(RegisteredBot, RegisteredBot.id == BotVersion.bot_id)
+            .where(MatchSeat.match_id.in_([m for m, _ in jobs]))
+        ):
+            tables.setdefault(match_id, set()).add(name)
+        return list(tables.values())
+
+
+def test_a_paced_ladder_trickles_once_settled_and_plays_at_once_for_a_new_version(
+    db: Database,
+) -> None:
+    tournament_id = _paced_competition(db)
+    assert len(ladder.refill(db, tournament_id)) == 3, "provisional ratings: every table"
+    db.transaction(
+        lambda s: s.execute(
+            update(TournamentMatch).values(status=MatchStatus.DONE, finished_at=now())
+        )
+    )
+    _settle(db, tournament_id)
+    assert len(ladder.refill(db, tournament_id)) == 1, "settled: one table when its time came"
+    assert ladder.refill(db, tournament_id) == [], "and none before the next one's time"
+    with db.read() as s:
+        tournament = s.get(Tournament, tournament_id)
+        pace = ladder.pace_of(s, tournament)
+        due = tournament.next_table_at
+    assert pace["mode"] == "settled" and pace["provisional"] == []
+    gap = (due.replace(tzinfo=None) - now().replace(tzinfo=None)).total_seconds()
+    assert 0 < gap <= 10.0, "one table every 60 / 6 seconds"
+    db.transaction(
+        lambda s: s.execute(
+            update(Tournament)
+            .where(Tournament.id == tournament_id)
+            .values(next_table_at=now() - timedelta(seconds=1))
+        )
+    )
+    assert len(ladder.refill(db, tournament_id)) == 1, "its time came"
+
+    def new_version(session) -> None:  # a new version of bot0 goes live in the competition
+        from arena.store import releases
+
+        version = bots.add_version(session, "bot0", BotKind.SAMPLE, "counter", retire_others=False)
+        releases.go_live(session, version)
+
+    db.transaction(new_version)
+    jobs = ladder.refill(db, tournament_id)
+    tables = _seated(jobs, db)
+    assert len(tables) == 1 and all("bot0" in table for table in tables), (
+        "the free table (two are in play) goes to the provisional version at once"
+    )
+    with db.read() as s:
+        pace = ladder.pace_of(s, s.get(Tournament, tournament_id))
+    assert pace["mode"] == "provisional"
+    assert [(e["bot"], e["version"], e["games"]) for e in pace["provisional"]] == [("bot0", 2, 0)]
+
+
+def test_an_unpaced_competition_keeps_every_table_in_play(db: Database) -> None:
+    tournament_id = _paced_competition(db, pace=None)
+    _settle(db, tournament_id)
+    assert len(ladder.refill(db, tournament_id)) == 3
+    with db.read() as s:
+        assert ladder.pace_of(s, s.get(Tournament, tournament_id))["mode"] == "unpaced"

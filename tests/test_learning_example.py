@@ -1,10 +1,11 @@
-"""The trained-bot example end to end, in a short version: train for seconds, play a
-series with the saved policy served as a bot, and upload it to qualify in the sandbox."""
+"""The trained-bot example end to end, in a short version: train for seconds against the
+field, play a series with the saved policy served as a bot, and submit it with an
+owner's token to qualify in the sandbox; the committed example is never written."""
 
 from __future__ import annotations
 
+import hashlib
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,23 +20,39 @@ from tests.support.cli import ROOT, arena, environment
 pytestmark = pytest.mark.processes
 
 EXAMPLE = ROOT / "examples"
+COMMITTED = EXAMPLE / "trained_bot" / "policy.npz"
+
+
+def train(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(EXAMPLE / "train_policy.py"), *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
 
 
 def test_a_policy_trained_for_seconds_is_served_played_and_qualifies(
     settings: Settings, tmp_path: Path
 ) -> None:
+    committed = hashlib.sha256(COMMITTED.read_bytes()).hexdigest()
     bot = tmp_path / "trained"
-    bot.mkdir()
-    shutil.copy(EXAMPLE / "trained_bot" / "bot.py", bot / "bot.py")
-    trained = subprocess.run(
-        [sys.executable, str(EXAMPLE / "train_policy.py"), "--minutes", "0.05",
-         "--batch", "2", "--report", "1", "--out", str(bot / "policy.npz")],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    trained = train("--minutes", "0.1", "--imitate-minutes", "0.03", "--batch", "2",
+                    "--report", "1", "--eval", "4", "--out", str(bot))  # fmt: skip
     assert trained.returncode == 0, trained.stderr[-2000:]
-    assert "mean place of the last" in trained.stdout and "saved" in trained.stdout
+    lines = trained.stdout.splitlines()
+    assert lines[0].split() == ["cpu", "min", "matches", "phase", "training", "evaluated",
+                                "(mean", "place", "of", "4)"]  # fmt: skip
+    assert any(" imitating " in line for line in lines) and any(
+        " learning " in line for line in lines
+    )
+    assert "saved" in lines[-1] and "against counter, honest, truthful" in lines[-1]
     weights = linear.load(bot / "policy.npz")
     assert weights.shape[0] == encoding.ACTIONS and np.abs(weights).sum() > 0, "it learned"
+    assert (bot / "bot.py").read_text() == (EXAMPLE / "trained_bot" / "bot.py").read_text()
+    assert hashlib.sha256(COMMITTED.read_bytes()).hexdigest() == committed
+
+    refused = train("--minutes", "0.01", "--out", str(EXAMPLE / "trained_bot"))
+    assert refused.returncode != 0 and "the committed example" in refused.stderr
+    assert hashlib.sha256(COMMITTED.read_bytes()).hexdigest() == committed
 
     played = arena("play", str(bot / "bot.py"), "sample:random", "--games", "4", "--json")
     assert played.returncode == 0, played.stderr[-2000:]
@@ -43,6 +60,23 @@ def test_a_policy_trained_for_seconds_is_served_played_and_qualifies(
     assert (mine["games"], mine["forfeits"], mine["illegal"]) == (4, 0, 0)
 
     env = environment(settings)
-    submitted = arena("bot", "submit", "trained", "--path", str(bot), env=env)
+    assert arena("db", "upgrade", env=env).returncode == 0
+    token = arena("owner", "add", "alice", env=env).stdout.split()[-1]
+    submitted = arena("bot", "submit", "trained", "--path", str(bot), "--token", token, env=env)
     assert submitted.returncode == 0, submitted.stdout + submitted.stderr[-2000:]
     assert "trained v1 accepted: qualified" in submitted.stdout, submitted.stdout
+    owned = arena("owner", "list", env=env).stdout
+    assert "trained" in owned, "the bot is alice's, not ownerless"
+
+
+def test_the_committed_bot_beats_most_of_its_field() -> None:
+    """The committed policy, served as a bot, against counter, honest and the README's
+    truthful bot at tables of 4 (docs/learning.md gives the 1,000-game figure)."""
+    played = arena("play", str(EXAMPLE / "trained_bot" / "bot.py"), "sample:counter",
+                   "sample:honest", str(EXAMPLE / "truthful.py"), "--games", "200",
+                   "--seed", "committed", "--json")  # fmt: skip
+    assert played.returncode == 0, played.stderr[-2000:]
+    rows = {row["bot"]: row for row in json.loads(played.stdout)["bots"]}
+    assert rows["bot"]["forfeits"] == 0 and rows["bot"]["illegal"] == 0
+    assert rows["bot"]["mean_place"] < rows["counter"]["mean_place"]
+    assert rows["bot"]["mean_place"] < rows["honest"]["mean_place"]

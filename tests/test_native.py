@@ -66,6 +66,48 @@ def test_shims_without_their_library_are_all_stale(tmp_path: Path) -> None:
     assert native.stale(root) == ["arena/engine/deal.py"]
 
 
+def test_a_build_that_recorded_its_sources_is_judged_by_content_not_time(
+    tmp_path: Path,
+) -> None:
+    """An install gives every file the time it was written: sources newer than the
+    library are the same code (the wheel's case); a changed text is stale whatever its
+    time."""
+    deal, source_c = "arena/engine/deal.py", native.C_MODULES[0]
+    root = _tree_with(tmp_path, deal, "arena/policies.py", source_c)
+    (root / deal).write_text("x = 1\n")
+    for source in native.MODULES + native.C_MODULES:
+        (root / source).parent.mkdir(parents=True, exist_ok=True)
+        (root / source).touch()
+    native.write_sums(root)
+    for source in (deal, source_c):
+        _later(root / source, than=native.library(root))
+    assert native.stale(root) == []
+    (root / deal).write_text("x = 2\n")
+    assert native.stale(root) == [deal]
+
+
+def test_the_compiled_package_copied_as_an_install_does_imports(tmp_path: Path) -> None:
+    """The checkout's compiled package, copied with every file new (as pip installs a
+    wheel, sources written after the library), imports and runs compiled."""
+    if not native.compiled():
+        pytest.fail("the checkout is not compiled: make native")
+    installed = tmp_path / "site"
+    shutil.copytree(ROOT / "arena", installed / "arena", copy_function=shutil.copyfile)
+    later = native.library(installed).stat().st_mtime_ns + 1_000_000_000
+    for source in installed.rglob("*.py"):
+        os.utime(source, ns=(later, later))
+    ran = subprocess.run(
+        [sys.executable, "-c", "import arena.sdk, arena.native as n; print(n.ROOT, n.compiled())"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(installed)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.split() == [str(installed), "True"]
+
+
 def test_a_tree_never_compiled_is_plain_python(tmp_path: Path) -> None:
     (tmp_path / "arena/engine").mkdir(parents=True)
     assert native.built(tmp_path) == [] and native.stale(tmp_path) == []

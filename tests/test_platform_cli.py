@@ -33,6 +33,7 @@ pytestmark = pytest.mark.processes
 
 def test_bots_and_a_tournament_from_the_command_line(settings: Settings) -> None:
     env = environment(settings)
+    assert arena("db", "upgrade", env=env).returncode == 0
     for bot in ("random", "honest", "counter"):
         assert arena("bot", "add", bot, "--sample", bot, env=env).returncode == 0
     refused = arena("bot", "add", "x", "--sample", "random", "--endpoint", "h:1", env=env)
@@ -172,13 +173,27 @@ def test_arena_up_runs_the_demo_to_the_end_with_a_private_redis(tmp_path: Path) 
     assert ladder_matches == ladder_before, "the ladder stopped with the demo"
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
-def test_ctrl_c_and_kill_stop_arena_up_cleanly(tmp_path: Path, signum: int) -> None:
+@pytest.mark.parametrize(
+    ("signum", "ignored_by_parent"),
+    [
+        (signal.SIGINT, False),
+        (signal.SIGINT, True),
+        (signal.SIGTERM, False),
+        (signal.SIGHUP, False),
+    ],
+)
+def test_ctrl_c_and_kill_stop_arena_up_cleanly(
+    tmp_path: Path, signum: int, ignored_by_parent: bool
+) -> None:
     """Ctrl-C (SIGINT), ``kill`` (SIGTERM) and a closed terminal (SIGHUP) all stop the
-    workers, the dashboard and the private Redis."""
+    workers, the dashboard and the private Redis; Ctrl-C too when the parent started it
+    with SIGINT ignored (as a shell starts a background job: it used to go on)."""
     env = environment(Settings(tmp_path, f"sqlite:///{tmp_path / 'arena.db'}", None))
+    # ``trap "" INT`` then exec: the platform starts with SIGINT ignored, inherited
+    ignoring = ["sh", "-c", 'trap "" INT; exec "$@"', "sh"] if ignored_by_parent else []
     process = children.spawn(
         [
+            *ignoring,
             sys.executable,
             "-m",
             "arena",
@@ -336,6 +351,7 @@ def test_arena_dashboard_says_where_it_is_and_logs_each_request(tmp_path: Path) 
 
 def test_owner_tokens_are_listed_rotated_and_revoked(settings: Settings) -> None:
     env = environment(settings)
+    assert arena("db", "upgrade", env=env).returncode == 0
     first = arena("owner", "add", "alice", env=env)
     assert first.returncode == 0
     again = arena("owner", "add", "alice", env=env)
@@ -352,6 +368,21 @@ def test_owner_tokens_are_listed_rotated_and_revoked(settings: Settings) -> None
     assert missing.returncode == 2 and "no owner named 'nobody'" in missing.stderr
 
 
+def test_a_command_without_a_platform_says_where_it_looked_and_makes_nothing(
+    tmp_path: Path,
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "ARENA_DATABASE_URL")}
+    env["ARENA_DATA_DIR"] = str(tmp_path / "nowhere")
+    listed = arena("bot", "list", env=env)
+    assert listed.returncode == 1 and "Traceback" not in listed.stderr
+    assert "no platform here" in listed.stderr and str(tmp_path / "nowhere") in listed.stderr
+    assert "arena up" in listed.stderr and "arena db upgrade" in listed.stderr
+    assert not (tmp_path / "nowhere" / "arena.db").exists(), "no empty database was made"
+    made = arena("db", "upgrade", env=env)
+    assert made.returncode == 0 and str(tmp_path / "nowhere") in made.stdout
+    assert arena("bot", "list", env=env).returncode == 0
+
+
 def test_a_service_that_is_down_is_one_line_not_a_traceback(tmp_path: Path) -> None:
     """Redis refusing connections (a closed loopback port) and a database server that is
     not there: the command says which service, in one line, and exits 1."""
@@ -360,6 +391,7 @@ def test_a_service_that_is_down_is_one_line_not_a_traceback(tmp_path: Path) -> N
         closed = probe.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "ARENA_DATABASE_URL")}
     env |= {"ARENA_DATA_DIR": str(tmp_path), "REDIS_URL": f"redis://127.0.0.1:{closed}/0"}
+    assert arena("db", "upgrade", env=env).returncode == 0
     for bot in ("random", "honest"):
         assert arena("bot", "add", bot, "--sample", bot, env=env).returncode == 0
     made = arena("tournament", "create", "t", "--bots", "random,honest", "--table-size", "2",

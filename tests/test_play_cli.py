@@ -146,17 +146,48 @@ def test_an_endpoint_nobody_listens_on_fails_the_command_with_the_reason() -> No
     assert "could not be reached or started in any game" in result.stderr
 
 
-def test_a_bot_that_crashes_on_its_first_move_is_told_why(tmp_path: Path) -> None:
+def test_a_bot_that_crashes_every_game_fails_the_command_with_its_whole_traceback_once(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "crasher.py"
     path.write_text(
         "from arena.sdk import Bot\n\n"
+        "def deep():\n"
+        "    raise RuntimeError('my own bug')\n\n"
         "class Crasher(Bot):\n"
         "    def act(self, obs):\n"
-        "        raise RuntimeError('my own bug')\n"
+        "        return deep()\n"
     )
     result = arena("play", str(path), "sample:random", "--games", "2")
-    assert result.returncode == 0, "it started: the games were played"
+    assert result.returncode == 1, "a bot that forfeited every game fails the command"
     assert "crasher forfeited 2 game(s): crashed:" in result.stderr
+    assert "error: crasher forfeited every game" in result.stderr
+    assert result.stderr.count("Traceback (most recent call last):") == 1, "once"
+    frames = result.stderr.split("Traceback (most recent call last):")[1]
+    assert "in act" in frames and "in deep" in frames, "every frame, not only the last"
+    assert frames.rstrip().endswith("RuntimeError: my own bug") or (
+        "RuntimeError: my own bug\nerror:" in frames
+    )
+
+
+def test_a_bot_that_forfeits_some_games_exits_3(tmp_path: Path) -> None:
+    path = tmp_path / "first_seat.py"
+    path.write_text(
+        "from arena.sdk import Bot\n"
+        "from arena.policies import RandomLegal\n\n"
+        "class FirstSeat(Bot):\n"
+        "    def on_match_start(self, match):\n"
+        "        self.seat = match.seat\n"
+        "        self.policy = RandomLegal(1)\n\n"
+        "    def act(self, obs):\n"
+        "        if self.seat == 0:\n"
+        "            raise RuntimeError('I crash at seat 0')\n"
+        "        return self.policy.act(obs)\n"
+    )
+    result = arena("play", str(path), "sample:random", "--games", "2", "--json")
+    assert result.returncode == 3, result.stderr
+    row = next(r for r in json.loads(result.stdout)["bots"] if r["bot"] == "first_seat")
+    assert row["forfeits"] == 1 and row["games"] == 2
 
 
 @pytest.fixture(scope="module")

@@ -40,6 +40,7 @@ def test_foreign_jobs_are_refused_and_the_worker_plays_on(
     settings: Settings, tmp_path: Path
 ) -> None:
     env = environment(settings)
+    assert arena("db", "upgrade", env=env).returncode == 0
     for bot in ("random", "honest"):
         assert arena("bot", "add", bot, "--sample", bot, env=env).returncode == 0
     created = arena(

@@ -89,6 +89,11 @@ def attempts(alice_bot: str = "alices") -> dict[tuple[str, str], tuple[str, dict
             f"/api/v1/bots/{alice_bot}/versions",
             {"kind": "sample", "target": "random"},
         ),
+        ("POST", "/api/v1/bots/{name}/promote"): (
+            f"/api/v1/bots/{alice_bot}/promote",
+            {"version": 2},
+        ),
+        ("POST", "/api/v1/bots/{name}/rollback"): (f"/api/v1/bots/{alice_bot}/rollback", None),
         ("GET", "/api/v1/tournaments"): ("/api/v1/tournaments", None),
         ("GET", "/api/v1/tournaments/{name}"): ("/api/v1/tournaments/alices-cup", None),
         ("GET", "/api/v1/tournaments/{name}/leaderboard"): (
@@ -129,11 +134,17 @@ def attempts(alice_bot: str = "alices") -> dict[tuple[str, str], tuple[str, dict
             "/api/v1/competitions/main/new-season",
             None,
         ),
+        ("POST", "/api/v1/competitions/{name}/pace"): (
+            "/api/v1/competitions/main/pace",
+            {"pace": 3},
+        ),
         ("GET", "/api/v1/matches"): ("/api/v1/matches", None),
         ("GET", "/api/v1/matches/{match_id}"): (None, None),  # filled in with a real id
         ("GET", "/api/v1/matches/{match_id}/log"): (None, None),
+        ("GET", "/api/v1/matches/{match_id}/replay"): (None, None),
         ("GET", "/api/v1/owners/me"): ("/api/v1/owners/me", None),
         ("GET", "/api/v1/owners/me/seats"): ("/api/v1/owners/me/seats", None),
+        ("GET", "/api/v1/owners/me/matches"): ("/api/v1/owners/me/matches", None),
         ("POST", "/api/v1/owners/me/token"): ("/api/v1/owners/me/token", None),
         ("DELETE", "/api/v1/owners/me/token"): ("/api/v1/owners/me/token", None),
     }
@@ -156,6 +167,10 @@ def test_every_route_answers_as_the_table_says(rivals) -> None:
     urls = attempts()
     urls[("GET", "/api/v1/matches/{match_id}")] = (f"/api/v1/matches/{match_id}", None)
     urls[("GET", "/api/v1/matches/{match_id}/log")] = (f"/api/v1/matches/{match_id}/log", None)
+    urls[("GET", "/api/v1/matches/{match_id}/replay")] = (
+        f"/api/v1/matches/{match_id}/replay",
+        None,
+    )
     for (method, path), (none, other) in documented().items():
         url, body = urls[(method, path)]
         for token, documented_answer in ((None, none), (mallory, other)):

@@ -71,6 +71,77 @@ def test_the_aec_env_passes_pettingzoos_seed_and_render_tests(preset: str) -> No
     render_test(lambda **kw: aec_env(rules=preset, **kw), {"ansi": lambda text: "seat 0" in text})
 
 
+def _outcome(env: Any, call: Any) -> tuple[str, Any]:
+    """What a call did: its error's type, or None; the environment's warnings are part of
+    it (not a ResourceWarning the garbage collector raised meanwhile for another test's
+    leftovers)."""
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        try:
+            call()
+            error = None
+        except Exception as raised:  # the same kind of error from both is the point
+            error = type(raised).__name__
+    return error, [str(w.message) for w in said if not issubclass(w.category, ResourceWarning)]
+
+
+def _state(env: Any) -> tuple[Any, ...]:
+    agent = env.agent_selection
+    observed = env.observe(agent)
+    return (
+        agent,
+        dict(env.rewards),
+        dict(env._cumulative_rewards),
+        dict(env.terminations),
+        dict(env.truncations),
+        observed["observation"].tobytes(),
+        observed["action_mask"].tobytes(),
+    )
+
+
+def test_aec_envs_checks_do_what_pettingzoos_wrappers_do() -> None:
+    """``aec_env()`` builds PettingZoo's three wrappers' checks in (for speed): driven by
+    the same actions (legal ones, forbidden ones, out of range, None, calls before reset
+    and after the end), it answers as the raw environment in those wrappers does."""
+    from arena.rl.aec import pettingzoo_wrapped
+
+    ours, theirs = aec_env(players=4), pettingzoo_wrapped(players=4)
+    for env in (ours, theirs):
+        assert _outcome(env, lambda env=env: env.step(0))[0] is not None, "no step before reset"
+        assert _outcome(env, lambda env=env: env.observe("player_0"))[0] is not None
+    rng, endings, errors = random.Random(7), set(), 0
+    for match in range(60):
+        ours.reset(seed=match)
+        theirs.reset(seed=match)
+        for _ in range(3000):
+            mask = ours.observe(ours.agent_selection)["action_mask"]
+            dead = ours.terminations[ours.agent_selection] or ours.truncations[ours.agent_selection]
+            if dead:
+                action: Any = None if rng.random() < 0.9 else 3
+            else:
+                legal = np.flatnonzero(mask)
+                roll = rng.random()
+                action = (
+                    int(rng.choice(list(legal))) if roll < 0.995
+                    else rng.choice([int(np.flatnonzero(mask == 0)[0]), 43, -1, None, "x", 2.0])
+                )  # fmt: skip
+            if rng.random() < 0.5:  # last() before the step, or not
+                ours.last()
+                theirs.last()
+            done = _outcome(ours, lambda action=action: ours.step(action))
+            assert done == _outcome(theirs, lambda action=action: theirs.step(action)), action
+            errors += done[0] is not None
+            if all(ours.terminations.values()) and ours.agents:
+                endings.add("illegal" if any(ours.truncations.values()) else "played out")
+            if not ours.agents:
+                assert _outcome(ours, lambda: ours.step(None)) == _outcome(
+                    theirs, lambda: theirs.step(None)
+                )
+                break
+            assert _state(ours) == _state(theirs)
+    assert endings == {"illegal", "played out"} and errors > 0, (endings, errors)
+
+
 @pytest.mark.parametrize("variant", VARIANTS, ids=_ids)
 def test_masked_sub_decisions_only_ever_make_legal_actions(
     variant: tuple[str, dict[str, Any]],

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import signal
+import subprocess
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -11,6 +13,7 @@ import pytest
 
 from arena import aio
 from arena.engine import Ruleset
+from arena.platform import children
 from arena.platform.sandbox import (
     UNSANDBOXED_ENV,
     Limits,
@@ -21,6 +24,9 @@ from arena.platform.sandbox import (
 )
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
 from sample_bots import HonestBot
+from tests.support.cli import ROOT
+from tests.support.lifetime import descendants, running
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.processes
 
@@ -124,3 +130,46 @@ def test_the_trusted_unsandboxed_setting_runs_bots_with_limits_only(
         assert log["seats"][0]["forfeit"] is None
     finally:
         availability.cache_clear()
+
+
+#: a worker whose sandbox probe is stuck where bubblewrap waits for its user mapping
+_PROBE_STUCK = """
+import threading
+from arena.platform.sandbox import bwrap, probe
+
+def stuck(launch, timeout):
+    print("waiting", flush=True)
+    threading.Event().wait()
+
+bwrap.Launch.map_user = stuck
+probe.availability()
+"""
+
+
+@pytest.mark.processes
+def test_a_worker_killed_while_its_sandbox_probe_waits_leaves_no_bwrap_behind() -> None:
+    """Killed at the probe's worst moment (bubblewrap started, waiting for the mapping the
+    worker never writes), the worker takes its bubblewrap with it: it was left running,
+    parent 1, for ever."""
+    worker = children.spawn(
+        [sys.executable, "-c", _PROBE_STUCK], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    try:
+        assert worker.stdout is not None and worker.stdout.readline() == "waiting\n"
+        probes = {
+            pid: started
+            for pid, started in descendants(worker.pid).items()
+            if _program(pid) == "bwrap"
+        }
+        assert probes, "the probe started no bubblewrap"
+    finally:
+        worker.kill()
+        worker.wait()
+    wait_until(lambda: not running(probes), "the probe's bubblewrap died with its worker")
+
+
+def _program(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""

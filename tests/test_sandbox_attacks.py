@@ -15,6 +15,7 @@ import secrets
 import shutil
 import socket
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -24,7 +25,15 @@ import redis
 
 from arena import aio
 from arena.engine import Ruleset
-from arena.platform.sandbox import Limits, Sandbox, SandboxedSeat, SandboxError, availability
+from arena.platform import children
+from arena.platform.sandbox import (
+    Limits,
+    Sandbox,
+    SandboxedSeat,
+    SandboxError,
+    availability,
+    runtime,
+)
 from arena.platform.sandbox.uids import uid_range
 from arena.referee import LocalSeat, Referee, RefereeSettings
 from sample_bots import HonestBot
@@ -111,7 +120,7 @@ def test_the_data_directory_other_bots_and_the_workers_secrets_stay_hidden(
     with open(victim / "bot.py", "a") as source:
         source.write(f"\nSECRET = {token!r}\n")
     bot = attack_bot(tmp_path, "files", SECRET_PATH=str(secret))
-    with Sandbox(victim, hidden=[data], limits=LIMITS), Sandbox(bot, hidden=[data]) as box:
+    with Sandbox(victim, limits=LIMITS), Sandbox(bot) as box:
         play(box)
         output = box.output_tail(10**6)
     assert "ATTACK files: read" in output, output[-2000:]
@@ -208,13 +217,13 @@ def bot_uid(box: Sandbox) -> int:
 
 def test_two_seats_share_no_keyring_lock_or_watch_and_no_uid(tmp_path: Path) -> None:
     token = f"arena-partner-{secrets.token_hex(8)}"
-    shared = "/usr/lib/os-release" if Path("/usr/lib/os-release").exists() else "/usr/bin/env"
+    shared = "/usr/bin/python3"  # in every sandbox's runtime image
     values = {"TOKEN": token, "FILE": shared}
     writer = attack_bot(tmp_path / "w", "channel", ROLE="write", **values)
     reader = attack_bot(tmp_path / "r", "channel", ROLE="read", **values)
     with Sandbox(writer, limits=LIMITS) as first, Sandbox(reader, limits=LIMITS) as second:
         written, read = first.output_tail(4000), second.output_tail(4000)
-        with open(shared, "rb") as outside:  # nobody holds a lock on the shared file
+        with open(runtime.image() / "usr/bin/python3", "rb") as outside:  # nobody locks it
             fcntl.flock(outside, fcntl.LOCK_EX | fcntl.LOCK_NB)
         uids = {bot_uid(first), bot_uid(second)}
     assert written.count("refused (1)") == 4, written  # add_key twice, flock, lockf
@@ -342,3 +351,85 @@ def test_cpu_burnt_between_requests_is_charged_to_the_bot(tmp_path: Path) -> Non
     forfeit = log["seats"][0]["forfeit"]
     assert forfeit is not None and forfeit["kind"] == "cpu_limit", log["seats"][0]
     assert log["seats"][1]["forfeit"] is None
+
+
+# ------------------------------------------------------------------ shared host state
+
+
+def _bits(count: int) -> str:
+    return "".join(secrets.choice("01") for _ in range(count))
+
+
+def _right(output: str, attack: str) -> tuple[int, int]:
+    """How many bits the reader's ``attack`` got right, of how many."""
+    outcome = output.split(f"ATTACK {attack}: ")[1].splitlines()[0]
+    assert outcome.startswith("right "), (attack, outcome)
+    right, total = outcome.removeprefix("right ").split(" of ")
+    return int(right), int(total)
+
+
+def test_the_page_cache_carries_bits_between_plain_processes(tmp_path: Path) -> None:
+    """The attack is real: two processes after one another, no sandbox, a file on disk."""
+    shared = tmp_path / "shared.bin"
+    with open(shared, "wb") as out:  # on disk: a dirty page would stay in the cache
+        out.write(os.urandom(256 * 4 * 4096))
+        os.fsync(out.fileno())
+    bits = _bits(256)
+    for role in ("write", "read"):
+        folder = attack_bot(tmp_path / role, "page_cache", ROLE=role, BITS=bits, FILE=str(shared))
+        done = children.run([sys.executable, "bot.py"], cwd=folder, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    right, total = _right(done.stdout, "mincore")
+    assert right >= 0.95 * total, done.stdout  # mincore tells every page
+
+
+def test_no_page_cache_channel_outlives_a_sandbox(tmp_path: Path) -> None:
+    """The writer's sandbox is gone before the reader's is made: every probe of the
+    cache is refused, and every page it can read is in memory (timing tells nothing)."""
+    shared = max(
+        (path for path in (runtime.image() / "usr").rglob("*") if path.is_file()),
+        key=lambda path: path.stat().st_size,
+    )
+    inside = "/" + str(shared.relative_to(runtime.image()))
+    bits = _bits(256)
+    values = {"BITS": bits, "FILE": inside}
+    with Sandbox(attack_bot(tmp_path / "w", "page_cache", ROLE="write", **values)) as writer:
+        written = writer.output_tail(4000)
+    with Sandbox(attack_bot(tmp_path / "r", "page_cache", ROLE="read", **values)) as reader:
+        read = reader.output_tail(4000)
+    for refused in ("fadvise random", "fadvise dontneed", "madvise pageout"):
+        assert f"ATTACK {refused}: refused ({errno.EPERM})" in written, written
+    for refused in ("nowait", "mincore", "cachestat"):
+        assert f"ATTACK {refused}: refused ({errno.EPERM})" in read, read
+    right, total = _right(read, "timing")
+    # a reader that learnt nothing is right about half the time; 65 % of 256 random bits
+    # is 4.8 standard deviations above that
+    assert right <= 0.65 * total, read
+
+
+def test_what_a_sandbox_can_read_is_all_in_memory(tmp_path: Path) -> None:
+    """No file system a sandbox sees keeps its pages on a disk: the runtime image, the
+    bot's code and its socket folder are tmpfs, like its /tmp and /dev."""
+    output = tmp_path / "output.log"
+    bot = attack_bot(tmp_path, "mounts")
+    with Sandbox(bot, limits=LIMITS, output=output) as box:
+        play(box)
+    kinds = output.read_text().split("ATTACK mounts: ")[1].splitlines()[0].split(",")
+    assert set(kinds) <= {"tmpfs", "proc", "devtmpfs", "devpts"}, kinds
+
+
+def test_no_host_counter_crosses_between_two_live_sandboxes(tmp_path: Path) -> None:
+    """A sender moves the host's counters (pseudo-terminals, the AIO pool) while a
+    receiver in another sandbox reads every host-wide figure: none can be moved, none
+    can be read."""
+    sender = attack_bot(tmp_path / "s", "counters", ROLE="send")
+    receiver = attack_bot(tmp_path / "r", "counters", ROLE="receive")
+    with Sandbox(sender, limits=LIMITS) as sending, Sandbox(receiver) as receiving:
+        sent, received = sending.output_tail(4000), receiving.output_tail(4000)
+    assert f"ATTACK ptys: refused ({errno.ENOENT}) after 0" in sent, sent
+    assert f"ATTACK io_setup: refused ({errno.EPERM})" in sent, sent
+    assert "ATTACK sent: yes" in sent
+    figures = [line for line in received.splitlines() if line.startswith("ATTACK read ")]
+    assert len(figures) == 14 and all("figures" not in line for line in figures), received
+    assert f"ATTACK sysinfo: refused ({errno.EPERM})" in received, received
+    assert f"ATTACK statfs: refused ({errno.EPERM})" in received, received

@@ -8,7 +8,8 @@ from datetime import timedelta
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select, text, update
+from sqlalchemy.exc import DBAPIError
 
 from arena.engine import Ruleset
 from arena.referee.log import MatchLog
@@ -27,6 +28,7 @@ from arena.store.models import (
     MatchStatus,
     RatingChange,
     StoredLog,
+    TournamentFormat,
     TournamentMatch,
     TournamentStatus,
     VersionStatus,
@@ -411,24 +413,46 @@ def test_a_batch_records_the_matches_still_ours_and_discards_the_others(db: Data
 LEASE_GONE = timedelta(seconds=1)
 
 
-def test_a_match_whose_bots_changed_is_discarded_and_not_rated(db: Database) -> None:
+def test_a_replaced_version_plays_out_the_round_robin_it_was_entered_in(db: Database) -> None:
     make_tournament(db, games=3)
     first, second, third = match_ids(db)
     playing = matches.claim(db, second, "w")
     db.transaction(lambda s: bots.add_version(s, "honest", BotKind.SAMPLE, "counter"))
+    assert matches.record(db, playing, play(playing), 1.0), "the version entered plays on"
+    for match_id in (first, third):
+        plan = matches.claim(db, match_id, "w")
+        assert plan is not None and "honest v1" in [seat.name for seat in plan.seats]
+        assert matches.record(db, plan, play(plan), 1.0)
+    with db.read() as s:
+        assert tournaments.get(s, "t").status is TournamentStatus.DONE
+        assert s.scalar(select(func.count()).select_from(RatingChange)) == 3 * 4
+
+
+def test_a_ladder_table_of_a_retired_entry_is_discarded_and_not_rated(db: Database) -> None:
+    add_samples(db)
+    db.transaction(
+        lambda s: tournaments.create(
+            s, "l", Ruleset.parse("classic"), SAMPLES, 4, 3, format=TournamentFormat.LADDER
+        )
+    )
+    db.transaction(lambda s: tournaments.start(s, "l"))
+    first, second, third = match_ids(db)
+    playing = matches.claim(db, second, "w")
+
+    def retire_honest(session) -> None:
+        honest = bots.active_version(session, "honest")
+        entry = session.scalars(select(Entry).where(Entry.bot_version_id == honest.id)).one()
+        entry.retired = True
+
+    db.transaction(retire_honest)
     assert matches.claim(db, first, "w") is None, "a stale match is not even played"
-    assert matches.record(db, playing, play(playing), 1.0) is False, "replaced meanwhile"
+    assert matches.record(db, playing, play(playing), 1.0) is False, "retired meanwhile"
     with db.read() as s:
         stale = [s.get(TournamentMatch, m) for m in (first, second)]
         assert all(m.status is MatchStatus.STALE for m in stale)
         assert all("honest v1" in m.error for m in stale)
         assert s.scalar(select(func.count()).select_from(RatingChange)) == 0
         assert all(e.games == 0 for e in s.scalars(select(Entry)))
-        counts = tournaments.progress(s, tournaments.get(s, "t"))
-        assert counts["stale"] == 2 and counts["finished"] == 2 and counts["queued"] == 1
-    assert matches.claim(db, third, "w") is None
-    with db.read() as s:
-        assert tournaments.get(s, "t").status is TournamentStatus.DONE
 
 
 def test_duplicate_deals_share_a_deal_across_seat_rotations(db: Database) -> None:
@@ -596,3 +620,23 @@ def test_a_tournament_names_the_bot_it_cannot_use(db: Database) -> None:
                 s, "t", Ruleset.parse("classic"), ["counter", "random"], 2, 1
             )
         )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_session_stranded_inside_a_transaction_lets_go_of_its_locks(db: Database) -> None:
+    """A worker whose host vanished mid-transaction says nothing more: the server ends
+    its session (idle in a transaction past the limit) and the locks it held are free
+    for the others (they waited until TCP gave up, hours)."""
+    make_tournament(db, games=1)
+    stranded = db.engine.connect()
+    stranded.begin()
+    stranded.execute(update(TournamentMatch).values(attempts=7))  # holds the row's lock
+    with db.engine.connect() as other, other.begin():
+        other.execute(text("SET LOCAL statement_timeout = '300s'"))  # a hang fails, at last
+        other.execute(update(TournamentMatch).values(attempts=1))  # waits for the lock
+    with pytest.raises(DBAPIError, match="idle-in-transaction"):
+        stranded.execute(select(1))  # the server ended it
+    stranded.invalidate()
+    with db.read() as session:
+        assert session.scalars(select(TournamentMatch.attempts)).all() == [1]

@@ -9,18 +9,21 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.settings import Settings
-from arena.platform.submission import qualify, submit
+from arena.platform.submission import _add_pending, qualify, submit
 from arena.policies import RandomLegal
 from arena.sdk import Bot
 from arena.sdk.bot import MatchInfo
+from arena.store import competitions
 from arena.store.db import Database
-from arena.store.models import Artifact, BotKind, BotVersion
+from arena.store.models import Artifact, BotKind, BotVersion, Tournament
 from sample_bots import NAMES
 from tests.sandboxing import PLAIN_BOT
 from tests.support.cli import arena, environment
 from tests.support.engine import served
+from tests.support.store import SAMPLES, add_samples
 
 pytestmark = pytest.mark.processes
 
@@ -29,6 +32,7 @@ BOTS = Path(__file__).parent / "sandbox_bots"
 
 def test_submit_qualify_and_play_an_uploaded_bot(settings: Settings, tmp_path: Path) -> None:
     env = environment(settings)
+    assert arena("db", "upgrade", env=env).returncode == 0
     folder = tmp_path / "truthful"
     folder.mkdir()
     (folder / "bot.py").write_text(PLAIN_BOT.read_text())
@@ -82,6 +86,7 @@ def test_submit_qualify_and_play_an_uploaded_bot(settings: Settings, tmp_path: P
 
 def test_submit_refuses_bad_input(settings: Settings, tmp_path: Path) -> None:
     env = environment(settings)
+    assert arena("db", "upgrade", env=env).returncode == 0
     both = arena("bot", "submit", "x", "--path", "a.py", "--endpoint", "h:1", env=env)
     assert both.returncode == 2 and "exactly one of" in both.stderr
     missing = arena("bot", "submit", "x", "--path", str(tmp_path / "none.py"), env=env)
@@ -112,34 +117,60 @@ def test_uploads_are_refused_where_no_sandbox_can_be_built(
 
 
 class Witness(Bot):
-    """Notes what a qualification shows it: its first hand and whom it meets."""
+    """Notes what a match shows it: its first hand, whom it meets, its seat, the match id
+    and the deadline."""
 
     name = "witness"
-    seen: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+    seen: list[tuple[tuple[str, ...], MatchInfo]] = []
 
     def on_match_start(self, match: MatchInfo) -> None:
-        self.players = tuple(match.players)
+        self.match = match
         self.hand: tuple[str, ...] | None = None
 
     def act(self, observation):
         if self.hand is None:
             self.hand = tuple(sorted(observation.hand))
-            Witness.seen.append((self.hand, self.players))
+            Witness.seen.append((self.hand, self.match))
         return RandomLegal(0).act(observation)
 
 
-def test_a_bot_cannot_tell_its_qualification_by_its_deal_or_its_opponent(tmp_path: Path) -> None:
-    """Qualification was always dealt from the seed "qualify" against random(seed=0)."""
+def pending(db: Database, name: str, endpoint: str, competition: str | None = None) -> int:
+    """A pending endpoint version of bot ``name``: its id (what a worker qualifies)."""
+    return db.transaction(
+        lambda s: _add_pending(s, name, BotKind.ENDPOINT, endpoint, None, competition).id
+    )
+
+
+def test_a_bot_cannot_tell_its_qualification_from_ranked_play(settings: Settings) -> None:
+    """Qualification was dealt from the seed "qualify" against random(seed=0), then at a
+    table of 2 with a uuid for an id and names without " vN"."""
     Witness.seen = []
-    db = Database(f"sqlite:///{tmp_path / 'q.db'}")
+    platform = Platform(settings)
+    add_samples(platform.db)
+    platform.db.transaction(
+        lambda s: competitions.create(
+            s, "main", Ruleset.parse("classic"), 4, bot_names=SAMPLES, default=True
+        )
+    )
+    with platform.db.read() as session:
+        ladder = session.get_one(Tournament, competitions.get(session, "main").tournament_id)
+        deadline = ladder.settings["deadline"]
     with served(Witness) as endpoint:
-        for _ in range(12):  # all 12 against one sample: 4 in 4**12 (2e-7)
-            played = qualify(BotKind.ENDPOINT, endpoint, "witness", db, tmp_path)
+        for index in range(12):
+            version_id = pending(platform.db, f"witness{index}", endpoint)
+            played = qualify(platform.db, settings.data_dir, version_id)
             assert played.accepted, played.reason
     hands = {hand for hand, _ in Witness.seen}
-    opponents = {players[1] for _, players in Witness.seen}
     assert len(Witness.seen) == 12 and len(hands) == 12, "every qualification deals anew"
-    assert opponents <= set(NAMES) and len(opponents) >= 2, opponents
+    for index, (_, match) in enumerate(Witness.seen):
+        assert match.match_id.isdigit(), "an integer id, as a ranked match's"
+        assert len(match.players) == 4 and match.deadline == deadline, "the competition's table"
+        assert match.players[match.seat] == f"witness{index} v1"
+        others = [p for i, p in enumerate(match.players) if i != match.seat]
+        assert all(re.fullmatch(r"\w+ v\d+", name) for name in others), others
+        assert {name.split()[0] for name in others} <= set(SAMPLES), "drawn from the field"
+    seats = {match.seat for _, match in Witness.seen}
+    assert len(seats) >= 2, "the version sits anywhere at the table"
 
 
 def test_the_command_line_and_the_web_update_the_same_owners_bot(
@@ -190,17 +221,19 @@ class Dividing(Bot):
         return 1 // 0
 
 
-def test_a_bot_that_raises_in_act_is_told_the_exception_and_its_line(tmp_path: Path) -> None:
+def test_a_bot_that_raises_in_act_is_told_the_exception_and_its_line(
+    settings: Settings, tmp_path: Path
+) -> None:
     """It was rejected with gRPC's words: status UNKNOWN ("Unexpected <class ...>")."""
-    db = Database(f"sqlite:///{tmp_path / 'q.db'}")
+    db = Platform(settings).db
     line = next(
         number
         for number, text in enumerate(Path(__file__).read_text().splitlines(), 1)
         if "return 1 // 0" in text
     )
     with served(Dividing) as endpoint:
-        played = qualify(BotKind.ENDPOINT, endpoint, "dividing", db, tmp_path)
-        accepted, reason = played.accepted, played.reason
+        played = qualify(db, tmp_path, pending(db, "dividing", endpoint))
+        accepted, reason = played.accepted, played.detail or ""
     assert not accepted
     expected = "its act raised 'ZeroDivisionError: integer division or modulo by zero "
     assert expected in reason and f"test_submission.py, line {line}, in act" in reason, reason
@@ -276,10 +309,12 @@ def test_a_versions_qualification_match_is_a_match_with_its_replay_and_its_owner
 
     match = client.get(f"/api/v1/matches/{match_id}").json()
     assert match["status"] == "done" and match["tournament"] == "platform.qualification"
-    mine, sample = match["seats"]
-    assert (mine["bot"], mine["forfeit"]) == ("keyerror", "crashed"), mine
+    [mine] = [seat for seat in match["seats"] if seat["bot"] == "keyerror"]
+    others = [seat for seat in match["seats"] if seat is not mine]
+    assert mine["forfeit"] == "crashed", mine
     assert "KeyError: 'x' (bot.py, line 6, in act)" in mine["reason"]
-    assert sample["bot"] in NAMES and sample["place"] == 1
+    # a table of the platform's usual size (no competition here), filled with samples
+    assert len(others) == 3 and all(seat["bot"] in NAMES and not seat["forfeit"] for seat in others)
     assert "output" not in mine, "what a bot printed is its owner's"
     log = client.get(f"/api/v1/matches/{match_id}/log").json()
     assert log["disclosure"].startswith("a qualification match"), log["disclosure"]
@@ -321,9 +356,11 @@ def test_a_qualified_version_links_the_match_it_finished(settings: Settings) -> 
         assert len(set(linked.values())) == 2, "each version its own match"
         for number, match_id in linked.items():
             match = session.get(TournamentMatch, match_id)
-            seat, sample = sorted(match.seats, key=lambda seat: seat.seat)
-            assert seat.version.number == number and not seat.forfeit and seat.place in (1, 2)
-            assert sample.version.bot.owner_id is None and sample.version.kind is BotKind.SAMPLE
+            [seat] = [s for s in match.seats if s.version.bot.name == "witness"]
+            assert seat.version.number == number and not seat.forfeit and seat.place in (1, 2, 3, 4)
+            samples = [s for s in match.seats if s is not seat]
+            assert all(s.version.bot.owner_id is None for s in samples)
+            assert all(s.version.kind is BotKind.SAMPLE for s in samples)
         assert (
             session.scalar(select(MatchSeat.output).where(MatchSeat.match_id.in_(linked.values())))
             is None

@@ -59,6 +59,7 @@ def test_reachable_says_why_a_port_refuses() -> None:
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_bot_add_checks_the_address_and_tries_it(settings: Settings) -> None:
     env = environment(settings)
+    assert arena("db", "upgrade", env=env).returncode == 0
     bad = arena("bot", "add", "x", "--endpoint", "127.0.0.1:99999", env=env)
     assert bad.returncode == 2 and "1 to 65535" in bad.stderr
     dead = arena("bot", "add", "x", "--endpoint", f"127.0.0.1:{refusing_port()}", env=env)

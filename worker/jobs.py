@@ -17,15 +17,16 @@ import socket
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from rq import Queue
+from rq import Queue, get_current_job
 
 from arena.platform import queue as work_queue
 from arena.platform.settings import Settings
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
+from arena.store.jobs import is_private
 from arena.store.models import SELF_ENDING, SELF_SCHEDULING, TournamentFormat
 from arena.store.schema import upgrade
-from arena.timing import FLUSH_SECONDS
+from arena.timing import FLUSH_SECONDS, PRIVATE_WAIT_SECONDS
 
 if TYPE_CHECKING:
     from worker.pipeline import Outcomes, Pipeline
@@ -74,7 +75,6 @@ def runtime() -> Runtime:
 
     cache = ArtifactCache(settings().data_dir / "artifacts", database())
     return Runtime(
-        hidden=[settings().data_dir],
         cache=cache,
         concurrency=settings().worker_concurrency,
         policy=WarmPolicy(match_cpu_seconds=settings().match_cpu_seconds),
@@ -117,7 +117,11 @@ def play_matches(match_ids: list[int]) -> str:
     the same ``FLUSH_SECONDS``. A platform failure gives its match back (queued again);
     the worker's log says why."""
     flow = pipeline()
-    played, deferred, passed = flow.take(match_ids)
+    job = get_current_job()
+    private = job is not None and is_private(job.id)
+    played, deferred, passed = flow.take(match_ids, private)
+    if private and passed and not played:  # no private room: look at the ranked queue
+        flow.wait_for_private_room(PRIVATE_WAIT_SECONDS, _ranked_waiting)  # not at once
     flow.wait_for_room()
     runtime().submit(runtime().tidy())
     said = f"{played} in play"
@@ -167,7 +171,9 @@ def qualify_version(version_id: int) -> str:
     """Play a pending bot version's qualification match and settle it."""
     from arena.platform.submission import qualify_version as qualify
 
-    result = qualify(database(), settings().data_dir, version_id)
+    result = qualify(database(), settings().data_dir, version_id, settings().private_limits)
+    if result.jobs:  # a gate's first pairs
+        _send(list(result.jobs))
     return f"{result.bot} v{result.version}: {result.status}: {result.reason}"
 
 
@@ -182,6 +188,18 @@ def _queue() -> Queue | None:
     """The match queue, connected once (its connection pool reconnects after a restart)."""
     url = settings().redis_url
     return work_queue.match_queue(work_queue.connect(url), settings().queue_name) if url else None
+
+
+def private_full() -> bool:
+    """Whether this worker's private share is in play (it then reads the ranked lane
+    only)."""
+    return bool(pipeline.cache_info().currsize) and pipeline().private_room() == 0
+
+
+def _ranked_waiting() -> bool:
+    """Whether a job waits in the ranked lane (the queue itself)."""
+    queue = _queue()
+    return queue is not None and queue.count > 0
 
 
 def _requeue(match_id: int, job_id: str, at_front: bool = False) -> None:

@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: the part of a worker's slots private matches may hold at most: 1 / PRIVATE_SHARE
+PRIVATE_SHARE = 4
+#: how often a worker waiting for private room looks for a ranked job
+RANKED_LOOK_SECONDS = 0.02
 #: the start of a timing line in the worker's log (read by ``arena bench pipeline``)
 TIMING_PREFIX = "job timing:"
 
@@ -86,6 +90,8 @@ class Pipeline:
         self._playing_outside = 0  # outside bots' matches not played yet
         self._playing_inside = 0  # in-process matches not played yet
         self._playing_sandboxed = 0  # of the outside ones: with an uploaded bot
+        #: private matches with outside bots taken here and not yet recorded nor given back
+        self._private: set[int] = set()
         self._pending: list[matches.PlayedMatch] = []
         #: open matches being recorded or given back: a lease not renewed then was not lost
         self._settling: set[int] = set()
@@ -106,25 +112,57 @@ class Pipeline:
 
     # ------------------------------------------------------------------ a job's side
 
-    def take(self, match_ids: list[int]) -> tuple[int, int, int]:
+    def take(self, match_ids: list[int], private: bool = False) -> tuple[int, int, int]:
         """Claim those of ``match_ids`` still queued and play them; keep those left
         queued for their bots' limits to claim again later; pass on to the queue, in a
         job of their own, those this worker has no room for (a worker with room plays
-        them now, not once a match ends here). (played, deferred, passed on)."""
-        mine, extra = self._within_room(match_ids)
+        them now, not once a match ends here). A ``private`` job's matches (an owner's
+        own tournament) have only :meth:`private_room`: the rest of the worker is kept
+        for ranked play. (played, deferred, passed on)."""
+        mine, extra = self._within_room(match_ids, private)
         played, left = self._claim(mine)
         with self._cond:
             self._deferred.extend(m for m in left if m not in self._deferred)
+            self._private &= set(self._open)  # those not claimed here after all
         passed = matches.pass_on(self.db, extra)
         if passed:  # to the front: they were next, and stay in the order they came
             self._send_first(passed)
         return played, len(left), len(passed)
 
-    def _within_room(self, match_ids: list[int]) -> tuple[list[int], list[int]]:
+    def private_room(self) -> int:
+        """Private matches with outside bots this worker may start now: a quarter of its
+        slots (and of its sandboxes) at most are ever private (their referees share the
+        worker's CPU with ranked play: a half cost the competition 31 % of its matches
+        in ``arena bench lanes``)."""
+        with self._cond:
+            slots = min(self.runtime.concurrency, self.runtime.sandboxed_concurrency)
+            return max(0, max(1, slots // PRIVATE_SHARE) - len(self._private))
+
+    def wait_for_private_room(self, timeout: float, ranked_waiting: Callable[[], bool]) -> None:
+        """Until a private match ends here, a ranked job waits (``ranked_waiting``, asked
+        every :data:`RANKED_LOOK_SECONDS`), or ``timeout``: never a busy loop over the
+        private lane, never a ranked job kept waiting."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self.private_room() == 0 and (left := deadline - time.monotonic()) > 0:
+                self._cond.release()
+                try:
+                    if ranked_waiting():
+                        return
+                finally:
+                    self._cond.acquire()
+                self._cond.wait(min(left, RANKED_LOOK_SECONDS))
+
+    def _within_room(self, match_ids: list[int], private: bool) -> tuple[list[int], list[int]]:
         """``match_ids`` split into those to play here and those with outside bots this
         worker has no slot for (in-process matches wait for the CPU lane, as ever)."""
         with self._cond:
             room = max(1, self.runtime.concurrency - self._playing_outside)
+        if private:
+            room = min(room, self.private_room())
+            outside = matches.with_outside_bots(self.db, match_ids)
+            with self._cond:  # counted from now: the claim is next
+                self._private.update([m for m in match_ids if m in outside][:room])
         if len(match_ids) <= room:
             return match_ids, []
         outside = matches.with_outside_bots(self.db, match_ids)
@@ -262,6 +300,7 @@ class Pipeline:
             self._one_fewer_playing(plan)
 
     def _one_fewer_playing(self, plan: matches.MatchPlan) -> None:
+        self._private.discard(plan.match_id)
         if in_process(plan):
             self._playing_inside -= 1
         else:
@@ -307,10 +346,13 @@ class Pipeline:
                     self._cond.notify_all()
 
     def _flush_due(self) -> bool:
-        """Results wait at most FLUSH_SECONDS, and not at all once nothing else plays."""
+        """Results wait at most FLUSH_SECONDS, and not at all once nothing else plays but
+        private matches (a ladder's next table waits for its last one's record: batching
+        with matches that last minutes would cut the ladder to a table a second)."""
         if not self._pending or self._flushing:
             return False
-        nothing_else = self._playing_inside + self._playing_outside == 0
+        playing = self._playing_inside + self._playing_outside
+        nothing_else = playing - len(self._private) <= 0
         return nothing_else or time.monotonic() - self._oldest >= self._flush_seconds()
 
     def _wait(self) -> float:

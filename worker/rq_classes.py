@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +20,11 @@ from rq.serializers import JSONSerializer
 from rq.worker import BaseWorker
 
 from arena.platform.queue import JOB_FUNCTION, MAX_JOB_MATCHES, QUALIFY_FUNCTION, QUEUE_NAME
+
+#: what a worker reads, written beside its registration (``arena_lanes``)
+ALL_LANES, RANKED_ONLY = "all", "ranked only: its private share is in play"
+#: how often a burst worker whose private share is in play looks for room or a ranked job
+PRIVATE_LOOK_SECONDS = 0.02
 
 log = logging.getLogger(__name__)
 
@@ -119,12 +125,17 @@ class MatchWorker(SimpleWorker):
         *args: Any,
         sandbox: str | None = None,
         prepare: Callable[[MatchWorker], None] | None = None,
+        private_full: Callable[[], bool] | None = None,
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("serializer", JSONSerializer)
         kwargs.setdefault("job_class", MatchJob)
         super().__init__(*args, **kwargs)
         self.sandbox = sandbox
+        #: whether the worker's private share is in play (its queues after the first, the
+        #: private lane, are then not read: it takes ranked jobs only)
+        self._private_full = private_full or (lambda: False)
+        self._lanes_said: str | None = None
         self._prepare = prepare
         self._prepared = threading.Event()
         if prepare is None:
@@ -180,12 +191,39 @@ class MatchWorker(SimpleWorker):
             return None
         while True:
             try:
-                return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+                return self._dequeue_in_lanes(timeout, max_idle_time)
             except Exception as error:
                 job_id, queue = getattr(error, "job_id", None), getattr(error, "queue", None)
                 if job_id is None or queue is None:
                     raise
                 self._refuse(job_id, queue, f"it cannot be loaded ({type(error).__name__})")
+
+    def _dequeue_in_lanes(
+        self, timeout: int | None, max_idle_time: int | None = None
+    ) -> tuple[Job, Queue] | None:
+        """The next job, from the ranked lane alone while the private share is in play
+        (looked at again each second, or at once in a burst): a private job is never
+        taken only to be handed back."""
+        while True:
+            if len(self.queues) == 1 or not self._private_full():
+                self._say_lanes(ALL_LANES)
+                self._ordered_queues = list(self.queues)
+                return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+            self._say_lanes(RANKED_ONLY)
+            self._ordered_queues = self.queues[:1]
+            found = super().dequeue_job_and_maintain_ttl(
+                None if timeout is None else 1, None if timeout is None else 1
+            )
+            if found is not None:
+                return found
+            if timeout is None:  # a burst: wait for room, not for the lane to fill
+                time.sleep(PRIVATE_LOOK_SECONDS)
+
+    def _say_lanes(self, lanes: str) -> None:
+        """Write which lanes the worker reads beside its registration (on a change)."""
+        if lanes != self._lanes_said:
+            self.connection.hset(self.key, "arena_lanes", lanes)
+            self._lanes_said = lanes
 
     def _wait_until_prepared(self) -> bool:
         """Wait, registered and heartbeating, until the worker can play and Redis answers

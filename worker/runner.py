@@ -20,6 +20,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue
 
 from arena.platform import queue as work_queue
+from arena.platform.queue import lane_names
 from arena.platform.sandbox import availability
 from arena.platform.sandbox.box import orphaned, sweep_folders
 from arena.platform.sandbox.cgroup import sweep
@@ -202,11 +203,12 @@ def _work(redis_url: str, queue_name: str, burst: bool, level: str) -> None:
             if previous is not None:
                 _bury(previous)
             previous = rq_classes.MatchWorker(
-                [rq_classes.locked_queue(connection, queue_name)],
+                [rq_classes.locked_queue(connection, lane) for lane in lane_names(queue_name)],
                 connection=connection,
                 name=f"arena-{jobs.worker_name()}-{time.monotonic_ns()}",
                 sandbox=sandbox,
                 prepare=_prepare if sandbox is None else None,
+                private_full=jobs.private_full,
             )
             previous.work(burst=burst, logging_level=level)
             sandbox = previous.sandbox
@@ -214,7 +216,10 @@ def _work(redis_url: str, queue_name: str, burst: bool, level: str) -> None:
                 return
             if burst:
                 jobs.drain()  # what it records may queue more (ladders, A/B tests)
-                if not len(rq_classes.locked_queue(connection, queue_name)):
+                if not any(
+                    len(rq_classes.locked_queue(connection, lane))
+                    for lane in lane_names(queue_name)
+                ):
                     return
                 continue
             log.warning("worker %s stopped on an error; a new one takes over", previous.name)

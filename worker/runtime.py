@@ -19,7 +19,6 @@ import time
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.engine import Ruleset
@@ -77,7 +76,6 @@ class Playout:
 class Runtime:
     def __init__(
         self,
-        hidden: list[Path],
         cache: ArtifactCache,
         concurrency: int = DEFAULT_CONCURRENCY,
         policy: WarmPolicy | None = None,
@@ -86,7 +84,7 @@ class Runtime:
         self.sandboxed_concurrency = min(concurrency, SANDBOXED_CONCURRENCY)
         self.cache = cache
         self.pool = SessionPool()
-        self.sandboxes = WarmSandboxes(hidden, policy=policy, on_stop=self.pool.forget)
+        self.sandboxes = WarmSandboxes(policy=policy, on_stop=self.pool.forget)
         self.loop = _new_loop()
         self._slots: asyncio.Semaphore | None = None
         self._cpu_lane: asyncio.Semaphore | None = None

@@ -1,5 +1,5 @@
-"""Seats for a match from stored bot versions: samples in process, endpoints over gRPC,
-uploaded Python bots each in a fresh sandbox for the match (see arena.platform.sandbox).
+"""Seats for a match in a worker's runtime: warm sandboxes and pooled streams
+(:func:`warm_seats`); fresh ones come from :mod:`arena.platform.seating`.
 
 A sandbox the platform cannot build raises :class:`SandboxUnavailable` out of here: the
 job gives the match back (an infrastructure failure, played again), never a forfeit."""
@@ -8,55 +8,24 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from contextlib import ExitStack
 from pathlib import Path
 
 from arena.engine import Ruleset
 from arena.platform.sandbox import (
-    Sandbox,
     SandboxedSeat,
     SandboxError,
     SandboxUnavailable,
     availability,
 )
+from arena.platform.seating import UnstartableSeat, seats_for
 from arena.referee import GrpcSeat, LocalSeat, Seat
-from arena.referee.failures import FailureKind, SeatFailure
 from arena.referee.transport import SessionPool
 from arena.store.leases import SeatPlan
 from arena.store.models import BotKind
 from sample_bots import SAMPLES
 from worker.warm import SeatLease, WarmSandboxes
 
-
-def seats_for(
-    plans: list[SeatPlan],
-    ruleset: Ruleset,
-    seed: str,
-    stack: ExitStack,
-    hidden: list[Path],
-    code_for: Callable[[str], Path] = Path,
-) -> list[Seat]:
-    """The seats of a match, each sandbox fresh (``code_for`` finds an upload's code);
-    sandboxes close (and their processes die) with ``stack``."""
-    players = len(plans)
-    seats: list[Seat] = []
-    for index, plan in enumerate(plans):
-        if plan.kind is BotKind.SAMPLE:
-            bot = SAMPLES[plan.target](ruleset=ruleset, players=players, seed=f"{seed}/{index}")
-            seats.append(LocalSeat(bot, plan.name))
-        elif plan.kind is BotKind.ENDPOINT:
-            seats.append(GrpcSeat(plan.target, plan.name))
-        else:
-            where = availability()
-            if not where.runs_uploaded_bots:  # the platform's failure: the match goes back
-                raise SandboxUnavailable(where.describe())
-            try:
-                box = stack.enter_context(Sandbox(code_for(plan.target), hidden=hidden))
-            except SandboxError as error:  # the bot's failure: it forfeits, the job goes on
-                seats.append(UnstartableSeat(plan.name, str(error)))
-                continue
-            seats.append(SandboxedSeat(box, plan.name))
-    return seats
+__all__ = ["UnstartableSeat", "seats_for", "warm_seats"]
 
 
 async def warm_seats(
@@ -114,22 +83,3 @@ async def warm_seats(
             await sandboxes.release(lease.warm, failed=True)
         raise
     return seats, leases
-
-
-class UnstartableSeat:
-    """A bot that could not be started: it forfeits before the first deal."""
-
-    def __init__(self, name: str, reason: str) -> None:
-        self.name, self.reason = name, reason
-
-    async def start(self, start, timeout: float) -> None:
-        raise SeatFailure(FailureKind.UNREACHABLE, self.reason)
-
-    async def decide(self, observation, deal: int, allowed: float):
-        raise SeatFailure(FailureKind.UNREACHABLE, self.reason)
-
-    async def end(self, end) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None

@@ -97,14 +97,12 @@ class WarmSandboxes:
 
     def __init__(
         self,
-        hidden: list[Path],
         limits: Limits = DEFAULT_LIMITS,
         policy: WarmPolicy | None = None,
         on_stop: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
         """``on_stop(endpoint)`` is awaited after a process is stopped (to drop its streams)."""
         self.on_stop = on_stop
-        self.hidden = hidden
         self.limits = limits
         self.policy = policy or WarmPolicy()
         self._warm: dict[str, list[Warm]] = {}
@@ -137,7 +135,7 @@ class WarmSandboxes:
         return min(candidates, key=lambda w: w.leases, default=None)
 
     def _start(self, code: Callable[[], Path]) -> Sandbox:
-        return Sandbox(code(), hidden=self.hidden, limits=self.limits).__enter__()
+        return Sandbox(code(), limits=self.limits).__enter__()
 
     async def release(self, warm: Warm, failed: bool) -> None:
         """Give a seat back after its match; retire the process when it must be."""

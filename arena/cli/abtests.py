@@ -139,23 +139,32 @@ def abtest_status(
     print_status(status)
 
 
+#: ``arena abtest wait``'s exit status by verdict (any other end: ``NOT_OVER``)
+EXIT_BY_STATUS = {"accepted": 0, "rejected": 1, "capped": 2, "stopped": 2}
+NOT_OVER = 3
+
+
 @app.command("wait")
 def abtest_wait(
     name: Annotated[str, typer.Argument(help="The test.")],
     timeout: Annotated[float, typer.Option(help="Give up after this many seconds.")] = 3600,
     json_: options.JsonFlag = False,
 ) -> None:
-    """Show the LLR until the test is over (exit 1 on timeout)."""
+    """Show the LLR until the test is over; the exit status says the verdict.
+
+    0: accepted (the new version is better), 1: rejected, 2: capped or stopped
+    undecided, 3: not over when the timeout came, or no such test."""
     try:
         status = follow(platform(), name, timeout)
     except StoreError as error:
-        fail(str(error))
+        fail(str(error), NOT_OVER)
     except TimeoutError:
-        fail(f"{name} is not over after {timeout:.0f} s", 1)
+        fail(f"{name} is not over after {timeout:.0f} s", NOT_OVER)
     if json_:
         print(json.dumps(status))
-        return
-    print_status(status)
+    else:
+        print_status(status)
+    raise typer.Exit(EXIT_BY_STATUS.get(status["status"], NOT_OVER))
 
 
 def follow(arena: Platform, name: str, timeout: float) -> dict[str, Any]:
@@ -182,24 +191,35 @@ def follow(arena: Platform, name: str, timeout: float) -> dict[str, Any]:
 
 
 def print_status(status: dict[str, Any]) -> None:
+    """The test in words; every figure is new minus base (positive: the new is better)."""
     lower, upper = status["bounds"]
-    low, high = status["elo_ci"]
-    interval = f"[{_elo(low)}, {_elo(high)}]"
     new, base = status["new"], status["base"]
     out.print(
-        f"{status['name']}: {status['status']} - {new['bot']} v{new['version']} against "
-        f"{base['bot']} v{base['version']}\n"
+        f"{status['name']}: {status['status']} - {new['bot']} v{new['version']} (new) against "
+        f"{base['bot']} v{base['version']} (base)\n"
+        f"  {status['outcome']}\n"
         f"  LLR {status['llr']:+.3f} in [{lower:.3f}, {upper:.3f}] "
         f"(H0 elo <= {status['elo0']:g}, H1 elo >= {status['elo1']:g})\n"
-        f"  elo {_elo(status['elo'])} {interval} (95%), pair score {status['score']:.3f}\n"
-        f"  {status['matches']} matches ({status['pairs']} pairs counted) of at most "
+        f"  {_estimate(status)}\n"
+        f"  {status['matches']} matches played ({status['pairs']} pairs counted) of at most "
         f"{status['max_matches']}"
         + (f", about {status['matches_left']} left" if status["matches_left"] else "")
-        + "\n  pairs per class (new's score minus base's, from -1): "
-        + " ".join(str(c) for c in status["counts"]),
+        + "\n  pairs by places the new version finished ahead of the base: "
+        + " ".join(
+            f"{places:+d}:{count}"
+            for places, count in zip(status["class_places"], status["counts"], strict=True)
+        ),
         markup=False,
     )
 
 
-def _elo(value: float | None) -> str:
-    return "inf" if value is None else f"{value:+.1f}"
+def _estimate(status: dict[str, Any]) -> str:
+    """The Elo estimate with its interval, or why there is none yet."""
+    if status["elo"] is None:
+        return "elo: no estimate yet" if not status["pairs"] else "elo: not finite yet"
+    interval = status["elo_ci"]
+    shown = f" [{interval[0]:+.1f}, {interval[1]:+.1f}] (95%)" if interval else ""
+    return (
+        f"elo {status['elo']:+.1f}{shown}, pair score {status['score']:.3f} "
+        "(new minus base: positive is better)"
+    )

@@ -294,7 +294,14 @@ def rl_(
     )
     out.print(f"  engine decisions per second:       {figures['engine_decisions_per_s']:>8,}")
     out.print(f"  AEC steps per second, raw:         {figures['aec_raw_steps_per_s']:>8,}")
-    out.print(f"  AEC steps per second, wrapped:     {figures['aec_wrapped_steps_per_s']:>8,}")
+    out.print(
+        f"  AEC steps per second, aec_env():   {figures['aec_env_steps_per_s']:>8,}"
+        "   target >= 30,000 (the checks of PettingZoo's wrappers built in)"
+    )
+    out.print(
+        f"  AEC steps per second, in PettingZoo's wrappers: "
+        f"{figures['aec_pettingzoo_wrapped_steps_per_s']:>8,}"
+    )
 
 
 @app.command("ladder")
@@ -355,36 +362,53 @@ def ranking(
 @app.command()
 def fairplay(
     json_: options.JsonFlag = False,
-    trials: Annotated[int, typer.Option(min=1, help="Planted-team trials per field.")] = 10,
     honest_trials: Annotated[
-        int, typer.Option("--honest-trials", min=1, help="Honest fields per size.")
-    ] = 40,
+        int, typer.Option("--honest-trials", min=1, help="Honest fields per size and length.")
+    ] = 20,
+    team_trials: Annotated[
+        int, typer.Option("--team-trials", min=1, help="Fields with a team per kind and length.")
+    ] = 6,
+    flag_trials: Annotated[
+        int, typer.Option("--flag-trials", min=1, help="Runs to a flag per kind of team.")
+    ] = 8,
 ) -> None:
-    """The collusion report: matches to flag a planted team, false flags in honest fields."""
+    """The collusion report: false flags in honest fields, honest bots named beside a
+    team, and the matches to flag each kind of team (seeded trials, two processes)."""
     from arena.bench import fairplay as bench_fairplay
 
     figures = _measured(
         "the collusion report",
         lambda p: bench_fairplay.run(
-            trials, honest_trials, progress=lambda done, total: p(f"{done}/{total} trials")
+            honest_trials,
+            team_trials,
+            flag_trials,
+            progress=lambda done, total: p(f"{done}/{total} trials"),
         ),
         json_,
     )
     if figures is None:
         return
-    out.print("planted team (partner never challenges, teammate lies to the others)")
-    out.print("  field  caught   matches together to a flag: median  worst  (target <= 120)")
-    for size, row in figures["planted"].items():
-        out.print(
-            f"  {size:>5}  {row['caught']:>3}/{row['trials']:<3} "
-            f"{row['median_together']!s:>33}  {row['worst_together']!s:>5}"
-        )
-    out.print("honest fields: reports with any flag (family-wise error 5 %, Holm)")
-    for size, row in figures["honest"].items():
+    out.print(
+        f"honest fields: reports with any flag (the report promises <= {figures['alpha']:.0%})"
+    )
+    for row in figures["honest"]:
         low, high = row["rate_ci"]
         out.print(
-            f"  {size:>5} bots, {row['matches']} matches: {row['reports_with_a_flag']}/"
-            f"{row['trials']} = {row['rate']:.1%} (95 % interval {low:.1%}-{high:.1%})"
+            f"  {row['size']:>2} bots, {row['per_bot']:>4} matches a bot: "
+            f"{row['reports_with_a_flag']}/{row['trials']} = {row['rate']:.1%} "
+            f"(95 % interval {low:.1%}-{high:.1%})"
+        )
+    out.print("fields of 8 with a team: reports naming an honest bot")
+    for row in figures["team"]:
+        out.print(
+            f"  {row['kind']:<21} {row['per_bot']:>4} matches a bot: "
+            f"{row['reports_naming_an_honest_bot']}/{row['trials']}"
+        )
+    out.print(f"matches together to a flag (target <= {figures['target']})")
+    for row in figures["flag"]:
+        out.print(
+            f"  {row['kind']:<21} caught {row['caught']}/{row['trials']}, median "
+            f"{row['median_together']}, worst {row['worst_together']}"
         )
 
 
@@ -447,3 +471,74 @@ def startup(
         out.print(
             f"  {label:28} {figures[key]:6.3f} s   target <= {figures['targets'][key]} s: {met}"
         )
+
+
+@app.command()
+def pacing(
+    json_: options.JsonFlag = False,
+    window: Annotated[
+        float, typer.Option("--window", min=5, help="Seconds of each CPU measurement.")
+    ] = 60.0,
+    windows: Annotated[int, typer.Option("--windows", min=1, help="Windows; medians.")] = 3,
+) -> None:
+    """A paced competition's CPU once its field of six settled (and unpaced), and the
+    ranked matches a new version plays in its first minute."""
+    from arena.bench import pacing as bench_pacing
+
+    figures = _measured(
+        "a paced competition",
+        lambda p: bench_pacing.run(window, windows, progress=p),
+        json_,
+    )
+    if figures is None:
+        return
+    out.print(
+        f"a field of six (4 samples, 2 uploads in sandboxes), tables of 4, 2 in play, 2 "
+        f"workers, SQLite; CPU by {figures['cpu_method']}, median of {windows} x {window:g} s"
+    )
+    out.print(
+        f"  settled after {figures['settled_after_s']} s ({figures['matches_to_settle']} matches)"
+    )
+    out.print(
+        f"  settled, paced:  {figures['settled_cpu_cores']:.3f} cores, "
+        f"{figures['settled_matches_per_min']:.1f} matches a minute   target <= 0.25 cores"
+    )
+    out.print(
+        f"  settled, unpaced: {figures['unpaced_cpu_cores']:.3f} cores, "
+        f"{figures['unpaced_matches_per_min']:.1f} matches a minute"
+    )
+    out.print(
+        f"  a new version's ranked matches in its first minute: "
+        f"{figures['new_version_matches_first_minute']}   target >= 50 (its "
+        f"{figures['provisional_games']} provisional ones took "
+        f"{figures['new_version_s_to_provisional_games']} s)"
+    )
+
+
+@app.command()
+def lanes(
+    json_: options.JsonFlag = False,
+    window: Annotated[float, typer.Option("--window", min=5, help="Seconds of each count.")] = 60.0,
+    windows: Annotated[int, typer.Option("--windows", min=1, help="Windows; medians.")] = 3,
+) -> None:
+    """A competition's matches a minute alone, then beside an owner's three private
+    tournaments of a bot that sleeps almost its whole deadline at each decision."""
+    from arena.bench import lanes as bench_lanes
+
+    figures = _measured(
+        "ranked play beside private work",
+        lambda p: bench_lanes.run(window, windows, progress=p),
+        json_,
+    )
+    if figures is None:
+        return
+    out.print(
+        f"a competition of 4 samples and an upload (tables of 4, 2 in play, unpaced), "
+        f"{figures['workers']} workers, SQLite; medians of {windows} x {window:g} s"
+    )
+    out.print(f"  alone:                  {figures['alone_matches_per_min']:.1f} matches a minute")
+    out.print(
+        f"  beside private work:    {figures['beside_private_matches_per_min']:.1f} matches a "
+        f"minute ({figures['drop_percent']}% fewer; target <= 20%)"
+    )
+    out.print(f"  private matches played meanwhile: {figures['private_matches_played']}")

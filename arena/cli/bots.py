@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
 from rich.table import Table
+from sqlalchemy.orm import Session
 
 from arena.cli.platform import err, fail, out, platform
 from arena.endpoints import EndpointError, reachable
 from arena.platform import Platform, PlatformError
 from arena.platform import queue as work_queue
 from arena.store import bots as bot_store
+from arena.store import releases
 from arena.store.errors import StoreError
-from arena.store.models import BotKind, BotVersion
+from arena.store.models import AfterQualifying, BotKind, BotVersion, Owner, VersionStatus
 
 app = typer.Typer(help="Register bots.", no_args_is_help=True)
 
@@ -98,9 +101,24 @@ def bot_submit(
         typer.Option(help="The competition it enters (default: the default competition)."),
     ] = None,
     max_matches: MaxMatches = None,
+    stage: Annotated[
+        bool,
+        typer.Option(
+            "--stage", help="Qualify it but keep the live version playing (promote it later)."
+        ),
+    ] = False,
+    promote_if_better: Annotated[
+        bool,
+        typer.Option(
+            "--promote-if-better",
+            help="Qualify it, then A/B test it against the live version: live if accepted.",
+        ),
+    ] = False,
 ) -> None:
     """Submit a new version; it is ranked only after it finishes a match against a sample bot.
 
+    Once qualified it goes live at once, unless --stage (it waits for ``arena bot
+    promote``) or --promote-if-better (an A/B test against the live version decides).
     With workers running, a worker plays the qualification match; without, it is
     played here. With --token (or ARENA_TOKEN) the bot is that owner's: the same bot
     can then be updated here or on the web."""
@@ -108,6 +126,15 @@ def bot_submit(
 
     if (endpoint is None) == (path is None):
         fail("give exactly one of --endpoint, --path")
+    if stage and promote_if_better:
+        fail("give at most one of --stage, --promote-if-better")
+    after = (
+        AfterQualifying.STAGE
+        if stage
+        else AfterQualifying.GATE
+        if promote_if_better
+        else AfterQualifying.LIVE
+    )
     kind, target = (BotKind.ENDPOINT, endpoint) if endpoint else (BotKind.PATH, path)
     assert target is not None  # exactly one was given
     arena = platform()
@@ -127,6 +154,7 @@ def bot_submit(
                 queued=queued,
                 competition=competition,
                 max_matches=max_matches,
+                after=after,
             )
             if queued and wait:
                 status.update(f"qualifying {name} v{result.version}: waiting for a worker...")
@@ -134,7 +162,7 @@ def bot_submit(
         except (StoreError, PlatformError) as error:
             fail(str(error))
     verdict = {"ready": "accepted", "rejected": "REJECTED"}.get(result.status, "pending")
-    out.print(f"{name} v{result.version} {verdict}: {result.reason}", markup=False)
+    out.print(f"{name} v{result.version} {verdict}: {result.reason}", markup=False, soft_wrap=True)
     if result.status == "rejected":
         raise typer.Exit(1)
 
@@ -149,6 +177,59 @@ def _owner_of(arena: Platform, token: str) -> int:
         return owner.id
 
 
+Token = Annotated[
+    str | None,
+    typer.Option(
+        envvar="ARENA_TOKEN", help="As the owner of this API token (without: the operator)."
+    ),
+]
+
+
+@app.command("promote")
+def bot_promote(
+    spec: Annotated[
+        str, typer.Argument(help="BOT:VERSION (a number, or latest): the version to make live.")
+    ],
+    token: Token = None,
+) -> None:
+    """Make a qualified version the live one: its competitions seat it from now on.
+
+    An older version goes back to its place with its rating (a rollback)."""
+    _release(lambda session, owner: releases.promote(session, spec, owner), token)
+
+
+@app.command("rollback")
+def bot_rollback(
+    name: Annotated[str, typer.Argument(help="The bot.")], token: Token = None
+) -> None:
+    """Make the version that was live before the live one live again."""
+    _release(lambda session, owner: releases.rollback(session, name, owner), token)
+
+
+def _release(
+    change: Callable[[Session, Owner | None], tuple[BotVersion, list[str]]], token: str | None
+) -> None:
+    """Run a change of live version as the token's owner (or the operator); say what
+    plays now."""
+    arena = platform()
+    owner_id = _owner_of(arena, token) if token else None
+
+    def run(session: Session) -> tuple[str, list[tuple[int, str]]]:
+        owner = session.get(Owner, owner_id) if owner_id is not None else None
+        version, playing = change(session, owner)
+        where = f": now playing in {', '.join(playing)}" if playing else ""
+        said = f"{version.bot.name} v{version.number} is live{where}"
+        return said, releases.first_tables(session, version)
+
+    try:
+        said, jobs = arena.db.transaction(run)
+    except StoreError as error:
+        fail(str(error))
+    if jobs and _workers_running(arena):  # else a worker's next pass seats them
+        work_queue.enqueue_all(arena.queue, jobs)
+    out.print(said, markup=False)
+
+
 def _workers_running(arena: Platform) -> bool:
     if not arena.settings.redis_url:
         return False
@@ -160,18 +241,28 @@ def _workers_running(arena: Platform) -> bool:
 
 @app.command("list")
 def bot_list() -> None:
-    """List the registered bots and their active versions."""
+    """List the registered bots and their versions: which one is live, and since when."""
     with platform().db.read() as session:
-        table = Table("bot", "version", "status", "active", "kind", "target", "reason")
+        table = Table("bot", "version", "status", "live", "kind", "target", "reason")
         for bot in bot_store.all_bots(session):
             for version in bot.versions:
                 table.add_row(
                     bot.name,
                     f"v{version.number}",
                     version.status.value,
-                    "yes" if version.active else "",
+                    _live(version),
                     version.kind.value,
                     version.target,
                     version.reason or "",
                 )
     out.print(table)
+
+
+def _live(version: BotVersion) -> str:
+    """``live since ...``, ``staged`` (qualified, never live), ``earlier`` (live once)."""
+    if not version.active:
+        if version.status is not VersionStatus.READY:
+            return ""
+        return "earlier" if version.live_since else "staged"
+    since = version.live_since
+    return "live" + (f" since {since:%Y-%m-%d %H:%M} UTC" if since else "")

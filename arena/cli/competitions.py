@@ -15,12 +15,19 @@ from arena.referee import RefereeSettings
 from arena.store import competitions
 from arena.store.errors import StoreError
 from arena.store.models import CompetitionStatus
+from arena.tournament import pacing
+from arena.tournament.pacing import DEFAULT_PACE
 
 app = typer.Typer(
     help="Competitions: standing ladders every qualified version joins by itself.",
     no_args_is_help=True,
 )
 Name = Annotated[str, typer.Argument(help="The competition.")]
+PACE_HELP = (
+    "Tables a minute once every rating is settled (provisional entries play at once), "
+    "or off: every table kept in play."
+)
+Pace = Annotated[str, typer.Option("--pace", help=PACE_HELP)]
 #: how --opens and --closes are written (UTC)
 TIMES = ["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d"]
 
@@ -60,8 +67,12 @@ def competition_create(
             "the same deal (luck cancels out; rated once per table).",
         ),
     ] = competitions.LADDER,
+    pace: Pace = str(DEFAULT_PACE),
 ) -> None:
-    """Open a competition: a ladder that plays as soon as a table's worth of bots entered."""
+    """Open a competition: a ladder that plays as soon as a table's worth of bots entered.
+
+    It keeps its tables in play while a rating is provisional (a new version's first
+    matches), then seats --pace tables a minute (docs/tournaments.md, "Pace")."""
     ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
     names = [bot.strip() for bot in bots.split(",") if bot.strip()]
     settings = RefereeSettings(deadline=deadline, time_bank=time_bank)
@@ -78,6 +89,7 @@ def competition_create(
             opens_at=_utc(opens),
             closes_at=_utc(closes),
             format=format_,
+            pace=_pace(pace),
         )
     )
     out.print(
@@ -124,13 +136,26 @@ def competition_status(name: Name, json_: options.JsonFlag = False) -> None:
     if json_:
         print(json.dumps(summary))
         return
-    out.print(f"{summary['name']}: season {summary['season']}, {summary['status']}", markup=False)
+    out.print(
+        f"{summary['name']}: season {summary['season']}, {summary['status']}, "
+        f"{pacing.describe(summary['pace'])}",
+        markup=False,
+    )
     for row in summary["leaderboard"]:
         out.print(
             f"{row['rank']:>4}  {row['bot'][:30]:<30} v{row['version']:<4} "
             f"{row['score']:>8.2f} {row['games']:>7} games",
             markup=False,
         )
+
+
+@app.command("pace")
+def competition_pace(name: Name, pace: Annotated[str, typer.Argument(help=PACE_HELP)]) -> None:
+    """Set how many tables a minute it seats once every rating is settled."""
+    tables = _pace(pace)
+    _run(lambda s: competitions.set_pace(s, name, tables))
+    said = "unpaced: every table kept in play" if tables is None else f"{tables:g} tables a minute"
+    out.print(f"{name}: once settled, {said}", markup=False)
 
 
 @app.command("pause")
@@ -161,6 +186,16 @@ def competition_new_season(name: Name) -> None:
 def _set(name: str, status: CompetitionStatus, said: str) -> None:
     _run(lambda s: competitions.set_status(s, name, status))
     out.print(f"{name}: {said}", markup=False)
+
+
+def _pace(text: str) -> float | None:
+    """A pace as written: a number of tables a minute, or ``off``."""
+    if text.strip().lower() in ("off", "none", "unpaced"):
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        fail(f"a pace is a number of tables a minute, or off: not {text!r}")
 
 
 def _run(work):

@@ -9,15 +9,20 @@ import typer
 
 from arena.cli import console
 from arena.platform import Platform
+from arena.platform.core import NoPlatform
 from arena.platform.errors import SERVICE_ERRORS, unavailable
 
 out = console.stdout()
 err = console.stderr()
 
 
-def platform() -> Platform:
+def platform(create: bool = False) -> Platform:
+    """The platform the environment names (``ARENA_DATA_DIR``, ``ARENA_DATABASE_URL``); a
+    command refuses a database with no platform in it unless it is to ``create`` one."""
     try:
-        return Platform()
+        return Platform(create=create)
+    except NoPlatform as error:
+        fail(str(error), 1)
     except SERVICE_ERRORS as error:
         fail(unavailable(error), 1)
         raise

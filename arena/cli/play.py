@@ -13,7 +13,7 @@ from rich.table import Table
 from arena import aio
 from arena.cli import console, options
 from arena.cli.rules import ruleset_or_exit
-from arena.platform.launcher import BotProcesses, BotSpecError, parse_bot
+from arena.platform.launcher import BotProcesses, BotSpecError, first_traceback, parse_bot
 from arena.referee import RefereeSettings
 from arena.referee.log import MatchLog
 from arena.referee.replay import replay
@@ -48,7 +48,11 @@ def play(
     logs: Annotated[Path | None, typer.Option("--logs", help="Write each match log here.")] = None,
     json_: options.JsonFlag = False,
 ) -> None:
-    """Play matches between bots (seats rotate) and print a table per bot."""
+    """Play matches between bots (seats rotate) and print a table per bot.
+
+    Exit status: 0 when no bot forfeited, 3 when one forfeited some games, 1 when one
+    forfeited every game (or could not be reached or started). A bot that crashed has its
+    first traceback printed, whole, once."""
     if len(bots) < 2:
         err.print("error: name at least two bots")
         raise typer.Exit(2)
@@ -87,24 +91,41 @@ def play(
                     progress=lambda done: bar.update(task, completed=done),
                 )
             )
-    _print(figures, len(specs), ruleset, games, json_)
-    _explain_forfeits(figures)
-    never_played = [
-        f.name for f in figures if f.games and f.forfeit_reasons["unreachable"] == f.games
-    ]
-    if never_played:
-        err.print(
-            f"error: {', '.join(never_played)} could not be reached or started in any game",
-            markup=False,
+        _print(figures, len(specs), ruleset, games, json_)
+        _explain_forfeits(figures, processes)
+    raise typer.Exit(_exit_status(figures))
+
+
+#: ``arena play``'s exit status when a bot forfeited some of its games (every game: 1)
+SOME_FORFEITS = 3
+
+
+def _exit_status(figures: list[BotFigures]) -> int:
+    """1 if a bot forfeited every game it played, 3 if one forfeited some, else 0."""
+    forfeited = [f for f in figures if f.forfeit_reasons]
+    if not forfeited:
+        return 0
+    every = [f.name for f in forfeited if f.games and sum(f.forfeit_reasons.values()) >= f.games]
+    if every:
+        unreachable = all(set(f.forfeit_reasons) == {"unreachable"} for f in forfeited)
+        why = (
+            "could not be reached or started in any game" if unreachable else "forfeited every game"
         )
-        raise typer.Exit(1)
+        err.print(f"error: {', '.join(every)} {why}", markup=False)
+        return 1
+    return SOME_FORFEITS
 
 
-def _explain_forfeits(figures: list[BotFigures]) -> None:
-    """Each bot's forfeits with the platform's reason (the table only counts them)."""
+def _explain_forfeits(figures: list[BotFigures], processes: BotProcesses) -> None:
+    """Each bot's forfeits with the platform's reason (the table only counts them), and a
+    crashed bot's first traceback from its own output, whole, once."""
     for figure in figures:
         for sentence, times in figure.forfeit_details.most_common(3):
             err.print(f"{figure.name} forfeited {times} game(s): {sentence}", markup=False)
+        if figure.forfeit_reasons["crashed"]:
+            shown = first_traceback(processes.output(figure.name))
+            if shown:
+                err.print(f"{figure.name}'s first traceback:\n{shown}", markup=False)
 
 
 def replay_command(

@@ -101,12 +101,14 @@ def _run(
 
 
 def _stop_on_signals() -> None:
-    """``kill`` (SIGTERM) and a closed terminal (SIGHUP) stop everything as Ctrl-C does."""
+    """Ctrl-C (SIGINT), ``kill`` (SIGTERM) and a closed terminal (SIGHUP) stop everything,
+    however the platform was started: a parent that started it with SIGINT ignored (a
+    shell's background job, some supervisors) would otherwise leave Ctrl-C ignored."""
 
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    for signum in (signal.SIGTERM, signal.SIGHUP):
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, interrupt)
 
 

@@ -5,17 +5,17 @@ Two kinds of chance are counted, by ordered pair of seats and by situation (a
 
 - ``calls``: a responder may challenge the live group an author just played (its turn,
   in the ``respond`` phase, a challenge allowed): the chance, and whether it challenged.
-  Situation: whether the group was true (the referee knows every card), whether the
-  responder could prove it false (a count that differs from the cards placed, or more
-  cards of the rank than its hand and the cards shown leaving play leave possible), the
-  claimed count, how many of the claimed rank the responder held, the pile's size, the author's hand
-  after the play (a bot about to go out is challenged more by anyone), and the author's
-  public record in the match (the share of its called groups found true: a responder may
-  rightly trust an author the table has seen honest, and doubt one it has caught).
+  Situation: whether the group was true (the referee knows every card); how likely it
+  is true to the responder, from what it sees (provably false, or fifths of the SDK's
+  estimate: the author's record of revealed groups in the match, else a blind draw of
+  the right cards from those the responder cannot see); the claimed count; the pile's
+  size; the author's hand after the play (a bot about to go out is challenged more by
+  anyone); and the responder's own record of calls in the match (an author may rightly
+  lie where it is least often called).
 - ``plays``: an author plays with a responder next: the play, and whether it lied (the
   cards placed are not all of the claimed rank, or their count is not the claimed one).
   Situation: the phase (a lead chooses its rank), how many of the due rank the author
-  held, and its hand's size.
+  held, its hand's size, and the responder's record of calls.
 
 Pure: the engine's deal state in, counts out. The referee (and the fair-play bench)
 calls :meth:`FairPlayCounter.before` with the deal and the legal actions as the seat is
@@ -30,9 +30,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from math import comb
 
 from arena.engine import JOKER, RANK_OF, Action, Deal, LegalActions, Phase, Play
-from arena.engine.events import Discarded, Event, Illegal, Revealed
+from arena.engine.events import Called, CallKind, Discarded, Event, Illegal, Revealed
 
 _RESPOND, _LEAD = Phase.RESPOND, Phase.LEAD
 _PLAYING = frozenset({Phase.LEAD, Phase.RESPOND, Phase.CONTINUE})
@@ -78,6 +79,9 @@ class FairPlayCounter:
         #: each author's groups revealed by a call in this match, and how many were true
         self._revealed: Counter[int] = Counter()
         self._true: Counter[int] = Counter()
+        #: each seat's calls in this match, and how many were challenges
+        self._calls: Counter[int] = Counter()
+        self._challenges: Counter[int] = Counter()
         #: the deal being counted, its deck's copies per rank, the ranks seen leaving play
         self._deal: Deal | None = None
         self._copies: Counter[str] = Counter()
@@ -109,28 +113,38 @@ class FairPlayCounter:
 
     def _call_stratum(self, deal: Deal, hand: Sequence[str]) -> int:
         """The situation packed in bits (a dictionary key costs less as one number):
-        true, provable, claimed count, held, pile, author's hand, author's record."""
+        true; how likely the group is true to the responder (:meth:`_plausibility`);
+        claimed count; pile; author's hand; the responder's record of calls."""
         author, cards, rank, count, _ = deal.pile[-1]
-        held, jokers = _held(hand, rank)
-        placed = len(cards)
-        if placed != count:
-            truthful, provable = 0, 1
-        else:
-            truthful = int(_truthful(cards, rank, count))
-            gone = self._gone
-            possible = self._copies[rank] + self._jokers - gone[rank] - gone[JOKER]
-            provable = int(placed > possible - held - jokers)
+        truthful = int(len(cards) == count and _truthful(cards, rank, count))
         pile = deal.pile_count
         left = len(deal.hands[author])
         return (
-            int(truthful)
-            | provable << 1
-            | min(count, 3) << 2
-            | min(held, 3) << 4
+            truthful
+            | self._plausibility(deal, hand, author, len(cards), rank, count) << 1
+            | min(count, 3) << 4
             | (0 if pile <= 2 else 1 if pile <= 6 else 2) << 6
             | (0 if left == 0 else 1 if left <= 3 else 2) << 8
-            | self._record(author) << 10
+            | self._wariness(deal.to_act) << 10
         )
+
+    def _plausibility(
+        self, deal: Deal, hand: Sequence[str], author: int, placed: int, rank: str, count: int
+    ) -> int:
+        """How likely the group is true from what the responder sees: 0 provably false
+        (a count that differs from the cards placed, or more cards of the rank than its
+        hand and the cards shown leaving play leave possible), else 1-5 by fifths of the
+        SDK's estimate (``CardTracker.probability_true``: the author's record of revealed
+        groups, or a blind draw of the right cards from those the responder cannot see)."""
+        held, jokers = _held(hand, rank)
+        gone = self._gone
+        good = self._copies[rank] + self._jokers - gone[rank] - gone[JOKER] - held - jokers
+        if placed != count or placed > good:
+            return 0
+        unseen = max(1, len(deal.game.deck) - len(hand) - sum(gone.values()))
+        blind = comb(good, placed) / comb(max(unseen, good), placed)
+        honest = (self._true[author] + 1) / (self._revealed[author] + 2)
+        return 1 + min(4, int((honest + (1 - honest) * blind) * 5))
 
     def after(self, deal: Deal, seat: int, action: Action, events: Sequence[Event]) -> None:
         """The seat's action was carried out, causing ``events``."""
@@ -145,7 +159,7 @@ class FairPlayCounter:
             if responder is None or responder == seat or deal.phase is not _RESPOND:
                 return  # nobody responds to it (the deal ended, or the author went out)
             lie = not _truthful(action.cards, action.rank, action.count)
-            self._add(chance, actor, responder, stratum, lie)
+            self._add(chance, actor, responder, stratum | self._wariness(responder) << 6, lie)
 
     def _new_deal(self, deal: Deal) -> None:
         self._deal = deal
@@ -162,19 +176,23 @@ class FairPlayCounter:
             if isinstance(event, Revealed):
                 self._revealed[event.author] += 1
                 self._true[event.author] += event.truthful
+            elif isinstance(event, Called):
+                self._calls[event.seat] += 1
+                self._challenges[event.seat] += event.call is CallKind.CHALLENGE
             elif isinstance(event, Discarded):
                 self._gone.update(_rank(card) for card in event.cards)
             elif isinstance(event, Illegal):
                 illegal = True
         return illegal
 
-    def _record(self, author: int) -> int:
-        """The author's public record: 0 none yet, 1 mostly caught, 2 mixed, 3 mostly true."""
-        revealed = self._revealed[author]
-        if not revealed:
+    def _wariness(self, responder: int | None) -> int:
+        """The responder's public record of calls: 0 none yet, 1 mostly believes, 2
+        mixed, 3 mostly challenges (an author may rightly lie where it is least called)."""
+        calls = self._calls[responder] if responder is not None else 0
+        if not calls:
             return 0
-        honesty = (self._true[author] + 1) / (revealed + 2)
-        return 1 if honesty < 0.4 else 2 if honesty <= 0.7 else 3
+        share = (self._challenges[responder] + 1) / (calls + 2)  # type: ignore[index]
+        return 1 if share < 0.4 else 2 if share <= 0.7 else 3
 
     def _add(self, chance: Chance, actor: int, other: int, stratum: int, taken: bool) -> None:
         key = (chance, actor, other, stratum)
@@ -195,14 +213,15 @@ class FairPlayCounter:
 
 
 def _stratum_text(chance: Chance, code: int) -> str:
-    """A packed situation as the totals store it: ``t1v0c2h1p0a2r3`` for calls (true,
-    provable, claimed count, held, pile, author's hand, record), ``R12`` for plays (phase
-    L/R/C, the due rank held, the hand)."""
+    """A packed situation as the totals store it: ``t1q3c2p0a2w1`` for calls (true,
+    plausibility, claimed count, pile, author's hand, the responder's record of calls),
+    ``R12w1`` for plays (phase L/R/C, the due rank held, the hand, the responder's record
+    of calls)."""
     if chance is Chance.CALLS:
-        t, v, c, h = code & 1, code >> 1 & 1, code >> 2 & 3, code >> 4 & 3
-        return f"t{t}v{v}c{c}h{h}p{code >> 6 & 3}a{code >> 8 & 3}r{code >> 10 & 3}"
-    phase, held, hand = "LRC"[code >> 4 & 3], code >> 2 & 3, code & 3
-    return f"L{hand}" if phase == "L" else f"{phase}{held}{hand}"
+        t, q, c = code & 1, code >> 1 & 7, code >> 4 & 3
+        return f"t{t}q{q}c{c}p{code >> 6 & 3}a{code >> 8 & 3}w{code >> 10 & 3}"
+    phase, held, hand, wary = "LRC"[code >> 4 & 3], code >> 2 & 3, code & 3, code >> 6 & 3
+    return f"L{hand}w{wary}" if phase == "L" else f"{phase}{held}{hand}w{wary}"
 
 
 def _truthful(cards: Sequence[str], rank: str, count: int) -> bool:

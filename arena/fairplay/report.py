@@ -1,17 +1,25 @@
 """The collusion report: tests of every pair of bots on their running totals, and the
 flags that survive the error control over all of them. docs/fair-play.md has the maths.
 
-Pure: totals in (:class:`Tally`, by bot version), flags out. Four tests per pair:
+Pure: totals in (:class:`Tally`, by bot version), flags out. Three tests per ordered
+pair, each against **both** of the pair's references in the same situations (the strata
+of arena.fairplay.counting): the actor's treatment of the rest of the field (its own
+habits: ``random`` ignores who plays) and the rest of the field's treatment of the other
+bot (its style: a bluffer is doubted by anyone who looks). A fair bot that models its
+opponents departs from one of them, not from both by a margin; a team does:
 
-- ``soft_play`` (ordered: author, responder): the responder challenges the author's
-  groups less than it challenges everyone else's, in the same situations
-  (Cochran–Mantel–Haenszel over the strata of arena.fairplay.counting, one-sided);
+- ``soft_play`` (author, responder): the responder challenges the author's *false*
+  groups less (a partner's lies let through);
 - ``feeding`` (author, responder): the responder challenges the author's *true* groups
-  (taking the pile for it) more than everyone else's true groups (CMH, one-sided);
+  more (taking the pile for it);
 - ``lie_targeting`` (author, responder): the author lies less when that responder is
-  next than when another is (CMH, one-sided: honest to a partner, free with the rest);
-Every test with enough chances is one hypothesis of the family; Holm's method keeps the
-chance of any false flag in a report at most ``alpha`` (family-wise).
+  next (honest to a partner, free with the rest).
+
+Each is one-sided past :data:`MARGIN` in both references (an intersection-union test:
+the larger p); each actor's references are first cleared of the bots it treats most
+unlike the rest (its partners, found round by round). Every test with enough chances is
+one hypothesis of the family; Holm's method keeps the chance of any false flag in a
+report at most ``alpha`` (family-wise).
 
 Beside them, ``outcome`` (a pair): when seated together, fewer of the other bots finish
 ahead of either than each third bot's head-to-head record with each of them expects (a
@@ -26,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -41,6 +49,14 @@ from arena.fairplay.counting import Chance, Tally
 ALPHA = 0.05
 #: a pair is tested once the tested side has this many chances (fewer say nothing)
 MIN_CHANCES = 30
+#: how far (log odds ratio) a pair's treatment must stray past both of its references
+#: before it is a team's: a fair bot's modelling of its opponents stays within it
+#: (arena bench fairplay measures both sides)
+MARGIN = math.log(3)
+#: the bot an actor treats most unlike the rest (past this z, at no margin) leaves the
+#: actor's reference, round by round, at most this many rounds (a team of four)
+SUSPECT_Z = 3.0
+SUSPECT_ROUNDS = 3
 #: and once they sat together this often (outcome)
 MIN_TOGETHER = 20
 
@@ -89,15 +105,20 @@ class Report:
         return self.outcomes.get((min(pair), max(pair)))
 
 
-def report(totals: Iterable[Tally], alpha: float = ALPHA) -> Report:
+def report(totals: Iterable[Tally], alpha: float = ALPHA, margin: float = MARGIN) -> Report:
     """Test every pair with enough chances and control the family-wise error."""
     by_chance: dict[str, list[Tally]] = defaultdict(list)
     for total in totals:
         by_chance[str(total.chance)].append(total)
+    calls, plays = by_chance[Chance.CALLS], by_chance[Chance.PLAYS]
+    # a pair suspected in any of the calls' views is left out of every calls baseline
+    on_calls = _suspects(calls, (_any, _false_group, _true_group))
     findings = [
-        *_stratified(by_chance[Chance.CALLS], FairPlayTest.SOFT_PLAY, "less", lambda s: True),
-        *_stratified(by_chance[Chance.CALLS], FairPlayTest.FEEDING, "greater", _true_group),
-        *_stratified(by_chance[Chance.PLAYS], FairPlayTest.LIE_TARGETING, "less", lambda s: True),
+        *_tested(calls, FairPlayTest.SOFT_PLAY, "less", _false_group, margin, on_calls),
+        *_tested(calls, FairPlayTest.FEEDING, "greater", _true_group, margin, on_calls),
+        *_tested(
+            plays, FairPlayTest.LIE_TARGETING, "less", _any, margin, _suspects(plays, (_any,))
+        ),
     ]
     outcomes = {f.pair: f for f in _outcomes(by_chance[Chance.PLACES], by_chance[Chance.TABLES])}
     if findings:
@@ -118,71 +139,191 @@ def _true_group(stratum: str) -> bool:
     return stratum.startswith("t1")
 
 
-def _stratified(
-    totals: list[Tally], test: FairPlayTest, direction: str, keep: object
+def _false_group(stratum: str) -> bool:
+    return stratum.startswith("t0")
+
+
+def _any(stratum: str) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """One ordered pair's evidence in one test: per stratum, the actor's chances about
+    ``other`` against its chances about the rest of the field, taken or not."""
+
+    tables: np.ndarray  # (strata, 2, 2): [[taken, not] about other, [taken, not] the rest]
+    log_odds: float  # pooled (Mantel-Haenszel, half a count added to every cell)
+    variance: float
+    pair_n: int
+    pair_k: int
+    rest_n: int
+    rest_k: int
+
+
+def _tested(
+    totals: list[Tally],
+    test: FairPlayTest,
+    direction: str,
+    keep: Callable[[str], bool],
+    margin: float,
+    suspects: frozenset[tuple[int, int]],
 ) -> list[Finding]:
-    """For each ordered pair: the actor's rate about ``other`` against its rate about
-    everyone else, stratum by stratum (a 2x2 table each), pooled by CMH."""
-    # actor -> stratum -> other -> (chances, taken)
-    cells: dict[int, dict[str, dict[int, tuple[int, int]]]] = defaultdict(lambda: defaultdict(dict))
-    for total in totals:
-        if keep(total.stratum):  # type: ignore[operator]
-            cells[total.actor][total.stratum][total.other] = (total.chances, total.taken)
+    """Each ordered pair against both of its references, past ``margin`` in each: the
+    actor's treatment of the rest of the field (its habits), and the rest of the field's
+    treatment of the other (the other's style); intersection-union: the larger p. The
+    effect shown is the smaller of the two odds ratios."""
+    rows = _cells(totals, keep, suspects)
+    columns = _column_cells(totals, keep)
     found = []
-    for actor, strata in cells.items():
-        others = {other for by_other in strata.values() for other in by_other}
-        for other in sorted(others):
-            finding = _cmh(actor, other, strata, test, direction)
-            if finding is not None:
-                found.append(finding)
+    for (actor, other), row in sorted(rows.items()):
+        column = columns.get((actor, other))
+        if row.pair_n < MIN_CHANCES or column is None:
+            continue
+        bound = -margin if direction == "less" else margin
+        z_row, z_column = _score(row.tables, bound, 0.0), _score(column.tables, bound, 0.0)
+        z = max(z_row, z_column) if direction == "less" else min(z_row, z_column)
+        p = float(stats.norm.cdf(z) if direction == "less" else stats.norm.sf(z))
+        pair = (other, actor) if test is not FairPlayTest.LIE_TARGETING else (actor, other)
+        found.append(
+            Finding(
+                test, pair, math.exp(min(row.log_odds, column.log_odds, key=abs)), z, p,
+                row.pair_k / row.pair_n,
+                row.rest_k / row.rest_n if row.rest_n else math.nan,
+                row.pair_n,
+            )
+        )  # fmt: skip
     return found
 
 
-def _cmh(
-    actor: int,
-    other: int,
-    strata: Mapping[str, Mapping[int, tuple[int, int]]],
-    test: FairPlayTest,
-    direction: str,
-) -> Finding | None:
+def _column_cells(totals: list[Tally], keep: Callable[[str], bool]) -> dict[tuple[int, int], _Cell]:
+    """Every ordered pair's chances against the other actors' chances about the same
+    other bot in the same situations. (A partner in that reference makes an honest pair
+    look only the more like the rest, never less: it is left in.)"""
+    cells = {}
+    for other, strata in _grouped(totals, keep, by_actor=False).items():
+        for actor in {actor for by_actor in strata.values() for actor in by_actor}:
+            cell = _cell(strata, actor, set())
+            if cell is not None:
+                cells[actor, other] = cell
+    return cells
+
+
+def _grouped(
+    totals: list[Tally], keep: Callable[[str], bool], by_actor: bool
+) -> dict[int, dict[str, dict[int, tuple[int, int]]]]:
+    """The kept totals as actor (or other) -> stratum -> the other (or actor) ->
+    (chances, taken)."""
+    grouped: dict[int, dict[str, dict[int, tuple[int, int]]]] = defaultdict(
+        lambda: defaultdict(dict)
+    )
+    for t in totals:
+        if keep(t.stratum):
+            first, second = (t.actor, t.other) if by_actor else (t.other, t.actor)
+            grouped[first][t.stratum][second] = (t.chances, t.taken)
+    return grouped
+
+
+def _suspects(
+    totals: list[Tally], views: Sequence[Callable[[str], bool]]
+) -> frozenset[tuple[int, int]]:
+    """Each actor's partners as far as its own play shows them: round by round, the bot
+    it treats most unlike the rest of its reference (past :data:`SUSPECT_Z` either way, at
+    no margin, in any of ``views``: subsets of the strata) leaves its reference, and the
+    others are compared again without it (a partner never drags the baseline of everyone
+    else; two partners are found in two rounds)."""
+    suspects: set[tuple[int, int]] = set()
+    for _ in range(SUSPECT_ROUNDS):
+        worst: dict[int, tuple[float, int]] = {}
+        for keep in views:
+            for (actor, other), row in _cells(totals, keep, frozenset(suspects)).items():
+                if (actor, other) in suspects:
+                    continue
+                z = abs(_score(row.tables, 0.0, 0.0))
+                if z > SUSPECT_Z and z > worst.get(actor, (0.0, -1))[0]:
+                    worst[actor] = (z, other)
+        if not worst:
+            break
+        suspects.update((actor, other) for actor, (_, other) in worst.items())
+    return frozenset(suspects)
+
+
+def _cells(
+    totals: list[Tally], keep: Callable[[str], bool], suspects: frozenset[tuple[int, int]]
+) -> dict[tuple[int, int], _Cell]:
+    """Every ordered pair's chances against the actor's chances about the other bots in
+    the same situations (the actor's own habits, stratum by stratum), leaving out of that
+    reference the bots it is suspected of treating as a team (``suspects``: (actor,
+    other) pairs), so that a partner never drags the baseline of everyone else."""
+    cells = {}
+    for actor, strata in _grouped(totals, keep, by_actor=True).items():
+        others = {other for by_other in strata.values() for other in by_other}
+        left_out = {other for other in others if (actor, other) in suspects}
+        for other in others:
+            cell = _cell(strata, other, left_out - {other})
+            if cell is not None:
+                cells[actor, other] = cell
+    return cells
+
+
+def _cell(
+    strata: Mapping[str, Mapping[int, tuple[int, int]]], other: int, left_out: set[int]
+) -> _Cell | None:
     tables = []
     pair_n = pair_k = rest_n = rest_k = 0
     for by_other in strata.values():
         n1, k1 = by_other.get(other, (0, 0))
-        n2 = sum(n for o, (n, _) in by_other.items() if o != other)
-        k2 = sum(k for o, (_, k) in by_other.items() if o != other)
+        rest = [counts for o, counts in by_other.items() if o != other and o not in left_out]
+        n2, k2 = sum(n for n, _ in rest), sum(k for _, k in rest)
         pair_n, pair_k, rest_n, rest_k = pair_n + n1, pair_k + k1, rest_n + n2, rest_k + k2
         if n1 and n2 and 0 < k1 + k2 < n1 + n2:  # a stratum that carries evidence
             tables.append([[k1, n1 - k1], [k2, n2 - k2]])
-    if pair_n < MIN_CHANCES or not tables:
+    if not tables:
         return None
-    table = StratifiedTable(np.array(tables, dtype=float).transpose(1, 2, 0))
-    chi2 = table.test_null_odds(correction=True)
-    observed = sum(t[0][0] for t in tables)
-    expected = sum((t[0][0] + t[0][1]) * (t[0][0] + t[1][0]) / _n(t) for t in tables)
-    z = math.copysign(math.sqrt(max(chi2.statistic, 0.0)), observed - expected)
-    p = float(stats.norm.sf(z) if direction == "greater" else stats.norm.cdf(z))
-    pair = (other, actor) if test is not FairPlayTest.LIE_TARGETING else (actor, other)
-    with np.errstate(divide="ignore", invalid="ignore"):  # no discordant cells: infinite
-        odds_ratio = _safe(table.oddsratio_pooled)
-    return Finding(
-        test,
-        pair,
-        odds_ratio,
-        z,
-        p,
-        pair_k / pair_n,
-        rest_k / rest_n if rest_n else math.nan,
-        pair_n,
-    )
+    counts = np.array(tables, dtype=float)
+    pooled = StratifiedTable((counts + 0.5).transpose(1, 2, 0))
+    return _Cell(
+        counts,
+        float(pooled.logodds_pooled),
+        float(pooled.logodds_pooled_se) ** 2,
+        pair_n, pair_k, rest_n, rest_k,
+    )  # fmt: skip
 
 
-def _n(table: list[list[int]]) -> int:
-    return sum(map(sum, table))
+def _score(tables: np.ndarray, log_odds: float, uncertainty: float) -> float:
+    """z of the pair's taken chances against what a common odds ratio of
+    ``exp(log_odds)`` in every stratum expects (each stratum's margins fixed: the
+    large-sample mean and variance of Breslow and Day), the variance widened by the
+    prediction's own (``uncertainty``, on the log-odds scale)."""
+    taken = tables[:, 0, 0]
+    n = tables[:, 0].sum(axis=1)  # the pair's chances
+    k = tables[:, :, 0].sum(axis=1)  # chances taken, the pair's and the rest's
+    total = tables.sum(axis=(1, 2))
+    mean = _expected_taken(n, k, total, math.exp(log_odds))
+    with np.errstate(divide="ignore"):
+        cells = np.stack([mean, n - mean, k - mean, total - n - k + mean])
+        variance = np.where(
+            (cells > 1e-9).all(axis=0), 1 / (1 / np.maximum(cells, 1e-9)).sum(axis=0), 0.0
+        )
+    spread = float(variance.sum())
+    if spread == 0:
+        return 0.0
+    return float((taken.sum() - mean.sum()) / math.sqrt(spread + spread**2 * uncertainty))
 
 
-def _safe(value: float) -> float:
-    return float(value) if math.isfinite(value) else math.inf
+def _expected_taken(n: np.ndarray, k: np.ndarray, total: np.ndarray, odds: float) -> np.ndarray:
+    """The pair's taken count that makes each 2x2 table's odds ratio ``odds`` (margins
+    fixed): the root of a quadratic within the table's possible range."""
+    low, high = np.maximum(0, n + k - total), np.minimum(n, k)
+    a = 1 - odds
+    b = total - n - k + odds * (n + k)
+    c = -odds * n * k
+    if abs(a) < 1e-12:
+        return np.clip(-c / b, low, high)
+    root = np.sqrt(np.maximum(b * b - 4 * a * c, 0))
+    first, second = (-b + root) / (2 * a), (-b - root) / (2 * a)
+    inside = (first >= low - 1e-9) & (first <= high + 1e-9)
+    return np.clip(np.where(inside, first, second), low, high)
 
 
 def _outcomes(places: list[Tally], tables: list[Tally]) -> list[Finding]:

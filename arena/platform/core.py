@@ -14,14 +14,23 @@ from arena.platform import queue as work_queue
 from arena.platform.errors import PlatformError
 from arena.platform.settings import Settings
 from arena.store import tournaments
-from arena.store.db import Database
+from arena.store.db import Database, shown_url
 from arena.store.models import Owner
-from arena.store.schema import upgrade
+from arena.store.schema import is_empty, upgrade
+
+
+class NoPlatform(PlatformError):
+    """No platform in the database the settings name, and none was to be created."""
 
 
 class Platform:
-    def __init__(self, settings: Settings | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, *, create: bool = True) -> None:
+        """The platform the settings name, its database migrated to the current schema;
+        with ``create`` False, refuse (``NoPlatform``) a database that holds none yet
+        rather than make an empty one."""
         self.settings = settings or Settings.from_env()
+        if not create and is_empty(self.settings.database_url):
+            raise NoPlatform(no_platform_here(self.settings))
         self.db = Database(self.settings.database_url)
         upgrade(self.db)
 
@@ -64,3 +73,13 @@ class Platform:
     def tournament_status(self, name: str) -> dict[str, Any]:
         with self.db.read() as session:
             return tournaments.status(session, name)
+
+
+def no_platform_here(settings: Settings) -> str:
+    """Why a command found no platform, and where it looked."""
+    return (
+        f"no platform here: the database {shown_url(settings.database_url)} (data dir "
+        f"{settings.data_dir}) holds none. Start one with `arena up` (or `make up`), point "
+        "ARENA_DATA_DIR or ARENA_DATABASE_URL at the platform's, or make an empty one "
+        "with `arena db upgrade`"
+    )

@@ -88,6 +88,8 @@ class BotProcesses:
         self.log_dir = log_dir
         self.start_timeout = start_timeout
         self.processes: list[subprocess.Popen[str]] = []
+        #: what each started bot wrote to stderr, by its name
+        self._outputs: dict[str, IO[str]] = {}
 
     def __enter__(self) -> BotProcesses:
         return self
@@ -114,6 +116,7 @@ class BotProcesses:
         Only for the user's own bots on their machine: uploaded bots run in
         :mod:`arena.platform.sandbox`, where nothing the bot prints is trusted."""
         stderr = self._stderr(name)
+        self._outputs[name] = stderr
         process = spawn(
             command,
             stdout=subprocess.PIPE,
@@ -144,6 +147,11 @@ class BotProcesses:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         return open(self.log_dir / f"{name}.{len(self.processes)}.stderr.log", "w+")
 
+    def output(self, name: str, size: int = 64_000) -> str:
+        """The end of what the bot ``name`` started here wrote to stderr ("" if none)."""
+        found = self._outputs.get(name)
+        return "" if found is None else _tail(found, size, empty="")
+
     def stop(self, process: subprocess.Popen[str]) -> None:
         """Stop the process and its whole group: SIGTERM, then SIGKILL after a grace period."""
         if process.poll() is None:
@@ -171,15 +179,28 @@ def _exit_code(process: subprocess.Popen[str], grace: float = 2.0) -> int | None
         return None
 
 
-def _tail(output: IO[str], size: int = 2000) -> str:
-    """The last ``size`` characters written to ``output`` (or a note that there were none)."""
+def _tail(output: IO[str], size: int = 2000, empty: str = "(nothing)") -> str:
+    """The last ``size`` characters written to ``output`` (or ``empty`` if none)."""
     try:
         output.flush()
         output.seek(0)
         text = output.read()[-size:].strip()
     except (OSError, ValueError):
         return "(unreadable)"
-    return text or "(nothing)"
+    return text or empty
+
+
+def first_traceback(output: str) -> str | None:
+    """The first Python traceback in a bot's output, whole: from its header to the line
+    naming the exception (None if there is none)."""
+    lines = output.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("Traceback (")), None)
+    if start is None:
+        return None
+    for end in range(start + 1, len(lines)):
+        if lines[end] and not lines[end][0].isspace():
+            return "\n".join(lines[start : end + 1])
+    return "\n".join(lines[start:])
 
 
 def _signal_group(process: subprocess.Popen[str], signum: int) -> None:

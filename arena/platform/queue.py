@@ -1,5 +1,10 @@
-"""The Redis side: one RQ queue of matches; the platform puts only its own two jobs
-on it, and workers run nothing else (worker/rq_classes.py).
+"""The Redis side: RQ queues of matches; the platform puts only its own two jobs on
+them, and workers run nothing else (worker/rq_classes.py).
+
+Two lanes: the queue itself (``arena``: competitions, qualification, A/B tests) and its
+private lane (``arena:private``: owners' own tournaments). A worker takes a job from the
+private lane only when the ranked one is empty (RQ reads a worker's queues in order), so
+ranked play never waits behind anyone's private work, however much of it is queued.
 
 A match job carries only match ids (one, or a few when a tournament starts: see
 ``arena.store.jobs.job_sizes``); a qualification job one bot version's id; the database
@@ -17,11 +22,11 @@ from datetime import UTC, datetime
 
 from redis import Redis
 from rq import Queue, Worker
-from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from arena.platform.settings import DEFAULT_QUEUE
+from arena.store.jobs import is_private
 from arena.timing import FAILURE_TTL, JOB_TIMEOUT, STRANDED_SECONDS, TAKEN_SECONDS
 
 log = logging.getLogger(__name__)
@@ -42,8 +47,28 @@ def connect(url: str) -> Redis:
     )
 
 
+PRIVATE_LANE = ":private"
+
+
 def match_queue(connection: Redis, name: str = QUEUE_NAME) -> Queue:
     return Queue(name, connection=connection, serializer=JSONSerializer)
+
+
+def lane_names(name: str) -> list[str]:
+    """The queues of a platform's queue ``name``, in the order a worker reads them."""
+    return [name, name + PRIVATE_LANE]
+
+
+def lane_of(queue: Queue, job_id: str) -> Queue:
+    """The queue a job goes in: ``queue``, or its private lane for a private job."""
+    if not is_private(job_id) or queue.name.endswith(PRIVATE_LANE):
+        return queue
+    return Queue(
+        queue.name + PRIVATE_LANE,
+        connection=queue.connection,
+        serializer=queue.serializer,
+        job_class=queue.job_class,
+    )
 
 
 def enqueue(queue: Queue, match_id: int, job_id: str, at_front: bool = False) -> None:
@@ -64,7 +89,7 @@ def enqueue_all(queue: Queue, jobs: list[tuple[int, str]], at_front: bool = Fals
     ordered = list(batches.items())
     with queue.connection.pipeline() as pipe:
         for job_id, match_ids in reversed(ordered) if at_front else ordered:
-            queue.enqueue(
+            lane_of(queue, job_id).enqueue(
                 JOB_FUNCTION,
                 match_ids,
                 job_id=job_id,
@@ -108,10 +133,11 @@ class JobWatch:
 
     A job that is gone or ended (failed, finished, stopped) will not. Neither will one
     that started :data:`STRANDED_SECONDS` ago while its matches are still queued (a
-    started job claims them at once: its worker died or hangs before the claim), nor one
-    seen taken off the queue (RQ's intermediate list) but not started for
-    :data:`TAKEN_SECONDS` (its worker died in between); RQ would release such jobs only
-    after their timeout."""
+    started job claims them at once: its worker died or hangs before the claim), nor a
+    ``queued`` one seen off its queue for :data:`TAKEN_SECONDS` (its worker died between
+    taking and starting it: a worker reading one lane keeps it in RQ's intermediate list
+    meanwhile, one reading both lanes pops it into no list at all); RQ would release
+    the first only after its timeout, and the second never."""
 
     def __init__(
         self,
@@ -126,14 +152,17 @@ class JobWatch:
 
     def pending(self, job_id: str) -> bool:
         connection = self.queue.connection
+        queue = lane_of(self.queue, job_id)
         status, started_at = connection.hmget(Job.key_for(job_id), "status", "started_at")
         if status is None:
             return False
         state = _text(status)
+        if state != JobStatus.QUEUED.value:
+            self._taken.pop(job_id, None)
         if state == JobStatus.STARTED.value:
             return not self._stranded(started_at)
         if state == JobStatus.QUEUED.value:
-            return not self._taken_and_dropped(job_id)
+            return not self._taken_and_dropped(queue, job_id)
         return state in _LATER
 
     def _stranded(self, started_at: bytes | str | None) -> bool:
@@ -145,9 +174,8 @@ class JobWatch:
             return False
         return (datetime.now(UTC) - began).total_seconds() > self.stranded_after
 
-    def _taken_and_dropped(self, job_id: str) -> bool:
-        intermediate = IntermediateQueue(self.queue.key, connection=self.queue.connection)
-        if self.queue.connection.lpos(intermediate.key, job_id) is None:
+    def _taken_and_dropped(self, queue: Queue, job_id: str) -> bool:
+        if queue.connection.lpos(queue.key, job_id) is not None:  # waiting its turn
             self._taken.pop(job_id, None)
             return False
         first = self._taken.setdefault(job_id, time.monotonic())

@@ -9,7 +9,8 @@ the match (docs/match-log.md "When a log becomes public"), readers get a view:
   (calls, reveals, pickups, the cards shown when discarded), each seat's statistics;
   no seed, no hand, no stock, no hidden card, no card a play placed face down.
 - :func:`seat_view`, for the bot in ``seat`` (``MatchEnd.log_json``): the public view
-  plus that seat's own hands as dealt and its own actions in full.
+  plus that seat's own hands as dealt and its own actions in full; :func:`seats_view`,
+  the same for several seats (an owner whose bots sat at more than one).
 
 A view is a :class:`~arena.referee.log.MatchLog` with the secret parts ``None`` (``null``
 in its JSON) that says which view it is in ``view``; it cannot be replayed.
@@ -17,6 +18,7 @@ in its JSON) that says which view it is in ``view``; it cannot be replayed.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 
 from arena.engine import Play
@@ -25,38 +27,51 @@ from arena.referee.log import DealRecord, FaceDownPlay, MatchLog, Step
 
 def public_view(log: MatchLog) -> MatchLog:
     """What a spectator may see of a match that is not settled."""
-    return _view(log, None)
+    return _view(log, frozenset())
 
 
 def seat_view(log: MatchLog, seat: int) -> MatchLog:
     """What the bot in ``seat`` may see of its match: its own cards and actions too."""
-    return _view(log, seat)
+    return _view(log, frozenset([seat]))
 
 
-def _view(log: MatchLog, seat: int | None) -> MatchLog:
+def seats_view(log: MatchLog, seats: Collection[int]) -> MatchLog:
+    """What the bots in ``seats`` saw together: each one's cards and actions."""
+    return _view(log, frozenset(seats))
+
+
+def _view(log: MatchLog, seats: frozenset[int]) -> MatchLog:
     return replace(
         log,
-        view="public" if seat is None else f"seat {seat}",
+        view=_name(seats),
         seed=None,
         # a seat's style counts its bluffs: whether a face-down play matched its claim
         seats=tuple(replace(entry, style=None) for entry in log.seats),
-        deals=tuple(_deal(deal, seat) for deal in log.deals),
+        deals=tuple(_deal(deal, seats) for deal in log.deals),
     )
 
 
-def _deal(deal: DealRecord, seat: int | None) -> DealRecord:
+def _name(seats: frozenset[int]) -> str:
+    """``public``, ``seat N`` or ``seats N, M``."""
+    if not seats:
+        return "public"
+    numbers = ", ".join(str(seat) for seat in sorted(seats))
+    return f"seat{'s' if len(seats) > 1 else ''} {numbers}"
+
+
+def _deal(deal: DealRecord, seats: frozenset[int]) -> DealRecord:
     return replace(
         deal,
         seed=None,
-        hands=tuple(hand if index == seat else None for index, hand in enumerate(deal.hands)),
+        hands=tuple(hand if index in seats else None for index, hand in enumerate(deal.hands)),
         stock=None,
         hidden=None,
-        steps=tuple(_step(step, seat) for step in deal.steps),
+        steps=tuple(_step(step, seats) for step in deal.steps),
     )
 
 
-def _step(step: Step, seat: int | None) -> Step:
-    if step.seat == seat or not isinstance(step.action, Play):
+def _step(step: Step, seats: frozenset[int]) -> Step:
+    if step.seat in seats or not isinstance(step.action, Play):
         return step
     return replace(step, action=face_down(step.action))
 

@@ -11,7 +11,6 @@ matches not yet started are withdrawn and the result is kept.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
@@ -23,7 +22,7 @@ from arena.abtest import sprt
 from arena.abtest.pairing import pair_table
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
-from arena.store import rights
+from arena.store import releases, rights
 from arena.store.bots import check_name
 from arena.store.db import Database, rows_changed
 from arena.store.errors import Conflict, Forbidden, Invalid, NotFound
@@ -46,7 +45,6 @@ from arena.store.models import (
     TournamentFormat,
     TournamentMatch,
     TournamentStatus,
-    VersionStatus,
     now,
     table_of,
 )
@@ -59,40 +57,10 @@ DEFAULT_BATCH = 8
 DEFAULT_TABLE_SIZE = 4
 #: the tournament holding a test's matches
 PREFIX = "abtest."
-_SPEC = re.compile(r"^(?P<bot>[^:]+)(?::(?P<version>.+))?$")
 
 
 def tournament_name(name: str) -> str:
     return f"{PREFIX}{name}"
-
-
-def resolve(session: Session, spec: str) -> BotVersion:
-    """``BOT`` (its active version), ``BOT:N`` (version N) or ``sample:NAME`` (the sample
-    bot NAME, as ``arena play`` names it). Only a version that qualified may be tested."""
-    match = _SPEC.match(spec.strip())
-    if match is None:
-        raise Invalid(f"{spec!r} is not BOT or BOT:VERSION")
-    name, number = match["bot"], match["version"]
-    if name == "sample" and number is not None and not number.isdigit():
-        name, number = number, None
-    bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == name))
-    if bot is None:
-        raise Invalid(f"no bot named {name!r}")
-    if number is None:
-        active = [v for v in bot.versions if v.active]
-        if not active:
-            raise Invalid(f"bot {name!r} has no active version: name one (BOT:VERSION)")
-        return max(active, key=lambda v: v.number)
-    if not number.isdigit():
-        raise Invalid(f"{spec!r}: the version is a number (BOT:2)")
-    found = next((v for v in bot.versions if v.number == int(number)), None)
-    if found is None:
-        numbers = ", ".join(str(v.number) for v in sorted(bot.versions, key=lambda v: v.number))
-        raise Invalid(f"bot {name!r} has no version {number} (it has: {numbers})")
-    if found.status is not VersionStatus.READY:
-        reason = f": {found.reason}" if found.reason else ""
-        raise Invalid(f"{name} v{found.number} never qualified ({found.status.value}{reason})")
-    return found
 
 
 def _default_field(session: Session, tested: set[int]) -> list[BotVersion]:
@@ -135,7 +103,7 @@ def create(
         raise Conflict(f"an A/B test named {name!r} exists already")
     if session.scalar(select(Tournament).where(Tournament.name == tournament_name(name))):
         raise Conflict(f"a tournament named {tournament_name(name)!r} exists already")
-    new_version, base_version = resolve(session, new), resolve(session, base)
+    new_version, base_version = releases.qualified(session, new), releases.qualified(session, base)
     if new_version.id == base_version.id:
         raise Invalid(f"--new and --base are the same version ({_label(new_version)})")
     if owner is not None:
@@ -143,7 +111,7 @@ def create(
             if version.bot.owner_id != owner.id:
                 raise Forbidden(f"{version.bot.name} is not your bot: you test your own versions")
     if field:
-        opponents = [resolve(session, spec) for spec in field]
+        opponents = [releases.qualified(session, spec) for spec in field]
     else:
         opponents = _default_field(session, {new_version.id, base_version.id})
     tested = {new_version.id, base_version.id}
@@ -373,6 +341,8 @@ def count_closed_pairs(connection: Connection, tournament_id: int, groups: list[
     outcome = sprt.verdict(value, bounds)
     if outcome is not None:
         _finish(connection, test.id, tournament_id, AbTestStatus(outcome))
+        if outcome == AbTestStatus.ACCEPTED and test.promote:
+            _promote(connection, test.new_version_id)
     elif 2 * pairs >= test.max_matches or _capped(connection, tournament_id, test.max_matches):
         _finish(connection, test.id, tournament_id, AbTestStatus.CAPPED)
 
@@ -398,6 +368,13 @@ def _pair_places(
     if counted is not None:
         return None
     return places[test.new_version_id], places[test.base_version_id]
+
+
+def _promote(connection: Connection, version_id: int) -> None:
+    """A gate's new version goes live, in the transaction that accepted it."""
+    with Session(bind=connection) as session:  # joins it: commits nothing of its own
+        releases.go_live(session, session.get_one(BotVersion, version_id))
+        session.flush()
 
 
 def _capped(connection: Connection, tournament_id: int, max_matches: int) -> bool:
@@ -454,18 +431,13 @@ def _finish(connection: Connection, test_id: int, tournament_id: int, status: Ab
 
 
 def status(session: Session, name: str) -> dict[str, Any]:
-    """Where the test stands (plain data: the CLI's --json, the API, the page)."""
+    """Where the test stands (plain data: the CLI's --json, the API, the page). Every
+    figure is the new version's against the base's: positive means the new one is
+    better. ``elo`` and ``elo_ci`` are absent (None) until they are finite."""
     test = get(session, name)
     bounds = sprt.Bounds(test.elo0, test.elo1, test.alpha, test.beta)
     estimate = sprt.estimate(test.counts)
-    played = session.scalar(
-        select(func.count())
-        .select_from(TournamentMatch)
-        .where(
-            TournamentMatch.tournament_id == test.tournament_id,
-            TournamentMatch.status == MatchStatus.DONE,
-        )
-    )
+    ends = _match_ends(session, test.tournament_id)
     running = test.status is AbTestStatus.RUNNING
     left = sprt.pairs_left(test.llr, test.pairs, bounds) if running else 0
     if left is not None:
@@ -477,9 +449,12 @@ def status(session: Session, name: str) -> dict[str, Any]:
     ).all()
     field = session.scalars(select(BotVersion).where(BotVersion.id.in_(test.field))).all()
     by_id = {v.id: v for v in field}
+    interval = [_finite(estimate.elo_low), _finite(estimate.elo_high)]
     return {
         "name": test.name,
         "status": test.status.value,
+        "outcome": _outcome(test, bounds, ends),
+        "promote": test.promote,
         "new": _side(test.new_version),
         "base": _side(test.base_version),
         "field": [_side(by_id[v]) for v in test.field if v in by_id],
@@ -493,18 +468,79 @@ def status(session: Session, name: str) -> dict[str, Any]:
         "bounds": [bounds.lower, bounds.upper],
         "llr": test.llr,
         "pairs": test.pairs,
-        "matches": played,
+        "matches": ends.get(MatchStatus.DONE, (0, None))[0],
+        "uncounted": {k.value: n for k, (n, _) in ends.items() if k is not MatchStatus.DONE},
         "max_matches": test.max_matches,
         "matches_left": left,
         "counts": list(test.counts),
         "class_scores": sprt.class_scores(test.tournament.table_size),
-        "score": estimate.score,
-        "elo": _finite(estimate.elo),
-        "elo_ci": [_finite(estimate.elo_low), _finite(estimate.elo_high)],
+        "class_places": class_places(test.tournament.table_size),
+        "score": estimate.score if test.pairs else None,
+        "elo": _finite(estimate.elo) if test.pairs else None,
+        "elo_ci": interval if test.pairs and None not in interval else None,
         "history": [[2 * counted, value] for counted, value in history],
         "created_at": test.created_at.isoformat(),
         "finished_at": test.finished_at.isoformat() if test.finished_at else None,
     }
+
+
+def class_places(table_size: int) -> list[int]:
+    """Each pair class as the places the new version finished ahead of the base on its
+    deal (new minus base: positive is better), from ``-(K - 1)`` to ``K - 1``."""
+    return list(range(-(table_size - 1), table_size))
+
+
+def _match_ends(session: Session, tournament_id: int) -> dict[MatchStatus, tuple[int, str | None]]:
+    """The test's matches by status: how many, and the error most of them ended with."""
+    rows = session.execute(
+        select(TournamentMatch.status, TournamentMatch.error, func.count())
+        .where(TournamentMatch.tournament_id == tournament_id)
+        .group_by(TournamentMatch.status, TournamentMatch.error)
+    ).all()
+    ends: dict[MatchStatus, tuple[int, str | None]] = {}
+    commonest: dict[MatchStatus, int] = {}
+    for status, error, count in rows:
+        key = MatchStatus(status)
+        total, said = ends.get(key, (0, None))
+        if count > commonest.get(key, 0):
+            commonest[key], said = count, error
+        ends[key] = (total + count, said)
+    return ends
+
+
+def _outcome(
+    test: AbTest, bounds: sprt.Bounds, ends: dict[MatchStatus, tuple[int, str | None]]
+) -> str:
+    """The test's state in one sentence: the verdict, or why there is none."""
+    pairs = f"{test.pairs} pair{'' if test.pairs == 1 else 's'} counted"
+    if test.status is AbTestStatus.CREATED:
+        return f"not started: arena abtest start {test.name}"
+    if test.status is AbTestStatus.RUNNING:
+        where = f"LLR {test.llr:+.2f} between {bounds.lower:.2f} and {bounds.upper:.2f}"
+        return f"running: {pairs}, {where}"
+    if test.status is AbTestStatus.ACCEPTED:
+        said = f"accepted after {pairs}: the new version is better (elo >= {test.elo1:g})"
+        return said + ("; it went live" if test.promote else "")
+    if test.status is AbTestStatus.REJECTED:
+        return f"rejected after {pairs}: the new version is not better by {test.elo1:g} elo"
+    lost = _uncounted(ends)
+    if test.status is AbTestStatus.STOPPED:
+        return f"stopped undecided with {pairs}" + (f"; {lost}" if lost else "")
+    return f"capped: its {test.max_matches} matches were spent with {pairs}, undecided" + (
+        f"; {lost}" if lost else ""
+    )
+
+
+def _uncounted(ends: dict[MatchStatus, tuple[int, str | None]]) -> str:
+    """The matches that did not count and why (a failure or a withdrawal's error)."""
+    parts = []
+    for status, (count, error) in sorted(ends.items()):
+        if status in (MatchStatus.FAILED, MatchStatus.STALE) and count:
+            why = f" ({error})" if error else ""
+            parts.append(
+                f"{count} {'failed' if status is MatchStatus.FAILED else 'withdrawn'}{why}"
+            )
+    return f"matches that did not count: {', '.join(parts)}" if parts else ""
 
 
 def _finite(value: float) -> float | None:
@@ -545,7 +581,7 @@ def _rows(tests: Sequence[AbTest]) -> list[dict[str, Any]]:
             "base": _side(t.base_version),
             "llr": t.llr,
             "pairs": t.pairs,
-            "elo": _finite(sprt.estimate(t.counts).elo),
+            "elo": _finite(sprt.estimate(t.counts).elo) if t.pairs else None,
             "created_at": t.created_at.isoformat(),
         }
         for t in tests

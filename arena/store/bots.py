@@ -6,14 +6,14 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 import sample_bots
 from arena.endpoints import EndpointError, parse_endpoint
 from arena.store import artifacts
 from arena.store.errors import Conflict, Forbidden, Invalid, NotFound, StoreError
-from arena.store.models import BotKind, BotVersion, RegisteredBot
+from arena.store.models import BotKind, BotVersion, RegisteredBot, VersionStatus, now
 
 __all__ = ["StoreError", "active_version", "add_bot", "add_version", "check_name"]
 
@@ -61,10 +61,16 @@ def add_bot(
 ) -> BotVersion:
     """A new bot with its first version."""
     name = check_name(name, "bot")
-    if session.scalar(select(RegisteredBot).where(RegisteredBot.name == name)) is not None:
-        raise Conflict(f"a bot named {name!r} exists already")
+    taken = session.scalar(
+        select(RegisteredBot.name).where(func.lower(RegisteredBot.name) == name.lower())
+    )
+    if taken is not None:
+        said = "" if taken == name else f" (as {taken!r}: names differ by more than case)"
+        raise Conflict(f"a bot named {name!r} exists already{said}")
     bot = RegisteredBot(name=name, owner_id=owner_id)
-    version = BotVersion(bot=bot, number=1, kind=kind, target=parse_target(session, kind, target))
+    version = BotVersion(
+        bot=bot, number=1, kind=kind, target=parse_target(session, kind, target), live_since=now()
+    )
     session.add_all([bot, version])
     session.flush()
     return version
@@ -129,14 +135,20 @@ def active_version(session: Session, name: str) -> BotVersion:
         bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == name))
         if bot is None:
             raise NotFound(f"no bot named {name!r}")
-        raise Invalid(f"bot {name!r} has no version that can play: {_versions_of(bot)}")
+        raise Invalid(f"bot {name!r} has no version that can play: {describe_versions(bot)}")
     return version
 
 
-def _versions_of(bot: RegisteredBot) -> str:
-    return "; ".join(
-        f"v{v.number} {v.status.value}" + (f" ({v.reason})" if v.reason else "")
-        for v in sorted(bot.versions, key=lambda v: v.number)
+def describe_versions(bot: RegisteredBot) -> str:
+    """Each version's number and status, the live one marked: ``v1 ready (live); v2 ...``."""
+    return (
+        "; ".join(
+            f"v{v.number} {v.status.value}"
+            + (" (live)" if v.active else "")
+            + (f" ({v.reason})" if v.reason and v.status is VersionStatus.REJECTED else "")
+            for v in sorted(bot.versions, key=lambda v: v.number)
+        )
+        or "no versions"
     )
 
 
@@ -167,7 +179,14 @@ def add_version(
             version.active = False
     number = max((v.number for v in bot.versions), default=0) + 1
     target = parse_target(session, kind, target)
-    version = BotVersion(bot=bot, number=number, kind=kind, target=target, active=retire_others)
+    version = BotVersion(
+        bot=bot,
+        number=number,
+        kind=kind,
+        target=target,
+        active=retire_others,
+        live_since=now() if retire_others else None,
+    )
     session.add(version)
     session.flush()
     return version

@@ -36,7 +36,7 @@ from arena.store.models import (
     VersionStatus,
     now,
 )
-from arena.tournament import ratings
+from arena.tournament import pacing, ratings
 
 #: a competition's formats: a ladder, or a ladder on duplicate deals
 LADDER = "ladder"
@@ -56,10 +56,12 @@ def create(
     opens_at: datetime | None = None,
     closes_at: datetime | None = None,
     format: str = LADDER,
+    pace: float | None = pacing.DEFAULT_PACE,
 ) -> Competition:
     """Open a competition; its ladder runs (and plays once it has enough bots, from
     ``opens_at`` if given, until ``closes_at`` if given). A ``duplicate-ladder`` plays
-    each table once per seat rotation on the same deal."""
+    each table once per seat rotation on the same deal. ``pace``: tables a minute once
+    every rating is settled (None: every table kept in play; arena.tournament.pacing)."""
     name = check_name(name, "competition")
     if format not in FORMATS:
         raise Invalid(f"unknown competition format {format!r}: expected {' or '.join(FORMATS)}")
@@ -73,6 +75,7 @@ def create(
     competition.tournament = _season_ladder(
         session, name, 1, ruleset, table_size, tables, settings, format == DUPLICATE_LADDER
     )
+    competition.tournament.pace = _checked(pace)
     if default:
         session.execute(update(Competition).values(is_default=False))
     session.add(competition)
@@ -80,6 +83,15 @@ def create(
     for bot in bot_names or []:
         enter(session, competition, bot)
     return competition
+
+
+def season_names(competition: Competition) -> list[str]:
+    """The names of the ladders of every season so far, the first to the one in play."""
+    return [_ladder_name(competition.name, season) for season in range(1, competition.season + 1)]
+
+
+def _ladder_name(name: str, season: int) -> str:
+    return f"{name}-season-{season}"
 
 
 def _season_ladder(
@@ -92,7 +104,7 @@ def _season_ladder(
     settings: RefereeSettings | None,
     duplicate: bool = False,
 ) -> Tournament:
-    ladder_name = f"{name}-season-{season}"
+    ladder_name = _ladder_name(name, season)
     made = tournaments.create(
         session,
         ladder_name,
@@ -137,20 +149,44 @@ def enter(session: Session, competition: Competition, bot_name: str) -> None:
         _seat_version(session, competition, active)
 
 
-def on_qualified(session: Session, version: BotVersion) -> list[str]:
-    """A version qualified: it takes its bot's place in every competition the bot is in
-    that is not closed; the names of those competitions."""
-    entered = session.scalars(
-        select(Competition)
-        .join(CompetitionBot, CompetitionBot.competition_id == Competition.id)
-        .where(
-            CompetitionBot.bot_id == version.bot_id,
-            Competition.status != CompetitionStatus.CLOSED,
+def entered(session: Session, bot_id: int) -> list[Competition]:
+    """The competitions, not closed, a bot is entered in: the default first."""
+    return list(
+        session.scalars(
+            select(Competition)
+            .join(CompetitionBot, CompetitionBot.competition_id == Competition.id)
+            .where(
+                CompetitionBot.bot_id == bot_id,
+                Competition.status != CompetitionStatus.CLOSED,
+            )
+            .order_by(Competition.is_default.desc(), Competition.id)
         )
-    ).all()
-    for competition in entered:
+    )
+
+
+def on_qualified(session: Session, version: BotVersion) -> list[str]:
+    """A version goes live: it takes its bot's place in every competition the bot is in
+    that is not closed; the names of those competitions."""
+    entered_in = entered(session, version.bot_id)
+    for competition in entered_in:
         _seat_version(session, competition, version)
-    return [competition.name for competition in entered]
+    return [competition.name for competition in entered_in]
+
+
+def playing_in(session: Session, version: BotVersion) -> list[str]:
+    """The competitions (not closed) whose ladder seats ``version`` now."""
+    return list(
+        session.scalars(
+            select(Competition.name)
+            .join(Entry, Entry.tournament_id == Competition.tournament_id)
+            .where(
+                Entry.bot_version_id == version.id,
+                Entry.retired.is_(False),
+                Competition.status != CompetitionStatus.CLOSED,
+            )
+            .order_by(Competition.name)
+        )
+    )
 
 
 def _seat_version(session: Session, competition: Competition, version: BotVersion) -> None:
@@ -204,6 +240,7 @@ def new_season(session: Session, name: str) -> Competition:
         RefereeSettings(**old.settings),
         old.duplicate,
     )
+    competition.tournament.pace = old.pace
     competition.status = CompetitionStatus.OPEN
     competition.opens_at = competition.closes_at = None  # the last season's window
     session.flush()
@@ -214,6 +251,23 @@ def new_season(session: Session, name: str) -> Competition:
         assert bot is not None
         enter(session, competition, bot.name)
     return competition
+
+
+def set_pace(session: Session, name: str, pace: float | None) -> Competition:
+    """Change how fast the competition plays once settled (None: unpaced)."""
+    competition = get(session, name)
+    competition.tournament.pace = _checked(pace)
+    competition.tournament.next_table_at = None  # the new pace applies at once
+    return competition
+
+
+def _checked(pace: float | None) -> float | None:
+    if pace is None:
+        return None
+    try:
+        return pacing.check_pace(pace)
+    except ValueError as error:
+        raise Invalid(str(error)) from None
 
 
 def accepts_tables(session: Session, tournament_id: int) -> bool:
@@ -239,6 +293,7 @@ def summary(session: Session, competition: Competition) -> dict[str, Any]:
         "rules": tournament.rules,
         "table_size": tournament.table_size,
         "tables": tournament.games,
+        "pace": ladder.pace_of(session, tournament),
         "bots": len(standings),
         "leaderboard": standings,
     }

@@ -40,7 +40,27 @@ def make_engine(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(url, parsed.database)
-    return create_engine(url, pool_pre_ping=True, pool_recycle=1800, future=True)
+    return create_engine(
+        url, pool_pre_ping=True, pool_recycle=1800, future=True, connect_args=_POSTGRES_LIMITS
+    )
+
+
+#: a worker on a host that vanishes (a cut link, a power loss) must not hold its locks
+#: until TCP gives up (hours): the server ends a session idle inside a transaction for
+#: 30 s and probes a silent client after 5 s (dead after ~11 s); the client gives up a
+#: connection attempt after 10 s and probes a silent server the same way
+IDLE_IN_TRANSACTION_MS = 30_000
+_POSTGRES_LIMITS = {
+    "connect_timeout": 10,
+    "keepalives": 1,
+    "keepalives_idle": 5,
+    "keepalives_interval": 2,
+    "keepalives_count": 3,
+    "options": (
+        f"-c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_MS}"
+        " -c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3"
+    ),
+}
 
 
 def _sqlite_engine(url: str, database: str | None) -> Engine:
@@ -87,6 +107,11 @@ class _WriterLock:
             yield
         finally:
             os.close(descriptor)  # closing releases the lock
+
+
+def shown_url(url: str) -> str:
+    """A database URL as messages show it: without its password."""
+    return make_url(url).render_as_string(hide_password=True)
 
 
 class Database:

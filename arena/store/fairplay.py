@@ -185,7 +185,7 @@ def report(db: Database, name: str) -> dict[str, Any]:
 
 
 def _report(session: Session, tournament: Tournament) -> dict[str, Any]:
-    from arena.fairplay.report import ALPHA, MIN_CHANCES, MIN_TOGETHER
+    from arena.fairplay.report import ALPHA, MARGIN, MIN_CHANCES, MIN_TOGETHER
     from arena.fairplay.report import report as fair_play_report
 
     found = fair_play_report(totals(session, tournament.id))
@@ -195,6 +195,7 @@ def _report(session: Session, tournament: Tournament) -> dict[str, Any]:
         "same_owner_tables": tournament.same_owner_tables,
         "alpha": ALPHA,
         "error_control": "Holm (family-wise error rate) over every test of every pair",
+        "margin": round(MARGIN, 4),
         "tests": len(found.findings),
         "min_chances": MIN_CHANCES,
         "min_together": MIN_TOGETHER,

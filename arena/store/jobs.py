@@ -23,5 +23,22 @@ def job_sizes(matches: int, workers: int) -> list[int]:
     return sizes
 
 
-def new_job_id(match_id: int) -> str:
-    return f"arena-match-{match_id}-{uuid.uuid4().hex[:8]}"
+#: a job of an owner's private tournament: it goes in the private lane, which workers
+#: take from only when the ranked lane (competitions, qualification, A/B tests) is empty
+PRIVATE_JOB = "arena-private-"
+RANKED_JOB = "arena-match-"
+
+
+def new_job_id(match_id: int, private: bool = False) -> str:
+    return f"{PRIVATE_JOB if private else RANKED_JOB}{match_id}-{uuid.uuid4().hex[:8]}"
+
+
+def is_private(job_id: str | None) -> bool:
+    """Whether a job belongs to the private lane (a match keeps its lane when it is
+    queued again: its new job id is made from its old one)."""
+    return bool(job_id) and job_id.startswith(PRIVATE_JOB)  # type: ignore[union-attr]
+
+
+def renewed(match_id: int, old_job_id: str | None) -> str:
+    """A new job id for a match queued again, in the lane of its old one."""
+    return new_job_id(match_id, private=is_private(old_job_id))

@@ -12,6 +12,10 @@ rotation dealt the same (a deal group, rated once when its last rotation is over
 Seats go where each bot has sat least (each entry counts its seats: a
 placement reads the entries and the tables in play, never the ladder's history, so it
 costs the same at the 100,000th match as at the 100th).
+
+A paced ladder (a competition's, by default) keeps its tables in play only while an
+entry's rating is provisional, each such table seeded by a provisional entry; once all
+are settled it seats one table every ``60 / pace`` seconds (arena.tournament.pacing).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
@@ -39,7 +44,7 @@ from arena.store.models import (
     TournamentStatus,
     now,
 )
-from arena.tournament import matchmaking, seeds
+from arena.tournament import matchmaking, pacing, seeds
 from arena.tournament.schedule import assign_seats
 
 
@@ -58,13 +63,59 @@ def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
         or not _seats_tables(session, tournament)
     ):
         return []
+    entries = _entries(session, tournament)
+    seeders, tables = _paced(
+        tournament, entries, tournament.games - _tables_in_play(session, tournament)
+    )
     jobs: list[tuple[int, str]] = []
-    for _ in range(tournament.games - _tables_in_play(session, tournament)):
-        matches = _new_table(session, tournament)
+    for _ in range(tables):
+        matches = _new_table(session, tournament, entries, seeders)
         if not matches:
             break  # too few owners in play for a table
         jobs.extend((match.id, match.job_id) for match in matches if match.job_id is not None)
     return jobs
+
+
+def _paced(tournament: Tournament, entries: list[Entry], free: int) -> tuple[list[Entry], int]:
+    """The entries that may seed a table now and how many tables to seat: every free
+    one around the provisional entries, else (paced, settled) one when its time came."""
+    if tournament.pace is None or free <= 0:
+        return entries, max(0, free)
+    provisional = [e for e in entries if pacing.provisional(e.games, e.sigma)]
+    if provisional:
+        return provisional, free
+    moment = now()
+    due = tournament.next_table_at
+    if due is not None and moment < _aware(due):
+        return entries, 0
+    tournament.next_table_at = moment + pacing.interval(tournament.pace)
+    return entries, 1
+
+
+def pace_of(session: Session, tournament: Tournament) -> dict[str, Any]:
+    """How the ladder plays now: ``unpaced``, ``provisional`` (the entries still
+    uncertain, with their games) or ``settled`` (the next table's moment)."""
+    if tournament.pace is None:
+        return {"mode": "unpaced", "pace": None, "tables": tournament.games}
+    uncertain = [e for e in _entries(session, tournament) if pacing.provisional(e.games, e.sigma)]
+    due = tournament.next_table_at
+    return {
+        "mode": "provisional" if uncertain else "settled",
+        "pace": tournament.pace,
+        "tables": tournament.games,
+        "provisional": [
+            {
+                "bot": e.version.bot.name,
+                "version": e.version.number,
+                "games": e.games,
+                "sigma": e.sigma,
+            }
+            for e in uncertain
+        ],  # fmt: skip
+        "next_table_at": _aware(due).isoformat(timespec="seconds") if due else None,
+        "provisional_games": pacing.PROVISIONAL_GAMES,
+        "settled_sigma": pacing.SETTLED_SIGMA,
+    }
 
 
 def _tables_in_play(session: Session, tournament: Tournament) -> int:
@@ -124,10 +175,12 @@ def _teams(session: Session, tournament: Tournament, entries: list[Entry]) -> di
     return {e: owners[e.bot_version_id] for e in entries if e.bot_version_id in owners}
 
 
-def _new_table(session: Session, tournament: Tournament) -> list[TournamentMatch]:
-    """The next table's matches: one, or with duplicate deals one per seat rotation, all
-    dealt the same (none when the bots in play have too few owners for a table)."""
-    entries = _entries(session, tournament)
+def _new_table(
+    session: Session, tournament: Tournament, entries: list[Entry], seeders: list[Entry]
+) -> list[TournamentMatch]:
+    """The next table's matches, seeded by one of ``seeders``: one, or with duplicate deals
+    one per seat rotation, all dealt the same (none when the bots in play have too few
+    owners for a table)."""
     last = session.scalar(
         select(func.max(TournamentMatch.index)).where(
             TournamentMatch.tournament_id == tournament.id
@@ -136,7 +189,7 @@ def _new_table(session: Session, tournament: Tournament) -> list[TournamentMatch
     index = 0 if last is None else last + 1
     place = seeds.ladder_place(index)
     rng = random.Random(seeds.match_seed(tournament.secret_key, f"table/{place}"))
-    table = _draw_table(session, tournament, entries, rng)
+    table = _draw_table(session, tournament, entries, seeders, rng)
     if table is None:
         return []
     by_version = {e.bot_version_id: e for e in entries}
@@ -176,10 +229,14 @@ def _new_table(session: Session, tournament: Tournament) -> list[TournamentMatch
 
 
 def _draw_table(
-    session: Session, tournament: Tournament, entries: list[Entry], rng: random.Random
+    session: Session,
+    tournament: Tournament,
+    entries: list[Entry],
+    seeders: list[Entry],
+    rng: random.Random,
 ) -> list[int] | None:
-    """The versions of the next table: the least played bot and opponents drawn near
-    its rating (None when the bots in play have too few owners for a table)."""
+    """The versions of the next table: the least played of ``seeders`` and opponents drawn
+    near its rating (None when the bots in play have too few owners for a table)."""
     team = _teams(session, tournament, entries)
     busy = Counter(
         session.scalars(
@@ -193,7 +250,7 @@ def _draw_table(
     )
     # count matches scheduled, not only recorded, so tables in play are spread too
     load = {e.bot_version_id: e.games + busy[e.bot_version_id] for e in entries}
-    seed = min(entries, key=lambda e: (load[e.bot_version_id], -e.sigma, rng.random()))
+    seed = min(seeders, key=lambda e: (load[e.bot_version_id], -e.sigma, rng.random()))
     others = [
         e for e in entries if e is not seed and (seed not in team or team.get(e) != team[seed])
     ]

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from arena.store.bots import DEFAULT_ENDPOINT_MATCHES
 from arena.store.db import Database, rows_changed
-from arena.store.jobs import job_sizes, new_job_id
+from arena.store.jobs import job_sizes, renewed
 from arena.store.models import (
     OPEN_STATUSES,
     SELF_SCHEDULING,
@@ -160,10 +160,17 @@ _PLAN_SEATS = (
         _versions.c.number,
         _versions.c.kind,
         _versions.c.target,
-        _versions.c.active,
+        _entries_table.c.retired,
     )
+    .select_from(_seats)
+    .join(_matches, _matches.c.id == _seats.c.match_id)
     .join(_versions, _versions.c.id == _seats.c.bot_version_id)
     .join(table_of(RegisteredBot), table_of(RegisteredBot).c.id == _versions.c.bot_id)
+    .outerjoin(
+        _entries_table,
+        (_entries_table.c.tournament_id == _matches.c.tournament_id)
+        & (_entries_table.c.bot_version_id == _seats.c.bot_version_id),
+    )
     .where(_seats.c.match_id.in_(bindparam("matches", expanding=True)))
     .order_by(_seats.c.match_id, _seats.c.seat)
 )
@@ -247,19 +254,22 @@ def pass_on(db: Database, match_ids: list[int]) -> list[tuple[int, str]]:
     them sends them back to the queue); the ``(match id, job id)`` pairs to enqueue."""
     if not match_ids:
         return []
-    job_id = new_job_id(match_ids[0])
-    passed = db.transaction(
-        lambda session: set(
-            session.connection()
-            .execute(
-                _matches.update()
-                .where(_matches.c.id.in_(match_ids), _matches.c.status == MatchStatus.QUEUED)
-                .values(job_id=job_id)
-                .returning(_matches.c.id)
-            )
-            .scalars()
-        )
-    )
+
+    def give(session: Session) -> tuple[str, set[int]]:
+        connection = session.connection()
+        old = connection.execute(
+            select(_matches.c.job_id).where(_matches.c.id == match_ids[0])
+        ).scalar()
+        job_id = renewed(match_ids[0], old)
+        passed = connection.execute(
+            _matches.update()
+            .where(_matches.c.id.in_(match_ids), _matches.c.status == MatchStatus.QUEUED)
+            .values(job_id=job_id)
+            .returning(_matches.c.id)
+        ).scalars()
+        return job_id, set(passed)
+
+    job_id, passed = db.transaction(give)
     return [(match_id, job_id) for match_id in match_ids if match_id in passed]
 
 
@@ -303,8 +313,9 @@ def _within_limits(connection: Connection, match_ids: list[int]) -> list[int]:
 
 
 def _plan(db: Database, row: AnyRow, seat_rows: list[AnyRow], token: str) -> MatchPlan | None:
-    """The match's plan, or None after marking it stale (a seated bot was replaced)."""
-    retired = [f"{r.name} v{r.number}" for r in seat_rows if not r.active]
+    """The match's plan, or None after marking it stale (a seated version's entry was
+    retired: a competition's ladder table of a version replaced since it was seated)."""
+    retired = [f"{r.name} v{r.number}" for r in seat_rows if r.retired]
     if retired:
         db.transaction(lambda session: mark_stale(session, row.match_id, token, retired))
         return None
@@ -397,7 +408,7 @@ def _retry_or_fail(
         finish_if_complete(session.connection(), match.tournament_id)
         return MatchStatus.FAILED, None
     match.status = MatchStatus.QUEUED
-    match.job_id = new_job_id(match.id)
+    match.job_id = renewed(match.id, match.job_id)
     match.queued_at = now()
     return MatchStatus.QUEUED, match.job_id
 
@@ -483,7 +494,7 @@ def _in_jobs(
         rest = iter(matches)
         for size in job_sizes(len(matches), workers):
             batch = [next(rest) for _ in range(size)]
-            job_id = new_job_id(batch[0].id)
+            job_id = renewed(batch[0].id, batch[0].job_id)
             for match in batch:
                 match.job_id, match.queued_at = job_id, moment
                 jobs.append((match.id, job_id))

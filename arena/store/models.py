@@ -21,6 +21,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    func,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -61,6 +62,15 @@ class VersionStatus(StrEnum):
     PENDING = "pending"  # being qualified
     READY = "ready"  # qualified: may be scheduled
     REJECTED = "rejected"  # failed its qualification match (see reason)
+
+
+class AfterQualifying(StrEnum):
+    """What a submitted version does once it qualifies (arena.store.releases)."""
+
+    LIVE = "live"  # it becomes the live version at once (the default)
+    STAGE = "stage"  # it waits, qualified, for its owner to promote it
+    #: an A/B test against the live version, which promotes it if it is accepted
+    GATE = "gate"
 
 
 class TournamentStatus(StrEnum):
@@ -141,10 +151,18 @@ class BotVersion(Base):
     kind: Mapped[BotKind] = mapped_column(_enum(BotKind))
     #: the endpoint, the sample bot's name, or an upload's ``sha256:<digest>`` (artifacts)
     target: Mapped[str] = mapped_column(String(500))
+    #: the live version: the one a competition seats and a bare ``BOT`` names (one a bot)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
+    #: when it last became the live version (None: never live)
+    live_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: what it does once it qualifies
+    after_qualifying: Mapped[AfterQualifying] = mapped_column(
+        _enum(AfterQualifying), default=AfterQualifying.LIVE
+    )
     status: Mapped[VersionStatus] = mapped_column(_enum(VersionStatus), default=VersionStatus.READY)
     #: why it was rejected, or how it qualified
-    reason: Mapped[str | None] = mapped_column(Text)
+    reason: Mapped[str | None] = mapped_column(Text)  # public: a kind, never output
+    detail: Mapped[str | None] = mapped_column(Text)  # its owner's: output, traceback
     #: the matches.id of its qualification match, once it played one
     qualification_match_id: Mapped[int | None] = mapped_column(Integer)
     #: an endpoint's own limit set by its owner: matches it serves at once, counted in
@@ -175,6 +193,11 @@ class Tournament(Base):
     fresh_processes: Mapped[bool] = mapped_column(Boolean, default=False)
     #: bots of one owner may sit at one table (the operator's choice; off by default)
     same_owner_tables: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: ladders: tables seated a minute once every entry is settled (None: unpaced, every
+    #: table kept in play; arena.store.pacing)
+    pace: Mapped[float | None] = mapped_column(Float)
+    #: a paced ladder's next settled table is not seated before this moment
+    next_table_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     #: the secret its match seeds are derived from (arena.tournament.seeds); never shown
     secret_key: Mapped[str] = mapped_column(String(64))
     #: ladders: seconds after a match before its full log (seed, hands) is public
@@ -297,6 +320,8 @@ class AbTest(Base):
     counts: Mapped[list[int]] = mapped_column(JSON)
     llr: Mapped[float] = mapped_column(Float, default=0.0)
     pairs: Mapped[int] = mapped_column(Integer, default=0)
+    #: a gate (``--promote-if-better``): the new version goes live if it is accepted
+    promote: Mapped[bool] = mapped_column(Boolean, default=False)
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("owners.id"))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
@@ -451,3 +476,8 @@ class Artifact(Base):
     data: Mapped[bytes] = mapped_column(LargeBinary)
     size: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+# names are unique whatever their case: ALICEBOT is not a new name beside alicebot
+Index("uq_bots_name_folded", func.lower(RegisteredBot.name), unique=True)
+Index("uq_owners_name_folded", func.lower(Owner.name), unique=True)

@@ -6,7 +6,7 @@ import hashlib
 import secrets
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.store.errors import Conflict, Invalid, NotFound
@@ -25,7 +25,7 @@ def add_owner(session: Session, name: str) -> tuple[Owner, str]:
     name = name.strip()
     if not name or len(name) > 100:
         raise Invalid("an owner name has 1 to 100 characters")
-    if session.scalar(select(Owner).where(Owner.name == name)) is not None:
+    if session.scalar(select(Owner).where(func.lower(Owner.name) == name.lower())) is not None:
         raise Conflict(f"an owner named {name!r} exists already")
     token = _new_token()
     owner = Owner(name=name, token_hash=_digest(token))

@@ -67,13 +67,18 @@ _matches, _seats, _tournaments = (
 )
 _entries_table, _versions = table_of(Entry), table_of(BotVersion)
 
-_RETIRED = select(_versions.c.id).where(
-    _versions.c.id.in_(bindparam("versions", expanding=True)), _versions.c.active.is_(False)
+#: a seated version whose entry is retired (a competition replaced it: arena.store.releases)
+#: makes its ladder table stale; no other match ever is
+_RETIRED = select(_entries_table.c.bot_version_id).where(
+    _entries_table.c.tournament_id == bindparam("tournament"),
+    _entries_table.c.bot_version_id.in_(bindparam("versions", expanding=True)),
+    _entries_table.c.retired.is_(True),
 )
-_SEATS_RETIRED = (
-    select(_seats.c.match_id)
-    .join(_versions, _versions.c.id == _seats.c.bot_version_id)
-    .where(_seats.c.match_id == _matches.c.id, _versions.c.active.is_(False))
+_SEATS_RETIRED = select(_seats.c.match_id).where(
+    _seats.c.match_id == _matches.c.id,
+    _entries_table.c.tournament_id == _matches.c.tournament_id,
+    _entries_table.c.bot_version_id == _seats.c.bot_version_id,
+    _entries_table.c.retired.is_(True),
 )
 #: the played matches still ours to record: running, under our claim (compared by the
 #: caller), no seated bot replaced meanwhile; locked on PostgreSQL
@@ -191,7 +196,11 @@ def _discard_if_replaced(session: Session, plan: MatchPlan) -> bool:
     """A result that could not be recorded: if a seated bot was replaced while the match
     was played, the match is stale (discarded, not rated)."""
     versions = [seat.bot_version_id for seat in plan.seats]
-    retired = set(session.connection().execute(_RETIRED, {"versions": versions}).scalars())
+    retired = set(
+        session.connection()
+        .execute(_RETIRED, {"tournament": plan.tournament_id, "versions": versions})
+        .scalars()
+    )
     names = [seat.name for seat in plan.seats if seat.bot_version_id in retired]
     return bool(names) and mark_stale(session, plan.match_id, plan.claim, names)
 

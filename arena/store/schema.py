@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy import text
+from sqlalchemy import inspect, make_url, text
 from sqlalchemy.exc import DBAPIError
 
 from arena.store.db import Database
@@ -55,6 +55,23 @@ def current(db: Database) -> str | None:
             return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
     except DBAPIError:  # no alembic_version table: an empty database
         return None
+
+
+def is_empty(url: str) -> bool:
+    """Whether the database at ``url`` holds no platform yet (no file for SQLite, which
+    this never creates; no migrated schema otherwise)."""
+    found = make_url(url)
+    if found.get_backend_name() == "sqlite":
+        if not found.database or found.database == ":memory:":
+            return True
+        if not Path(found.database).exists():
+            return True
+    db = Database(url)
+    try:
+        with db.engine.connect() as connection:  # an unreachable server raises, as it should
+            return not inspect(connection).has_table("alembic_version")
+    finally:
+        db.dispose()
 
 
 def upgrade(db: Database) -> None:

@@ -163,6 +163,12 @@ def stop(session: Session, name: str, owner: Owner | None = None) -> int:
     return ladder.stop(session, tournament)
 
 
+def is_private_tournament(tournament: Tournament) -> bool:
+    """An owner's own tournament (not an A/B test): its matches are played only when no
+    ranked match (a competition's, a qualification, an A/B test's) waits."""
+    return tournament.owner_id is not None and tournament.format != TournamentFormat.ABTEST
+
+
 def get(session: Session, name: str) -> Tournament:
     tournament = session.scalar(select(Tournament).where(Tournament.name == name))
     if tournament is None:
@@ -202,7 +208,7 @@ def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]
     matches = iter(pending)
     for size in job_sizes(len(pending), workers):
         batch = [next(matches) for _ in range(size)]
-        job_id = new_job_id(batch[0])
+        job_id = new_job_id(batch[0], private=is_private_tournament(tournament))
         jobs.extend((match_id, job_id) for match_id in batch)
     if jobs:  # one executemany (an ORM bulk update by primary key)
         moment = now()
@@ -276,6 +282,7 @@ def summary(session: Session, tournament: Tournament) -> dict[str, Any]:
     return {
         "name": tournament.name,
         "status": tournament.status.value,
+        "format": tournament.format,
         "rules": tournament.rules,
         "table_size": tournament.table_size,
         "games": tournament.games,

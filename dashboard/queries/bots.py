@@ -11,6 +11,7 @@ from arena.store import competitions
 from arena.store import tournaments as tournament_store
 from arena.store.errors import NotFound
 from arena.store.models import (
+    AbTest,
     BotVersion,
     Entry,
     MatchSeat,
@@ -19,15 +20,16 @@ from arena.store.models import (
     RegisteredBot,
     Tournament,
     TournamentMatch,
+    VersionStatus,
 )
 from dashboard.queries.matches import matches
 from dashboard.queries.ratings import rating_history
-from dashboard.schemas import BotPage, BotPublic, SeatFailure, VersionPublic
+from dashboard.schemas import BotPage, BotPublic, SeatFailure, VersionPublic, VersionState
 
 
 def bots(session: Session) -> list[BotPublic]:
     return [
-        _bot_summary(bot)
+        _bot_summary(bot, {})
         for bot in session.scalars(
             select(RegisteredBot)
             .options(selectinload(RegisteredBot.versions))
@@ -80,23 +82,48 @@ def bot_owners(session: Session) -> dict[str, str]:
     )
 
 
-def _bot_summary(bot: RegisteredBot) -> BotPublic:
-    return BotPublic(name=bot.name, versions=[_version(v) for v in bot.versions])
+def _bot_summary(bot: RegisteredBot, gates: dict[int, str], owners_view: bool = False) -> BotPublic:
+    versions = [_version(v, gates.get(v.id), owners_view) for v in bot.versions]
+    return BotPublic(name=bot.name, versions=versions)
 
 
-def _version(version: BotVersion) -> VersionPublic:
+def _version(
+    version: BotVersion, gate: str | None = None, owners_view: bool = False
+) -> VersionPublic:
     return VersionPublic(
         number=version.number,
         kind=version.kind.value,
         target=version.target,
         active=version.active,
         status=version.status.value,
+        state=version_state(version),
+        live_since=version.live_since.isoformat() if version.live_since else None,
+        gate=gate,
         reason=version.reason,
+        detail=version.detail if owners_view else None,
         qualification_match=version.qualification_match_id,
         max_matches=version.max_matches,
         announced_matches=version.announced_matches,
         created_at=version.created_at.isoformat(),
     )
+
+
+def version_state(version: BotVersion) -> VersionState:
+    if version.active:
+        return "live"
+    if version.status is VersionStatus.READY:
+        return "earlier" if version.live_since else "staged"
+    return "pending" if version.status is VersionStatus.PENDING else "rejected"
+
+
+def _gates(session: Session, bot: RegisteredBot) -> dict[int, str]:
+    """The gates of a bot's versions: version id -> its A/B test's name."""
+    rows = session.execute(
+        select(AbTest.new_version_id, AbTest.name).where(
+            AbTest.promote.is_(True), AbTest.new_version_id.in_([v.id for v in bot.versions])
+        )
+    )
+    return {version_id: name for version_id, name in rows}
 
 
 def bot_ratings(
@@ -143,8 +170,17 @@ def _bot(session: Session, name: str) -> RegisteredBot:
     return found
 
 
-def bot(session: Session, name: str, recent: int = 20) -> BotPage:
+def bot_exists(session: Session, name: str) -> None:
+    """Raise NotFound unless a bot is named ``name``."""
+    if session.scalar(select(RegisteredBot.id).where(RegisteredBot.name == name)) is None:
+        raise NotFound(f"no bot named {name!r}")
+
+
+def bot(session: Session, name: str, recent: int = 20, reader: Owner | None = None) -> BotPage:
+    """A bot's page; its rejected versions' details (what the bot printed) only for
+    ``reader`` when it is the bot's owner."""
     found = _bot(session, name)
+    owners_view = reader is not None and found.owner_id == reader.id
     versions = [v.id for v in found.versions]
     ratings = bot_ratings(session, found)
     matches_page = matches(session, bot=name, per_page=recent)
@@ -167,7 +203,7 @@ def bot(session: Session, name: str, recent: int = 20) -> BotPage:
         .limit(recent)
     ).all()
     return BotPage(
-        **dict(_bot_summary(found)),
+        **dict(_bot_summary(found, _gates(session, found), owners_view)),
         unreachable=_unreachable(session, [v.id for v in found.versions if v.active]),
         ratings=ratings,
         recent_matches=matches_page.items,
@@ -177,7 +213,7 @@ def bot(session: Session, name: str, recent: int = 20) -> BotPage:
                 seat=f.seat,
                 version=f.number,
                 forfeit=f.forfeit_kind,
-                reason=f.forfeit_reason,
+                reason=f.forfeit_reason if owners_view else None,
                 strikes=f.strikes,
                 illegal=f.illegal,
             )

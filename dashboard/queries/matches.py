@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from arena.referee.log import MatchLog
-from arena.referee.views import public_view
+from arena.referee.views import public_view, seats_view
 from arena.store import logs
 from arena.store.disclosure import Disclosure, disclosure
 from arena.store.errors import Invalid, NotFound
@@ -21,7 +21,8 @@ from arena.store.models import (
     Tournament,
     TournamentMatch,
 )
-from dashboard.schemas import MatchPage, MatchPublic, SeatPublic
+from dashboard.frames import EVERY_SEAT, frames
+from dashboard.schemas import MatchPage, MatchPublic, Replay, SeatPublic
 
 PER_PAGE = 50
 
@@ -140,9 +141,53 @@ def match_log(session: Session, match_id: int) -> tuple[MatchLog, Disclosure]:
     return MatchLog.from_dict(logs.decode(blob)), disclosure(session, found, tournament)
 
 
-def public_log(session: Session, match_id: int) -> dict[str, Any]:
-    """What anyone may read of a match's log now: the full log once its seed and hands
-    are public (arena.store.disclosure), else its public view (arena.referee.views)."""
+def readable_log(session: Session, match_id: int, reader: int | None = None) -> dict[str, Any]:
+    """What the reader (an owner's id; None: anyone) may read of a match's log now: the
+    full log once its seed and hands are public (arena.store.disclosure), else the view
+    of the seats the reader's bots held (their own hands: what those bots saw), else
+    the public view (arena.referee.views)."""
     log, shown = match_log(session, match_id)
-    readable = log if shown.public else public_view(log)
-    return {**readable.to_dict(), "disclosure": shown.reason}
+    if shown.public:
+        return {**log.to_dict(), "disclosure": shown.reason}
+    mine = own_seats(session, match_id, reader)
+    readable = seats_view(log, mine) if mine else public_view(log)
+    return {**readable.to_dict(), "disclosure": _seen(shown, mine)}
+
+
+def replay(session: Session, match_id: int, reader: int | None = None) -> Replay:
+    """The match's replay frames as the reader may see them (see :func:`readable_log`)."""
+    log, shown = match_log(session, match_id)
+    mine = own_seats(session, match_id, reader)
+    visible = EVERY_SEAT if shown.public else frozenset(mine)
+    return Replay(
+        match=match_id,
+        names=log.names,
+        mine=sorted(mine),
+        public=shown.public,
+        disclosure=shown.reason if shown.public else _seen(shown, mine),
+        frames=frames(log, visible),
+    )
+
+
+def own_seats(session: Session, match_id: int, owner_id: int | None) -> set[int]:
+    """The seats of ``match_id`` held by ``owner_id``'s bots."""
+    if owner_id is None:
+        return set()
+    return set(
+        session.scalars(
+            select(MatchSeat.seat)
+            .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+            .join(RegisteredBot, RegisteredBot.id == BotVersion.bot_id)
+            .where(MatchSeat.match_id == match_id, RegisteredBot.owner_id == owner_id)
+        )
+    )
+
+
+def _seen(shown: Disclosure, mine: set[int]) -> str:
+    if not mine:
+        return shown.reason
+    seats = ", ".join(str(seat) for seat in sorted(mine))
+    return (
+        f"your seat{'s' if len(mine) > 1 else ''} {seats}: your own cards, as your bot saw "
+        f"them; the others' cards are face down, {shown.reason}"
+    )

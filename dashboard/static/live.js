@@ -14,6 +14,11 @@
     return td;
   }
 
+  // A round robin's progress is matches finished of all; a ladder never ends: matches played.
+  function progressText(t) {
+    return t.format === "ladder" ? t.matches.done + " played" : t.matches.finished + " / " + t.matches.total;
+  }
+
   function leaderboardRow(r) {
     var tr = document.createElement("tr");
     var link = document.createElement("a");
@@ -57,7 +62,7 @@
         document.querySelectorAll('[data-tournament="' + CSS.escape(t.name) + '"]').forEach(function (row) {
           var m = t.matches;
           row.querySelector(".status").textContent = t.status;
-          row.querySelector(".progress").textContent = m.finished + " / " + m.total;
+          row.querySelector(".progress").textContent = progressText(t);
           row.querySelector(".running").textContent = m.running;
           row.querySelector(".failed").textContent = m.failed;
         });

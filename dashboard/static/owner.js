@@ -1,16 +1,22 @@
 // An owner's own page: sign in with the token (kept in this tab only), see the bots'
-// versions, seats and output, submit a bot or a version, rotate or revoke the token.
+// versions and choose which one plays (make live, roll back), submit a bot or a version
+// (live at once, staged, or gated by an A/B test), read the matches a page at a time,
+// filtered, with what each uploaded bot printed; rotate or revoke the token.
 // Everything goes through the API with the token as a Bearer header.
 (function () {
   "use strict";
   var KEY = "arena-owner-token";
+  var PER_PAGE = 25;
   var $ = function (id) { return document.getElementById(id); };
   var owner = null;
+  var matchPage = 1;
+  var matchRequest = 0; // only the latest listing is shown, whatever order answers arrive in
 
-  function el(tag, content, cls) {
+  // The same helper as the replay's: a tag, its class, its text.
+  function el(tag, cls, content) {
     var node = document.createElement(tag);
-    if (content != null) { node.textContent = content; }
     if (cls) { node.className = cls; }
+    if (content != null) { node.textContent = content; }
     return node;
   }
 
@@ -47,7 +53,8 @@
       $("token-state").textContent = me.token;
       var names = $("my-bot-names");
       names.replaceChildren.apply(names, me.bots.map(function (b) { var o = el("option"); o.value = b; return o; }));
-      return Promise.all([showBots(me.bots), showSeats()]);
+      fillFilters(me.bots);
+      return Promise.all([showBots(me.bots), showMatches()]);
     }).catch(function (error) {
       sessionStorage.removeItem(KEY);
       $("sign-in").hidden = false;
@@ -62,6 +69,15 @@
     return api("GET", "/competitions").then(function (list) {
       return Promise.all(list.map(function (c) { return api("GET", "/competitions/" + encodeURIComponent(c.name)); }));
     });
+  }
+
+  function when(moment) { return moment ? moment.slice(0, 16).replace("T", " ") + " UTC" : ""; }
+
+  // Which version plays, and since when.
+  function liveLine(bot) {
+    var live = bot.versions.filter(function (v) { return v.state === "live"; })[0];
+    if (!live) { return el("p", "live", "No version plays."); }
+    return el("p", "live", "v" + live.number + " plays" + (live.live_since ? " since " + when(live.live_since) : "") + ".");
   }
 
   // Where a bot stands, or what to do: one line per competition it plays in.
@@ -80,10 +96,17 @@
       lines.push("v" + last.number + " was rejected (its reason is below): fix it and submit a new version.");
     } else if (last && last.status === "pending") {
       lines.push("v" + last.number + " is waiting for its qualification match.");
+    } else if (last && last.state === "staged") {
+      lines.push("v" + last.number + " is staged: " + (last.gate ? "its A/B test " + last.gate + " makes it live if it is better." : "make it live below when you choose."));
     } else if (!lines.length) {
       lines.push("not in any competition yet: the operator opens one (arena competition create NAME --default).");
     }
     return lines;
+  }
+
+  function stateText(v) {
+    if (v.state === "live") { return "live" + (v.live_since ? " since " + when(v.live_since) : ""); }
+    return v.state;
   }
 
   function showBots(names) {
@@ -91,67 +114,162 @@
       Promise.all(names.map(function (name) { return api("GET", "/bots/" + encodeURIComponent(name)); })),
       standings(),
     ]).then(function (found) {
-        var bots = found[0], competitions = found[1];
-        var box = $("my-bots");
-        if (!bots.length) { box.replaceChildren(el("p", "No bots yet: submit one above.")); return; }
-        box.replaceChildren.apply(box, bots.map(function (bot) {
-          var section = el("section", null, "own-bot");
-          section.dataset.bot = bot.name;
-          var title = el("h3");
-          var link = el("a", bot.name);
-          link.href = "/bots/" + encodeURIComponent(bot.name);
-          title.appendChild(link);
-          section.appendChild(title);
-          standingOf(bot, competitions).forEach(function (line) { section.appendChild(el("p", line, "standing")); });
-          var table = el("table");
-          table.appendChild(row("th", ["version", "status", "kind", "active", "reason", "qualification", "created"]));
-          bot.versions.forEach(function (v) {
-            var tr = row("td", ["v" + v.number, v.status, v.kind, v.active ? "yes" : "no", v.reason || "", qualification(v), v.created_at.slice(0, 16).replace("T", " ") + " UTC"]);
-            tr.className = "status-" + v.status;
-            tr.children[4].className = "reason";  // a traceback keeps its line breaks
-            table.appendChild(tr);
-          });
-          section.appendChild(table);
-          return section;
-        }));
-      });
+      var bots = found[0], competitions = found[1];
+      var box = $("my-bots");
+      if (!bots.length) { box.replaceChildren(el("p", null, "No bots yet: submit one above.")); return; }
+      box.replaceChildren.apply(box, bots.map(function (bot) { return botSection(bot, competitions); }));
+    });
+  }
+
+  function botSection(bot, competitions) {
+    var section = el("section", "own-bot");
+    section.dataset.bot = bot.name;
+    var title = el("h3");
+    var link = el("a", null, bot.name);
+    link.href = "/bots/" + encodeURIComponent(bot.name);
+    title.appendChild(link);
+    section.appendChild(title);
+    section.appendChild(liveLine(bot));
+    standingOf(bot, competitions).forEach(function (line) { section.appendChild(el("p", "standing", line)); });
+    var table = el("table");
+    table.appendChild(row("th", ["version", "state", "kind", "reason", "qualification", "A/B gate", "created", ""]));
+    bot.versions.forEach(function (v) {
+      var tr = row("td", ["v" + v.number, stateText(v), v.kind, v.detail || v.reason || "", qualification(v), gate(v), when(v.created_at), release(bot, v)]);
+      tr.className = "status-" + v.status + " state-" + v.state;
+      tr.children[3].className = "reason";  // a traceback keeps its line breaks
+      table.appendChild(tr);
+    });
+    section.appendChild(table);
+    var earlier = bot.versions.some(function (v) { return v.state === "earlier"; });
+    if (earlier) {
+      var back = el("button", "rollback", "Roll back to the version live before");
+      back.type = "button";
+      back.onclick = function () { change(bot.name, "/bots/" + encodeURIComponent(bot.name) + "/rollback", undefined); };
+      section.appendChild(back);
+    }
+    return section;
+  }
+
+  // "Make live" for a qualified version that does not play now.
+  function release(bot, version) {
+    if (version.state !== "staged" && version.state !== "earlier") { return ""; }
+    var button = el("button", "promote", "Make v" + version.number + " live");
+    button.type = "button";
+    button.onclick = function () {
+      change(bot.name, "/bots/" + encodeURIComponent(bot.name) + "/promote", { version: version.number });
+    };
+    return button;
+  }
+
+  function change(name, path, body) {
+    var status = $("release");
+    status.className = "";
+    status.textContent = "…";
+    return api("POST", path, body).then(function (live) {
+      status.className = "ok";
+      status.textContent = live.bot + " v" + live.version + " is live" +
+        (live.competitions.length ? ": now playing in " + live.competitions.join(", ") : "") + ".";
+      return showBots(owner.bots);
+    }).catch(function (error) {
+      status.className = "error";
+      status.textContent = "Not changed: " + error.message;
+    });
   }
 
   // The link to the match that qualified or rejected a version (its replay, its output
-  // among the seats below).
+  // among the matches below).
   function qualification(version) {
     if (version.qualification_match == null) { return "-"; }
-    var link = el("a", "match " + version.qualification_match, "qualification");
+    var link = el("a", "qualification", "match " + version.qualification_match);
     link.href = "/matches/" + version.qualification_match;
+    return link;
+  }
+
+  function gate(version) {
+    if (!version.gate) { return "-"; }
+    var link = el("a", "gate", version.gate);
+    link.href = "/abtests/" + encodeURIComponent(version.gate);
     return link;
   }
 
   function row(tag, cells) {
     var tr = el("tr");
-    cells.forEach(function (c) { tr.appendChild(c instanceof Node ? wrap(tag, c) : el(tag, c)); });
+    cells.forEach(function (c) { tr.appendChild(c instanceof Node ? wrap(tag, c) : el(tag, null, c)); });
     return tr;
   }
   function wrap(tag, child) { var cell = el(tag); cell.appendChild(child); return cell; }
 
-  function showSeats() {
-    return api("GET", "/owners/me/seats?limit=50").then(function (seats) {
-      var body = $("my-seats").querySelector("tbody");
-      if (!seats.length) { body.replaceChildren(row("td", ["No recorded matches yet.", "", "", "", "", "", "", ""])); return; }
-      body.replaceChildren.apply(body, seats.map(function (s) {
-        var link = el("a", String(s.match));
-        link.href = "/matches/" + s.match;
-        var output;
-        if (s.output) {
-          output = el("details");
-          output.appendChild(el("summary", s.output.split("\n").length + " lines"));
-          output.appendChild(el("pre", s.output, "output"));
-        } else {
-          output = el("span", "-", "hint");
-        }
-        return row("td", [link, s.tournament, s.bot + " v" + s.version, s.place == null ? "-" : String(s.place),
-          s.forfeit ? s.forfeit + (s.reason ? ": " + s.reason : "") : "", String(s.strikes), String(s.illegal), output]);
+  // The filters: the owner's bots, and the competitions.
+  function fillFilters(bots) {
+    var select = $("filter-bot");
+    var chosen = select.value;
+    select.replaceChildren.apply(select, [""].concat(bots).map(function (b) {
+      var o = el("option", null, b || "every bot");
+      o.value = b;
+      return o;
+    }));
+    select.value = chosen;
+    api("GET", "/competitions").then(function (list) {
+      var where = $("filter-competition");
+      var picked = where.value;
+      where.replaceChildren.apply(where, [""].concat(list.map(function (c) { return c.name; })).map(function (c) {
+        var o = el("option", null, c || "anywhere");
+        o.value = c;
+        return o;
       }));
+      where.value = picked;
     });
+  }
+
+  function query() {
+    var params = new URLSearchParams({ page: String(matchPage), per_page: String(PER_PAGE) });
+    var bot = $("filter-bot").value, version = $("filter-version").value.trim();
+    if (bot) { params.set("bot", bot); }
+    if (bot && version) { params.set("version", version); }
+    if ($("filter-result").value) { params.set("result", $("filter-result").value); }
+    if ($("filter-forfeit").checked) { params.set("forfeit", "true"); }
+    if ($("filter-competition").value) { params.set("competition", $("filter-competition").value); }
+    return params.toString();
+  }
+
+  function showMatches() {
+    var body = $("my-seats").querySelector("tbody");
+    var asked = ++matchRequest;
+    var table = $("my-seats");
+    function answered() { table.dataset.answers = String(Number(table.dataset.answers || 0) + 1); }
+    return api("GET", "/owners/me/matches?" + query()).then(function (found) {
+      answered();
+      if (asked !== matchRequest) { return; }
+      $("matches-count").textContent = found.total + (found.total === 1 ? " seat" : " seats") +
+        (found.total ? " · page " + found.page + " of " + Math.max(1, Math.ceil(found.total / found.per_page)) : "");
+      $("previous-page").disabled = found.page <= 1;
+      $("next-page").disabled = !found.has_next;
+      if (!found.items.length) { body.replaceChildren(row("td", ["No recorded matches here.", "", "", "", "", "", "", "", ""])); return; }
+      body.replaceChildren.apply(body, found.items.map(seatRow));
+    }).catch(function (error) {
+      answered();
+      if (asked !== matchRequest) { return; }
+      body.replaceChildren(row("td", ["Cannot list them: " + error.message, "", "", "", "", "", "", "", ""]));
+    });
+  }
+
+  function seatRow(s) {
+    var link = el("a", "match", String(s.match));
+    link.href = "/matches/" + s.match;
+    var study = el("a", "study", "your decisions");
+    study.href = "/matches/" + s.match + "#mine";
+    var output;
+    if (s.output) {
+      output = el("details");
+      output.appendChild(el("summary", null, s.output.split("\n").length + " lines"));
+      output.appendChild(el("pre", "output", s.output));
+    } else {
+      output = el("span", "hint", "-");
+    }
+    var tr = row("td", [link, s.tournament, s.bot + " v" + s.version, s.place == null ? "-" : String(s.place),
+      s.forfeit ? s.forfeit + (s.reason ? ": " + s.reason : "") : "", String(s.strikes), String(s.illegal), study, output]);
+    if (s.place != null && s.place > 1) { tr.className = "lost"; }
+    return tr;
   }
 
   function readSource() {
@@ -169,6 +287,7 @@
     status.textContent = "Submitting…";
     readSource().then(function (source) {
       var body = kind === "python" ? { kind: kind, source: source } : { kind: kind, target: $("bot-target").value.trim() };
+      body.after = $("bot-after").value;
       var mine = owner.bots.indexOf(name) >= 0;
       if (!mine) { body.name = name; }
       return api("POST", mine ? "/bots/" + encodeURIComponent(name) + "/versions" : "/bots", body);
@@ -190,7 +309,8 @@
           var version = bot.versions.filter(function (v) { return v.number === number; })[0];
           if (version && version.status !== "pending") {
             status.className = version.status === "ready" ? "ok" : "error";
-            status.textContent = name + " v" + number + ": " + version.status + (version.reason ? ": " + version.reason : "");
+            status.textContent = name + " v" + number + ": " + version.status + (version.detail || version.reason ? ": " + (version.detail || version.reason) : "") +
+              (version.status === "ready" ? " (" + stateText(version) + ")" : "");
             resolve(signIn(sessionStorage.getItem(KEY)));
           } else if (Date.now() > deadline) {
             status.textContent = name + " v" + number + " is still waiting for a worker to play its qualification match; this page shows it once it has.";
@@ -210,6 +330,10 @@
     document.querySelector(".kind-python").hidden = !python;
     document.querySelector(".kind-endpoint").hidden = python;
   });
+  $("match-filters").addEventListener("change", function () { matchPage = 1; showMatches(); });
+  $("match-filters").addEventListener("submit", function (event) { event.preventDefault(); matchPage = 1; showMatches(); });
+  $("previous-page").addEventListener("click", function () { matchPage = Math.max(1, matchPage - 1); showMatches(); });
+  $("next-page").addEventListener("click", function () { matchPage += 1; showMatches(); });
   $("rotate").addEventListener("click", function () {
     api("POST", "/owners/me/token").then(function (fresh) {
       sessionStorage.setItem(KEY, fresh.token);

@@ -1,9 +1,14 @@
 // The replay: the table seen from above, seats around it, the pile in the middle.
 // Step with the buttons or the arrow keys, or play it (space) at the chosen speed.
+// An owner signed in on /owner (the token in this tab) sees the match from their bots'
+// seats: their cards face up, their decisions marked with the hand they held; "n" and
+// "p" go to the next and previous decision of theirs, and #mine opens at the first.
 (function () {
   "use strict";
+  var TOKEN_KEY = "arena-owner-token";
   var frames = JSON.parse(document.getElementById("frames").textContent);
   var names = JSON.parse(document.getElementById("names").textContent);
+  var mine = [];  // the reader's own seats (an owner's view)
   var SUIT = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
   var RED = { H: true, D: true };
   var BASE_MS = 900;
@@ -37,7 +42,8 @@
     if (seat === f.to_act) { node.classList.add("to-act"); }
     if (!f.active[seat]) { node.classList.add("out"); }
     if (seat === f.seat) { node.classList.add("acted"); }
-    node.appendChild(el("div", "who", names[seat] + " \u00b7 " + hand.length + (hand.length === 1 ? " card" : " cards")));
+    if (isMine(seat)) { node.classList.add("mine"); }
+    node.appendChild(el("div", "who", names[seat] + (isMine(seat) ? " (yours)" : "") + " \u00b7 " + hand.length + (hand.length === 1 ? " card" : " cards")));
     var cards = el("div", "cards");
     hand.forEach(function (c) { cards.appendChild(card(c)); });
     node.appendChild(cards);
@@ -82,11 +88,32 @@
     return pile;
   }
 
+  function isMine(seat) { return mine.indexOf(seat) >= 0; }
+
+  // A decision of the reader's own bot: a step one of their seats took.
+  function isOwnDecision(f) { return f.seat != null && isMine(f.seat) && f.kind !== "end"; }
+
+  // The cards a seat held when it decided, as a row of cards (null: not to be seen).
+  function heldNode(f) {
+    var box = el("p", "held");
+    if (!f.held) { return box; }
+    box.appendChild(el("span", "label", (isMine(f.seat) ? "your bot held " : names[f.seat] + " held ")));
+    f.held.forEach(function (c) { box.appendChild(card(c)); });
+    return box;
+  }
+
+  // A call's verdict, as the move list and the table say it.
+  function verdict(f) {
+    if (!f.call) { return null; }
+    return f.call.right ? { cls: "right", text: "\u2713 right" } : { cls: "wrong", text: "\u2717 wrong" };
+  }
+
   function show() {
     var f = frames[index];
     $("position").textContent = "step " + index + " / " + (frames.length - 1) + " \u00b7 deal " + (f.deal + 1);
     $("scrubber").value = index;
     $("frame-title").textContent = f.title + (f.latency_ms != null ? "  (" + f.latency_ms.toFixed(2) + " ms)" : "");
+    $("frame-held").replaceWith(Object.assign(heldNode(f), { id: "frame-held" }));
     var table = $("table");
     var seats = f.hands.map(function (_, seat) { return seatNode(f, seat); });
     var count = seats.length;
@@ -117,10 +144,13 @@
   function go(to) { index = Math.max(0, Math.min(frames.length - 1, to)); show(); }
 
   // The move list: every step, under its deal, a link to it (the step is in the address,
-  // so a moment can be shared).
+  // so a moment can be shared); a call says whether it was right, the reader's own
+  // decisions are marked with the hand they held.
   var moveLinks = [];
   function buildMoves() {
     var list = $("moves"), section = null, key = null;
+    moveLinks = [];
+    list.replaceChildren();
     frames.forEach(function (f, i) {
       var mine = f.kind === "end" ? "end" : f.deal;  // deals as sections, then the end
       if (mine !== key) {
@@ -131,7 +161,14 @@
         item.appendChild(section);
         list.appendChild(item);
       }
-      var link = el("a", "move " + f.kind, f.title);
+      var link = el("a", "move " + f.kind + (isOwnDecision(f) ? " mine" : ""), f.title);
+      var said = verdict(f);
+      if (said) { link.appendChild(el("span", "verdict " + said.cls, " " + said.text)); }
+      if (isOwnDecision(f) && f.held) {
+        var held = el("span", "held");
+        f.held.forEach(function (c) { held.appendChild(card(c)); });
+        link.appendChild(held);
+      }
       link.href = "#step=" + i;
       link.onclick = function (event) { event.preventDefault(); pause(); go(i); };
       var row = el("li");
@@ -141,9 +178,19 @@
     });
   }
 
-  function stepInAddress() {
-    var found = /^#step=(\d+)$/.exec(location.hash);
+  function stepInAddress(hash) {
+    if (hash === "#mine") { return ownDecision(-1, 1); }
+    var found = /^#step=(\d+)$/.exec(hash);
     return found ? Math.min(frames.length - 1, Number(found[1])) : 0;
+  }
+
+  // The reader's next (direction 1) or previous (-1) decision from ``from``; ``from``
+  // itself when there is none.
+  function ownDecision(from, direction) {
+    for (var i = from + direction; i >= 0 && i < frames.length; i += direction) {
+      if (isOwnDecision(frames[i])) { return i; }
+    }
+    return Math.max(0, from);
   }
 
   function tick() {
@@ -180,9 +227,44 @@
     if (event.key === "ArrowRight") { pause(); go(index + 1); }
     if (event.key === "ArrowLeft") { pause(); go(index - 1); }
     if (event.key === " ") { event.preventDefault(); $("play").click(); }
+    if (mine.length && event.key === "n") { pause(); go(ownDecision(index, 1)); }
+    if (mine.length && event.key === "p") { pause(); go(ownDecision(index, -1)); }
   });
-  window.addEventListener("hashchange", function () { var to = stepInAddress(); if (to !== index) { pause(); go(to); } });
+  $("next-mine").onclick = function () { pause(); go(ownDecision(index, 1)); };
+  $("previous-mine").onclick = function () { pause(); go(ownDecision(index, -1)); };
+  window.addEventListener("hashchange", function () { var to = stepInAddress(location.hash); if (to !== index) { pause(); go(to); } });
+
+  // With an owner's token, the match as the owner's bots saw it (the server decides
+  // what that is: their own cards until the log is public, every card after).
+  function ownView() {
+    var token = sessionStorage.getItem(TOKEN_KEY);
+    if (!token) { return Promise.resolve(); }
+    var id = $("replay").dataset.match;
+    return fetch("/api/v1/matches/" + id + "/replay", { headers: { Authorization: "Bearer " + token } })
+      .then(function (response) { return response.ok ? response.json() : null; })
+      .then(function (replay) {
+        if (!replay || !replay.mine.length) { return; }
+        frames = replay.frames;
+        names = replay.names;
+        mine = replay.mine;
+        var note = $("own-view");
+        note.textContent = "Your view: " + replay.mine.map(function (s) { return names[s] + " (seat " + s + ")"; }).join(", ") +
+          " \u00b7 " + replay.disclosure + " \u00b7 n / p: your next / previous decision";
+        note.hidden = false;
+        $("next-mine").hidden = $("previous-mine").hidden = false;
+        var shown = $("disclosure");
+        if (shown) { shown.hidden = true; }
+      }).catch(function () { /* the public view stays */ });
+  }
+
+  var asked = location.hash;  // #mine waits for the owner's view to know which seats
   buildMoves();
-  index = stepInAddress();
+  index = stepInAddress(asked);
   show();
+  ownView().then(function () {
+    if (!mine.length) { return; }
+    buildMoves();
+    index = stepInAddress(asked === "#mine" ? asked : location.hash);
+    show();
+  });
 })();

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from arena.platform import Platform, children
@@ -64,3 +68,30 @@ def play_served_bot(command: list[str], cwd: Path, opponents: list[str], games: 
         bot.wait(10)
     assert played.returncode == 0, played.stdout + played.stderr
     return next(row for row in json.loads(played.stdout)["bots"] if row["bot"] == address.group(1))
+
+
+@contextmanager
+def platform_up(data_dir: Path, workers: int = 2, games: int = 4) -> Iterator[dict[str, str]]:
+    """``arena up`` on ``data_dir`` (a private Redis, SQLite), as a user runs it; the
+    environment its commands take (only ``ARENA_DATA_DIR``: they find it themselves).
+    Stopped with Ctrl-C when the block ends, however it ends."""
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "ARENA_DATABASE_URL")}
+    env["ARENA_DATA_DIR"] = str(data_dir)
+    process = children.spawn(
+        [sys.executable, "-m", "arena", "up", "--games", str(games), "--workers",
+         str(workers), "--port", "0"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 300  # a hang, not a slow machine: it takes seconds
+        while not (data_dir / "running.json").exists():  # it says where it runs once up
+            assert process.poll() is None, f"arena up exited with {process.returncode}"
+            assert time.monotonic() < deadline, "arena up did not come up"
+            time.sleep(0.2)
+        yield env
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            process.kill()

@@ -44,7 +44,7 @@ def play_counted(plan: matches.MatchPlan) -> tuple[MatchLog, tuple[Tally, ...]]:
     ruleset = Ruleset.from_dict(plan.rules)
     referee = Referee(
         ruleset,
-        seats_for(plan.seats, ruleset, plan.seed, ExitStack(), []),
+        seats_for(plan.seats, ruleset, plan.seed, ExitStack()),
         plan.seed,
         RefereeSettings(**plan.settings),
     )

@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.platform.sandbox import bwrap
+from arena.platform.sandbox import bwrap, runtime
 from arena.platform.sandbox.cgroup import Cgroup
 from arena.platform.sandbox.errors import SandboxError, SandboxUnavailable
 from arena.platform.sandbox.limits import Limits
@@ -62,6 +62,9 @@ def _scratch_root() -> str:
 #: a sandbox's folder is named after the process that made it: a sweep can tell the
 #: folders whose maker died (a killed worker) from a live worker's
 FOLDER_PREFIX = "arena-sandbox-"
+#: what a sandbox is shown (its code and its socket's folder) is in a folder of its own,
+#: linked from its sandbox's folder: a name with no pid in it (mountinfo shows it)
+SEAT_PREFIX = "arena-seat-"
 
 
 def _folder_prefix() -> str:
@@ -74,9 +77,17 @@ def sweep_folders() -> int:
     removed = 0
     for folder in Path(_scratch_root()).glob(f"{FOLDER_PREFIX}*-*"):
         if orphaned(folder.name):
-            shutil.rmtree(folder, ignore_errors=True)
+            _remove(folder)
             removed += not folder.exists()
     return removed
+
+
+def _remove(home: Path) -> None:
+    """Remove a sandbox's folder and the seat folder it links to."""
+    seat = home / "seat"
+    if seat.is_symlink():
+        shutil.rmtree(os.readlink(seat), ignore_errors=True)
+    shutil.rmtree(home, ignore_errors=True)
 
 
 def orphaned(name: str) -> bool:
@@ -102,7 +113,6 @@ class Sandbox:
     def __init__(
         self,
         bot: Path,
-        hidden: tuple[Path, ...] | list[Path] = (),
         limits: Limits = DEFAULT_LIMITS,
         output: Path | None = None,
     ) -> None:
@@ -112,7 +122,6 @@ class Sandbox:
             raise SandboxError("the bot's folder has no bot.py")
         if not self.code.exists():
             raise SandboxError("the bot's code is missing")
-        self.hidden = [Path(p) for p in hidden]
         self.limits = limits
         self.isolated = not unsandboxed()
         self.home: Path | None = None
@@ -139,7 +148,9 @@ class Sandbox:
 
     def _start(self) -> None:
         self.home = Path(tempfile.mkdtemp(prefix=_folder_prefix(), dir=_scratch_root()))
-        sockets = self.home / "sock"
+        seat = Path(tempfile.mkdtemp(prefix=SEAT_PREFIX, dir=_scratch_root()))
+        (self.home / "seat").symlink_to(seat)
+        sockets = seat / "sock"
         sockets.mkdir(mode=0o700)
         if self.output is None:
             self.output = self.home / "output.log"
@@ -176,14 +187,20 @@ class Sandbox:
             raise SandboxUnavailable(str(error)) from None
         os.chown(sockets, self.uid_lease.uid, self.uid_lease.uid)
         assert self.home is not None  # made before the launch
+        try:
+            image = runtime.image()
+        except OSError as error:
+            raise SandboxUnavailable(f"cannot make the sandbox's runtime: {error}") from None
         options = bwrap.options(
-            code=_readable_by_all(self.code, self.home / "code"),
+            image=image,
+            code=_in_memory(self.code, sockets.parent / "code"),
             socket_dir=sockets,
             env=_ENV,
-            hidden=self.hidden,
             tmp_bytes=self.limits.memory_bytes,
         )
-        run = _runner(bwrap.entry_inside(self.code), bwrap.SOCKET_DIR / SOCKET, ready_fd)
+        run = _runner(
+            str(runtime.PYTHON), bwrap.entry_inside(self.code), bwrap.SOCKET_DIR / SOCKET, ready_fd
+        )
         return bwrap.launch(options, run, self.uid_lease.uid)
 
     def _map_user(self, launch: bwrap.Launch) -> None:
@@ -212,7 +229,7 @@ class Sandbox:
         if launch is not None:
             return [*join, *rlimits, "--", *launch.argv]
         entry = self.code if self.code.is_file() else self.code / "bot.py"
-        return [*join, *rlimits, "--", *_runner(entry, sockets / SOCKET, ready_fd)]
+        return [*join, *rlimits, "--", *_runner(sys.executable, entry, sockets / SOCKET, ready_fd)]
 
     def _spawn(
         self, command: list[str], ready_fd: int, launch: bwrap.Launch | None
@@ -228,7 +245,7 @@ class Sandbox:
                     pass_fds=(ready_fd, *(launch.pass_fds if launch else ())),
                     start_new_session=True,
                     cwd=self.home,
-                    env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
+                    env={"PATH": _path(launch), "LANG": "C.UTF-8"},
                 )
             except OSError as error:  # no such program, no memory or processes left
                 raise SandboxUnavailable(f"cannot start a sandbox: {error}") from None
@@ -325,7 +342,7 @@ class Sandbox:
             self.uid_lease.release()
         if self.home is not None:
             self._final_output = self._read_output()
-            shutil.rmtree(self.home, ignore_errors=True)
+            _remove(self.home)
             self.home = None
 
     def output_tail(self, size: int = 400) -> str:
@@ -367,13 +384,11 @@ class Sandbox:
         return self._read_output()[-2000:].decode(errors="replace").strip()
 
 
-def _readable_by_all(code: Path, staging: Path) -> Path:
-    """``code`` if every part of it is readable by any uid (the bot is not its owner),
-    else a copy of it in ``staging`` that is."""
-    parts = [code] if code.is_file() else [code, *code.rglob("*")]
-    needed = {True: stat.S_IROTH | stat.S_IXOTH, False: stat.S_IROTH}
-    if all(part.stat().st_mode & needed[part.is_dir()] == needed[part.is_dir()] for part in parts):
-        return code
+def _in_memory(code: Path, staging: Path) -> Path:
+    """A copy of ``code`` in ``staging`` (the sandbox's folder, in memory), readable by
+    any uid (the bot is not its owner). A copy, never the upload itself: pages of a file
+    on disk are a channel between the sandboxes that read it (:mod:`.runtime`), two
+    rotations of one bot in a duplicate competition among them."""
     staging.mkdir(mode=0o755)
     copy = staging / code.name
     if code.is_file():
@@ -385,9 +400,15 @@ def _readable_by_all(code: Path, staging: Path) -> Path:
     return copy
 
 
-def _runner(entry: Path, socket: Path, ready_fd: int) -> list[str]:
+def _path(launch: bwrap.Launch | None) -> str:
+    """The PATH that finds the sandbox's programs (bwrap's folder first)."""
+    path = os.environ.get("PATH", "/usr/bin:/bin")
+    return f"{launch.path}:{path}" if launch is not None else path
+
+
+def _runner(python: str, entry: Path, socket: Path, ready_fd: int) -> list[str]:
     return [
-        sys.executable, "-m", "arena.sdk.run", str(entry),
+        python, "-m", "arena.sdk.run", str(entry),
         "--socket", str(socket), "--ready-fd", str(ready_fd),
     ]  # fmt: skip
 
@@ -431,7 +452,11 @@ _SIGNALS: dict[int, str] = {
 
 @functools.cache
 def _host_paths() -> tuple[str, ...]:
-    paths = [str(p) for p in bwrap.runtime_paths()] + [_scratch_root()]
+    import arena
+
+    found = {sys.prefix, sys.base_prefix, str(Path(arena.__file__).parents[1]), _scratch_root()}
+    found |= {os.path.realpath(path) for path in found}
+    paths = [path for path in found if len(path) > 1]
     return tuple(sorted(paths, key=len, reverse=True))
 
 

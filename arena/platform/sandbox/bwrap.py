@@ -18,14 +18,12 @@ import functools
 import json
 import os
 import select
-import sys
-import sysconfig
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.platform.sandbox import seccomp
+from arena.platform.sandbox import runtime, seccomp
 
 #: where the bot's code, its socket folder and its home are inside the sandbox
 CODE = Path("/bot")
@@ -33,8 +31,8 @@ SOCKET_DIR = Path("/run/arena")
 HOME = Path("/tmp")
 UID = GID = 65534
 
-_SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-_SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime")
+#: the root's folders that are links into /usr (a merged /usr, whatever the host has)
+_MERGED = ("/bin", "/sbin", "/lib", "/lib64")
 
 
 @functools.cache
@@ -50,41 +48,11 @@ def executable() -> str | None:
         return which("bwrap")
 
 
-def runtime_paths() -> list[Path]:
-    """What the sandboxed Python needs to read: its installation and the packages the SDK
-    imports (for an editable install, only the ``arena`` package of the checkout)."""
-    import google.protobuf
-    import grpc
-
-    import arena
-
-    candidates = {Path(sys.base_prefix), Path(sys.prefix), Path(arena.__file__).parent}
-    candidates |= {Path(sysconfig.get_path(key)) for key in ("stdlib", "purelib", "platlib")}
-    candidates |= {Path(grpc.__file__).parents[1], Path(google.protobuf.__file__).parents[2]}
-    return _outermost(path.resolve() for path in candidates if path.exists())
-
-
-def _outermost(paths: Iterable[Path]) -> list[Path]:
-    """The paths not inside another of them, sorted."""
-    unique = sorted(set(paths), key=lambda p: len(p.parts))
-    kept: list[Path] = []
-    for path in unique:
-        if not any(path.is_relative_to(outer) for outer in kept):
-            kept.append(path)
-    return sorted(kept)
-
-
 def options(
-    *,
-    code: Path,
-    socket_dir: Path,
-    env: dict[str, str],
-    hidden: Sequence[Path] = (),
-    tmp_bytes: int,
+    *, image: Path, code: Path, socket_dir: Path, env: dict[str, str], tmp_bytes: int
 ) -> list[str]:
-    """bwrap's options to show ``code`` (a file or a folder) at /bot and ``socket_dir``
-    writable at /run/arena; ``hidden`` paths that fall inside what is shown are covered
-    with an empty file system."""
+    """bwrap's options to show the runtime ``image`` (:mod:`.runtime`) as /usr, ``code``
+    (a file or a folder, in memory) at /bot and ``socket_dir`` writable at /run/arena."""
     args = [
         "--unshare-user",
         "--unshare-ipc",
@@ -105,29 +73,16 @@ def options(
         # first, so that what is bound below stays visible when it lies under /tmp
         # (a checkout or a virtual environment there)
         "--perms", "01777", "--size", str(tmp_bytes), "--tmpfs", str(HOME),
-        "--ro-bind", "/usr", "/usr",
+        "--ro-bind", str(image / "usr"), "/usr",
     ]  # fmt: skip
-    for name in _SYSTEM_DIRS:
-        path = Path(name)
-        if path.is_symlink():
-            args += ["--symlink", os.readlink(path), name]
-        elif path.is_dir():
-            args += ["--ro-bind", name, name]
-    for name in _SYSTEM_FILES:
-        args += ["--ro-bind-try", name, name]
-    shown = runtime_paths()
+    for name in _MERGED:
+        args += ["--symlink", f"usr{name}", name]
+    if (image / "etc/localtime").exists():
+        args += ["--ro-bind", str(image / "etc/localtime"), "/etc/localtime"]
     made: set[Path] = set()
-    for path in shown:
-        if not path.is_relative_to("/usr"):
-            args += _parents(path, made) + ["--ro-bind", str(path), str(path)]
-    for path in hidden:
-        path = Path(path).resolve()
-        if any(path.is_relative_to(outer) for outer in shown):
-            args += ["--tmpfs", str(path)]
     target = CODE / code.name if code.is_file() else CODE
     args += [
-        "--proc", "/proc",
-        "--dev", "/dev",
+        *_proc_and_dev(image / runtime.EMPTY),
         *_parents(target, made), "--ro-bind", str(code), str(target),
         *_parents(SOCKET_DIR, made), "--bind", str(socket_dir), str(SOCKET_DIR),
         "--chdir", str(HOME),
@@ -135,6 +90,21 @@ def options(
     ]  # fmt: skip
     for key, value in env.items():
         args += ["--setenv", key, value]
+    return args
+
+
+def _proc_and_dev(empty: Path) -> list[str]:
+    """A /proc of the sandbox's PID namespace without the host's counters (each covered
+    by the ``empty`` file or an empty folder, see :data:`MASKED`), and a /dev without
+    pseudo-terminals (their count and pool are the host's)."""
+    args = ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/pts", "--remount-ro", "/dev/pts"]
+    args += ["--tmpfs", "/proc/sys", "--remount-ro", "/proc/sys"]
+    for name in MASKED:
+        path = Path(name)
+        if path.is_dir():
+            args += ["--tmpfs", name, "--remount-ro", name]
+        elif path.exists():
+            args += ["--ro-bind", str(empty), name]
     return args
 
 
@@ -149,17 +119,36 @@ def _parents(path: Path, made: set[Path]) -> list[str]:
     return args
 
 
+#: the host-wide counters of /proc: each moves with what other processes of the machine
+#: (other sandboxes) do, so each is a channel; covered by an empty file. /proc/sys is
+#: covered by an empty folder (``kernel/pty/nr``, ``fs/aio-nr``, ``fs/file-nr``, …).
+MASKED = (
+    "/proc/stat", "/proc/meminfo", "/proc/loadavg", "/proc/uptime", "/proc/vmstat",
+    "/proc/zoneinfo", "/proc/buddyinfo", "/proc/pagetypeinfo", "/proc/slabinfo",
+    "/proc/diskstats", "/proc/interrupts", "/proc/softirqs", "/proc/schedstat",
+    "/proc/sched_debug", "/proc/locks", "/proc/swaps", "/proc/key-users", "/proc/keys",
+    "/proc/timer_list", "/proc/vmallocinfo", "/proc/kallsyms", "/proc/modules",
+    "/proc/partitions", "/proc/cgroups", "/proc/sysvipc", "/proc/pressure",
+    "/proc/latency_stats", "/proc/kpagecount", "/proc/kpageflags", "/proc/kpagecgroup",
+    "/proc/allocinfo", "/proc/fs", "/proc/tty", "/proc/driver", "/proc/irq", "/proc/bus",
+    "/proc/sysrq-trigger", "/proc/kcore", "/proc/mdstat", "/proc/consoles",
+)  # fmt: skip
+
+
 class LaunchFailed(RuntimeError):
     """bwrap ended, or said nothing in time, before its user namespace was mapped."""
 
 
 @dataclass
 class Launch:
-    """One bwrap run: its command line (``bwrap --args FD -- argv``), the descriptors it
-    inherits (its options, the seccomp filter, the user-namespace handshake), and the
-    host uid its uid 65534 is mapped to once :meth:`map_user` is called."""
+    """One bwrap run: its command line (``bwrap --args FD -- argv``, found on :attr:`path`:
+    the sandbox's pid 1 shows no host path), the descriptors it inherits (its options,
+    the seccomp filter, the user-namespace handshake), and the host uid its uid 65534 is
+    mapped to once :meth:`map_user` is called."""
 
     argv: list[str]
+    #: the folder of the bwrap program, to put first on the PATH that runs :attr:`argv`
+    path: str
     pass_fds: tuple[int, ...]
     host_uid: int
     _info: int = -1
@@ -207,7 +196,8 @@ def launch(options: list[str], argv: Sequence[str], host_uid: int) -> Launch:
     args_fd = _memory_file("arena-bwrap-args", data)
     theirs = [filter_fd, info_write, block_read, args_fd]
     return Launch(
-        argv=[bwrap, "--args", str(args_fd), "--", *_become_nobody(), *argv],
+        argv=["bwrap", "--args", str(args_fd), "--", *_become_nobody(), *argv],
+        path=os.path.dirname(bwrap),
         pass_fds=tuple(theirs),
         host_uid=host_uid,
         _info=info_read,

@@ -5,13 +5,13 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from subprocess import PIPE, TimeoutExpired
 
-from arena.platform.sandbox import bwrap
+from arena.platform import children
+from arena.platform.sandbox import bwrap, runtime
 from arena.platform.sandbox.box import unsandboxed
 from arena.platform.sandbox.cgroup import Cgroup
 from arena.platform.sandbox.seccomp import SeccompUnavailable
@@ -73,18 +73,27 @@ def _bwrap_fails() -> str | None:
         code.write_text("")
         sockets = Path(folder) / "sock"
         sockets.mkdir()
-        argv = [sys.executable, "-c", "import arena.sdk"]
+        argv = [str(runtime.PYTHON), "-c", "import arena.sdk"]
         try:
+            image = runtime.image()
             lease = UidLease()
-        except NoUidLeft as error:
+        except (NoUidLeft, OSError) as error:
             return str(error)
         process = None
         try:
             os.chown(sockets, lease.uid, lease.uid)
-            options = bwrap.options(code=code, socket_dir=sockets, env={}, tmp_bytes=2**20)
+            options = bwrap.options(
+                image=image, code=code, socket_dir=sockets, env={}, tmp_bytes=2**20
+            )
             launch = bwrap.launch(options, argv, lease.uid)
-            process = subprocess.Popen(
-                launch.argv, pass_fds=launch.pass_fds, stdout=PIPE, stderr=PIPE
+            # killed with the worker, whatever moment it dies at (a bwrap waiting for
+            # its user mapping would wait for ever)
+            process = children.spawn(
+                launch.argv,
+                pass_fds=launch.pass_fds,
+                stdout=PIPE,
+                stderr=PIPE,
+                env={**os.environ, "PATH": f"{launch.path}:{_search_path()}"},
             )
             launch.started()
             launch.map_user(timeout=30)
@@ -101,3 +110,7 @@ def _bwrap_fails() -> str | None:
         message = done.stderr.decode(errors="replace").strip().splitlines()
         return f"bubblewrap cannot build a sandbox: {message[-1] if message else done.returncode}"
     return None
+
+
+def _search_path() -> str:
+    return os.environ.get("PATH", "/usr/bin:/bin")

@@ -51,7 +51,17 @@ DENIED = (
     "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "iopl", "ioperm",
     "vhangup", "uselib", "ustat", "sysfs", "_sysctl", "nfsservctl",
     "mbind", "set_mempolicy", "migrate_pages", "move_pages",
+    # the page cache of shared files: what is cached, dropping it, loading it ahead
+    "mincore", "cachestat", "fadvise64", "fadvise64_64", "readahead",
+    # the kernel's asynchronous I/O: one host-wide pool (fs.aio-max-nr), its count readable
+    "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
+    # host-wide counters: processes, free memory and load (sysinfo), a shared file
+    # system's free blocks and files (statfs)
+    "sysinfo", "statfs", "fstatfs", "statfs64", "fstatfs64",
 )  # fmt: skip
+
+#: ``madvise`` advice that pushes a shared file's pages out of memory
+MADV_EVICTING = {"MADV_COLD": 20, "MADV_PAGEOUT": 21}
 
 #: ``fcntl`` commands refused: record locks (classic and open file description), leases
 #: and directory notifications
@@ -61,8 +71,10 @@ FCNTL_LOCKS = {
     "F_SETLEASE": 1024, "F_GETLEASE": 1025, "F_NOTIFY": 1026,
 }  # fmt: skip
 
-#: socket families a bot may open: Unix, IPv4, IPv6 (its own loopback), netlink
-ALLOWED_FAMILIES = frozenset({1, 2, 10, 16})
+#: socket families a bot may open: Unix and netlink. Not IP, not even on its own
+#: loopback: TCP and UDP buffers are counted in one host-wide figure per protocol, which
+#: every network namespace reads in /proc/net/sockstat
+ALLOWED_FAMILIES = frozenset({1, 16})
 #: families above this are unknown to the kernel (AF_MAX is 46 on Linux 6.x)
 _FAMILIES = range(64)
 
@@ -96,6 +108,10 @@ def program() -> bytes:
     for name in ("fcntl", "fcntl64"):
         for command in FCNTL_LOCKS.values():
             _add(rules, seccomp, refuse, name, seccomp.Arg(1, seccomp.EQ, command))
+    for advice in MADV_EVICTING.values():
+        _add(rules, seccomp, refuse, "madvise", seccomp.Arg(2, seccomp.EQ, advice))
+    for name in ("preadv2", "pwritev2"):  # any flag: RWF_NOWAIT tells cached pages apart
+        _add(rules, seccomp, refuse, name, seccomp.Arg(5, seccomp.NE, 0))
     for name in ("socket", "socketpair"):
         for family in _FAMILIES:
             if family not in ALLOWED_FAMILIES:

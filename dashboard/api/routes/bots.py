@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
 from fastapi import APIRouter, status
+from sqlalchemy.orm import Session
 
 from arena.endpoints import EndpointError, pinned_public
 from arena.platform import Platform
+from arena.platform import queue as work_queue
 from arena.platform.submission import submit
+from arena.store import releases
 from arena.store.errors import Conflict, Invalid, NotFound
-from arena.store.models import BotKind, Owner
+from arena.store.models import AfterQualifying, BotKind, BotVersion, Owner
 from arena.store.rights import check_submission_rate
-from dashboard.deps import OwnerDep, PlatformDep, SessionDep
+from dashboard.deps import ActorDep, OwnerDep, PlatformDep, ReaderDep, SessionDep
 from dashboard.queries import bots as bot_queries
 from dashboard.schemas import (
     BotCreate,
     BotPublic,
+    LiveVersion,
+    Promotion,
     Responses,
     SubmissionPublic,
     SubmissionStatus,
@@ -43,8 +49,10 @@ def list_bots(session: SessionDep) -> list[BotPublic]:
 @router.get(
     "/bots/{name}", response_model=BotPublic, responses={404: {"description": "No such bot"}}
 )
-def get_bot(name: str, session: SessionDep) -> BotPublic:
-    return bot_queries.bot(session, name)
+def get_bot(name: str, session: SessionDep, reader: ReaderDep) -> BotPublic:
+    """A bot and its versions; a rejected version's ``detail`` (what the bot printed, its
+    traceback) only with its owner's token."""
+    return bot_queries.bot(session, name, reader=reader)
 
 
 @router.post(
@@ -78,6 +86,54 @@ def submit_version(
     return _submit(platform, name, body, owner.id)
 
 
+RELEASE_ERRORS: Responses = {
+    400: {"description": "No such version, or one that never qualified"},
+    401: {"description": "No token"},
+    403: {"description": "Another owner's bot"},
+    404: {"description": "No such bot"},
+}
+
+
+@router.post("/bots/{name}/promote", response_model=LiveVersion, responses=RELEASE_ERRORS)
+def promote(
+    name: str, body: Promotion, actor: ActorDep, platform: PlatformDep, session: SessionDep
+) -> LiveVersion:
+    """Make a qualified version the live one (an older one too: a rollback); the
+    competitions the bot plays in seat it from now on."""
+    bot_queries.bot_exists(session, name)
+    spec = f"{name}:{body.version}"
+    return _release(platform, lambda s, owner: releases.promote(s, spec, owner), actor)
+
+
+@router.post("/bots/{name}/rollback", response_model=LiveVersion, responses=RELEASE_ERRORS)
+def rollback(name: str, actor: ActorDep, platform: PlatformDep, session: SessionDep) -> LiveVersion:
+    """Make the version live before the live one live again."""
+    bot_queries.bot_exists(session, name)
+    return _release(platform, lambda s, owner: releases.rollback(s, name, owner), actor)
+
+
+def _release(
+    platform: Platform,
+    change: Callable[[Session, Owner | None], tuple[BotVersion, list[str]]],
+    actor: Owner | None,
+) -> LiveVersion:
+    def run(session: Session) -> tuple[LiveVersion, list[tuple[int, str]]]:
+        owner = session.get(Owner, actor.id) if actor is not None else None
+        version, playing = change(session, owner)
+        live = LiveVersion(
+            bot=version.bot.name,
+            version=version.number,
+            live_since=version.live_since.isoformat() if version.live_since else None,
+            competitions=playing,
+        )
+        return live, releases.first_tables(session, version)
+
+    live, jobs = platform.db.transaction(run)
+    if jobs and platform.settings.redis_url:  # else a worker's next pass seats them
+        work_queue.enqueue_all(platform.queue, jobs)
+    return live
+
+
 def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -> SubmissionPublic:
     with platform.db.read() as session:
         owner = session.get(Owner, owner_id)
@@ -98,6 +154,7 @@ def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -
                 queued=True,
                 competition=body.competition,
                 max_matches=body.max_matches,
+                after=AfterQualifying(body.after),
             )
     else:
         if not body.target.strip():
@@ -117,6 +174,7 @@ def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -
             queued=True,
             competition=body.competition,
             max_matches=body.max_matches,
+            after=AfterQualifying(body.after),
         )
     return SubmissionPublic(
         bot=result.bot,

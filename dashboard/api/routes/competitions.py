@@ -15,7 +15,7 @@ from arena.referee import RefereeSettings
 from arena.store import competitions
 from arena.store.models import Competition, CompetitionStatus
 from dashboard.deps import OperatorDep, PlatformDep, SessionDep
-from dashboard.schemas import CompetitionCreate, Responses
+from dashboard.schemas import CompetitionCreate, PaceIn, Responses
 
 router = APIRouter(tags=["competitions"])
 
@@ -66,6 +66,7 @@ def create_competition(body: CompetitionCreate, platform: PlatformDep) -> dict[s
             opens_at=body.opens_at,
             closes_at=body.closes_at,
             format=body.format,
+            pace=body.pace,
         ),
     )
 
@@ -90,6 +91,13 @@ _status_route("close", CompetitionStatus.CLOSED, "End the season: its standings 
 def new_season(name: str, platform: PlatformDep) -> dict[str, Any]:
     """Close the season in play and open the next: the same bots, fresh ratings."""
     return _changed(platform, name, lambda s: competitions.new_season(s, name))
+
+
+@router.post("/competitions/{name}/pace", dependencies=[OperatorDep], responses=CHANGED)
+def set_pace(name: str, body: PaceIn, platform: PlatformDep) -> dict[str, Any]:
+    """How many tables a minute it seats once every rating is settled (null: unpaced,
+    every table kept in play)."""
+    return _changed(platform, name, lambda s: competitions.set_pace(s, name, body.pace))
 
 
 def _changed(

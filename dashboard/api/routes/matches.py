@@ -8,9 +8,9 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from arena.store.models import MatchStatus
-from dashboard.deps import SessionDep
+from dashboard.deps import ReaderDep, SessionDep
 from dashboard.queries import matches as match_queries
-from dashboard.schemas import MatchPage, MatchPublic, Responses
+from dashboard.schemas import MatchPage, MatchPublic, Replay, Responses
 
 router = APIRouter(tags=["matches"])
 NOT_FOUND: Responses = {404: {"description": "No such match"}}
@@ -44,13 +44,29 @@ def get_match(match_id: MatchId, session: SessionDep) -> MatchPublic:
         **NOT_FOUND,
         200: {
             "description": "The match log (docs/match-log.md): the full log once its seed"
-            " and hands are public, its public view until then",
+            " and hands are public; until then, with an owner's token, the view of the"
+            " seats that owner's bots held (their own cards), else its public view",
             "content": {"application/json": {"schema": {"type": "object"}}},
         },
     },
 )
-def get_log(match_id: MatchId, session: SessionDep) -> JSONResponse:
-    log = match_queries.public_log(session, match_id)
+def get_log(match_id: MatchId, session: SessionDep, reader: ReaderDep) -> JSONResponse:
+    log = match_queries.readable_log(session, match_id, reader.id if reader else None)
     return JSONResponse(
-        log, headers={"Content-Disposition": f'attachment; filename="match-{match_id}.json"'}
+        log,
+        headers={
+            "Content-Disposition": f'attachment; filename="match-{match_id}.json"',
+            "Cache-Control": "private, no-store",  # it may hold the reader's own cards
+        },
     )
+
+
+@router.get(
+    "/matches/{match_id}/replay",
+    response_model=Replay,
+    responses={**NOT_FOUND, 401: {"description": "A token that does not work"}},
+)
+def get_replay(match_id: MatchId, session: SessionDep, reader: ReaderDep) -> Replay:
+    """The replay's frames (the match page draws them): every card once the log is
+    public; until then, with an owner's token, the cards that owner's bots saw."""
+    return match_queries.replay(session, match_id, reader.id if reader else None)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, status
 
@@ -10,7 +10,7 @@ from arena.store import owners
 from arena.store.models import Owner
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
 from dashboard.queries import owners as owner_queries
-from dashboard.schemas import NewToken, OwnerPublic, OwnSeat, Responses
+from dashboard.schemas import NewToken, OwnerPublic, OwnSeat, OwnSeatPage, Responses
 
 router = APIRouter(tags=["owners"])
 NO_TOKEN: Responses = {401: {"description": "No token, or a token that does not work"}}
@@ -32,6 +32,28 @@ def my_seats(
     """The owner's bots' seats in recorded matches, newest first, with each bot's output
     during the match: visible to the owner only."""
     return owner_queries.owner_seats(session, owner.id, bot, limit)
+
+
+@router.get("/owners/me/matches", response_model=OwnSeatPage, responses=NO_TOKEN)
+def my_matches(
+    owner: OwnerDep,
+    session: SessionDep,
+    bot: str | None = None,
+    version: Annotated[int | None, Query(ge=1, description="A version of ``bot``")] = None,
+    result: Annotated[
+        Literal["won", "lost"] | None,
+        Query(description="won: first place; lost: any place after the first"),
+    ] = None,
+    forfeit: Annotated[bool | None, Query(description="Only seats that forfeited (or not)")] = None,
+    competition: Annotated[str | None, Query(description="Played in it, any season")] = None,
+    tournament: str | None = None,
+    page: Annotated[int, Query(ge=1, le=100_000)] = 1,
+    per_page: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> OwnSeatPage:
+    """The owner's bots' seats in recorded matches, newest first, a page at a time,
+    filtered by bot and version, result, forfeit, competition or tournament."""
+    only = owner_queries.SeatFilter(bot, version, result, forfeit, competition, tournament)
+    return owner_queries.seat_page(session, owner.id, only, page, per_page)
 
 
 @router.post("/owners/me/token", response_model=NewToken, responses=NO_TOKEN)

@@ -1,0 +1,267 @@
+"""The files a sandbox can read: one runtime image per machine, held in memory.
+
+A file on disk is a channel between sandboxes that read it: whether a page of it is in
+the host's page cache is set by one reader (a read loads it, ``fadvise`` drops it) and
+seen by the next (a read of an uncached page takes a hundred times longer; ``mincore``,
+``preadv2(RWF_NOWAIT)`` and ``cachestat`` tell it outright). So a sandbox sees no file
+on disk. What a bot needs to run, a pruned Python runtime (its interpreter and standard
+library), the packages the SDK imports (grpcio, protobuf, their dependencies) and numpy,
+the ``arena`` package, a shell with common tools, and the system libraries all of these
+load, is copied once per machine into a folder on ``/dev/shm`` (memory, never evicted:
+the machine has no swap, and a sandbox cannot reach ``/dev/shm`` or push pages out), and
+that folder is shown read only as the sandbox's ``/usr``. The bot's own code is copied
+into its sandbox's folder, in memory too. Every page a sandbox can read is always
+resident; its residency carries nothing.
+
+The image is named by a digest of what went into it; a worker that finds it made uses
+it, else builds it in a temporary folder and renames it into place (two workers building
+at once waste a copy, never mix one).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import hashlib
+import importlib.metadata
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+#: bump when the image's layout changes
+FORMAT = 2
+PREFIX = "arena-runtime-"
+#: an empty file, shown over the host-wide counters of /proc
+EMPTY = Path("empty")
+#: where the interpreter is inside the sandbox
+PYTHON = Path("/usr/bin/python3")
+#: the image's folder for shared libraries (the loader's default search path)
+LIBRARIES = Path("usr/lib", sysconfig.get_config_var("MULTIARCH") or "")
+
+#: distributions a bot may import, with what they require
+DISTRIBUTIONS = ("grpcio", "protobuf", "numpy")
+#: programs a bot may run (those this machine has)
+TOOLS = (
+    "sh", "dash", "bash", "env", "true", "false", "sleep", "cat", "echo", "ls", "cp", "mv",
+    "rm", "mkdir", "head", "tail", "wc", "sort", "uniq", "tr", "cut", "grep", "sed", "id",
+    "uname", "date", "printf", "test", "timeout", "xargs", "find", "unshare", "setpriv",
+)  # fmt: skip
+#: libraries loaded with dlopen, not named in any ELF header (thread cancellation)
+DLOPENED = ("libgcc_s.so.1",)
+#: parts of the standard library a bot never needs
+_PRUNED = {
+    "test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3", "site-packages",
+    "__phello__", "pydoc_data",
+}  # fmt: skip
+#: extension modules of the standard library that load a desktop's libraries
+_PRUNED_MODULES = ("_tkinter",)
+_LDD_LINE = re.compile(r"^\s*(?:(\S+) => )?(/\S+) \(0x")
+
+
+def scratch() -> Path:
+    """Where images are kept: memory (``/dev/shm``) where the machine has it."""
+    shm = Path("/dev/shm")
+    return shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
+
+
+def image() -> Path:
+    """The image for this installation, built if this machine has none (yet, or any more);
+    one process of the machine builds it while the others wait."""
+    root = scratch() / f"{PREFIX}{digest()}"
+    if not (root / "usr").is_dir():
+        with open(scratch() / f".{PREFIX}lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (root / "usr").is_dir():
+                _build(root)
+    return root
+
+
+@functools.cache
+def digest() -> str:
+    """A name for what the image would hold: the interpreter, the distributions' versions
+    and the ``arena`` package's files (an editable checkout changes between runs)."""
+    parts = [str(FORMAT), sys.version, os.path.realpath(sys.executable)]
+    parts += [f"{d.metadata['Name']}=={d.version}" for d in _distributions()]
+    for path in sorted(_package_files()):
+        info = path.stat()
+        parts.append(f"{path}:{info.st_size}:{info.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def _build(root: Path) -> None:
+    staging = Path(tempfile.mkdtemp(prefix=f".{root.name}-", dir=root.parent))
+    try:
+        _fill(staging)
+        staging.chmod(0o755)
+        os.rename(staging, root)
+    except OSError:
+        if not (root / "usr").is_dir():
+            raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    _sweep(keep=root)
+
+
+def _fill(root: Path) -> None:
+    stdlib = Path(sysconfig.get_path("stdlib"))
+    target = root / "usr/lib" / stdlib.name
+    _copy_tree(stdlib, target, skip=_PRUNED)
+    site = target / "site-packages"
+    for dist in _distributions():
+        for file in dist.files or ():
+            source = Path(str(dist.locate_file(file)))
+            if source.is_file() and ".." not in file.parts:
+                _copy(source, site / file)
+    _copy_tree(_package_root(), site / "arena", skip={"bench"})
+    interpreter = Path(sys.executable).resolve()
+    _copy(interpreter, root / PYTHON.relative_to("/"))
+    for name in TOOLS:
+        found = shutil.which(name, path="/usr/bin:/bin:/usr/sbin:/sbin")
+        if found:
+            _copy(Path(found).resolve(), root / "usr/bin" / name)
+    for library in _closure(_elf_files(root)) | _dlopened():
+        _copy(library, root / LIBRARIES / library.name)
+    for loader in _loaders(root):
+        _copy(Path(loader).resolve(), root / _inside_usr(loader))
+    (root / EMPTY).touch(mode=0o644)
+    localtime = Path("/etc/localtime")
+    if localtime.exists():
+        _copy(localtime.resolve(), root / "etc/localtime")
+
+
+def _inside_usr(path: str) -> Path:
+    """Where a path of the merged ``/usr`` lives in the image: ``/lib64/x`` → ``usr/lib64/x``."""
+    relative = Path(path).relative_to("/")
+    return relative if relative.parts[0] == "usr" else Path("usr") / relative
+
+
+def _distributions() -> list[importlib.metadata.Distribution]:
+    """The distributions a bot may import, with those they require (no extras)."""
+    found: dict[str, importlib.metadata.Distribution] = {}
+    wanted = list(DISTRIBUTIONS)
+    while wanted:
+        name = _normal(wanted.pop())
+        if name in found:
+            continue
+        try:
+            dist = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        found[name] = dist
+        for requirement in dist.requires or ():
+            if "extra ==" not in requirement:
+                wanted.append(re.split(r"[\s;<>=!~\[(]", requirement, maxsplit=1)[0])
+    return [found[name] for name in sorted(found)]
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _package_root() -> Path:
+    import arena
+
+    return Path(arena.__file__).parent
+
+
+def _package_files() -> Iterator[Path]:
+    for path in _package_root().rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts:
+            yield path
+
+
+def _copy_tree(source: Path, target: Path, skip: set[str]) -> None:
+    for folder, dirs, files in os.walk(source):
+        dirs[:] = [d for d in dirs if d not in skip or Path(folder) != source]
+        for name in files:
+            if name.endswith((".opt-1.pyc", ".opt-2.pyc")) or name.startswith(_PRUNED_MODULES):
+                continue
+            path = Path(folder) / name
+            if path.is_file():
+                _copy(path, target / path.relative_to(source))
+
+
+def _copy(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.exists():
+        shutil.copy2(source, target)
+        mode = 0o755 if os.access(source, os.X_OK) else 0o644
+        target.chmod(mode)
+
+
+def _elf_files(root: Path) -> list[Path]:
+    files = []
+    for path in root.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            with open(path, "rb") as handle:
+                if handle.read(4) == b"\x7fELF":
+                    files.append(path)
+    return files
+
+
+def _ldd(path: Path) -> tuple[set[Path], set[str]]:
+    """The libraries ``path`` loads as this machine resolves them, and its loaders."""
+    done = subprocess.run(["ldd", str(path)], capture_output=True, text=True, check=False)
+    libraries: set[Path] = set()
+    loaders: set[str] = set()
+    for line in done.stdout.splitlines():
+        match = _LDD_LINE.match(line)
+        if not match:
+            continue
+        name, resolved = match.groups()
+        if name is None:  # the loader: "/lib64/ld-linux-x86-64.so.2 (0x…)"
+            loaders.add(resolved)
+        else:
+            libraries.add(Path(resolved).parent / Path(name).name)
+    return libraries, loaders
+
+
+def _closure(files: Iterable[Path]) -> set[Path]:
+    """Every system library the ELF files load (outside the image itself)."""
+    found: set[Path] = set()
+    for path in files:
+        libraries, _ = _ldd(path)
+        found |= {library for library in libraries if library.exists()}
+    return {library for library in found if "site-packages" not in library.parts}
+
+
+def _loaders(root: Path) -> set[str]:
+    loaders: set[str] = set()
+    for path in (root / PYTHON.relative_to("/"), *(root / "usr/bin").iterdir()):
+        loaders |= _ldd(path)[1]
+    return loaders
+
+
+def _dlopened() -> set[Path]:
+    found = set()
+    for name in DLOPENED:
+        for folder in ("/usr/lib", "/lib", f"/usr/{LIBRARIES.relative_to('usr')}"):
+            path = Path(folder) / name
+            if path.exists():
+                found.add(path)
+                break
+    return found
+
+
+def _sweep(keep: Path) -> None:
+    """Remove older images (made by an earlier installation) that no worker uses."""
+    for other in keep.parent.glob(f"{PREFIX}*"):
+        if other != keep and other.is_dir() and not _in_use(other):
+            shutil.rmtree(other, ignore_errors=True)
+
+
+def _in_use(root: Path) -> bool:
+    marker = str(root)
+    for mounts in Path("/proc").glob("[0-9]*/mountinfo"):
+        try:
+            if marker.removeprefix(str(root.parent)) in mounts.read_text():
+                return True
+        except OSError:
+            continue
+    return False

@@ -1,0 +1,62 @@
+"""Competitions: the home page's list, and one competition's page."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from arena.store import competitions, ladder
+from arena.store import tournaments as tournament_store
+from arena.store.models import Competition
+from arena.tournament import pacing
+from dashboard.queries.matches import matches
+from dashboard.schemas import CompetitionPage, CompetitionRow, LeaderboardRow
+
+#: matches a competition's page lists (the newest)
+RECENT = 20
+
+
+def competition_rows(session: Session) -> list[CompetitionRow]:
+    """Every competition, the default first, then by name."""
+    found = session.scalars(
+        select(Competition).order_by(Competition.is_default.desc(), Competition.name)
+    )
+    return [_row(session, competition) for competition in found]
+
+
+def _row(session: Session, competition: Competition) -> CompetitionRow:
+    ladder_ = competition.tournament
+    board = tournament_store.leaderboard(session, ladder_)
+    leader = next((f"{r['bot']} v{r['version']}" for r in board if r["games"]), None)
+    return CompetitionRow(
+        name=competition.name,
+        season=competition.season,
+        status=competition.status.value,
+        default=competition.is_default,
+        ladder=ladder_.name,
+        rules=ladder_.rules,
+        table_size=ladder_.table_size,
+        bots=len(board),
+        leader=leader,
+        played=tournament_store.progress(session, ladder_)["done"],
+        pace=ladder.pace_of(session, ladder_),
+    )
+
+
+def competition_page(session: Session, name: str) -> CompetitionPage:
+    """A competition's standings, seasons, pace and newest matches."""
+    competition = competitions.get(session, name)
+    summary = competitions.summary(session, competition)
+    row = _row(session, competition)
+    return CompetitionPage(
+        **row.model_dump(),
+        format=summary["format"],
+        tables=summary["tables"],
+        opens_at=summary["opens_at"],
+        closes_at=summary["closes_at"],
+        leaderboard=[LeaderboardRow.model_validate(r) for r in summary["leaderboard"]],
+        seasons=competitions.season_names(competition),
+        recent_matches=matches(session, tournament=row.ladder, per_page=RECENT).items,
+        provisional=[f"{e['bot']} v{e['version']}" for e in row.pace.get("provisional", [])],
+        provisional_games=pacing.PROVISIONAL_GAMES,
+    )
