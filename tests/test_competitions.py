@@ -211,6 +211,37 @@ def test_a_duplicate_ladder_plays_each_table_once_per_rotation_on_one_deal(
     assert sum(games) == 2 * 3 * 3 and all(g % 3 == 0 for g in games), "every rotation counts"
 
 
+def test_a_duplicate_competition_seats_no_endpoint_it_cannot_give_a_fresh_memory(
+    settings: Settings,
+) -> None:
+    """A bot served from its owner's machine keeps what it saw; in a duplicate ladder it
+    would know the other seats' hands in the next rotation of a deal."""
+    from arena.store import bots
+
+    arena = Platform(settings)
+    add_samples(arena.db)
+    arena.db.transaction(lambda s: bots.add_bot(s, "far", BotKind.ENDPOINT, "127.0.0.1:1"))
+    for name, format in [("dup", "duplicate-ladder"), ("plain", "ladder")]:
+        arena.db.transaction(
+            lambda s, name=name, format=format: competitions.create(
+                s, name, RULES, 3, bot_names=SAMPLES, format=format
+            )
+        )
+    with pytest.raises(Invalid, match="uploaded bots only: a bot served from its owner"):
+        arena.db.transaction(lambda s: competitions.enter(s, competitions.get(s, "dup"), "far"))
+    arena.db.transaction(lambda s: competitions.enter(s, competitions.get(s, "plain"), "far"))
+    with arena.db.read() as session:
+        seated = {
+            name: session.scalars(
+                select(Entry.bot_version_id).where(
+                    Entry.tournament_id == competitions.get(session, name).tournament_id
+                )
+            ).all()
+            for name in ("dup", "plain")
+        }
+    assert len(seated["plain"]) == len(SAMPLES) + 1 and len(seated["dup"]) == len(SAMPLES)
+
+
 def test_the_operator_runs_a_competition_through_the_api(app_and_token, settings) -> None:
     from fastapi.testclient import TestClient
 

@@ -640,3 +640,85 @@ def test_a_session_stranded_inside_a_transaction_lets_go_of_its_locks(db: Databa
     stranded.invalidate()
     with db.read() as session:
         assert session.scalars(select(TournamentMatch.attempts)).all() == [1]
+
+
+def _rotations_by_group(db: Database) -> dict[int, list[int]]:
+    with db.read() as s:
+        rows = s.execute(select(TournamentMatch.deal_group, TournamentMatch.id)).all()
+    groups: dict[int, list[int]] = {}
+    for group, match_id in sorted(rows, key=lambda row: row[1]):
+        groups.setdefault(group, []).append(match_id)
+    return groups
+
+
+def _duplicate_with(db: Database, name: str, bot: str) -> dict[int, list[int]]:
+    db.transaction(
+        lambda s: tournaments.create(
+            s, name, Ruleset.parse("classic"), [bot, *SAMPLES[:3]], 4, 8, duplicate=True
+        )
+    )
+    db.transaction(lambda s: tournaments.start(s, name))
+    return _rotations_by_group(db)
+
+
+def test_two_rotations_of_a_deal_with_an_outside_bot_never_play_at_once(db: Database) -> None:
+    """Live channels (timing, host-wide numbers) join bots alive at the same moment: one
+    deal's rotations take turns, over every worker, so none carries a hand to another."""
+    from sample_bots.random import RandomBot
+    from tests.support.engine import served
+
+    add_samples(db)
+    with served(RandomBot) as endpoint:
+        db.transaction(lambda s: bots.add_bot(s, "far", BotKind.ENDPOINT, endpoint))
+        groups = _duplicate_with(db, "dup", "far")
+        assert [len(rotations) for rotations in groups.values()] == [4, 4]
+        everything = [m for rotations in groups.values() for m in rotations]
+        first = matches.claim_all(db, everything, "w1")
+        assert [p.match_id for p in first] == [rotations[0] for rotations in groups.values()]
+        assert matches.claim_all(db, everything, "w2") == [], "another worker waits too"
+        for rotation in range(1, 4):
+            plan = first[0]
+            assert matches.record(db, plan, play(plan), 1.0)
+            [after] = matches.claim_all(db, groups[plan.deal_group], "w2")
+            assert after.match_id == groups[plan.deal_group][rotation]
+            first[0] = after
+    with db.read() as s:
+        statuses = {m.id: m.status for m in s.scalars(select(TournamentMatch))}
+    assert [statuses[m] for m in groups[first[1].deal_group]] == [MatchStatus.RUNNING] + [
+        MatchStatus.QUEUED
+    ] * 3, "the other deal's rotations still wait for its first"
+
+
+def test_rotations_of_the_platforms_own_samples_play_at_once(db: Database) -> None:
+    """In-process samples share nothing a bot controls: their rotations are not held."""
+    add_samples(db)
+    groups = _duplicate_with(db, "dup", SAMPLES[3])
+    everything = [m for rotations in groups.values() for m in rotations]
+    assert sorted(p.match_id for p in matches.claim_all(db, everything, "w")) == everything
+
+
+def test_workers_claiming_together_start_one_rotation_of_a_deal(db: Database) -> None:
+    """Two workers' claims at the same moment (PostgreSQL: concurrent transactions) still
+    start one rotation of each deal between them."""
+    import threading
+
+    add_samples(db)
+    db.transaction(lambda s: bots.add_bot(s, "far", BotKind.ENDPOINT, "127.0.0.1:1"))
+    groups = _duplicate_with(db, "dup", "far")
+    start = threading.Barrier(2)
+    taken: list[int] = []
+
+    def claim(worker: str, order: list[int]) -> None:
+        start.wait()
+        taken.extend(p.match_id for p in matches.claim_all(db, order, worker))
+
+    for rotations in groups.values():
+        threads = [
+            threading.Thread(target=claim, args=("w1", rotations)),
+            threading.Thread(target=claim, args=("w2", rotations[::-1])),
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert sorted(len(set(taken) & set(r)) for r in groups.values()) == [1, 1]

@@ -24,6 +24,7 @@ from arena.store import ladder, tournaments
 from arena.store.bots import check_name
 from arena.store.errors import Conflict, Invalid, NotFound
 from arena.store.models import (
+    BotKind,
     BotVersion,
     Competition,
     CompetitionBot,
@@ -139,12 +140,14 @@ def enter(session: Session, competition: Competition, bot_name: str) -> None:
     bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == bot_name))
     if bot is None:
         raise NotFound(f"no bot named {bot_name!r}")
-    key = {"competition_id": competition.id, "bot_id": bot.id}
-    if session.get(CompetitionBot, key) is None:
-        session.add(CompetitionBot(**key))
     active = session.scalar(
         select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.active.is_(True))
     )
+    if active is not None and not seats(competition, active):
+        raise Invalid(ENDPOINTS_REMEMBER.format(name=competition.name))
+    key = {"competition_id": competition.id, "bot_id": bot.id}
+    if session.get(CompetitionBot, key) is None:
+        session.add(CompetitionBot(**key))
     if active is not None and active.status is VersionStatus.READY:
         _seat_version(session, competition, active)
 
@@ -166,11 +169,11 @@ def entered(session: Session, bot_id: int) -> list[Competition]:
 
 def on_qualified(session: Session, version: BotVersion) -> list[str]:
     """A version goes live: it takes its bot's place in every competition the bot is in
-    that is not closed; the names of those competitions."""
-    entered_in = entered(session, version.bot_id)
-    for competition in entered_in:
+    that is not closed and seats it; the names of those competitions."""
+    seated = [c for c in entered(session, version.bot_id) if seats(c, version)]
+    for competition in seated:
         _seat_version(session, competition, version)
-    return [competition.name for competition in entered_in]
+    return [competition.name for competition in seated]
 
 
 def playing_in(session: Session, version: BotVersion) -> list[str]:
@@ -189,7 +192,25 @@ def playing_in(session: Session, version: BotVersion) -> list[str]:
     )
 
 
+#: why a duplicate competition does not seat an endpoint
+ENDPOINTS_REMEMBER = (
+    "competition {name!r} plays duplicate deals and seats uploaded bots only: a bot "
+    "served from its owner's machine could remember a deal's hands from one rotation "
+    "to the next"
+)
+
+
+def seats(competition: Competition, version: BotVersion) -> bool:
+    """Whether ``competition`` seats ``version``: any kind, but a duplicate competition
+    no endpoint (the platform cannot give it a fresh memory for each rotation)."""
+    return not (competition.tournament.duplicate and version.kind is BotKind.ENDPOINT)
+
+
 def _seat_version(session: Session, competition: Competition, version: BotVersion) -> None:
+    """``version`` takes its bot's place (an older version's entry is retired), unless
+    the competition does not seat it: then the bot's entry stays as it is."""
+    if not seats(competition, version):
+        return
     tournament_id = competition.tournament_id
     entries = session.scalars(
         select(Entry)

@@ -211,7 +211,8 @@ def claim_all(
 
     def take(session: Session) -> list[int]:
         connection = session.connection()
-        allowed = _within_limits(connection, match_ids)
+        allowed = _one_rotation_at_a_time(connection, match_ids)
+        allowed = _within_limits(connection, allowed)
         if not allowed:
             return []
         values = {"token": token, "worker": worker, "lease_until": moment + lease}
@@ -286,6 +287,63 @@ def still_queued(db: Database, match_ids: list[int]) -> list[int]:
             ).scalars()
         )
     return [m for m in match_ids if m in queued]
+
+
+#: the queued matches of ``matches`` that are rotations of a duplicate deal seating a bot
+#: run outside the worker (a sandbox or an endpoint)
+_ROTATIONS = select(_matches.c.id, _matches.c.tournament_id, _matches.c.deal_group).where(
+    _matches.c.id.in_(bindparam("matches", expanding=True)),
+    _matches.c.status == MatchStatus.QUEUED,
+    _matches.c.deal_group.is_not(None),
+    select(_seats.c.match_id)
+    .join(_versions, _versions.c.id == _seats.c.bot_version_id)
+    .where(_seats.c.match_id == _matches.c.id, _versions.c.kind != BotKind.SAMPLE)
+    .exists(),
+)
+#: their tournaments' rows, locked: such claims are made one at a time (PostgreSQL)
+_LOCK_TOURNAMENTS = (
+    select(_tournaments.c.id)
+    .where(_tournaments.c.id.in_(bindparam("tournaments", expanding=True)))
+    .order_by(_tournaments.c.id)
+    .with_for_update()
+)
+#: the deal groups of those tournaments with a rotation in play now, on any worker
+_GROUPS_IN_PLAY = (
+    select(_matches.c.tournament_id, _matches.c.deal_group)
+    .where(
+        _matches.c.tournament_id.in_(bindparam("tournaments", expanding=True)),
+        _matches.c.deal_group.in_(bindparam("groups", expanding=True)),
+        _matches.c.status == MatchStatus.RUNNING,
+    )
+    .distinct()
+)
+
+
+def _one_rotation_at_a_time(connection: Connection, match_ids: list[int]) -> list[int]:
+    """Those of ``match_ids`` that may start now, in order: a rotation of a duplicate
+    deal with a bot outside the worker waits while another rotation of that deal plays
+    (on any worker). Two bots alive at once share the machine's timing and a few
+    host-wide numbers (docs/sandbox.md); one deal's rotations are never alive at once,
+    so nothing carries a hand from one rotation to another. The others stay queued
+    for a later claim, as for a bot's limit."""
+    rotations = connection.execute(_ROTATIONS, {"matches": match_ids}).all()
+    if not rotations:
+        return match_ids
+    tournaments = sorted({row.tournament_id for row in rotations})
+    groups = sorted({row.deal_group for row in rotations})
+    connection.execute(_LOCK_TOURNAMENTS, {"tournaments": tournaments}).all()
+    in_play = connection.execute(_GROUPS_IN_PLAY, {"tournaments": tournaments, "groups": groups})
+    busy = {(tournament, group) for tournament, group in in_play}
+    group_of = {row.id: (row.tournament_id, row.deal_group) for row in rotations}
+    allowed = []
+    for match_id in match_ids:
+        group = group_of.get(match_id)
+        if group is not None:
+            if group in busy:
+                continue
+            busy.add(group)
+        allowed.append(match_id)
+    return allowed
 
 
 def _within_limits(connection: Connection, match_ids: list[int]) -> list[int]:
