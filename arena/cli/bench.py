@@ -542,3 +542,40 @@ def lanes(
         f"minute ({figures['drop_percent']}% fewer; target <= 20%)"
     )
     out.print(f"  private matches played meanwhile: {figures['private_matches_played']}")
+
+
+@app.command()
+def channels(
+    json_: options.JsonFlag = False,
+    bits: Annotated[int, typer.Option("--bits", min=8, help="Bits a trial sends.")] = 128,
+    slot: Annotated[float, typer.Option("--slot", min=0.005, help="Seconds a bit.")] = 0.05,
+    batches: Annotated[
+        int,
+        typer.Option("--batches", min=1, help="Batches of 1,024 numbers the sender takes for a 1."),
+    ] = 1,
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Trials; medians.")] = 3,
+) -> None:
+    """What a live channel between two sandboxes alive at once carries: bits through the
+    inode numbers of pipes (one host-wide counter), sent and read by real sandboxes."""
+    from arena.bench import channels as bench_channels
+
+    figures = _measured(
+        "a live channel between two sandboxes",
+        lambda p: bench_channels.run(bits, slot, batches, trials, progress=p),
+        json_,
+    )
+    if figures is None:
+        return
+    out.print(
+        f"{figures['channel']}: {bits} bits a trial, {figures['rate_bits_per_s']:g} bits/s "
+        f"sent, medians of {trials} trials"
+    )
+    out.print(
+        f"  bit errors {figures['error_rate']:.1%}, capacity "
+        f"{figures['capacity_bits_per_s']:g} bits/s (a binary symmetric channel)"
+    )
+    for number, trial in enumerate(figures["trials"], 1):
+        out.print(
+            f"  trial {number}: errors {trial['error_rate']:.1%}, batches others took in a "
+            f"slot: {trial['median_move_on_0']:g} on a 0, {trial['median_move_on_1']:g} on a 1"
+        )

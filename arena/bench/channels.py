@@ -1,0 +1,136 @@
+"""What a live channel between two sandboxes carries, measured.
+
+Two real sandboxes, alive at the same time as two bots of different matches are: a
+sender and a receiver of ``bits`` random bits through the inode numbers of pipes (one
+host-wide counter: arena/bench/attacks/inode_numbers.py), one bit per ``slot`` seconds.
+The receiver's readings are split into 0s and 1s at the threshold that decodes best
+(what a preamble of known bits gives an attacker); the figures are the bit rate, the
+bit errors and the capacity of that channel (a binary symmetric channel: rate x
+(1 - H(errors))). docs/sandbox.md says what such a channel can and cannot carry.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.platform.sandbox import Sandbox, availability
+
+ATTACK = Path(__file__).with_name("attacks") / "inode_numbers.py"
+#: seconds from writing the bots to the first slot: both sandboxes start meanwhile
+START_SECONDS = 8.0
+#: seconds past the last slot before a silent bot is given up
+GRACE_SECONDS = 30.0
+
+
+def run(
+    bits: int = 128,
+    slot: float = 0.1,
+    batches: int = 3,
+    trials: int = 3,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """``trials`` transmissions of ``bits`` bits; the medians and every trial."""
+    where = availability()
+    if not where.runs_uploaded_bots:
+        raise RuntimeError(f"no sandbox on this machine: {where.describe()}")
+    say = progress or (lambda _: None)
+    results = []
+    for trial in range(trials):
+        say(f"trial {trial + 1} of {trials}: {bits} bits, {slot:g} s a bit")
+        results.append(transmit(_bits(bits, trial), slot, batches))
+    return {
+        "channel": "inode numbers of pipes (one host-wide counter)",
+        "bits": bits,
+        "slot_s": slot,
+        "batches_per_one": batches,
+        "rate_bits_per_s": round(1 / slot, 2),
+        "error_rate": statistics.median(r["error_rate"] for r in results),
+        "capacity_bits_per_s": statistics.median(r["capacity_bits_per_s"] for r in results),
+        "trials": results,
+    }
+
+
+def transmit(bits: str, slot: float, batches: int) -> dict[str, Any]:
+    """One transmission between two live sandboxes: what the receiver decoded."""
+    with tempfile.TemporaryDirectory(prefix="arena-bench-channels-") as tmp:
+        start = time.time() + START_SECONDS
+        values = {"BITS": bits, "START": start, "SLOT": slot, "BATCHES": batches}
+        sender = _bot(Path(tmp) / "send", {**values, "ROLE": "send"})
+        receiver = _bot(Path(tmp) / "receive", {**values, "ROLE": "receive"})
+        with Sandbox(sender) as sending, Sandbox(receiver) as receiving:
+            until = start + len(bits) * slot + GRACE_SECONDS
+            output = _when_done(receiving, until)
+            _when_done(sending, until)
+    moves = _moves(output)
+    errors = _errors(_decoded(moves, bits), bits) / len(bits)
+    return {
+        "error_rate": round(errors, 4),
+        "capacity_bits_per_s": round((1 - _entropy(errors)) / slot, 2),
+        "median_move_on_0": statistics.median(
+            m for m, b in zip(moves, bits, strict=True) if b == "0"
+        ),
+        "median_move_on_1": statistics.median(
+            m for m, b in zip(moves, bits, strict=True) if b == "1"
+        ),
+    }
+
+
+def _bits(count: int, trial: int) -> str:
+    rng = random.Random(f"arena-bench-channels/{trial}")
+    return "".join(rng.choice("01") for _ in range(count))
+
+
+def _bot(folder: Path, values: dict[str, Any]) -> Path:
+    folder.mkdir(parents=True)
+    shutil.copy(ATTACK, folder / "bot.py")
+    (folder / "values.json").write_text(json.dumps(values))
+    return folder
+
+
+def _when_done(box: Sandbox, until: float) -> str:
+    """The bot's output once it says it is done (by ``until``, else an error)."""
+    while True:
+        output = box.output_tail(200_000)
+        if "ATTACK done" in output:
+            return output
+        if time.time() > until:
+            raise RuntimeError(f"the attack did not finish: {output[-400:]}")
+        time.sleep(0.2)
+
+
+def _moves(output: str) -> list[int]:
+    for line in output.splitlines():
+        if line.startswith("ATTACK moves "):
+            moves: list[int] = json.loads(line.removeprefix("ATTACK moves "))
+            return moves
+    raise RuntimeError(f"the receiver read nothing: {output[-400:]}")
+
+
+def _decoded(moves: Sequence[int], bits: str) -> str:
+    """The readings as bits, split at the threshold that decodes them best: what an
+    attacker finds from a preamble of known bits (so the capacity is not understated)."""
+
+    def at(threshold: float) -> str:
+        return "".join("1" if move > threshold else "0" for move in moves)
+
+    thresholds = [value + 0.5 for value in sorted(set(moves))] + [min(moves) - 0.5]
+    return min((at(t) for t in thresholds), key=lambda got: _errors(got, bits))
+
+
+def _errors(got: str, bits: str) -> int:
+    return sum(a != b for a, b in zip(got, bits, strict=True))
+
+
+def _entropy(p: float) -> float:
+    if p <= 0 or p >= 1:
+        return 0.0
+    return -p * math.log2(p) - (1 - p) * math.log2(1 - p)
