@@ -18,7 +18,7 @@ from arena.sdk import Bot
 from arena.sdk.bot import MatchInfo
 from arena.store import competitions
 from arena.store.db import Database
-from arena.store.models import Artifact, BotKind, BotVersion, Tournament
+from arena.store.models import Artifact, BotKind, BotVersion, RegisteredBot, Tournament
 from sample_bots import NAMES
 from tests.sandboxing import PLAIN_BOT
 from tests.support.cli import arena, environment
@@ -368,3 +368,41 @@ def test_a_qualified_version_links_the_match_it_finished(settings: Settings) -> 
         with pytest.raises(Invalid, match="are the platform's"):
             tournaments.create(session, "platform.qualification", Ruleset.parse("classic"),
                                ["witness"], 2, 1)  # fmt: skip
+
+
+@pytest.mark.sandbox
+def test_a_qualification_the_platform_could_not_play_is_played_again(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No sandbox came up for it (a hung start): the platform's failure, so the job runs
+    again and the version is settled, never left pending for ever."""
+    from arena.platform import submission
+    from arena.platform.sandbox import SandboxUnavailable
+    from tests.support.workers import worker_in_this_process
+    from worker.rq_classes import MatchWorker
+
+    arena_ = Platform(settings)
+    add_samples(arena_.db)
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / "bot.py").write_text(PLAIN_BOT.read_text())
+    tries: list[int] = []
+
+    def first_fails(db: Database, data_dir: Path, version_id: int):
+        tries.append(version_id)
+        if len(tries) == 1:
+            raise SandboxUnavailable(
+                "the sandbox did not come up in time before the bot's code ran"
+            )
+        return qualify(db, data_dir, version_id)
+
+    monkeypatch.setattr(submission, "qualify", first_fails)
+    made = submit(arena_, "plain", BotKind.PATH, str(folder), queued=True)
+    assert made.status == "pending"
+    with worker_in_this_process(settings, monkeypatch):
+        MatchWorker([arena_.queue], connection=arena_.queue.connection).work(burst=True)
+    with arena_.db.read() as session:
+        [version] = session.scalars(
+            select(BotVersion).join(RegisteredBot).where(RegisteredBot.name == "plain")
+        )
+        assert (version.status.value, len(tries)) == ("ready", 2), version.detail

@@ -21,7 +21,7 @@ import time
 from datetime import UTC, datetime
 
 from redis import Redis
-from rq import Queue, Worker
+from rq import Queue, Retry, Worker
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
@@ -37,6 +37,8 @@ JOB_FUNCTION = "worker.jobs.play_matches"
 QUALIFY_FUNCTION = "worker.jobs.qualify_version"
 #: the most match ids one job may carry (a larger job is refused as foreign)
 MAX_JOB_MATCHES = 64
+#: times a qualification job is run before a platform failure leaves its version pending
+QUALIFY_ATTEMPTS = 4
 
 
 def connect(url: str) -> Redis:
@@ -110,6 +112,8 @@ def enqueue_qualification(queue: Queue, version_id: int) -> None:
         version_id,
         job_id=f"arena-qualify-{version_id}",
         job_timeout=JOB_TIMEOUT,
+        # a platform failure (no sandbox came up) leaves the version pending: played again
+        retry=Retry(max=QUALIFY_ATTEMPTS - 1),
         result_ttl=600,
         failure_ttl=FAILURE_TTL,
         description=f"qualification of bot version {version_id}",

@@ -37,6 +37,10 @@ log = logging.getLogger(__name__)
 DEFAULT_LIMITS = Limits()
 
 SOCKET = "bot.sock"
+#: seconds the platform's own part of a start (bwrap, the user mapping, the runner up to
+#: the bot's code) may take before it counts as a platform failure: only a hung start
+#: should end there, never a machine that is merely busy
+PLATFORM_START_SECONDS = 60.0
 #: host uid that owns a socket folder once the bot listens (not mapped into the sandbox)
 _NOBODY = 65534
 #: the bot's environment inside the sandbox
@@ -206,7 +210,7 @@ class Sandbox:
     def _map_user(self, launch: bwrap.Launch) -> None:
         launch.started()
         try:
-            launch.map_user(timeout=max(self.limits.start_seconds, 10.0))
+            launch.map_user(timeout=max(self.limits.start_seconds, PLATFORM_START_SECONDS))
         except (bwrap.LaunchFailed, OSError) as error:
             log.error("sandbox %s: %s: %s", self.home, error, self._raw_tail())
             raise SandboxUnavailable(
@@ -254,7 +258,7 @@ class Sandbox:
         """Wait for the runner's byte: the sandbox is built and the bot's code loads next.
         Up to then every failure is the platform's."""
         assert self.process is not None
-        deadline = time.monotonic() + max(self.limits.start_seconds, 10.0)
+        deadline = time.monotonic() + max(self.limits.start_seconds, PLATFORM_START_SECONDS)
         while (left := deadline - time.monotonic()) > 0:
             readable, _, _ = select.select([ready_fd], [], [], left)
             if readable:
