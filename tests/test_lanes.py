@@ -25,6 +25,7 @@ from arena.store.jobs import PRIVATE_JOB
 from arena.store.limits import PrivateLimits
 from arena.store.models import BotKind, TournamentMatch
 from arena.store.owners import add_owner
+from sample_bots.random import RandomBot
 from tests.support.cli import arena as arena_command
 from tests.support.cli import environment
 from tests.support.engine import served
@@ -129,7 +130,7 @@ def test_private_matches_never_hold_every_slot_of_a_worker(
     with (
         served(Stuck) as first,
         served(Stuck) as second,  # a server each: each match blocks on its own
-        served(lambda: RandomLegal(1)) as quick,
+        served(RandomBot) as quick,
     ):
 
         def create(session) -> None:
@@ -164,3 +165,44 @@ def test_private_matches_never_hold_every_slot_of_a_worker(
             Stuck.go.set()
             for name in ("mine-one", "mine-two"):
                 wait_until(lambda n=name: _finished(platform, n), f"{name} never ended")
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_an_owners_private_tournament_plays_beside_anothers_stuck_ones(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker with two private slots; one owner's three private tournaments, queued
+    first, whose bot thinks until told; another owner's tournament, queued after them,
+    still plays to its end: owners take turns in the private lane (a FIFO gave the first
+    owner both slots until its 3 tournaments ended)."""
+    Stuck.asked.clear()
+    Stuck.go.clear()
+    monkeypatch.setenv("ARENA_WORKER_CONCURRENCY", "8")  # private: a quarter, 2 slots
+    platform = Platform(settings)
+    add_samples(platform.db, ["random"])
+    patient = RefereeSettings(deadline=HANG_SECONDS, time_bank=HANG_SECONDS)
+    with served(Stuck) as stuck, served(RandomBot) as quick:
+
+        def create(session) -> None:
+            grant = PrivateLimits(deadline=HANG_SECONDS)  # an operator's grant
+            busy, _ = add_owner(session, "busy")
+            bots.add_bot(session, "slow", BotKind.ENDPOINT, stuck, owner_id=busy.id)
+            for index in range(3):
+                tournaments.create(
+                    session, f"busy-{index}", RULES, ["slow", "random"], 2, 2,
+                    settings=patient, owner=busy, limits=grant,
+                )  # fmt: skip
+            other, _ = add_owner(session, "other")
+            bots.add_bot(session, "quick", BotKind.ENDPOINT, quick, owner_id=other.id)
+            tournaments.create(session, "other", RULES, ["quick", "random"], 2, 4, owner=other)
+
+        platform.db.transaction(create)
+        for name in ("busy-0", "busy-1", "busy-2", "other"):
+            platform.start_tournament(name)
+        with Workers(settings, 1, tmp_path / "logs"):
+            assert Stuck.asked.wait(HANG_SECONDS), "no private match started"
+            wait_until(lambda: _finished(platform, "other"), "the other owner's tournament waited")
+            assert not any(_finished(platform, f"busy-{index}") for index in range(3))
+            Stuck.go.set()
+            for index in range(3):
+                wait_until(lambda i=index: _finished(platform, f"busy-{i}"), "busy never ended")

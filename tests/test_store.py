@@ -28,6 +28,7 @@ from arena.store.models import (
     MatchStatus,
     RatingChange,
     StoredLog,
+    Tournament,
     TournamentFormat,
     TournamentMatch,
     TournamentStatus,
@@ -722,3 +723,39 @@ def test_workers_claiming_together_start_one_rotation_of_a_deal(db: Database) ->
         for thread in threads:
             thread.join()
     assert sorted(len(set(taken) & set(r)) for r in groups.values()) == [1, 1]
+
+
+def test_owners_take_turns_in_the_private_lane(db: Database) -> None:
+    """One owner's two private tournaments and another's one: a private match starts
+    only while no other owner with matches waiting has fewer in play, on any worker."""
+    from arena.store.owners import add_owner
+
+    add_samples(db)
+
+    def create(session) -> None:
+        for owner_name, count in (("many", 2), ("one", 1)):
+            owner, _ = add_owner(session, owner_name)
+            bots.add_bot(session, f"{owner_name}-bot", BotKind.ENDPOINT, "127.0.0.1:1", owner.id)
+            for index in range(count):
+                tournaments.create(
+                    session, f"{owner_name}-{index}", Ruleset.parse("classic"),
+                    [f"{owner_name}-bot", "random"], 2, 4, owner=owner,
+                )  # fmt: skip
+        for name in ("many-0", "many-1", "one-0"):
+            tournaments.start(session, name)
+
+    db.transaction(create)
+    with db.read() as s:
+        rows = s.execute(
+            select(TournamentMatch.id, Tournament.name)
+            .join(Tournament)
+            .order_by(TournamentMatch.id)
+        ).all()
+    many = [m for m, name in rows if name.startswith("many")]
+    one = [m for m, name in rows if name.startswith("one")]
+    claimed = lambda ids, worker: [p.match_id for p in matches.claim_all(db, ids, worker)]  # noqa: E731
+    assert claimed(many, "w1") == many[:1], "the other owner waits with none in play"
+    assert claimed(many, "w2") == [], "on any worker"
+    assert claimed(one, "w2") == one[:2], "its turn: no owner goes two ahead of another"
+    assert claimed(many[1:], "w1") == many[1:3]
+    assert claimed(many[3:] + one[2:], "w1") == one[2:4], "the other's turn in one claim"

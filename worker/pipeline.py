@@ -118,14 +118,17 @@ class Pipeline:
         job of their own, those this worker has no room for (a worker with room plays
         them now, not once a match ends here). A ``private`` job's matches (an owner's
         own tournament) have only :meth:`private_room`: the rest of the worker is kept
-        for ranked play. (played, deferred, passed on)."""
+        for ranked play, and those it passes on go to the back of the private lane, so
+        that owners take turns. (played, deferred, passed on)."""
         mine, extra = self._within_room(match_ids, private)
         played, left = self._claim(mine)
         with self._cond:
             self._deferred.extend(m for m in left if m not in self._deferred)
             self._private &= set(self._open)  # those not claimed here after all
         passed = matches.pass_on(self.db, extra)
-        if passed:  # to the front: they were next, and stay in the order they came
+        if passed and private:  # to the back: the next owner's private job goes first
+            self._send(passed)
+        elif passed:  # to the front: they were next, and stay in the order they came
             self._send_first(passed)
         return played, len(left), len(passed)
 

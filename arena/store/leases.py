@@ -212,6 +212,7 @@ def claim_all(
     def take(session: Session) -> list[int]:
         connection = session.connection()
         allowed = _one_rotation_at_a_time(connection, match_ids)
+        allowed = _owners_in_turn(connection, allowed)
         allowed = _within_limits(connection, allowed)
         if not allowed:
             return []
@@ -342,6 +343,60 @@ def _one_rotation_at_a_time(connection: Connection, match_ids: list[int]) -> lis
             if group in busy:
                 continue
             busy.add(group)
+        allowed.append(match_id)
+    return allowed
+
+
+#: an owner's own tournament (an A/B test is ranked work, not private)
+_PRIVATE = _tournaments.c.owner_id.is_not(None) & (
+    _tournaments.c.format != TournamentFormat.ABTEST
+)
+_PRIVATE_MATCHES = _matches.join(_tournaments, _tournaments.c.id == _matches.c.tournament_id)
+#: the private matches among ``matches`` still queued, with their owners
+_PRIVATE_QUEUED = (
+    select(_matches.c.id, _tournaments.c.owner_id)
+    .select_from(_PRIVATE_MATCHES)
+    .where(
+        _matches.c.id.in_(bindparam("matches", expanding=True)),
+        _matches.c.status == MatchStatus.QUEUED,
+        _PRIVATE,
+    )
+)
+#: by owner: private matches in play now, over every worker
+_PRIVATE_PLAYING = (
+    select(_tournaments.c.owner_id, func.count())
+    .select_from(_PRIVATE_MATCHES)
+    .where(_matches.c.status == MatchStatus.RUNNING, _PRIVATE)
+    .group_by(_tournaments.c.owner_id)
+)
+#: the owners with private matches waiting
+_PRIVATE_WAITING = (
+    select(_tournaments.c.owner_id)
+    .select_from(_PRIVATE_MATCHES)
+    .where(_matches.c.status == MatchStatus.QUEUED, _PRIVATE)
+    .distinct()
+)
+
+
+def _owners_in_turn(connection: Connection, match_ids: list[int]) -> list[int]:
+    """Those of ``match_ids`` that may start now, in order: an owner's private match
+    starts only while no other owner with private matches waiting has fewer in play
+    (one owner's three long tournaments share the private lane with another owner's
+    one, turn about). The others stay queued for a later claim, as for a bot's limit."""
+    queued = connection.execute(_PRIVATE_QUEUED, {"matches": match_ids})
+    private = {match_id: owner for match_id, owner in queued}
+    if not private:
+        return match_ids
+    playing = {owner: count for owner, count in connection.execute(_PRIVATE_PLAYING)}
+    waiting = set(connection.execute(_PRIVATE_WAITING).scalars())
+    allowed = []
+    for match_id in match_ids:
+        owner = private.get(match_id)
+        if owner is not None:
+            mine = playing.get(owner, 0)
+            if any(playing.get(other, 0) < mine for other in waiting - {owner}):
+                continue
+            playing[owner] = mine + 1
         allowed.append(match_id)
     return allowed
 
