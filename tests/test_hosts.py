@@ -1,0 +1,124 @@
+"""The platform on several hosts: network namespaces with their own addresses, hostnames
+and folders (tests/support/hosts.py). A services host runs PostgreSQL and Redis (password
+auth), two worker hosts their workers (each its own data dir and temp folder, no file
+shared: an uploaded bot's code reaches them from the database), one more host serves an
+endpoint bot. The test's own process is the operator's machine on the same network."""
+
+from __future__ import annotations
+
+import secrets
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from arena.engine import Ruleset
+from arena.platform import Platform
+from arena.platform.settings import Settings
+from arena.platform.submission import submit, wait
+from arena.store import bots, tournaments
+from arena.store.models import BotKind, MatchStatus, RatingChange, TournamentMatch
+from tests.sandboxing import PLAIN_BOT
+from tests.support.hosts import Host, TestBed, postgres_server, redis_server
+from tests.support.store import add_samples
+from tests.support.waiting import wait_until
+
+pytestmark = [pytest.mark.processes, pytest.mark.slow, pytest.mark.sandbox]
+
+RULES = Ruleset.parse("classic")
+BOT_PORT = 50051
+
+
+@dataclass
+class Site:
+    bed: TestBed
+    platform: Platform
+    services: Host
+    workers: list[Host]
+    bot: Host
+
+    def worker_env(self, host: Host) -> dict[str, str]:
+        settings = self.platform.settings
+        return {
+            "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+            "ARENA_DATA_DIR": str(host.root / "data"),
+            "ARENA_DATABASE_URL": settings.database_url,
+            "REDIS_URL": settings.redis_url or "",
+            "ARENA_QUEUE": settings.queue_name,
+        }
+
+    def start_worker(self, host: Host) -> None:
+        host.run([sys.executable, "-m", "arena", "worker"], self.worker_env(host), "worker.log")
+
+
+@pytest.fixture
+def site() -> Iterator[Site]:
+    with TestBed() as bed:
+        services = bed.host("services")
+        url = postgres_server(services, secrets.token_hex(8))
+        redis_url = redis_server(services, secrets.token_hex(8))
+        workers = [bed.host("w1"), bed.host("w2")]
+        bot = bed.host("bot")
+        operator = bed.root / "operator"
+        platform = Platform(Settings(operator, url, redis_url))
+        try:
+            yield Site(bed, platform, services, workers, bot)
+        finally:
+            platform.db.dispose()
+
+
+def _played(platform: Platform, name: str) -> bool:
+    with platform.db.read() as session:
+        tournament = tournaments.get(session, name)
+        return tournament.completed == tournament.games
+
+
+def test_a_tournament_plays_on_two_worker_hosts_every_match_recorded_once(
+    site: Site, tmp_path: Path
+) -> None:
+    platform = site.platform
+    add_samples(platform.db, ["random", "counter"])
+    site.bot.run(
+        [sys.executable, "-m", "sample_bots.honest", "--host", site.bot.address,
+         "--port", str(BOT_PORT)],
+        log="bot.log",
+    )  # fmt: skip
+    far = f"{site.bot.address}:{BOT_PORT}"
+    platform.db.transaction(lambda s: bots.add_bot(s, "far", BotKind.ENDPOINT, far))
+    folder = tmp_path / "upload"  # on the operator's machine only
+    folder.mkdir()
+    (folder / "bot.py").write_text(PLAIN_BOT.read_text())
+    for host in site.workers:
+        site.start_worker(host)
+    made = submit(platform, "up", BotKind.PATH, str(folder), queued=True)
+    settled = wait(platform.db, "up", made.version, timeout=300)
+    assert settled.status == "ready", settled.reason
+    games = 24
+    platform.db.transaction(
+        lambda s: tournaments.create(s, "cup", RULES, ["up", "far", "random", "counter"], 4, games)
+    )
+    platform.start_tournament("cup")
+    wait_until(lambda: _played(platform, "cup"), "the tournament never ended")
+
+    with platform.db.read() as session:
+        cup = tournaments.get(session, "cup").id
+        rows = session.execute(
+            select(TournamentMatch.status, TournamentMatch.completion, TournamentMatch.worker)
+            .where(TournamentMatch.tournament_id == cup)
+        ).all()
+        changes = session.scalar(
+            select(func.count())
+            .select_from(RatingChange)
+            .join(TournamentMatch, TournamentMatch.id == RatingChange.match_id)
+            .where(TournamentMatch.tournament_id == cup)
+        )
+    assert len(rows) == games and all(r.status is MatchStatus.DONE for r in rows)
+    assert sorted(r.completion for r in rows) == list(range(1, games + 1)), "each once"
+    assert changes == 4 * games, "one rating change per seat of each match"
+    hosts = {r.worker.split(":")[0] for r in rows}
+    assert hosts == {"w1", "w2"}, f"both worker hosts played: {hosts}"
+    for host in site.workers:
+        assert not (host.root / "data" / "arena.db").exists(), "no worker made a database"
