@@ -106,8 +106,9 @@ def test_a_tournament_plays_on_two_worker_hosts_every_match_recorded_once(
     with platform.db.read() as session:
         cup = tournaments.get(session, "cup").id
         rows = session.execute(
-            select(TournamentMatch.status, TournamentMatch.completion, TournamentMatch.worker)
-            .where(TournamentMatch.tournament_id == cup)
+            select(
+                TournamentMatch.status, TournamentMatch.completion, TournamentMatch.worker
+            ).where(TournamentMatch.tournament_id == cup)
         ).all()
         changes = session.scalar(
             select(func.count())
@@ -122,3 +123,47 @@ def test_a_tournament_plays_on_two_worker_hosts_every_match_recorded_once(
     assert hosts == {"w1", "w2"}, f"both worker hosts played: {hosts}"
     for host in site.workers:
         assert not (host.root / "data" / "arena.db").exists(), "no worker made a database"
+
+
+#: a host's session that takes the row every recording of tournament ``cup`` updates,
+#: says so, and never ends its transaction (the host is lost right after)
+_HOLDER = """
+import sys, time
+from sqlalchemy import text
+from arena.store.db import make_engine
+with make_engine(sys.argv[1]).begin() as connection:  # as a worker connects
+    connection.execute(text("UPDATE tournaments SET completed = completed WHERE name = 'cup'"))
+    print("holding", flush=True)
+    time.sleep(3600)
+"""
+
+
+def test_a_host_lost_inside_a_transaction_holds_up_no_other_worker(site: Site) -> None:
+    """A host vanishes (its cable pulled, nothing reset) while its session holds the row
+    every recording of the tournament needs: the database server finds the silent client
+    by its keepalives and ends the session, so the other host's worker records on and no
+    match fails (before: every worker stopped for the 45 s cut and more)."""
+    platform = site.platform
+    add_samples(platform.db, ["random", "counter", "honest", "bluffer"])
+    games = 12
+    platform.db.transaction(
+        lambda s: tournaments.create(s, "cup", RULES, ["random", "counter", "honest"], 3, games)
+    )
+    lost, playing = site.workers
+    url = platform.settings.database_url
+    holder = lost.run([sys.executable, "-c", _HOLDER, url], site.worker_env(lost), "holder.log")
+    wait_until(lambda: "holding" in (lost.root / "holder.log").read_text(), "no lock taken")
+    lost.cut()
+    site.start_worker(playing)
+    platform.start_tournament("cup")
+    wait_until(lambda: _played(platform, "cup"), "the tournament never ended")
+    assert holder.poll() is None, "the lost host's process still runs: only its link is cut"
+    with platform.db.read() as session:
+        cup = tournaments.get(session, "cup").id
+        statuses = session.scalars(
+            select(TournamentMatch.status).where(TournamentMatch.tournament_id == cup)
+        ).all()
+    assert statuses == [MatchStatus.DONE] * games, "no match failed"
+    server_log = (site.services.root / "postgres.log").read_text()
+    assert "could not receive data from client" in server_log, server_log[-3000:]
+    assert "idle-in-transaction timeout" not in server_log

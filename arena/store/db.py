@@ -46,19 +46,25 @@ def make_engine(url: str) -> Engine:
 
 
 #: a worker on a host that vanishes (a cut link, a power loss) must not hold its locks
-#: until TCP gives up (hours): the server ends a session idle inside a transaction for
-#: 30 s and probes a silent client after 5 s (dead after ~11 s); the client gives up a
-#: connection attempt after 10 s and probes a silent server the same way
+#: until TCP gives up (15 minutes to hours): the server ends a session idle inside a
+#: transaction for 30 s, probes a silent client after 5 s (dead after ~11 s), and drops
+#: a connection whose data stays unacknowledged for 10 s (``tcp_user_timeout``: a host
+#: lost just after its last answer arrived, before it acknowledged it, is never probed,
+#: the server retransmitting instead); the client gives up a connection attempt after
+#: 10 s and watches a silent server the same ways
 IDLE_IN_TRANSACTION_MS = 30_000
+UNACKNOWLEDGED_MS = 10_000
 _POSTGRES_LIMITS = {
     "connect_timeout": 10,
     "keepalives": 1,
     "keepalives_idle": 5,
     "keepalives_interval": 2,
     "keepalives_count": 3,
+    "tcp_user_timeout": UNACKNOWLEDGED_MS,
     "options": (
         f"-c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_MS}"
         " -c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3"
+        f" -c tcp_user_timeout={UNACKNOWLEDGED_MS}"
     ),
 }
 

@@ -348,9 +348,7 @@ def _one_rotation_at_a_time(connection: Connection, match_ids: list[int]) -> lis
 
 
 #: an owner's own tournament (an A/B test is ranked work, not private)
-_PRIVATE = _tournaments.c.owner_id.is_not(None) & (
-    _tournaments.c.format != TournamentFormat.ABTEST
-)
+_PRIVATE = _tournaments.c.owner_id.is_not(None) & (_tournaments.c.format != TournamentFormat.ABTEST)
 _PRIVATE_MATCHES = _matches.join(_tournaments, _tournaments.c.id == _matches.c.tournament_id)
 #: the private matches among ``matches`` still queued, with their owners
 _PRIVATE_QUEUED = (

@@ -79,9 +79,14 @@ class Host:
         """Start ``argv`` on this host (killed with the test); its output in ``log``."""
         out = open(self.root / (log or f"{Path(argv[0]).name}.log"), "ab")  # noqa: SIM115
         environment = {**(env or os.environ), "TMPDIR": str(self.tmp)}
-        named = ["unshare", "--uts", "--", "sh", "-c", 'hostname "$0" && exec "$@"', self.name]
+        # a hostname of its own, and a PID namespace whose first process (a shell, root,
+        # killed with the test) takes every process of the host with it: the signal that
+        # kills a child with its parent is lost when a child changes its user (PostgreSQL)
+        named = ["unshare", "--uts", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
+                 "sh", "-c",
+                 'hostname "$0" && "$@" & wait $!', self.name]  # fmt: skip
         process = spawn(
-            ["ip", "netns", "exec", self.namespace, *named, *argv],
+            ["nsenter", f"--net=/run/netns/{self.namespace}", *named, *argv],
             env=environment,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -238,5 +243,3 @@ def _wait_listening(address: str, port: int, timeout: float = 300.0) -> None:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
-
-
