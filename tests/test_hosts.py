@@ -167,3 +167,81 @@ def test_a_host_lost_inside_a_transaction_holds_up_no_other_worker(site: Site) -
     server_log = (site.services.root / "postgres.log").read_text()
     assert "could not receive data from client" in server_log, server_log[-3000:]
     assert "idle-in-transaction timeout" not in server_log
+
+
+#: an endpoint bot that thinks a little at each decision: matches last long enough for a
+#: cut to land in the middle of one
+_SLOW_BOT = """
+import sys, time
+from arena.sdk import serve
+from sample_bots.honest import HonestBot
+
+class Slow(HonestBot):
+    def act(self, observation):
+        time.sleep(0.05)
+        return super().act(observation)
+
+serve(Slow)
+"""
+
+
+def _workers_of(platform: Platform, status: MatchStatus) -> dict[int, str]:
+    with platform.db.read() as session:
+        cup = tournaments.get(session, "cup").id
+        rows = session.execute(
+            select(TournamentMatch.id, TournamentMatch.worker).where(
+                TournamentMatch.tournament_id == cup, TournamentMatch.status == status
+            )
+        ).all()
+    return {match_id: worker or "" for match_id, worker in rows}
+
+
+def test_a_worker_host_cut_mid_match_is_replaced_and_its_late_results_refused(
+    site: Site,
+) -> None:
+    """The link of a worker host is pulled while it plays (its worker runs on, cut off);
+    its matches are taken over by the other host once their leases lapse, and once the
+    link is back the tournament ends with every match recorded once and rated once (a
+    record under a lost claim is refused: tests/test_store.py)."""
+    platform = site.platform
+    add_samples(platform.db, ["random", "counter"])
+    site.bot.run(
+        [sys.executable, "-c", _SLOW_BOT, "--host", site.bot.address, "--port", str(BOT_PORT)],
+        log="bot.log",
+    )
+    far = f"{site.bot.address}:{BOT_PORT}"
+    platform.db.transaction(lambda s: bots.add_bot(s, "far", BotKind.ENDPOINT, far))
+    games = 12
+    platform.db.transaction(
+        lambda s: tournaments.create(s, "cup", RULES, ["far", "random", "counter"], 3, games)
+    )
+    cut, other = site.workers
+    site.start_worker(cut)
+    platform.start_tournament("cup")
+    held = wait_until(
+        lambda: [m for m, w in _workers_of(platform, MatchStatus.RUNNING).items() if "w1:" in w],
+        "the first worker host never played",
+    )
+    cut.cut()
+    site.start_worker(other)
+    wait_until(
+        lambda: set(held) <= set(_workers_of(platform, MatchStatus.DONE)),
+        "the cut host's matches were never taken over",
+    )
+    cut.mend()
+    wait_until(lambda: _played(platform, "cup"), "the tournament never ended")
+    done = _workers_of(platform, MatchStatus.DONE)
+    assert len(done) == games and all(done[m].startswith("w2:") for m in held), done
+    with platform.db.read() as session:
+        cup = tournaments.get(session, "cup").id
+        completions = session.scalars(
+            select(TournamentMatch.completion).where(TournamentMatch.tournament_id == cup)
+        ).all()
+        changes = session.scalar(
+            select(func.count())
+            .select_from(RatingChange)
+            .join(TournamentMatch, TournamentMatch.id == RatingChange.match_id)
+            .where(TournamentMatch.tournament_id == cup)
+        )
+    assert sorted(completions) == list(range(1, games + 1)), "each recorded once"
+    assert changes == 3 * games, "each rated once"
