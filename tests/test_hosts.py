@@ -245,3 +245,54 @@ def test_a_worker_host_cut_mid_match_is_replaced_and_its_late_results_refused(
         )
     assert sorted(completions) == list(range(1, games + 1)), "each recorded once"
     assert changes == 3 * games, "each rated once"
+
+
+def _recorded(platform: Platform) -> int:
+    with platform.db.read() as session:
+        return tournaments.get(session, "cup").completed
+
+
+def test_workers_wait_for_an_unreachable_services_host_and_play_on(site: Site) -> None:
+    """The services host (PostgreSQL and Redis) drops off the network while both worker
+    hosts play; the workers keep trying, and once it is back they finish the tournament
+    with no operator's step: every match recorded once, none failed."""
+    platform = site.platform
+    add_samples(platform.db, ["random", "counter", "honest"])
+    site.bot.run(
+        [sys.executable, "-c", _SLOW_BOT, "--host", site.bot.address, "--port", str(BOT_PORT)],
+        log="bot.log",
+    )
+    far = f"{site.bot.address}:{BOT_PORT}"
+    platform.db.transaction(lambda s: bots.add_bot(s, "far", BotKind.ENDPOINT, far))
+    games = 24
+    platform.db.transaction(
+        lambda s: tournaments.create(
+            s, "cup", RULES, ["far", "random", "counter", "honest"], 4, games
+        )
+    )
+    for host in site.workers:
+        site.start_worker(host)
+    platform.start_tournament("cup")
+    wait_until(lambda: _recorded(platform) >= 2, "nothing was recorded")
+    logs = [host.root / "worker.log" for host in site.workers]
+    before = [log.read_text().count(site.services.address) for log in logs]
+    site.services.cut()
+    wait_until(
+        lambda: all(
+            log.read_text().count(site.services.address) >= seen + 2
+            for log, seen in zip(logs, before, strict=True)
+        ),
+        "a worker never noticed the services host was gone",
+    )
+    site.services.mend()
+    platform.db.engine.dispose()  # the operator's own connections were cut too
+    wait_until(lambda: _played(platform, "cup"), "the tournament never ended")
+    with platform.db.read() as session:
+        cup = tournaments.get(session, "cup").id
+        rows = session.execute(
+            select(TournamentMatch.status, TournamentMatch.completion).where(
+                TournamentMatch.tournament_id == cup
+            )
+        ).all()
+    assert [r.status for r in rows] == [MatchStatus.DONE] * games, "none failed"
+    assert sorted(r.completion for r in rows) == list(range(1, games + 1))
