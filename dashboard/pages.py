@@ -68,12 +68,13 @@ templates.filters["pace"] = pacing.describe
 
 
 def progress(tournament: Any) -> str:
-    """A round robin's matches finished of all; a ladder never ends: matches played
-    (live.js writes the same)."""
+    """A round robin's matches played of all, and those that failed; a ladder never
+    ends: matches played (live.js writes the same)."""
     matches = tournament.matches
     if tournament.format == "ladder":
         return f"{matches.done} played"
-    return f"{matches.finished} / {matches.total}"
+    failed = f" ({matches.failed} failed)" if matches.failed else ""
+    return f"{matches.done} / {matches.total}{failed}"
 
 
 templates.filters["progress"] = progress

@@ -166,7 +166,8 @@ class Progress(BaseModel):
     failed: int
     stale: int
     total: int
-    finished: int
+    #: matches that will not play again: done, failed or stale
+    ended: int
 
 
 class TournamentPublic(BaseModel):

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from arena.engine import Ruleset
 from arena.platform.settings import Settings
 from arena.referee.log import ForfeitRecord
 from arena.store import bots, owners, tournaments
@@ -22,7 +23,27 @@ from tests.support.api import auth, played_tournament
 from tests.support.cli import ROOT, run_queued_jobs
 from tests.support.store import SAMPLES, add_samples, match_ids, play, played_competition
 
+RULES = Ruleset.parse("classic")
 XSS = "<img src=x onerror=\"alert('x')\">"
+
+
+def test_a_failed_match_ends_but_is_not_counted_as_played(app_and_token) -> None:
+    """A match the platform gave up (its attempts spent) has ended, not played: the
+    status says both, and the pages show it among the failed, not the played."""
+    client, _, arena = app_and_token
+    add_samples(arena.db)
+    arena.db.transaction(lambda s: tournaments.create(s, "cup", RULES, SAMPLES, 4, 3))
+    arena.start_tournament("cup")
+    first, *rest = match_ids(arena.db)
+    plan = match_store.claim(arena.db, first, "w")
+    assert plan is not None
+    assert match_store.give_back(arena.db, plan, "lost", attempts=1)[0].value == "failed"
+    for match_id in rest:
+        plan = match_store.claim(arena.db, match_id, "w")
+        assert plan is not None and match_store.record(arena.db, plan, play(plan), 1.0)
+    counts = client.get("/api/v1/tournaments/cup").json()["matches"]
+    assert (counts["done"], counts["failed"], counts["ended"], counts["total"]) == (2, 1, 3, 3)
+    assert "2 / 3 (1 failed)" in client.get("/").text
 
 
 def test_reads_after_a_played_tournament(app_and_token) -> None:

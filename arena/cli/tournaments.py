@@ -214,7 +214,7 @@ def follow(arena: Platform, name: str, timeout: float | None = None) -> dict:
             counts = status["matches"]
             bar.update(
                 task,
-                completed=counts["finished"],
+                completed=counts["ended"],
                 description=f"{name}: {counts['running']} running, {counts['failed']} failed",
             )
     return status

@@ -232,7 +232,8 @@ def progress(session: Session, tournament: Tournament) -> dict[str, int]:
     )
     result = {status.value: counts.get(status, 0) for status in MatchStatus}
     result["total"] = sum(counts.values())
-    result["finished"] = result["done"] + result["failed"] + result["stale"]
+    # played to the end or given up (failed, stale): none of them will play again
+    result["ended"] = result["done"] + result["failed"] + result["stale"]
     return result
 
 

@@ -14,9 +14,12 @@
     return td;
   }
 
-  // A round robin's progress is matches finished of all; a ladder never ends: matches played.
+  // A round robin's progress is matches played of all, and those that failed; a ladder
+  // never ends: matches played.
   function progressText(t) {
-    return t.format === "ladder" ? t.matches.done + " played" : t.matches.finished + " / " + t.matches.total;
+    if (t.format === "ladder") return t.matches.done + " played";
+    const failed = t.matches.failed ? " (" + t.matches.failed + " failed)" : "";
+    return t.matches.done + " / " + t.matches.total + failed;
   }
 
   function leaderboardRow(r) {
@@ -67,8 +70,8 @@
           row.querySelector(".failed").textContent = m.failed;
         });
         document.querySelectorAll('table[data-leaderboard="' + CSS.escape(t.name) + '"]').forEach(function (table) {
-          if (t.status === "running" || table.dataset.last !== String(t.matches.finished)) {
-            table.dataset.last = String(t.matches.finished);
+          if (t.status === "running" || table.dataset.last !== String(t.matches.ended)) {
+            table.dataset.last = String(t.matches.ended);
             boards.push(refreshLeaderboard(table, t.status !== "running"));
           }
         });
