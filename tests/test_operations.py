@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -74,3 +75,61 @@ def test_with_redis_away_metrics_report_the_database_and_readiness_fails(
     assert ready.status_code == 503
     assert ready.json()["database"] == "ok" and ready.json()["redis"] != "ok"
     assert client.get("/healthz").status_code == 200
+
+
+@pytest.mark.processes
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_worker_exports_its_own_matches_and_timings(settings: Settings) -> None:
+    """A worker started with ARENA_WORKER_METRICS serves what only it sees: the matches
+    it recorded, those in flight, and how long claims, set-up and recording took."""
+    import subprocess
+    import sys
+    import urllib.request
+
+    from arena.platform.children import spawn
+    from tests.support.cli import environment
+    from tests.support.store import add_samples
+    from tests.support.waiting import wait_until
+
+    arena = Platform(settings)
+    add_samples(arena.db)
+    arena.db.transaction(
+        lambda s: tournaments.create(s, "cup", Ruleset.parse("classic"), SAMPLES, 4, 6)
+    )
+    address = f"127.0.0.1:{free_port()}"
+    env = environment(settings) | {"ARENA_WORKER_METRICS": address}
+    worker = spawn(
+        [sys.executable, "-m", "arena", "worker"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        arena.start_tournament("cup")
+
+        def scraped() -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+            try:
+                text = urllib.request.urlopen(f"http://{address}/metrics", timeout=5).read()
+            except OSError:
+                return {}
+            return {
+                (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+                for family in text_string_to_metric_families(text.decode())
+                for sample in family.samples
+            }
+
+        found = wait_until(
+            lambda: (
+                (m := scraped()).get(("arena_worker_matches_total", (("outcome", "recorded"),)))
+                == 6
+                and m
+            ),
+            "the worker never exported its six recorded matches",
+        )
+    finally:
+        worker.terminate()
+        worker.wait(30)
+    assert found["arena_worker_matches_in_flight", ()] == 0
+    for timing in ("claim", "setup", "record"):
+        assert found[f"arena_worker_{timing}_seconds_count", ()] > 0, timing
+    assert found["arena_worker_record_seconds_count", ()] == 6

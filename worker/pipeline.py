@@ -30,6 +30,7 @@ from arena.store import bots, matches, scheduling
 from arena.store.db import Database
 from arena.store.models import SELF_SCHEDULING, BotKind, TournamentFormat
 from arena.timing import HEARTBEAT_SECONDS
+from worker import metrics
 from worker.runtime import in_process, sandboxed
 
 if TYPE_CHECKING:
@@ -230,6 +231,8 @@ class Pipeline:
                 self._playing_sandboxed += sandboxed(plan)
             if plans:
                 self._time(plans[0].tournament_id, {"claim_ms": claim_ms})
+                metrics.CLAIM.observe(claim_ms / 1000)
+                metrics.IN_FLIGHT.inc(len(plans))
         for plan in plans:
             heard = functools.partial(self._heard, plan)
             future = self.runtime.submit(self.runtime.play(plan, heard))
@@ -285,6 +288,7 @@ class Pipeline:
                 self._settling.add(plan.match_id)
             threading.Thread(target=self._give_back, args=(plan, error), daemon=True).start()
             return
+        metrics.SETUP.observe(played.timing.get("setup_ms", 0.0) / 1000)
         with self._cond:
             self._time(plan.tournament_id, {"matches": 1, **played.timing})
             if not self._pending:
@@ -303,6 +307,7 @@ class Pipeline:
             self._one_fewer_playing(plan)
 
     def _one_fewer_playing(self, plan: matches.MatchPlan) -> None:
+        metrics.IN_FLIGHT.dec()
         self._private.discard(plan.match_id)
         if in_process(plan):
             self._playing_inside -= 1
@@ -321,6 +326,7 @@ class Pipeline:
             log.info("match %s is now %s", plan.match_id, status)
         except Exception:  # the reconciler gives it back once its lease expires
             log.exception("match %s: cannot give it back", plan.match_id)
+        metrics.MATCHES.labels("given back").inc()
         with self._cond:
             self._outcomes.failures.append(f"match {plan.match_id}: {reason}")
             self._open.pop(plan.match_id, None)
@@ -373,6 +379,9 @@ class Pipeline:
                 self._give_back(played.plan, error)
             return
         record_ms = (time.perf_counter() - began) * 1000 / len(batch)
+        for done in recorded:
+            metrics.RECORD.observe(record_ms / 1000)
+            metrics.MATCHES.labels("recorded" if done else "discarded").inc()
         self._note_announced([p for p, done in zip(batch, recorded, strict=True) if done])
         # the next matches are queued before these count as done: a worker that drains
         # (``--burst``) then finds them in the queue

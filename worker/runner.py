@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import time
 from datetime import timedelta
@@ -32,7 +33,7 @@ from arena.timing import (
     RECONNECT_SECONDS,
     RESTART_CHECK_SECONDS,
 )
-from worker import jobs, rq_classes
+from worker import jobs, metrics, rq_classes
 
 log = logging.getLogger(__name__)
 
@@ -163,6 +164,8 @@ def run(burst: bool = False, reconcile: bool = True) -> None:
         raise SystemExit("set REDIS_URL to the Redis that carries the matches")
     jobs.stop_when_empty(burst)
     jobs.database()  # connect and migrate before taking work
+    if address := os.environ.get("ARENA_WORKER_METRICS"):
+        metrics.serve(address)
     reconciler = Reconciler(settings.redis_url, settings.queue_name) if reconcile else None
     if reconciler is not None:
         reconciler.start()
