@@ -759,3 +759,26 @@ def test_owners_take_turns_in_the_private_lane(db: Database) -> None:
     assert claimed(one, "w2") == one[:2], "its turn: no owner goes two ahead of another"
     assert claimed(many[1:], "w1") == many[1:3]
     assert claimed(many[3:] + one[2:], "w1") == one[2:4], "the other's turn in one claim"
+
+
+def test_a_host_left_behind_refuses_a_schema_a_newer_release_migrated(
+    database_url: str, tmp_path
+) -> None:
+    """A rolling upgrade: the database was migrated by a newer release; an older worker
+    would read it wrongly, so it refuses to start and says why."""
+    from arena.store.schema import SchemaTooNew
+    from tests.support.cli import arena
+
+    db = Database(database_url)
+    upgrade(db)
+    newer = f"{int(head()) + 1:04d}"
+    with db.engine.begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = :v"), {"v": newer})
+    with pytest.raises(SchemaTooNew, match=f"schema {newer}, newer than this release's"):
+        upgrade(db)
+    db.dispose()
+    import os
+
+    env = os.environ | {"ARENA_DATA_DIR": str(tmp_path), "ARENA_DATABASE_URL": database_url}
+    worker = arena("worker", "--burst", env=env | {"REDIS_URL": "redis://127.0.0.1:1/0"})
+    assert worker.returncode == 1 and f"schema {newer}" in worker.stderr, worker.stderr

@@ -6,13 +6,14 @@ from __future__ import annotations
 from arena.engine import RulesError
 from arena.platform.errors import SERVICE_ERRORS, PlatformError, unavailable
 from arena.store.errors import StoreError
+from arena.store.schema import SchemaTooNew
 
 
 def explain(error: Exception) -> tuple[str, int] | None:
     """The line to print and the exit code for ``error``; None for a bug (a traceback)."""
     if isinstance(error, SERVICE_ERRORS):
         return unavailable(error), 1
-    if isinstance(error, PlatformError):
+    if isinstance(error, (PlatformError, SchemaTooNew)):
         return str(error), 1
     if isinstance(error, (StoreError, RulesError)):
         return str(error), 2

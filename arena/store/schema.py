@@ -74,9 +74,21 @@ def is_empty(url: str) -> bool:
         db.dispose()
 
 
+class SchemaTooNew(RuntimeError):
+    """The database was migrated by a newer release than this one: this code would read
+    it wrongly (a host left behind in a rolling upgrade)."""
+
+
 def upgrade(db: Database) -> None:
-    if current(db) == head():
+    """Migrate to this release's schema; refuse a database a newer release migrated."""
+    found = current(db)
+    if found == head():
         return
+    if found is not None and found.isdigit() and found > head():
+        raise SchemaTooNew(
+            f"the database is at schema {found}, newer than this release's {head()}: "
+            "install the release the other hosts run on this one (docs/deploy.md)"
+        )
     from alembic import command
 
     config = alembic_config()
