@@ -10,8 +10,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from sqlalchemy import func, select
 
+from arena.engine import Ruleset
+from arena.platform import Platform, children
+from arena.platform.settings import Settings
+from arena.platform.submission import submit, wait
+from arena.store import tournaments
+from arena.store.models import BotKind, MatchSeat
+from tests.sandboxing import PLAIN_BOT
 from tests.support.cli import play_served_bot
+from tests.support.store import add_samples
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,9 +38,10 @@ def _clean_copy(into: Path) -> Path:
     return into
 
 
-@pytest.mark.slow
-@pytest.mark.processes
-def test_the_wheel_installs_anywhere_imports_compiled_and_its_bot_plays(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel of a clean copy of the repository."""
+    tmp_path = tmp_path_factory.mktemp("wheel")
     source = _clean_copy(tmp_path / "clone")
     wheels = tmp_path / "wheels"
     subprocess.run(
@@ -39,20 +49,81 @@ def test_the_wheel_installs_anywhere_imports_compiled_and_its_bot_plays(tmp_path
          "--wheel-dir", str(wheels), str(source)],
         check=True,
     )  # fmt: skip
-    (wheel,) = wheels.glob("arena-*.whl")
-    venv = tmp_path / "venv"
+    (built,) = wheels.glob("arena-*.whl")
+    return built
+
+
+def _fresh_venv(where: Path, requirement: str) -> Path:
+    """A new virtual environment with ``requirement`` installed; its python."""
+    venv = where / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
-    subprocess.run([python, "-m", "pip", "install", "--quiet", str(wheel)], check=True)
-    elsewhere = {**os.environ, "PYTHONPATH": ""}
+    subprocess.run([python, "-m", "pip", "install", "--quiet", requirement], check=True)
+    return python
+
+
+#: an environment that finds nothing of the checkout
+ELSEWHERE = {**os.environ, "PYTHONPATH": ""}
+
+
+@pytest.mark.slow
+@pytest.mark.processes
+def test_the_wheel_installs_anywhere_imports_compiled_and_its_bot_plays(
+    wheel: Path, tmp_path: Path
+) -> None:
+    python = _fresh_venv(tmp_path, str(wheel))
     where = subprocess.run(
         [python, "-c", "import arena.sdk, arena.native as n; print(n.ROOT, n.compiled())"],
-        cwd=tmp_path, env=elsewhere, capture_output=True, text=True, check=False,
+        cwd=tmp_path, env=ELSEWHERE, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert where.returncode == 0, where.stderr
     root, compiled = where.stdout.split()
-    assert Path(root).is_relative_to(venv) and compiled == "True"
+    assert Path(root).is_relative_to(python.parents[1]) and compiled == "True"
     mine = play_served_bot(
         [str(python), "-m", "sample_bots.counter", "--port", "0"], tmp_path, ["sample:random"], 2
     )
     assert mine["games"] == 2 and mine["forfeits"] == 0, mine
+
+
+@pytest.mark.slow
+@pytest.mark.processes
+@pytest.mark.sandbox
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_worker_installed_from_the_wheel_qualifies_and_plays(
+    wheel: Path, tmp_path: Path, settings: Settings
+) -> None:
+    """``pip install arena[platform]`` on a worker host: its worker (outside the
+    checkout) qualifies an uploaded bot in its sandbox and plays a tournament."""
+    python = _fresh_venv(tmp_path, f"{wheel}[platform]")
+    platform = Platform(settings)
+    add_samples(platform.db, ["random", "counter"])
+    folder = tmp_path / "upload"
+    folder.mkdir()
+    (folder / "bot.py").write_text(PLAIN_BOT.read_text())
+    made = submit(platform, "up", BotKind.PATH, str(folder), queued=True)
+    worker_env = ELSEWHERE | {
+        "ARENA_DATA_DIR": str(tmp_path / "worker-data"),
+        "ARENA_DATABASE_URL": settings.database_url,
+        "REDIS_URL": settings.redis_url or "",
+        "ARENA_QUEUE": settings.queue_name,
+    }
+    burst = [python, "-m", "arena", "worker", "--burst"]
+    qualified = children.run(burst, cwd=tmp_path, env=worker_env, capture_output=True, text=True)
+    assert qualified.returncode == 0, qualified.stderr[-2000:]
+    settled = wait(platform.db, "up", made.version, timeout=0)
+    assert settled.status == "ready", settled.reason
+    platform.db.transaction(
+        lambda s: tournaments.create(
+            s, "cup", Ruleset.parse("classic"), ["up", "random", "counter"], 3, 6
+        )
+    )
+    platform.start_tournament("cup")
+    played = children.run(burst, cwd=tmp_path, env=worker_env, capture_output=True, text=True)
+    assert played.returncode == 0, played.stderr[-2000:]
+    with platform.db.read() as session:
+        cup = tournaments.get(session, "cup")
+        assert cup.completed == cup.games == 6
+        forfeits = session.scalar(
+            select(func.count()).select_from(MatchSeat).where(MatchSeat.forfeit.is_(True))
+        )
+    assert forfeits == 0
