@@ -406,3 +406,19 @@ def test_a_service_that_is_down_is_one_line_not_a_traceback(tmp_path: Path) -> N
     assert listed.returncode == 1 and "Traceback" not in listed.stderr
     assert "the database is not reachable" in listed.stderr
     assert len(listed.stderr.strip().splitlines()) == 1, listed.stderr
+
+
+def test_an_inherited_tcp_socket_is_served_as_tcp() -> None:
+    """The dashboard serves on the socket ``arena up`` binds: taken for a Unix socket
+    (uvicorn's ``fd=``), its connections kept Nagle's algorithm and each answer on a
+    kept-alive connection waited ~40 ms for the client's delayed ACK."""
+    import socket
+
+    from arena.cli.dashboard import inherited
+
+    listening = socket.create_server(("127.0.0.1", 0))
+    served = inherited(listening.detach())
+    try:
+        assert served.family == socket.AF_INET and served.type == socket.SOCK_STREAM
+    finally:
+        served.close()
