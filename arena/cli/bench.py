@@ -579,3 +579,47 @@ def channels(
             f"  trial {number}: errors {trial['error_rate']:.1%}, batches others took in a "
             f"slot: {trial['median_move_on_0']:g} on a 0, {trial['median_move_on_1']:g} on a 1"
         )
+
+
+@app.command()
+def site(
+    json_: options.JsonFlag = False,
+    readers: Annotated[int, typer.Option("--readers", min=1, help="Concurrent readers.")] = 200,
+    window: Annotated[float, typer.Option("--window", min=5, help="Seconds of each part.")] = 60.0,
+    think: Annotated[
+        float, typer.Option("--think", min=0, help="Seconds a reader waits between pages.")
+    ] = 1.0,
+    database_url: Annotated[
+        str | None,
+        typer.Option(
+            "--database-url",
+            help="An empty database to use (e.g. a PostgreSQL one made with createdb); "
+            "default: SQLite in a temporary folder.",
+        ),
+    ] = None,
+) -> None:
+    """The dashboard's latency under concurrent readers (loopback) while two workers
+    record a competition at full speed, and what the readers cost the recording."""
+    from arena.bench import site as bench_site
+
+    figures = _measured(
+        "the site under readers",
+        lambda p: bench_site.run(readers, window, think, database_url, progress=p),
+        json_,
+    )
+    if figures is None:
+        return
+    out.print(
+        f"{readers} readers ({think:g} s between pages) for {window:g} s beside two workers "
+        f"recording at full speed, {figures['database']}"
+    )
+    out.print(
+        f"  {figures['requests']} requests ({figures['requests_per_s']}/s), "
+        f"{figures['errors']} errors; latency p50 {figures['p50_ms']} ms, p95 "
+        f"{figures['p95_ms']} ms, p99 {figures['p99_ms']} ms   target p99 <= 250 ms, 0 errors"
+    )
+    out.print(
+        f"  recorded a minute: {figures['recorded_per_min_alone']} alone, "
+        f"{figures['recorded_per_min_beside_readers']} beside the readers "
+        f"({figures['recording_drop_percent']}% fewer; target <= 20%)"
+    )

@@ -1,0 +1,202 @@
+"""The site under readers while workers record at full speed.
+
+A platform with a private Redis and PostgreSQL (``database_url``; SQLite without one),
+a competition of the four samples played unpaced by two workers, and ``arena dashboard``
+as a real server on the loopback. First the workers alone: matches recorded a minute
+over ``window`` seconds. Then ``readers`` concurrent readers (each one request at a time,
+``think`` seconds between: a person reading) over the leaderboard, the competition and
+tournament pages, match lists, match pages and match logs for another ``window``
+seconds: their latencies (median, p95, p99), errors, and the recording rate beside them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+from sqlalchemy import func, select
+
+from arena.engine import Ruleset
+from arena.platform import Platform
+from arena.platform.redis_server import RedisServer
+from arena.platform.services import Dashboard, Workers
+from arena.platform.settings import Settings
+from arena.store import bots as bot_store
+from arena.store import competitions
+from arena.store.models import MatchStatus, TournamentMatch
+from sample_bots import NAMES
+
+#: matches recorded before reading starts: pages with something on them
+WARM_MATCHES = 200
+
+
+def run(
+    readers: int = 200,
+    window: float = 60.0,
+    think: float = 1.0,
+    database_url: str | None = None,
+    progress: Callable[[str], None] | None = None,
+    workers: int = 2,
+) -> dict[str, Any]:
+    """``workers``: 0 measures the site alone (after a warm-up played by one worker)."""
+    say = progress or (lambda _: None)
+    with _platform(database_url) as (arena, tmp):
+        ladder_id = _competition(arena)
+        with Workers(arena.settings, max(workers, 1), tmp / "logs"):
+            say(f"warming up: {WARM_MATCHES} matches")
+            _wait_for(lambda: _recorded(arena, ladder_id) >= WARM_MATCHES)
+        with (
+            Workers(arena.settings, workers, tmp / "logs"),
+            Dashboard(arena.settings, 0, tmp) as site,
+        ):
+            alone = 0.0
+            if workers:
+                say(f"the workers alone: {window:g} s")
+                alone = _rate(arena, ladder_id, lambda: time.sleep(window))
+            urls = _urls(arena, ladder_id)
+            say(f"{readers} readers for {window:g} s")
+            latencies: list[float] = []
+            errors: list[str] = []
+            beside = _rate(
+                arena,
+                ladder_id,
+                lambda: asyncio.run(
+                    _read(site.url, urls, readers, window, think, latencies, errors)
+                ),
+            )
+    ordered = sorted(latencies)
+    return {
+        "database": "postgresql" if database_url else "sqlite",
+        "workers": workers,
+        "readers": readers,
+        "think_s": think,
+        "window_s": window,
+        "requests": len(latencies) + len(errors),
+        "requests_per_s": round((len(latencies) + len(errors)) / window, 1),
+        "errors": len(errors),
+        "error_examples": errors[:5],
+        "p50_ms": round(_quantile(ordered, 0.50) * 1000, 1),
+        "p95_ms": round(_quantile(ordered, 0.95) * 1000, 1),
+        "p99_ms": round(_quantile(ordered, 0.99) * 1000, 1),
+        "recorded_per_min_alone": round(alone, 1),
+        "recorded_per_min_beside_readers": round(beside, 1),
+        "recording_drop_percent": round(100 * (alone - beside) / alone, 1) if alone else None,
+    }
+
+
+@contextlib.contextmanager
+def _platform(database_url: str | None) -> Iterator[tuple[Platform, Path]]:
+    with (
+        tempfile.TemporaryDirectory(prefix="arena-bench-site-") as folder,
+        RedisServer(Path(folder) / "redis") as redis,
+    ):
+        tmp = Path(folder)
+        url = database_url or f"sqlite:///{tmp}/arena.db"
+        yield Platform(Settings(tmp, url, redis.url)), tmp
+
+
+def _competition(arena: Platform) -> int:
+    arena.db.transaction(lambda s: [bot_store.register_sample(s, n) for n in NAMES])
+    arena.db.transaction(
+        lambda s: competitions.create(
+            s, "main", Ruleset.parse("classic"), 4, tables=4, bot_names=list(NAMES),
+            default=True, pace=None,
+        )
+    )  # fmt: skip
+    with arena.db.read() as session:
+        return competitions.get(session, "main").tournament_id
+
+
+def _recorded(arena: Platform, ladder_id: int) -> int:
+    with arena.db.read() as session:
+        return (
+            session.scalar(
+                select(func.count(TournamentMatch.id)).where(
+                    TournamentMatch.tournament_id == ladder_id,
+                    TournamentMatch.status == MatchStatus.DONE,
+                )
+            )
+            or 0
+        )
+
+
+def _wait_for(condition: Callable[[], bool], timeout: float = 600.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise RuntimeError("the workers recorded nothing: see the bench's logs")
+        time.sleep(0.5)
+
+
+def _rate(arena: Platform, ladder_id: int, during: Callable[[], None]) -> float:
+    """Matches recorded a minute while ``during`` runs."""
+    before, began = _recorded(arena, ladder_id), time.monotonic()
+    during()
+    return (_recorded(arena, ladder_id) - before) * 60 / (time.monotonic() - began)
+
+
+def _urls(arena: Platform, ladder_id: int) -> list[str]:
+    """What readers read: the standings and lists, and recorded matches' pages and logs."""
+    with arena.db.read() as session:
+        recent = session.scalars(
+            select(TournamentMatch.id)
+            .where(
+                TournamentMatch.tournament_id == ladder_id,
+                TournamentMatch.status == MatchStatus.DONE,
+            )
+            .order_by(TournamentMatch.id.desc())
+            .limit(50)
+        ).all()
+        ladder = competitions.get(session, "main").tournament.name
+    fixed = [
+        "/", "/leaderboard", "/competitions/main", f"/tournaments/{ladder}",
+        "/api/v1/competitions/main", f"/api/v1/tournaments/{ladder}/leaderboard",
+        f"/api/v1/matches?tournament={ladder}&per_page=50", "/matches",
+    ]  # fmt: skip
+    matches = [f"/matches/{m}" for m in recent] + [f"/api/v1/matches/{m}/log" for m in recent]
+    return fixed * (len(matches) // len(fixed) or 1) + matches
+
+
+async def _read(
+    base: str,
+    urls: list[str],
+    readers: int,
+    window: float,
+    think: float,
+    latencies: list[float],
+    errors: list[str],
+) -> None:
+    limits = httpx.Limits(max_connections=readers, max_keepalive_connections=readers)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30.0) as client:
+        end = time.monotonic() + window
+
+        async def reader(number: int) -> None:
+            rng = random.Random(number)
+            await asyncio.sleep(rng.random() * think)  # readers arrive spread out
+            while time.monotonic() < end:
+                url = rng.choice(urls)
+                began = time.perf_counter()
+                try:
+                    answer = await client.get(url)
+                    if answer.status_code != 200:
+                        errors.append(f"{url}: {answer.status_code}")
+                    else:
+                        latencies.append(time.perf_counter() - began)
+                except httpx.HTTPError as error:
+                    errors.append(f"{url}: {type(error).__name__}")
+                await asyncio.sleep(think)
+
+        await asyncio.gather(*(reader(n) for n in range(readers)))
+
+
+def _quantile(ordered: list[float], q: float) -> float:
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
