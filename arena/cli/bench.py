@@ -597,6 +597,9 @@ def site(
             "default: SQLite in a temporary folder.",
         ),
     ] = None,
+    workers: Annotated[
+        int, typer.Option("--workers", min=0, help="Workers recording meanwhile (0: none).")
+    ] = 2,
 ) -> None:
     """The dashboard's latency under concurrent readers (loopback) while two workers
     record a competition at full speed, and what the readers cost the recording."""
@@ -604,14 +607,14 @@ def site(
 
     figures = _measured(
         "the site under readers",
-        lambda p: bench_site.run(readers, window, think, database_url, progress=p),
+        lambda p: bench_site.run(readers, window, think, database_url, p, workers),
         json_,
     )
     if figures is None:
         return
     out.print(
-        f"{readers} readers ({think:g} s between pages) for {window:g} s beside two workers "
-        f"recording at full speed, {figures['database']}"
+        f"{readers} readers ({think:g} s between pages) for {window:g} s beside {workers} "
+        f"workers recording at full speed, {figures['database']}"
     )
     out.print(
         f"  {figures['requests']} requests ({figures['requests_per_s']}/s), "
