@@ -9,7 +9,8 @@ from rq.registry import FailedJobRegistry, StartedJobRegistry
 
 from arena.platform import Platform, PlatformError
 from arena.store.jobs import MAX_BATCH
-from worker.rq_classes import sandbox_of
+from arena.store.models import now
+from worker.rq_classes import load_of, sandbox_of
 
 
 def info(platform: Platform, failed_limit: int = 50) -> dict[str, Any]:
@@ -48,6 +49,8 @@ def info(platform: Platform, failed_limit: int = 50) -> dict[str, Any]:
                     "done": w.successful_job_count,
                     "failed": w.failed_job_count,
                     "sandbox": sandbox_of(w),
+                    "load": load_of(w),
+                    "heartbeat_age_s": _age(w.last_heartbeat),
                 }
                 for w in workers
             ],
@@ -57,3 +60,13 @@ def info(platform: Platform, failed_limit: int = 50) -> dict[str, Any]:
         return {"available": False, "error": str(error)}
     except Exception as error:  # Redis down: the page says so instead of failing
         return {"available": False, "error": f"{type(error).__name__}: {error}"}
+
+
+def _age(moment: Any) -> float | None:
+    """Seconds since ``moment`` (a naive or aware UTC time), or None."""
+    if moment is None:
+        return None
+    current = now()
+    if moment.tzinfo is None and current.tzinfo is not None:
+        current = current.replace(tzinfo=None)
+    return round((current - moment).total_seconds(), 1)

@@ -22,6 +22,7 @@ from arena.platform.submission import submit, wait
 from arena.store import bots, tournaments
 from arena.store.models import BotKind, MatchStatus, RatingChange, TournamentMatch
 from tests.sandboxing import PLAIN_BOT
+from tests.support.cli import arena as arena_command
 from tests.support.hosts import Host, TestBed, postgres_server, redis_server
 from tests.support.store import add_samples
 from tests.support.waiting import wait_until
@@ -70,6 +71,26 @@ def site() -> Iterator[Site]:
             platform.db.dispose()
 
 
+def _status_with_workers(site: Site, count: int) -> dict | None:
+    """``arena status --json`` from the operator's machine, once ``count`` workers are
+    registered and have sent a heartbeat."""
+    import json
+    import os
+
+    settings = site.platform.settings
+    env = os.environ | {
+        "ARENA_DATA_DIR": str(settings.data_dir),
+        "ARENA_DATABASE_URL": settings.database_url,
+        "REDIS_URL": settings.redis_url or "",
+    }
+    done = arena_command("status", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    status = json.loads(done.stdout)
+    workers = status["workers"]
+    ready = len(workers) == count and all(w["load"] is not None for w in workers)
+    return status if ready else None
+
+
 def _played(platform: Platform, name: str) -> bool:
     with platform.db.read() as session:
         tournament = tournaments.get(session, name)
@@ -94,6 +115,11 @@ def test_a_tournament_plays_on_two_worker_hosts_every_match_recorded_once(
     for host in site.workers:
         site.start_worker(host)
     made = submit(platform, "up", BotKind.PATH, str(folder), queued=True)
+    status = wait_until(lambda: _status_with_workers(site, 2), "arena status saw no two workers")
+    assert sorted(w["host"] for w in status["workers"]) == ["w1", "w2"]
+    assert all(
+        w["load"] is not None and w["heartbeat_age_s"] is not None for w in status["workers"]
+    )
     settled = wait(platform.db, "up", made.version, timeout=300)
     assert settled.status == "ready", settled.reason
     games = 24

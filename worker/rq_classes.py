@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -166,6 +167,8 @@ class MatchWorker(SimpleWorker):
         """As RQ's, and register again when Redis lost the registration (a restart that
         came back empty): the workers page and job sizing count registered workers."""
         super().heartbeat(timeout, pipeline)
+        with contextlib.suppress(OSError):  # the host's load, for arena status
+            (pipeline or self.connection).hset(self.key, "arena_load", f"{os.getloadavg()[0]:.2f}")
         if pipeline is None and not self.connection.sismember(self.redis_workers_keys, self.key):
             log.warning("worker %s: its registration was lost; registering again", self.name)
             with self.connection.pipeline() as pipe:
@@ -251,6 +254,12 @@ class MatchWorker(SimpleWorker):
             pipe.lrem(queue.intermediate_queue_key, 0, job_id)
             pipe.delete(Job.key_for(job_id))
             pipe.execute()
+
+
+def load_of(worker: BaseWorker) -> float | None:
+    """The load average of a registered worker's host at its last heartbeat."""
+    value = worker.connection.hget(worker.key, "arena_load")
+    return float(value) if value else None
 
 
 def sandbox_of(worker: BaseWorker) -> str:

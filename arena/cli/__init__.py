@@ -68,6 +68,12 @@ COMMANDS: dict[str, Entry] = {
         "Serve the dashboard and the API (http://HOST:PORT/, the API under /api/v1).",
     ),
     "owner": Entry("arena.cli.owners", "app", "Owners and their API tokens."),
+    "status": Entry(
+        "arena.cli.status",
+        "status_command",
+        "The platform across its hosts: queues, matches in play, and every worker (its "
+        "host, load, last heartbeat, how it runs uploaded bots).",
+    ),
 }
 
 
