@@ -6,69 +6,34 @@ endpoint bot. The test's own process is the operator's machine on the same netwo
 
 from __future__ import annotations
 
-import secrets
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
 
+from arena.bench import testbed
+from arena.bench.testbed import Site
 from arena.engine import Ruleset
 from arena.platform import Platform
-from arena.platform.settings import Settings
 from arena.platform.submission import submit, wait
 from arena.store import bots, tournaments
 from arena.store.models import BotKind, MatchStatus, RatingChange, TournamentMatch
 from tests.sandboxing import PLAIN_BOT
 from tests.support.cli import arena as arena_command
-from tests.support.hosts import Host, TestBed, postgres_server, redis_server
 from tests.support.store import add_samples
 from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.processes, pytest.mark.slow, pytest.mark.sandbox]
 
 RULES = Ruleset.parse("classic")
-BOT_PORT = 50051
-
-
-@dataclass
-class Site:
-    bed: TestBed
-    platform: Platform
-    services: Host
-    workers: list[Host]
-    bot: Host
-
-    def worker_env(self, host: Host) -> dict[str, str]:
-        settings = self.platform.settings
-        return {
-            "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
-            "ARENA_DATA_DIR": str(host.root / "data"),
-            "ARENA_DATABASE_URL": settings.database_url,
-            "REDIS_URL": settings.redis_url or "",
-            "ARENA_QUEUE": settings.queue_name,
-        }
-
-    def start_worker(self, host: Host) -> None:
-        host.run([sys.executable, "-m", "arena", "worker"], self.worker_env(host), "worker.log")
 
 
 @pytest.fixture
 def site() -> Iterator[Site]:
-    with TestBed() as bed:
-        services = bed.host("services")
-        url = postgres_server(services, secrets.token_hex(8))
-        redis_url = redis_server(services, secrets.token_hex(8))
-        workers = [bed.host("w1"), bed.host("w2")]
-        bot = bed.host("bot")
-        operator = bed.root / "operator"
-        platform = Platform(Settings(operator, url, redis_url))
-        try:
-            yield Site(bed, platform, services, workers, bot)
-        finally:
-            platform.db.dispose()
+    with testbed.site() as made:
+        yield made
 
 
 def _status_with_workers(site: Site, count: int) -> dict | None:
@@ -102,12 +67,7 @@ def test_a_tournament_plays_on_two_worker_hosts_every_match_recorded_once(
 ) -> None:
     platform = site.platform
     add_samples(platform.db, ["random", "counter"])
-    site.bot.run(
-        [sys.executable, "-m", "sample_bots.honest", "--host", site.bot.address,
-         "--port", str(BOT_PORT)],
-        log="bot.log",
-    )  # fmt: skip
-    far = f"{site.bot.address}:{BOT_PORT}"
+    far = site.serve_bot(testbed.HONEST_BOT)
     platform.db.transaction(lambda s: bots.add_bot(s, "far", BotKind.ENDPOINT, far))
     folder = tmp_path / "upload"  # on the operator's machine only
     folder.mkdir()
@@ -151,19 +111,6 @@ def test_a_tournament_plays_on_two_worker_hosts_every_match_recorded_once(
         assert not (host.root / "data" / "arena.db").exists(), "no worker made a database"
 
 
-#: a host's session that takes the row every recording of tournament ``cup`` updates,
-#: says so, and never ends its transaction (the host is lost right after)
-_HOLDER = """
-import sys, time
-from sqlalchemy import text
-from arena.store.db import make_engine
-with make_engine(sys.argv[1]).begin() as connection:  # as a worker connects
-    connection.execute(text("UPDATE tournaments SET completed = completed WHERE name = 'cup'"))
-    print("holding", flush=True)
-    time.sleep(3600)
-"""
-
-
 def test_a_host_lost_inside_a_transaction_holds_up_no_other_worker(site: Site) -> None:
     """A host vanishes (its cable pulled, nothing reset) while its session holds the row
     every recording of the tournament needs: the database server finds the silent client
@@ -177,7 +124,9 @@ def test_a_host_lost_inside_a_transaction_holds_up_no_other_worker(site: Site) -
     )
     lost, playing = site.workers
     url = platform.settings.database_url
-    holder = lost.run([sys.executable, "-c", _HOLDER, url], site.worker_env(lost), "holder.log")
+    holder = lost.run(
+        [sys.executable, "-c", testbed.HOLDER, url], site.worker_env(lost), "holder.log"
+    )
     wait_until(lambda: "holding" in (lost.root / "holder.log").read_text(), "no lock taken")
     lost.cut()
     site.start_worker(playing)
@@ -193,22 +142,6 @@ def test_a_host_lost_inside_a_transaction_holds_up_no_other_worker(site: Site) -
     server_log = (site.services.root / "postgres.log").read_text()
     assert "could not receive data from client" in server_log, server_log[-3000:]
     assert "idle-in-transaction timeout" not in server_log
-
-
-#: an endpoint bot that thinks a little at each decision: matches last long enough for a
-#: cut to land in the middle of one
-_SLOW_BOT = """
-import sys, time
-from arena.sdk import serve
-from sample_bots.honest import HonestBot
-
-class Slow(HonestBot):
-    def act(self, observation):
-        time.sleep(0.05)
-        return super().act(observation)
-
-serve(Slow)
-"""
 
 
 def _workers_of(platform: Platform, status: MatchStatus) -> dict[int, str]:
@@ -231,11 +164,7 @@ def test_a_worker_host_cut_mid_match_is_replaced_and_its_late_results_refused(
     record under a lost claim is refused: tests/test_store.py)."""
     platform = site.platform
     add_samples(platform.db, ["random", "counter"])
-    site.bot.run(
-        [sys.executable, "-c", _SLOW_BOT, "--host", site.bot.address, "--port", str(BOT_PORT)],
-        log="bot.log",
-    )
-    far = f"{site.bot.address}:{BOT_PORT}"
+    far = site.serve_bot(testbed.SLOW_BOT)
     platform.db.transaction(lambda s: bots.add_bot(s, "far", BotKind.ENDPOINT, far))
     games = 12
     platform.db.transaction(
@@ -284,11 +213,7 @@ def test_workers_wait_for_an_unreachable_services_host_and_play_on(site: Site) -
     with no operator's step: every match recorded once, none failed."""
     platform = site.platform
     add_samples(platform.db, ["random", "counter", "honest"])
-    site.bot.run(
-        [sys.executable, "-c", _SLOW_BOT, "--host", site.bot.address, "--port", str(BOT_PORT)],
-        log="bot.log",
-    )
-    far = f"{site.bot.address}:{BOT_PORT}"
+    far = site.serve_bot(testbed.SLOW_BOT)
     platform.db.transaction(lambda s: bots.add_bot(s, "far", BotKind.ENDPOINT, far))
     games = 24
     platform.db.transaction(

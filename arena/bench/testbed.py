@@ -1,4 +1,5 @@
-"""Hosts made of network namespaces: a test bed for the platform on several machines.
+"""Hosts made of network namespaces: a test bed for the platform on several machines
+(``tests/test_hosts.py`` and ``arena bench hosts``; root, ``ip`` and util-linux needed).
 
 A ``lan`` namespace holds a bridge; each host is a namespace of its own joined to it
 by a veth pair, with one address on a /24 chosen for this test (10.X.Y.0/24). The test's
@@ -21,12 +22,17 @@ import re
 import secrets
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.platform import Platform
 from arena.platform.children import spawn
+from arena.platform.settings import Settings
 
 PREFIX = "arena-"
 POSTGRES_BIN = Path("/usr/lib/postgresql")
@@ -243,3 +249,90 @@ def _wait_listening(address: str, port: int, timeout: float = 300.0) -> None:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
+
+
+# ------------------------------------------------------------------ a site on the bed
+
+#: the port of the endpoint bot's server on its host
+BOT_PORT = 50051
+
+#: the sample honest bot as an endpoint
+HONEST_BOT = (
+    "from arena.sdk import serve\nfrom sample_bots.honest import HonestBot\nserve(HonestBot)"
+)
+
+#: an endpoint bot that thinks a little at each decision: matches last long enough for a
+#: cut to land in the middle of one
+SLOW_BOT = """
+import time
+from arena.sdk import serve
+from sample_bots.honest import HonestBot
+
+class Slow(HonestBot):
+    def act(self, observation):
+        time.sleep(0.05)
+        return super().act(observation)
+
+serve(Slow)
+"""
+
+#: a host's session that takes the row every recording of tournament ``cup`` updates
+#: (connected as a worker connects), says so, and never ends its transaction
+HOLDER = """
+import sys, time
+from sqlalchemy import text
+from arena.store.db import make_engine
+with make_engine(sys.argv[1]).begin() as connection:
+    connection.execute(text("UPDATE tournaments SET completed = completed WHERE name = 'cup'"))
+    print("holding", flush=True)
+    time.sleep(3600)
+"""
+
+
+@dataclass
+class Site:
+    """The platform on the bed: a services host (PostgreSQL, Redis), two worker hosts, a
+    host for an endpoint bot, and the operator's platform (this process)."""
+
+    bed: TestBed
+    platform: Platform
+    services: Host
+    workers: list[Host]
+    bot: Host
+
+    def worker_env(self, host: Host) -> dict[str, str]:
+        settings = self.platform.settings
+        return {
+            "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+            "ARENA_DATA_DIR": str(host.root / "data"),
+            "ARENA_DATABASE_URL": settings.database_url,
+            "REDIS_URL": settings.redis_url or "",
+            "ARENA_QUEUE": settings.queue_name,
+        }
+
+    def start_worker(self, host: Host) -> None:
+        host.run([sys.executable, "-m", "arena", "worker"], self.worker_env(host), "worker.log")
+
+    def serve_bot(self, source: str) -> str:
+        """Serve the bot ``source`` (Python that calls ``serve``) on the bot's host; its
+        address."""
+        self.bot.run(
+            [sys.executable, "-c", source, "--host", self.bot.address, "--port", str(BOT_PORT)],
+            log="bot.log",
+        )
+        return f"{self.bot.address}:{BOT_PORT}"
+
+
+@contextlib.contextmanager
+def site() -> Iterator[Site]:
+    with TestBed() as bed:
+        services = bed.host("services")
+        url = postgres_server(services, secrets.token_hex(8))
+        redis_url = redis_server(services, secrets.token_hex(8))
+        workers = [bed.host("w1"), bed.host("w2")]
+        bot = bed.host("bot")
+        platform = Platform(Settings(bed.root / "operator", url, redis_url))
+        try:
+            yield Site(bed, platform, services, workers, bot)
+        finally:
+            platform.db.dispose()
