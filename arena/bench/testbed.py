@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.platform import Platform
-from arena.platform.children import spawn
+from arena.platform.children import alive, spawn
 from arena.platform.settings import Settings
 
 PREFIX = "arena-"
@@ -52,22 +52,12 @@ def sweep() -> None:
     for line in ip("netns", "list").splitlines():
         name = line.split()[0] if line.strip() else ""
         found = re.fullmatch(rf"{PREFIX}(\d+)-\w+-\w+", name)
-        if found and not _alive(int(found.group(1))):
+        if found and not alive(int(found.group(1))):
             ip("netns", "del", name, check=False)
     for folder in Path(tempfile.gettempdir()).glob(f"{PREFIX}*"):
         found = re.match(rf"{PREFIX}(\d+)-[0-9a-f]{{4}}-", folder.name)
-        if found and not _alive(int(found.group(1))):
+        if found and not alive(int(found.group(1))):
             shutil.rmtree(folder, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class Host:

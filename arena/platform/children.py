@@ -18,6 +18,7 @@ runtime loop).
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from functools import cache
@@ -44,3 +45,14 @@ def spawn(argv: list[str], **options: Any) -> subprocess.Popen[Any]:
 def run(argv: list[str], **options: Any) -> subprocess.CompletedProcess[Any]:
     """``subprocess.run(argv, **options)``, the child killed when this process dies."""
     return subprocess.run(command(argv), **options)
+
+
+def alive(pid: int) -> bool:
+    """Whether a process ``pid`` runs (one of another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -25,6 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from arena.platform.children import alive
 from arena.platform.sandbox import bwrap, runtime
 from arena.platform.sandbox.cgroup import Cgroup
 from arena.platform.sandbox.errors import SandboxError, SandboxUnavailable
@@ -98,17 +99,7 @@ def orphaned(name: str) -> bool:
     """Whether a sandbox's folder or group (named ``arena-sandbox-<maker's pid>-…``) was
     made by a process that is dead now."""
     owner = name.removeprefix(FOLDER_PREFIX).split("-", 1)[0]
-    return name.startswith(FOLDER_PREFIX) and owner.isdigit() and not _alive(int(owner))
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return name.startswith(FOLDER_PREFIX) and owner.isdigit() and not alive(int(owner))
 
 
 class Sandbox:
