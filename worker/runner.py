@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import threading
 import time
 from datetime import timedelta
@@ -164,8 +163,8 @@ def run(burst: bool = False, reconcile: bool = True) -> None:
         raise SystemExit("set REDIS_URL to the Redis that carries the matches")
     jobs.stop_when_empty(burst)
     jobs.database()  # connect and migrate before taking work
-    if address := os.environ.get("ARENA_WORKER_METRICS"):
-        metrics.serve(address)
+    if settings.worker_metrics:
+        metrics.serve(settings.worker_metrics)
     reconciler = Reconciler(settings.redis_url, settings.queue_name) if reconcile else None
     if reconciler is not None:
         reconciler.start()

@@ -71,15 +71,25 @@ class Host:
         self.link = f"{bed.short}{name[:6]}"  # the bridge's end of its pair (<= 15 chars)
         self.processes: list[subprocess.Popen[Any]] = []
 
-    def run(self, argv: list[str], env: dict[str, str] | None = None, log: str = "") -> Any:
-        """Start ``argv`` on this host (killed with the test); its output in ``log``."""
+    def run(
+        self,
+        argv: list[str],
+        env: dict[str, str] | None = None,
+        log: str = "",
+        own_pids: bool = False,
+    ) -> Any:
+        """Start ``argv`` on this host (killed with the test); its output in ``log``.
+
+        ``own_pids``: in a PID namespace whose first process (a shell, root, killed with
+        the test) takes every process in it along: for a server that changes its user
+        (PostgreSQL), which loses the signal that kills a child with its parent. Never
+        for a worker: it sweeps the sandboxes whose maker's pid is gone, and in a PID
+        namespace of its own every other worker's pid looks gone."""
         out = open(self.root / (log or f"{Path(argv[0]).name}.log"), "ab")  # noqa: SIM115
         environment = {**(env or os.environ), "TMPDIR": str(self.tmp)}
-        # a hostname of its own, and a PID namespace whose first process (a shell, root,
-        # killed with the test) takes every process of the host with it: the signal that
-        # kills a child with its parent is lost when a child changes its user (PostgreSQL)
-        named = ["unshare", "--uts", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
-                 "sh", "-c",
+        pids = ["--pid", "--fork", "--kill-child", "--mount-proc"] if own_pids else []
+        named = ["unshare", "--uts", *pids, "--", "sh", "-c",
+                 'hostname "$0" && exec "$@"' if not own_pids else
                  'hostname "$0" && "$@" & wait $!', self.name]  # fmt: skip
         process = spawn(
             ["nsenter", f"--net=/run/netns/{self.namespace}", *named, *argv],
@@ -210,6 +220,7 @@ def postgres_server(host: Host, password: str) -> str:
         [*as_postgres, str(version / "postgres"), "-D", str(data), "-k", str(sockets),
          "-h", host.address, "-c", "fsync=off", "-c", "max_connections=200"],
         log="postgres.log",
+        own_pids=True,
     )  # fmt: skip
     url = f"postgresql+psycopg://arena:{password}@{host.address}:5432/postgres"
     _wait_listening(host.address, 5432)

@@ -60,6 +60,8 @@ class Settings:
     private_limits: PrivateLimits = field(default_factory=PrivateLimits)
     submission_rate: SubmissionRate = field(default_factory=SubmissionRate)
     allow_private_endpoints: bool = False
+    #: where a worker serves its Prometheus metrics (``HOST:PORT``; None: nowhere)
+    worker_metrics: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -90,6 +92,7 @@ class Settings:
                 _positive(env, "ARENA_SUBMISSIONS_PER_HOUR", SubmissionRate.per_hour)
             ),
             allow_private_endpoints=_switch(env, "ARENA_ALLOW_PRIVATE_ENDPOINTS"),
+            worker_metrics=env.get("ARENA_WORKER_METRICS") or None,
         )
 
 
