@@ -132,40 +132,52 @@ def test_the_trusted_unsandboxed_setting_runs_bots_with_limits_only(
         availability.cache_clear()
 
 
-#: a worker whose sandbox probe is stuck where bubblewrap waits for its user mapping
-_PROBE_STUCK = """
-import threading
+#: a worker stuck where bubblewrap waits for its user mapping, bubblewrap's sandbox
+#: process made (it waits, not yet tied to anything, for bwrap); then the worker starts
+#: its sandbox probe, or a bot's sandbox
+_STUCK = """
+import sys, threading, time
+from pathlib import Path
 from arena.platform.sandbox import bwrap, probe
+from arena.platform.sandbox.box import Sandbox
 
 def stuck(launch, timeout):
+    bwrap._read_json(launch._info, time.monotonic() + 600)
     print("waiting", flush=True)
     threading.Event().wait()
 
 bwrap.Launch.map_user = stuck
-probe.availability()
+if sys.argv[1] == "probe":
+    probe.availability()
+else:
+    Sandbox(Path(sys.argv[1])).__enter__()
 """
 
 
 @pytest.mark.processes
-def test_a_worker_killed_while_its_sandbox_probe_waits_leaves_no_bwrap_behind() -> None:
-    """Killed at the probe's worst moment (bubblewrap started, waiting for the mapping the
-    worker never writes), the worker takes its bubblewrap with it: it was left running,
-    parent 1, for ever."""
+@pytest.mark.parametrize("starting", ["probe", "bot"])
+def test_a_worker_killed_while_bubblewrap_waits_for_its_mapping_leaves_no_bwrap_behind(
+    starting: str,
+) -> None:
+    """Killed at a sandbox's worst moment (bubblewrap started, its sandbox process made,
+    both waiting for the mapping the worker never writes), the worker takes both with it:
+    the sandbox process was left running, parent 1, for ever."""
+    what = "probe" if starting == "probe" else str(BOTS / "attacks" / "player.py")
     worker = children.spawn(
-        [sys.executable, "-c", _PROBE_STUCK], stdout=subprocess.PIPE, text=True, cwd=ROOT
+        [sys.executable, "-c", _STUCK, what], stdout=subprocess.PIPE, text=True, cwd=ROOT
     )
     try:
         assert worker.stdout is not None and worker.stdout.readline() == "waiting\n"
-        probes = {
+        made = {
             pid: started
             for pid, started in descendants(worker.pid).items()
             if _program(pid) == "bwrap"
         }
-        assert probes, "the probe started no bubblewrap"
+        assert len(made) == 2, "bubblewrap and its sandbox process were not both made"
     finally:
         worker.kill()
         worker.wait()
-    wait_until(lambda: not running(probes), "the probe's bubblewrap died with its worker")
+    wait_until(lambda: not running(made), "bubblewrap and its sandbox died with the worker")
 
 
 def _program(pid: int) -> str:

@@ -199,7 +199,8 @@ class Sandbox:
         return bwrap.launch(options, run, self.uid_lease.uid)
 
     def _map_user(self, launch: bwrap.Launch) -> None:
-        launch.started()
+        assert self.process is not None
+        launch.started(self.process.pid)
         try:
             launch.map_user(timeout=max(self.limits.start_seconds, PLATFORM_START_SECONDS))
         except (bwrap.LaunchFailed, OSError) as error:
@@ -222,7 +223,7 @@ class Sandbox:
         if self.cgroup is None:  # no memory controller: per-process address space instead
             rlimits.append(f"--as={limits.memory_bytes}")
         if launch is not None:
-            return [*join, *rlimits, "--", *launch.argv]
+            return bwrap.reaped([*join, *rlimits, "--", *launch.argv])
         entry = self.code if self.code.is_file() else self.code / "bot.py"
         return [*join, *rlimits, "--", *_runner(sys.executable, entry, sockets / SOCKET, ready_fd)]
 

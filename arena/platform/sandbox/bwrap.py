@@ -18,11 +18,13 @@ import functools
 import json
 import os
 import select
+import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.platform import children
 from arena.platform.sandbox import runtime, seccomp
 
 #: where the bot's code, its socket folder and its home are inside the sandbox
@@ -154,9 +156,12 @@ class Launch:
     _info: int = -1
     _block: int = -1
     _theirs: list[int] = field(default_factory=list)
+    _reaper: int = -1
 
-    def started(self) -> None:
-        """bwrap is started: close the ends it inherited."""
+    def started(self, pid: int) -> None:
+        """bwrap is started, under :func:`reaped`'s process ``pid``: close the ends it
+        inherited."""
+        self._reaper = pid
         for fd in self._theirs:
             os.close(fd)
         self._theirs = []
@@ -165,7 +170,7 @@ class Launch:
         """Map the sandbox's uid 65534 to :attr:`host_uid` (and its setup's uid 0 to the
         host's root, which it drops before running anything), then let bwrap go on."""
         report = _read_json(self._info, time.monotonic() + timeout)
-        child = int(report["child-pid"])
+        child = _sandbox_process(self._reaper, int(report["child-pid"]))
         for name, host in (("uid_map", self.host_uid), ("gid_map", self.host_uid)):
             Path(f"/proc/{child}/{name}").write_text(f"0 0 1\n{UID} {host} 1\n")
         os.write(self._block, b"1")
@@ -204,6 +209,54 @@ def launch(options: list[str], argv: Sequence[str], host_uid: int) -> Launch:
         _block=block_write,
         _theirs=theirs,
     )
+
+
+def reaped(argv: list[str]) -> list[str]:
+    """``argv`` (a command that ends by running bwrap) as the first process of a PID
+    namespace of its own, killed when the caller (the thread) dies: the kernel then kills
+    everything in that namespace. bwrap alone leaves its sandbox process behind, for ever,
+    if it dies in the moment that process waits for its user mapping (``--die-with-parent``
+    is set later, and only the sandbox's init has it)."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        raise FileNotFoundError("unshare (util-linux)")
+    return children.command([unshare, "--pid", "--fork", "--kill-child", "--", *argv])
+
+
+def _sandbox_process(reaper: int, child: int) -> int:
+    """The host pid of bwrap's sandbox process, which bwrap reports as ``child`` (its pid
+    in the namespace of :func:`reaped`'s process ``reaper``): bwrap's only child, bwrap
+    being the reaper's only child."""
+    level = len(_namespace_pids("self"))
+    pid = reaper
+    for _ in range(2):
+        pid = _only_child(pid)
+    pids = _namespace_pids(str(pid))
+    if len(pids) != level + 2 or pids[level] != child:
+        raise LaunchFailed(f"bubblewrap's sandbox process {child} is not its child {pid}")
+    return pid
+
+
+def _only_child(pid: int) -> int:
+    try:
+        found = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        found = []
+    if len(found) != 1:
+        raise LaunchFailed(f"process {pid} has {len(found)} children, not bwrap's one")
+    return int(found[0])
+
+
+def _namespace_pids(pid: str) -> list[int]:
+    """A process's pid in each PID namespace it is in, the host's first."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return []
+    for line in status.splitlines():
+        if line.startswith("NSpid:"):
+            return [int(part) for part in line.split()[1:]]
+    return []
 
 
 def _become_nobody() -> list[str]:

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from subprocess import PIPE, TimeoutExpired
 
-from arena.platform import children
 from arena.platform.sandbox import bwrap, runtime
 from arena.platform.sandbox.box import unsandboxed
 from arena.platform.sandbox.cgroup import Cgroup
@@ -88,14 +87,14 @@ def _bwrap_fails() -> str | None:
             launch = bwrap.launch(options, argv, lease.uid)
             # killed with the worker, whatever moment it dies at (a bwrap waiting for
             # its user mapping would wait for ever)
-            process = children.spawn(
-                launch.argv,
+            process = subprocess.Popen(
+                bwrap.reaped(launch.argv),
                 pass_fds=launch.pass_fds,
                 stdout=PIPE,
                 stderr=PIPE,
                 env={**os.environ, "PATH": f"{launch.path}:{_search_path()}"},
             )
-            launch.started()
+            launch.started(process.pid)
             launch.map_user(timeout=30)
             _, stderr = process.communicate(timeout=30)
         except (OSError, SeccompUnavailable, bwrap.LaunchFailed, TimeoutExpired) as error:
