@@ -157,6 +157,21 @@ class MatchWorker(SimpleWorker):
         finally:
             self._prepared.set()
 
+    def unsubscribe(self) -> None:
+        """As RQ's, in an order that cannot wait: redis-py's listening thread is told to
+        stop before the channel is left (the reply wakes it), then joined for a second at
+        most. In RQ's order (leave, then stop) a thread that read the reply before it was
+        told to stop waits up to a minute for a subscription that never comes, and
+        redis-py 8's ``stop`` joins it: a worker took that minute to stop, now and then."""
+        thread = self.pubsub_thread
+        if thread is None:
+            return
+        thread.stop(timeout=0)
+        with contextlib.suppress(Exception):  # Redis may be gone: the thread is told anyway
+            self.pubsub.unsubscribe()
+        thread.join(timeout=1)
+        self.pubsub.close()
+
     def set_sandbox(self, description: str) -> None:
         """Say how this worker runs uploaded bots, beside its registration."""
         self.sandbox = description
