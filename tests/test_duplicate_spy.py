@@ -1,8 +1,9 @@
 """No rotation of a duplicate deal learns anything from an earlier one, whatever the
 sandbox: a spy in a real duplicate competition keeps each hand it is dealt every way
 known (files wherever it may write, the page cache of a file every sandbox reads, the
-host's counters) and finds nothing of them in the next rotation. Once, on the page
-cache of a shared library, it learnt 70 hands of 70 and ranked first."""
+host's counters) and finds nothing of them in the next rotation, which reads its own
+copy of every file the sandbox shows. Once, on the page cache of a shared library, it
+learnt 70 hands of 70 and ranked first."""
 
 from __future__ import annotations
 
@@ -67,3 +68,7 @@ def test_a_duplicate_spy_learns_no_hand_from_an_earlier_rotation(
     assert kept and max(kept) >= 1, ("the spy kept its hands somewhere", outputs)
     found = [int(m) for o in outputs for m in re.findall(r"ATTACK found: (\d+)", o)]
     assert len(found) == len(outputs) and set(found) == {0}, outputs
+    for outputs in groups.values():  # no page the rotations read is the same page
+        copies = [re.findall(r"ATTACK runtime: (\d+)", output) for output in outputs]
+        assert all(len(copy) == 1 for copy in copies), outputs
+        assert len({copy[0] for copy in copies}) == len(outputs), copies

@@ -124,6 +124,18 @@ def test_the_duplicate_schedule_keeps_teams_apart_in_every_rotation() -> None:
     assert not _teammates([table for _, table in groups], teams)
 
 
+@pytest.mark.parametrize("size", [2, 3, 4, 6, 12])
+def test_each_rotation_of_a_duplicate_deal_has_a_number_of_its_own(size: int) -> None:
+    """The number the worker gives a rotation's runtime copy: within a deal, every
+    rotation's differs, whatever order the rotations are asked in."""
+    from arena.tournament.schedule import duplicate, rotation
+
+    deals: dict[int, list[int]] = {}
+    for group, table in duplicate(list(range(10, 10 + size + 3)), size, 8 * size, seed=3):
+        deals.setdefault(group, []).append(rotation(table))
+    assert deals and all(sorted(numbers) == list(range(size)) for numbers in deals.values())
+
+
 def test_too_few_owners_for_a_table_is_refused_with_the_reason() -> None:
     with pytest.raises(ValueError, match="needs bots of 5 different owners.*got 4"):
         round_robin([1, 2, 3, 4, 5], 5, 10, seed=0, teams={1: "ann", 2: "ann"})

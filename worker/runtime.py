@@ -30,6 +30,7 @@ from arena.referee.transport import SessionPool
 from arena.store.cache import ArtifactCache
 from arena.store.leases import MatchPlan
 from arena.store.models import BotKind, now
+from arena.tournament.schedule import rotation
 from worker.seats import warm_seats
 from worker.warm import SeatLease, WarmPolicy, WarmSandboxes
 
@@ -124,6 +125,7 @@ class Runtime:
                 self.cache.code_for,
                 # a duplicate deal: no memory across its rotations
                 fresh=plan.fresh_processes or plan.deal_group is not None,
+                image=_image_for(plan),
             )
             referee = Referee(
                 ruleset,
@@ -188,3 +190,12 @@ def _new_loop() -> asyncio.AbstractEventLoop:
     except ImportError:  # pragma: no cover
         return asyncio.new_event_loop()
     return uvloop.new_event_loop()
+
+
+def _image_for(plan: MatchPlan) -> int:
+    """The copy of the sandboxes' runtime a match's uploaded bots run on: one of its own
+    for each rotation of a duplicate deal, so that no page (its state in the CPU's caches
+    and the kernel's lists) is shared by two rotations, the first for everything else."""
+    if plan.deal_group is None:
+        return 0
+    return rotation([seat.bot_version_id for seat in plan.seats])

@@ -37,12 +37,14 @@ async def warm_seats(
     code_for: Callable[[str], Path],
     *,
     fresh: bool = False,
+    image: int = 0,
 ) -> tuple[list[Seat], dict[int, SeatLease]]:
     """The seats of a match in a worker's runtime: streams to endpoints come from ``pool``
     and outlive the match; uploaded bots run in warm sandboxes (``leases``, by seat, go
     back to ``sandboxes`` after the match), one process per bot version (two bots with
     the same code never share one), started from ``code_for(target)`` (the machine's
-    artifact cache); with ``fresh`` each gets a process of its own for this match."""
+    artifact cache); with ``fresh`` each gets a process of its own for this match, on the
+    runtime's copy ``image``."""
     players = len(plans)
     seats: list[Seat] = []
     leases: dict[int, SeatLease] = {}
@@ -62,6 +64,7 @@ async def warm_seats(
                         f"v{plan.bot_version_id}",
                         functools.partial(code_for, plan.target),
                         fresh=fresh,
+                        image=image,
                     )
                 except SandboxError as error:  # the bot's failure: it forfeits
                     seats.append(UnstartableSeat(plan.name, str(error)))

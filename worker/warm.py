@@ -23,6 +23,7 @@ started it, so a short-lived thread would take its bot with it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -110,16 +111,21 @@ class WarmSandboxes:
         self._starter = ThreadPoolExecutor(max_workers=2, thread_name_prefix="arena-sandboxes")
         self.started = 0
 
-    async def lease(self, key: str, code: Callable[[], Path], *, fresh: bool = False) -> Warm:
+    async def lease(
+        self, key: str, code: Callable[[], Path], *, fresh: bool = False, image: int = 0
+    ) -> Warm:
         """A live process for ``key`` with a free seat: a warm one, else a new one started
         from ``code()`` (raises the sandbox's errors: SandboxError is the bot's,
         SandboxUnavailable the platform's). A ``fresh`` lease gets a process of its own,
-        stopped after its match (nothing the bot remembers reaches another match)."""
+        stopped after its match (nothing the bot remembers reaches another match), on the
+        runtime's copy ``image``."""
+        assert fresh or image == 0, "a warm process runs on the first copy"
         async with self._starting.setdefault(key, asyncio.Lock()):
             warm = None if fresh else self._free(key)
             if warm is None:
                 loop = asyncio.get_running_loop()
-                box = await loop.run_in_executor(self._starter, self._start, code)
+                start = functools.partial(self._start, code, image)
+                box = await loop.run_in_executor(self._starter, start)
                 self.started += 1
                 warm = Warm(key, box, retiring="fresh for one match" if fresh else None)
                 self._warm.setdefault(key, []).append(warm)
@@ -134,8 +140,8 @@ class WarmSandboxes:
         ]
         return min(candidates, key=lambda w: w.leases, default=None)
 
-    def _start(self, code: Callable[[], Path]) -> Sandbox:
-        return Sandbox(code(), limits=self.limits).__enter__()
+    def _start(self, code: Callable[[], Path], image: int) -> Sandbox:
+        return Sandbox(code(), limits=self.limits, image=image).__enter__()
 
     async def release(self, warm: Warm, failed: bool) -> None:
         """Give a seat back after its match; retire the process when it must be."""

@@ -64,17 +64,17 @@ def transmit(bits: str, slot: float, batches: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="arena-bench-channels-") as tmp:
         start = time.time() + START_SECONDS
         values = {"BITS": bits, "START": start, "SLOT": slot, "BATCHES": batches}
-        sender = _bot(Path(tmp) / "send", {**values, "ROLE": "send"})
-        receiver = _bot(Path(tmp) / "receive", {**values, "ROLE": "receive"})
+        sender = attack_bot(ATTACK, Path(tmp) / "send", {**values, "ROLE": "send"})
+        receiver = attack_bot(ATTACK, Path(tmp) / "receive", {**values, "ROLE": "receive"})
         with Sandbox(sender) as sending, Sandbox(receiver) as receiving:
             until = start + len(bits) * slot + GRACE_SECONDS
-            output = _when_done(receiving, until)
-            _when_done(sending, until)
+            output = when_done(receiving, until)
+            when_done(sending, until)
     moves = _moves(output)
     errors = _errors(_decoded(moves, bits), bits) / len(bits)
     return {
         "error_rate": round(errors, 4),
-        "capacity_bits_per_s": round((1 - _entropy(errors)) / slot, 2),
+        "capacity_bits_per_s": round((1 - entropy(errors)) / slot, 2),
         "median_move_on_0": statistics.median(
             m for m, b in zip(moves, bits, strict=True) if b == "0"
         ),
@@ -89,14 +89,15 @@ def _bits(count: int, trial: int) -> str:
     return "".join(rng.choice("01") for _ in range(count))
 
 
-def _bot(folder: Path, values: dict[str, Any]) -> Path:
+def attack_bot(attack: Path, folder: Path, values: dict[str, Any]) -> Path:
+    """The bot ``attack`` (a file of arena/bench/attacks) in ``folder``, with ``values``."""
     folder.mkdir(parents=True)
-    shutil.copy(ATTACK, folder / "bot.py")
+    shutil.copy(attack, folder / "bot.py")
     (folder / "values.json").write_text(json.dumps(values))
     return folder
 
 
-def _when_done(box: Sandbox, until: float) -> str:
+def when_done(box: Sandbox, until: float) -> str:
     """The bot's output once it says it is done (by ``until``, else an error)."""
     while True:
         output = box.output_tail(200_000)
@@ -130,7 +131,8 @@ def _errors(got: str, bits: str) -> int:
     return sum(a != b for a, b in zip(got, bits, strict=True))
 
 
-def _entropy(p: float) -> float:
+def entropy(p: float) -> float:
+    """The binary entropy of ``p``, in bits."""
     if p <= 0 or p >= 1:
         return 0.0
     return -p * math.log2(p) - (1 - p) * math.log2(1 - p)

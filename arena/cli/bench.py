@@ -581,6 +581,33 @@ def channels(
         )
 
 
+@app.command(name="page-state")
+def page_state(
+    json_: options.JsonFlag = False,
+    bits: Annotated[int, typer.Option("--bits", min=16, help="Bits a trial writes.")] = 256,
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Trials per copy.")] = 5,
+) -> None:
+    """What a sandbox reads from the pages a sandbox before it read: bits written by one
+    sandbox, timed by a new one on the same copy of the runtime and on another."""
+    from arena.bench import page_state as bench_page_state
+
+    figures = _measured(
+        "the state of shared pages",
+        lambda p: bench_page_state.run(bits, trials, progress=p),
+        json_,
+    )
+    if figures is None:
+        return
+    out.print(f"{bits} bits a trial in pages of {figures['file']}, {trials} trials a copy")
+    for name, copy in figures["copies"].items():
+        pvalues = ", ".join(f"{t['p_value']:.2g}" for t in copy["trials"])
+        out.print(
+            f"  reader on {name}: {copy['median_right']:.1%} right (median; chance 50 %), "
+            f"{copy['trials_beyond_chance']} of {trials} trials beyond chance at 1 % "
+            f"(p: {pvalues})"
+        )
+
+
 @app.command()
 def site(
     json_: options.JsonFlag = False,

@@ -160,6 +160,13 @@ def _pair(a: int, b: int) -> tuple[int, int]:
     return (a, b) if a < b else (b, a)
 
 
+def rotation(seating: Sequence[int]) -> int:
+    """Which rotation of its deal a duplicate table's ``seating`` (its bots, seat by seat)
+    is, the same number wherever it is asked: the seat of its least bot (a table seats a
+    bot once, and each rotation moves every bot one seat on)."""
+    return min(range(len(seating)), key=lambda seat: seating[seat])
+
+
 def duplicate(
     bots: Sequence[int],
     table_size: int,

@@ -110,14 +110,17 @@ class Sandbox:
         bot: Path,
         limits: Limits = DEFAULT_LIMITS,
         output: Path | None = None,
+        image: int = 0,
     ) -> None:
-        """``bot`` is a bot file, or a folder with ``bot.py``; it is shown read-only."""
+        """``bot`` is a bot file, or a folder with ``bot.py``; it is shown read-only. The
+        runtime is the machine's copy ``image`` of it (:func:`runtime.image`)."""
         self.code = Path(bot).resolve()
         if self.code.is_dir() and not (self.code / "bot.py").is_file():
             raise SandboxError("the bot's folder has no bot.py")
         if not self.code.exists():
             raise SandboxError("the bot's code is missing")
         self.limits = limits
+        self.image = image
         self.isolated = not unsandboxed()
         self.home: Path | None = None
         self.output = output
@@ -183,7 +186,7 @@ class Sandbox:
         os.chown(sockets, self.uid_lease.uid, self.uid_lease.uid)
         assert self.home is not None  # made before the launch
         try:
-            image = runtime.image()
+            image = runtime.image(self.image)
         except OSError as error:
             raise SandboxUnavailable(f"cannot make the sandbox's runtime: {error}") from None
         options = bwrap.options(

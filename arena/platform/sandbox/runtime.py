@@ -11,7 +11,9 @@ load, is copied once per machine into a folder on ``/dev/shm`` (memory, never ev
 the machine has no swap, and a sandbox cannot reach ``/dev/shm`` or push pages out), and
 that folder is shown read only as the sandbox's ``/usr``. The bot's own code is copied
 into its sandbox's folder, in memory too. Every page a sandbox can read is always
-resident; its residency carries nothing.
+resident; its residency carries nothing. A page read a moment ago still reads faster
+(the CPU's caches, the kernel's lists): sandboxes that must share nothing (the rotations
+of a duplicate deal) run on copies of the image of their own (``image(copy)``).
 
 The image is named by a digest of what went into it; a worker that finds it made uses
 it, else builds it in a temporary folder and renames it into place (two workers building
@@ -35,7 +37,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 #: bump when the image's layout changes
-FORMAT = 2
+FORMAT = 3
 PREFIX = "arena-runtime-"
 #: an empty file, shown over the host-wide counters of /proc
 EMPTY = Path("empty")
@@ -58,6 +60,8 @@ DLOPENED = ("libgcc_s.so.1",)
 _PRUNED = {
     "test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3", "site-packages",
     "__phello__", "pydoc_data",
+    # the static library and the makefiles that build extensions against this Python
+    Path(sysconfig.get_config_var("LIBPL") or "config").name,
 }  # fmt: skip
 #: extension modules of the standard library that load a desktop's libraries
 _PRUNED_MODULES = ("_tkinter",)
@@ -70,15 +74,19 @@ def scratch() -> Path:
     return shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
 
 
-def image() -> Path:
+def image(copy: int = 0) -> Path:
     """The image for this installation, built if this machine has none (yet, or any more);
-    one process of the machine builds it while the others wait."""
-    root = scratch() / f"{PREFIX}{digest()}"
+    one process of the machine builds it while the others wait. ``copy`` > 0 is a copy of
+    its own (made once, from the first): sandboxes on two copies share no page."""
+    first = scratch() / f"{PREFIX}{digest()}"
+    root = first if copy == 0 else first.with_name(f"{first.name}.{copy}")
     if not (root / "usr").is_dir():
         with open(scratch() / f".{PREFIX}lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (first / "usr").is_dir():
+                _build(first)
             if not (root / "usr").is_dir():
-                _build(root)
+                _duplicate(first, root)
     return root
 
 
@@ -106,6 +114,16 @@ def _build(root: Path) -> None:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     _sweep(keep=root)
+
+
+def _duplicate(first: Path, root: Path) -> None:
+    """``root``: a copy of the image ``first``, every file a file of its own."""
+    staging = Path(tempfile.mkdtemp(prefix=f".{root.name}-", dir=root.parent))
+    try:
+        shutil.copytree(first, staging / "image", symlinks=True)
+        os.rename(staging / "image", root)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _fill(root: Path) -> None:
@@ -252,7 +270,8 @@ def _dlopened() -> set[Path]:
 def _sweep(keep: Path) -> None:
     """Remove older images (made by an earlier installation) that no worker uses."""
     for other in keep.parent.glob(f"{PREFIX}*"):
-        if other != keep and other.is_dir() and not _in_use(other):
+        mine = other.name.split(".")[0] == keep.name
+        if not mine and other.is_dir() and not _in_use(other):
             shutil.rmtree(other, ignore_errors=True)
 
 

@@ -76,6 +76,7 @@ class DuplicateSpy(Plain):
 
     def on_match_start(self, match) -> None:
         self.kept = False
+        report("runtime", os.stat(MARKED).st_ino)  # which copy of the runtime this is
 
     def act(self, obs):
         if not self.kept:
