@@ -13,6 +13,7 @@ from fastapi.staticfiles import StaticFiles
 from arena.platform import Platform
 from arena.platform.settings import Settings
 from dashboard import api, errors, operations, pages
+from dashboard.cache import PageCache
 from dashboard.limits import BodyLimit
 
 #: Swagger UI's files, as the fastapi-offline package ships them (version 5: OpenAPI 3.1)
@@ -30,6 +31,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.platform = Platform(settings)
     app.add_middleware(BodyLimit)  # outside every route: a body over the cap is never read
+    seconds = app.state.platform.settings.page_cache_seconds
+    app.add_middleware(PageCache, default_seconds=seconds)  # public pages, kept a moment
     errors.install(app)
     app.state.metrics = operations.registry(app.state.platform)
     app.include_router(api.router)

@@ -21,6 +21,7 @@ from arena.store.bots import StoreError
 from arena.store.models import MatchStatus
 from arena.tournament import pacing
 from dashboard import charts, workers
+from dashboard.cache import until_disclosed
 from dashboard.deps import PlatformDep, SessionDep
 from dashboard.frames import EVERY_SEAT, deal_summaries, frames
 from dashboard.queries import bots as bot_queries
@@ -276,7 +277,7 @@ def match_page(
         raise _not_found(error) from None
     names = [f"{s.bot} v{s.version}" for s in match.seats]
     replay = frames(log, EVERY_SEAT if shown.public else frozenset()) if log and shown else []
-    return render(
+    page = render(
         "match.html",
         match=match,
         names=names,
@@ -284,6 +285,9 @@ def match_page(
         deals=deal_summaries(replay, names),
         disclosure=shown,
     )
+    if shown is not None:  # played: the page changes when its log is disclosed, only
+        page.headers.update(until_disclosed(shown))
+    return page
 
 
 @router.get("/owner", response_class=HTMLResponse)

@@ -81,8 +81,11 @@ def settings(tmp_path: Path, database_url: str, redis_url: str) -> Settings:
 
 @pytest.fixture
 def app_and_token(settings: Settings) -> tuple[TestClient, str, Platform]:
-    """The app (its operator's token: OPERATOR_TOKEN) and the token of owner alice."""
-    client = TestClient(create_app(replace(settings, operator_token=OPERATOR_TOKEN)))
+    """The app (its operator's token: OPERATOR_TOKEN) and the token of owner alice. Tests
+    change the store behind its back, so it keeps no page (tests/test_page_cache.py tests
+    the cache, and every test of a running ``arena`` has it)."""
+    app = create_app(replace(settings, operator_token=OPERATOR_TOKEN, page_cache_seconds=0))
+    client = TestClient(app)
     arena = client.app.state.platform
     _, token = arena.db.transaction(lambda s: add_owner(s, "alice"))
     return client, token, arena

@@ -62,6 +62,8 @@ class Settings:
     allow_private_endpoints: bool = False
     #: where a worker serves its Prometheus metrics (``HOST:PORT``; None: nowhere)
     worker_metrics: str | None = None
+    #: seconds the dashboard keeps a public page or list it made (0: never)
+    page_cache_seconds: float = 1.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -93,6 +95,7 @@ class Settings:
             ),
             allow_private_endpoints=_switch(env, "ARENA_ALLOW_PRIVATE_ENDPOINTS"),
             worker_metrics=env.get("ARENA_WORKER_METRICS") or None,
+            page_cache_seconds=_not_negative(env, "ARENA_PAGE_CACHE_SECONDS", 1.0),
         )
 
 
@@ -134,6 +137,18 @@ def _positive(env: Mapping[str, str], name: str, default: N) -> N:
         ) from None
     if value <= 0:
         raise SystemExit(f"{name} must be above 0")
+    return value
+
+
+def _not_negative(env: Mapping[str, str], name: str, default: float) -> float:
+    """The variable as seconds, 0 or more, else the default."""
+    text = env.get(name, "")
+    try:
+        value = float(text) if text else default
+    except ValueError:
+        raise SystemExit(f"{name}={text!r} is not a number") from None
+    if value < 0:
+        raise SystemExit(f"{name} must be 0 or more")
     return value
 
 

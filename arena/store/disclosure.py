@@ -38,6 +38,8 @@ class Disclosure:
     public: bool
     #: why the full log is public, or when it will be
     reason: str
+    #: when it will be, if that is known now (a ladder's match, played)
+    due: datetime | None = None
 
 
 def disclosure(
@@ -55,7 +57,7 @@ def disclosure(
         due = _last_finish(session, match) + timedelta(seconds=tournament.reveal_delay)
         if (moment or now()) >= due:
             return Disclosure(True, f"it finished over {tournament.reveal_delay} s ago")
-        return Disclosure(False, f"public from {due.isoformat(timespec='seconds')}")
+        return Disclosure(False, f"public from {due.isoformat(timespec='seconds')}", due)
     if match.deal_group is not None:
         return Disclosure(True, "every rotation of its deal group is played")
     return Disclosure(False, "public when the tournament is over")

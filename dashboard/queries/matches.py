@@ -141,17 +141,20 @@ def match_log(session: Session, match_id: int) -> tuple[MatchLog, Disclosure]:
     return MatchLog.from_dict(logs.decode(blob)), disclosure(session, found, tournament)
 
 
-def readable_log(session: Session, match_id: int, reader: int | None = None) -> dict[str, Any]:
-    """What the reader (an owner's id; None: anyone) may read of a match's log now: the
-    full log once its seed and hands are public (arena.store.disclosure), else the view
-    of the seats the reader's bots held (their own hands: what those bots saw), else
-    the public view (arena.referee.views)."""
+def readable_log(
+    session: Session, match_id: int, reader: int | None = None
+) -> tuple[dict[str, Any], Disclosure]:
+    """What the reader (an owner's id; None: anyone) may read of a match's log now, and
+    its disclosure: the full log once its seed and hands are public
+    (arena.store.disclosure; it never changes again), else the view of the seats the
+    reader's bots held (their own hands: what those bots saw), else the public view
+    (arena.referee.views)."""
     log, shown = match_log(session, match_id)
     if shown.public:
-        return {**log.to_dict(), "disclosure": shown.reason}
+        return {**log.to_dict(), "disclosure": shown.reason}, shown
     mine = own_seats(session, match_id, reader)
     readable = seats_view(log, mine) if mine else public_view(log)
-    return {**readable.to_dict(), "disclosure": _seen(shown, mine)}
+    return {**readable.to_dict(), "disclosure": _seen(shown, mine)}, shown
 
 
 def replay(session: Session, match_id: int, reader: int | None = None) -> Replay:

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from arena.store.models import MatchStatus
+from dashboard.cache import until_disclosed
 from dashboard.deps import ReaderDep, SessionDep
 from dashboard.queries import matches as match_queries
 from dashboard.schemas import MatchPage, MatchPublic, Replay, Responses
@@ -51,13 +52,12 @@ def get_match(match_id: MatchId, session: SessionDep) -> MatchPublic:
     },
 )
 def get_log(match_id: MatchId, session: SessionDep, reader: ReaderDep) -> JSONResponse:
-    log = match_queries.readable_log(session, match_id, reader.id if reader else None)
+    log, shown = match_queries.readable_log(session, match_id, reader.id if reader else None)
+    # with a token it may hold the reader's own cards: never kept
+    kept = {"Cache-Control": "private, no-store"} if reader else until_disclosed(shown)
     return JSONResponse(
         log,
-        headers={
-            "Content-Disposition": f'attachment; filename="match-{match_id}.json"',
-            "Cache-Control": "private, no-store",  # it may hold the reader's own cards
-        },
+        headers={"Content-Disposition": f'attachment; filename="match-{match_id}.json"', **kept},
     )
 
 
