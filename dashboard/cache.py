@@ -51,6 +51,9 @@ MAX_SECONDS = 3600.0
 #: pages kept at most, and the largest kept
 MAX_ENTRIES = 4096
 MAX_BODY_BYTES = 2 * 2**20
+#: pages made at once (each in a thread holding the GIL): more would starve the event
+#: loop that serves the kept ones (40 at once made every kept page wait seconds)
+MAKERS = 2
 #: paths never kept whatever they say: the operator's, the live ones, the probes'
 NEVER = ("/metrics", "/healthz", "/readyz", "/api/v1/operator", "/api/v1/owner", "/live")
 
@@ -92,6 +95,7 @@ class PageCache:
         self._kept: OrderedDict[tuple[str, bytes], Kept] = OrderedDict()
         self._making: dict[tuple[str, bytes], asyncio.Future[Kept | None]] = {}
         self._refreshing: set[asyncio.Task[None]] = set()
+        self._makers = asyncio.Semaphore(MAKERS)
         self.hits = self.misses = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -154,7 +158,8 @@ class PageCache:
         self._making[key] = making
         kept = None
         try:
-            kept = await self._make(scope, receive, send)
+            async with self._makers:
+                kept = await self._make(scope, receive, send)
         finally:
             if self._making.get(key) is making:
                 del self._making[key]

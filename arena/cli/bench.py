@@ -646,7 +646,9 @@ def site(
     out.print(
         f"  {figures['requests']} requests ({figures['requests_per_s']}/s), "
         f"{figures['errors']} errors; latency p50 {figures['p50_ms']} ms, p95 "
-        f"{figures['p95_ms']} ms, p99 {figures['p99_ms']} ms   target p99 <= 250 ms, 0 errors"
+        f"{figures['p95_ms']} ms, p99 {figures['p99_ms']} ms (after the first "
+        f"{figures['steady_after_s']:g} s: {figures['steady_p99_ms']} ms)   target p99 <= "
+        "250 ms, 0 errors"
     )
     out.print(
         f"  recorded a minute: {figures['recorded_per_min_alone']} alone, "
