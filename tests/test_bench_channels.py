@@ -19,4 +19,4 @@ def test_the_decoder_splits_readings_where_they_decode_best() -> None:
 def test_capacity_is_the_rate_times_one_less_the_entropy_of_the_errors(
     errors: float, entropy: float
 ) -> None:
-    assert channels._entropy(errors) == pytest.approx(entropy, abs=1e-3)
+    assert channels.entropy(errors) == pytest.approx(entropy, abs=1e-3)

@@ -15,7 +15,7 @@ from arena.store import bots, logs, tournaments
 from arena.store import matches as match_store
 from arena.store.models import BotKind, Owner, StoredLog
 from arena.store.owners import add_owner
-from tests.support.store import add_samples, match_ids, play
+from tests.support.store import add_samples, alices_running_table, match_ids, play
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
@@ -30,23 +30,8 @@ def played(app_and_token) -> tuple[Any, str, str, int, MatchLog, int]:
     alice's bot sits at one seat of it. (client, alice's token, bob's, the match, its
     full log, alice's seat)."""
     client, alice_token, arena = app_and_token
-    add_samples(arena.db)
     _, bob_token = arena.db.transaction(lambda s: add_owner(s, "bob"))
-
-    def alices_bot(session) -> None:
-        alice = session.scalars(select(Owner).where(Owner.name == "alice")).one()
-        bots.add_bot(session, "mine", BotKind.SAMPLE, "counter", owner_id=alice.id)
-
-    arena.db.transaction(alices_bot)
-    field = ["mine", "random", "honest", "bluffer"]
-    arena.db.transaction(
-        lambda s: tournaments.create(s, "t", Ruleset.parse("classic"), field, 4, 3, seed="o")
-    )
-    arena.db.transaction(lambda s: tournaments.start(s, "t"))
-    first = match_ids(arena.db)[0]
-    plan = match_store.claim(arena.db, first, "w")
-    assert plan is not None and match_store.record(arena.db, plan, play(plan), 1.0)
-    seat = next(i for i, s in enumerate(plan.seats) if s.name == "mine v1")
+    first, seat, _ = alices_running_table(arena.db, seed="o")
     with arena.db.read() as s:
         blob = s.scalars(select(StoredLog.data).where(StoredLog.match_id == first)).one()
     return client, alice_token, bob_token, first, MatchLog.from_dict(logs.decode(blob)), seat

@@ -14,22 +14,18 @@ from typing import Any
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import select
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from arena.engine import Ruleset
 from arena.platform.settings import Settings
-from arena.store import bots, tournaments
 from arena.store import matches as match_store
 from arena.store.disclosure import Disclosure
-from arena.store.models import BotKind, Owner
 from arena.store.owners import add_owner
 from dashboard.app import create_app
 from dashboard.cache import SETTLED_SECONDS, STALE_SECONDS, PageCache, until_disclosed
-from tests.support.store import add_samples, match_ids, play
+from tests.support.store import alices_running_table, play
 
 
 class Clock:
@@ -175,23 +171,8 @@ def cached(settings: Settings) -> tuple[TestClient, Callable[[], None], str, int
     assert settings.page_cache_seconds > 0
     client = TestClient(create_app(replace(settings)))
     arena = client.app.state.platform
-    add_samples(arena.db)
     _, token = arena.db.transaction(lambda s: add_owner(s, "alice"))
-
-    def alices_bot(session) -> None:
-        alice = session.scalars(select(Owner).where(Owner.name == "alice")).one()
-        bots.add_bot(session, "mine", BotKind.SAMPLE, "counter", owner_id=alice.id)
-
-    arena.db.transaction(alices_bot)
-    field = ["mine", "random", "honest", "bluffer"]
-    arena.db.transaction(
-        lambda s: tournaments.create(s, "t", Ruleset.parse("classic"), field, 4, 3, seed="c")
-    )
-    arena.db.transaction(lambda s: tournaments.start(s, "t"))
-    first, *rest = match_ids(arena.db)
-    plan = match_store.claim(arena.db, first, "w")
-    assert plan is not None and match_store.record(arena.db, plan, play(plan), 1.0)
-    seat = next(i for i, s in enumerate(plan.seats) if s.name == "mine v1")
+    first, seat, rest = alices_running_table(arena.db, seed="c")
 
     def end() -> None:
         for match in rest:

@@ -93,6 +93,7 @@ def attack_bot(attack: Path, folder: Path, values: dict[str, Any]) -> Path:
     """The bot ``attack`` (a file of arena/bench/attacks) in ``folder``, with ``values``."""
     folder.mkdir(parents=True)
     shutil.copy(attack, folder / "bot.py")
+    shutil.copy(attack.with_name("plain.py"), folder / "plain.py")
     (folder / "values.json").write_text(json.dumps(values))
     return folder
 

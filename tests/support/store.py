@@ -105,3 +105,28 @@ def play_abtest(db: Database, tournament_id: int) -> int:
             if plan is not None and matches.record(db, plan, play(plan), 1.0):
                 recorded += 1
         abtests.refill(db, tournament_id)
+
+
+def alices_running_table(db: Database, seed: str) -> tuple[int, int, list[int]]:
+    """A round robin "t" still running (its logs are not public) with one match recorded,
+    owner alice's bot "mine" (the counter sample) at one of its seats; alice must exist.
+    (the match, alice's seat, the matches still queued)."""
+    from arena.store.models import BotKind, Owner
+
+    add_samples(db)
+
+    def alices_bot(session) -> None:
+        alice = session.scalars(select(Owner).where(Owner.name == "alice")).one()
+        bots.add_bot(session, "mine", BotKind.SAMPLE, "counter", owner_id=alice.id)
+
+    db.transaction(alices_bot)
+    field = ["mine", "random", "honest", "bluffer"]
+    db.transaction(
+        lambda s: tournaments.create(s, "t", Ruleset.parse("classic"), field, 4, 3, seed=seed)
+    )
+    db.transaction(lambda s: tournaments.start(s, "t"))
+    first, *rest = match_ids(db)
+    plan = matches.claim(db, first, "w")
+    assert plan is not None and matches.record(db, plan, play(plan), 1.0)
+    seat = next(i for i, s in enumerate(plan.seats) if s.name == "mine v1")
+    return first, seat, rest

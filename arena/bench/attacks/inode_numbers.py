@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-from arena.sdk import BELIEVE, Bot, Play, Quartets
+from plain import Plain
 
 BATCH = 1024
 VALUES = json.loads(Path(__file__).with_name("values.json").read_text())
@@ -70,15 +70,5 @@ def receive() -> None:
 threading.Thread(target=send if VALUES["ROLE"] == "send" else receive, daemon=True).start()
 
 
-class Plain(Bot):
-    """Plays legally and simply: the attack wants nothing from the game."""
-
+class InodeNumbers(Plain):
     name = "inode-numbers"
-
-    def act(self, obs):
-        legal = obs.legal
-        if legal.phase == "quartets":
-            return Quartets(legal.quartets)
-        if legal.play:
-            return Play(obs.hand[:1], legal.play.ranks[0], 1)
-        return BELIEVE

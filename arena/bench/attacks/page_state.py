@@ -10,7 +10,7 @@ import os
 import time
 from pathlib import Path
 
-from arena.sdk import BELIEVE, Bot, Play, Quartets
+from plain import Plain
 
 VALUES = json.loads(Path(__file__).with_name("values.json").read_text())
 PAGE = 4096
@@ -41,15 +41,5 @@ write(fd) if VALUES["ROLE"] == "write" else read(fd)
 print("ATTACK done", flush=True)
 
 
-class Plain(Bot):
-    """Plays legally and simply: the attack wants nothing from the game."""
-
+class PageState(Plain):
     name = "page-state"
-
-    def act(self, obs):
-        legal = obs.legal
-        if legal.phase == "quartets":
-            return Quartets(legal.quartets)
-        if legal.play:
-            return Play(obs.hand[:1], legal.play.ranks[0], 1)
-        return BELIEVE
