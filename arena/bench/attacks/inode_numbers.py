@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-from plain import Plain
+from plain import Plain  # type: ignore[import-not-found]  # copied beside it
 
 BATCH = 1024
 VALUES = json.loads(Path(__file__).with_name("values.json").read_text())
