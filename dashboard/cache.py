@@ -12,6 +12,8 @@ again to anyone, only when nothing about it is personal and it says for how long
   says ``private`` or ``no-store`` is never kept;
 - the body is complete and small (:data:`MAX_BODY_BYTES`; streams are passed through).
 
+A reader that asks for a fresh copy (``Cache-Control: no-cache``: the live pages' last
+look at a tournament that ended) gets one, kept for the others.
 Readers asking for a page that is being made wait for it instead of making it again,
 and a page past its ``max-age`` is still served for :data:`STALE_SECONDS` while one
 fresh copy is made behind it (``stale-while-revalidate``): a reader never waits for a
@@ -112,7 +114,7 @@ class PageCache:
             await self.app(scope, receive, send)
             return
         key = (scope["path"], scope.get("query_string", b""))
-        kept = self._servable(key, scope)
+        kept = None if _wants_fresh(scope) else self._servable(key, scope)
         if kept is None and key in self._making:
             kept = await asyncio.shield(self._making[key])
         if kept is not None:
@@ -217,6 +219,18 @@ def _cacheable_request(scope: Scope) -> bool:
     if scope["path"].startswith(NEVER) or scope["path"].startswith("/static"):
         return False
     return not any(name in (b"authorization", b"cookie") for name, _ in scope["headers"])
+
+
+def _wants_fresh(scope: Scope) -> bool:
+    """The reader asks for a fresh copy (``Cache-Control: no-cache`` or ``max-age=0``,
+    ``Pragma: no-cache``: a browser's ``fetch(url, {cache: "reload"})``)."""
+    for name, value in scope["headers"]:
+        name, value = name.lower(), value.lower()
+        if name == b"pragma" and b"no-cache" in value:
+            return True
+        if name == b"cache-control" and (b"no-cache" in value or b"max-age=0" in value):
+            return True
+    return False
 
 
 def _seconds(start: Message) -> float | None:

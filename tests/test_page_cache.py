@@ -135,6 +135,19 @@ def test_a_cache_of_zero_seconds_keeps_nothing_whatever_a_page_says() -> None:
     assert len(made) == 3
 
 
+@pytest.mark.parametrize(
+    "fresh", [{"cache-control": "no-cache"}, {"cache-control": "max-age=0"}, {"pragma": "no-cache"}]
+)
+def test_a_reader_who_asks_for_a_fresh_copy_gets_one_and_so_do_the_next(
+    fresh: dict[str, str],
+) -> None:
+    made: list[str] = []
+    reader = Reader(site(Clock(), made))
+    reader.get("/public")
+    assert reader.get("/public", **fresh).json()["made"] == 2
+    assert reader.get("/public").json()["made"] == 2 and len(made) == 2
+
+
 def test_a_change_through_the_site_empties_the_cache() -> None:
     clock, made = Clock(), []
     reader = Reader(site(clock, made))

@@ -46,13 +46,14 @@
     return src + (src.indexOf("?") >= 0 ? "&" : "?") + query.join("&");
   }
 
-  function load(slot) {
+  function load(slot, fresh) {
     // answers may come back out of order (boxes clicked quickly, a live reload): only the
     // newest request's chart is drawn, so the legend never goes back to an older state
     var request = Number(slot.dataset.requested || 0) + 1;
     slot.dataset.requested = String(request);
     function newest() { return Number(slot.dataset.requested) === request; }
-    return fetch(source(slot)).then(function (r) {
+    // fresh: past any copy the site keeps a moment (the final chart of a tournament)
+    return fetch(source(slot), fresh ? { cache: "reload" } : undefined).then(function (r) {
       if (!r.ok) { throw new Error("HTTP " + r.status); }
       return r.text();
     }).then(function (html) {
@@ -70,5 +71,9 @@
     // a chart the page drew at full width is drawn again for a narrower slot
     if (!slot.hasAttribute("data-rendered") || width(slot) < WIDEST - 40) { load(slot); }
   });
-  window.arenaCharts = { reload: function () { document.querySelectorAll(".chart-slot[data-src]").forEach(load); } };
+  window.arenaCharts = {
+    reload: function (fresh) {
+      document.querySelectorAll(".chart-slot[data-src]").forEach(function (slot) { load(slot, fresh); });
+    }
+  };
 })();

@@ -45,7 +45,9 @@
 
   function refreshLeaderboard(table, over) {
     var name = table.dataset.leaderboard;
-    return fetch("/api/v1/tournaments/" + encodeURIComponent(name) + "/leaderboard")
+    // once it is over, the last look is fresh: past any copy the site keeps a moment
+    var url = "/api/v1/tournaments/" + encodeURIComponent(name) + "/leaderboard";
+    return fetch(url, over ? { cache: "reload" } : undefined)
       .then(function (r) { return r.json(); })
       .then(function (rows) {
         var body = table.querySelector("tbody");
@@ -53,7 +55,7 @@
         table.dataset.updated = String(Date.now());
         if (window.arenaCharts && (over || Date.now() - chartLoaded >= CHART_PERIOD_MS)) {
           chartLoaded = Date.now();
-          window.arenaCharts.reload();
+          window.arenaCharts.reload(over);
         }
       });
   }
