@@ -581,6 +581,34 @@ def channels(
         )
 
 
+@app.command()
+def hosts(
+    json_: options.JsonFlag = False,
+    games: Annotated[int, typer.Option("--games", min=8, help="Games a tournament.")] = 48,
+) -> None:
+    """The platform on several hosts (network namespaces: needs root): a tournament on two
+    worker hosts, then one whose first worker host is cut off while it plays."""
+    from arena.bench import hosts as bench_hosts
+
+    figures = _measured("the platform on several hosts", lambda p: bench_hosts.run(games, p), json_)
+    if figures is None:
+        return
+    out.print(
+        f"the upload qualified in {figures['upload_qualified_s']} s; {games} games on "
+        f"{', '.join(figures['hosts_that_played'])}: {figures['matches_per_min_two_hosts']} "
+        "matches a minute"
+    )
+    again = figures["cut_host_recorded_again_after_s"]
+    out.print(
+        f"cut mid-match holding {figures['matches_held_by_the_cut_host']} matches: given back "
+        f"after {figures['given_back_after_s']} s and mended, all recorded after "
+        f"{figures['held_recorded_after_s']} s; the mended host recorded again after "
+        f"{'- (nothing was left)' if again is None else again} s; recorded once: "
+        f"{figures['recorded_once']}, "
+        f"rated once: {figures['rated_once']}, failed: {figures['failed']}"
+    )
+
+
 @app.command(name="page-state")
 def page_state(
     json_: options.JsonFlag = False,
