@@ -8,6 +8,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.tournament.ratings import conservative
+
 #: the colours series take in turn (distinguishable, and readable on white)
 PALETTE = ("#2b6cb0", "#c05621", "#2f855a", "#b83280", "#6b46c1", "#c53030", "#2c7a7b", "#975a16")
 #: points drawn per series at most; longer histories keep evenly spaced points and the last
@@ -77,7 +79,7 @@ def chart(
     drawn = [s for s in charted if s.shown] or charted  # all hidden: keep the axes
     xs = [p["x"] for s in drawn for p in s.points]
     ticks_wanted = 5 if width >= 500 else 3  # dates under the ticks need room
-    ys = [v for s in drawn for p in s.points for v in (p["mu"], p["mu"] - 3 * p["sigma"])]
+    ys = [v for s in drawn for p in s.points for v in (p["mu"], conservative(p["mu"], p["sigma"]))]
     x_low, x_high = min(xs), max(max(xs), min(xs) + 1)
     y_low, y_high = math.floor(min(ys)) - 1, math.ceil(max(ys)) + 1
     plot_w, plot_h = width - LEFT - RIGHT, height - TOP - BOTTOM
@@ -92,7 +94,7 @@ def chart(
     one_day = len({at[:10] for at in dates.values()}) <= 1
     for s in drawn:
         s.path = " ".join(f"{px(p['x'])},{py(p['mu'])}" for p in s.points)
-        s.band = " ".join(f"{px(p['x'])},{py(p['mu'] - 3 * p['sigma'])}" for p in s.points)
+        s.band = " ".join(f"{px(p['x'])},{py(conservative(p['mu'], p['sigma']))}" for p in s.points)
         s.marks = [
             {
                 "x": px(p["x"]),
@@ -100,7 +102,7 @@ def chart(
                 "tip": f"{s.label} · update {p.get('n', '?')} (rated match {p['x']})"
                 + (f" · {p['at'][:16].replace('T', ' ')} UTC" if p.get("at") else "")
                 + f" · mu {p['mu']:.2f} · sigma {p['sigma']:.2f}"
-                + f" · score {p['mu'] - 3 * p['sigma']:.2f}",
+                + f" · score {conservative(p['mu'], p['sigma']):.2f}",
             }
             for p in s.points
         ]

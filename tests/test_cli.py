@@ -135,20 +135,30 @@ def test_bench_dashboard_json_has_the_documented_keys() -> None:
     assert figures["matches"] == 2000 and figures["bots"] == 10
 
 
-def test_bench_ranking_reports_settle_times_within_the_horizon() -> None:
-    result = arena("bench", "ranking", "--json", "--trials", "3", "--horizon", "16")
+def test_bench_ranking_reports_each_systems_settle_times_within_the_horizon() -> None:
+    result = arena(
+        "bench", "ranking", "--json", "--trials", "3", "--horizon", "16",
+        "--ratings", "trueskill,openskill,elo-mmr",
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
     figures = json.loads(result.stdout)
     assert figures["trials"] == 3 and figures["horizon"] == 16
-    for mode in ("random", "duplicate_group", "duplicate_match"):
-        settled = figures["per_trial"][mode]
-        assert len(settled) == 3 and all(1 <= n <= 16 for n in settled), mode
-        assert figures["mean"][mode] == round(sum(settled) / 3, 1)
-    assert figures["matches_duplicate"] == sorted(figures["per_trial"]["duplicate_group"])[1]
-    assert all(n % 4 == 0 for n in figures["per_trial"]["duplicate_group"]), "whole groups"
-    text = arena("bench", "ranking", "--trials", "1", "--horizon", "8")
+    assert list(figures["systems"]) == ["trueskill", "openskill", "elo-mmr"]
+    for name, system in figures["systems"].items():
+        for mode in ("random", "duplicate_group", "duplicate_match"):
+            settled = system["per_trial"][mode]
+            assert len(settled) == 3 and all(1 <= n <= 16 for n in settled), (name, mode)
+            assert system["mean"][mode] == round(sum(settled) / 3, 1)
+        assert system["matches_duplicate"] == sorted(system["per_trial"]["duplicate_group"])[1]
+        assert all(n % 4 == 0 for n in system["per_trial"]["duplicate_group"]), "whole groups"
+        assert system["us_per_update"] > 0
+    assert figures["fastest"] in figures["systems"]
+    text = arena("bench", "ranking", "--trials", "1", "--horizon", "8", "--ratings", "openskill")
     assert text.returncode == 0, text.stderr
     assert "duplicate (rated per deal group)" in text.stdout and "target <= 0.5" in text.stdout
+    assert "openskill:" in text.stdout and "trueskill" not in text.stdout
+    refused = arena("bench", "ranking", "--ratings", "glicko")
+    assert refused.returncode == 2 and "unknown rating system glicko" in refused.stderr
 
 
 #: what a command that neither stores nor serves must not load (its start time)

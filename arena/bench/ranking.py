@@ -1,11 +1,14 @@
-"""How many matches until the leaderboard finds the true order: random seating vs duplicate.
+"""How many matches until a leaderboard finds the true order, for each rating system
+(arena.tournament.rating_systems), with random seating and with duplicate deals.
 
 A planted field of known strength order: ``counter``, and copies of it weakened to
 play a random legal action with probability 0.3, 0.6 and 1.0; four bots per table,
-4-player ``classic``. TrueSkill (mu - 3 sigma) is compared with the true order; the
-figure is the first match after which it stays right until the horizon (a trial that
-never settles counts as the horizon). Medians (and means, quartiles) over independent
-trials; settle times spread widely, so it takes a few dozen trials to pin a median.
+4-player ``classic``. Each system's order (mu - 3 sigma) is compared with the true
+order; the figure is the first match after which it stays right until the horizon (a
+trial that never settles counts as the horizon). Every system rates the same matches:
+each trial's are played once. Medians (and means, quartiles) over independent trials;
+settle times spread widely, so it takes a few dozen trials to pin a median. The cost of
+an update is the median time of one ``record`` (a match, or a deal group).
 
 - random seating: the seats shuffled and a fresh deal every match, rated per match;
 - duplicate (``matches_duplicate``): each deal played once per seat rotation (every bot
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import random
 import statistics
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +30,8 @@ from arena.engine import Game, Observation, Ruleset
 from arena.engine.match import Match
 from arena.game.selfplay import play_deal
 from arena.policies import RandomLegal
-from arena.tournament import ratings
+from arena.tournament import rating_systems, ratings
+from arena.tournament.rating_systems import RatingSystem
 from arena.tournament.schedule import duplicate
 from sample_bots import CounterBot
 
@@ -58,13 +63,12 @@ def _play(game: Game, seed: str, seats: list[int], index: int) -> dict[int, int]
     return {seats[seat]: place for place, group in enumerate(match.ranking()) for seat in group}
 
 
-def _rank(current: list[ratings.Rating], score: dict[int, int]) -> list[ratings.Rating]:
-    return ratings.rate(current, ratings.ranking_by_score([score[b] for b in range(len(NOISE))]))
+#: the ways a trial's matches are seated and rated
+MODES = ("random", "duplicate_group", "duplicate_match")
 
 
-def settle_time(mode: str, trial: int, horizon: int) -> int:
-    """Matches until the TrueSkill order equals the true order and stays so."""
-    game = Game(RULES, len(NOISE))
+def _schedule(mode: str, trial: int, horizon: int) -> list[tuple[str, list[int]]]:
+    """The trial's matches: (deal seed, bot of each seat)."""
     size = len(NOISE)
     if mode == "random":
         rng = random.Random(f"random/{trial}")
@@ -73,42 +77,95 @@ def settle_time(mode: str, trial: int, horizon: int) -> int:
             seats = list(range(size))
             rng.shuffle(seats)
             schedule.append((f"t{trial}/m{index}", seats))
-    else:
-        schedule = [
-            (f"t{trial}/g{group}", seats)
-            for group, seats in duplicate(range(size), size, horizon, trial)
+        return schedule
+    return [
+        (f"t{trial}/g{group}", seats)
+        for group, seats in duplicate(range(size), size, horizon, trial)
+    ][:horizon]
+
+
+def played(trial: int, horizon: int) -> dict[str, list[dict[int, int]]]:
+    """Each mode's matches of the trial, played once: each bot's place index per match
+    (both duplicate modes rate the same matches)."""
+    game = Game(RULES, len(NOISE))
+    places = {
+        seating: [
+            _play(game, seed, seats, index)
+            for index, (seed, seats) in enumerate(_schedule(seating, trial, horizon))
         ]
-    current = [ratings.new_rating() for _ in NOISE]
+        for seating in ("random", "duplicate")
+    }
+    return {mode: places["random" if mode == "random" else "duplicate"] for mode in MODES}
+
+
+def _ranking(score: dict[int, int]) -> list[list[int]]:
+    """Bots grouped by equal score, best (lowest) first."""
+    return ratings.ranking_by_score([score[bot] for bot in range(len(NOISE))])
+
+
+def settle_time(
+    system: RatingSystem, mode: str, matches: list[dict[int, int]]
+) -> tuple[int, list[float]]:
+    """Matches until ``system``'s order equals the true order and stays so; and the
+    seconds each update took."""
+    size = len(NOISE)
+    field = system.field(range(size))
     settled_at: int | None = None
     summed: dict[int, int] = dict.fromkeys(range(size), 0)
-    for index, (seed, seats) in enumerate(schedule[:horizon]):
-        place = _play(game, seed, seats, index)
+    spent: list[float] = []
+    for index, place in enumerate(matches):
         group_over = mode == "random" or (index + 1) % size == 0
         if mode == "duplicate_group":
             for bot, value in place.items():
                 summed[bot] += value
+            result = _ranking(summed) if group_over else None
             if group_over:
-                current = _rank(current, summed)
                 summed = dict.fromkeys(range(size), 0)
         else:
-            current = _rank(current, place)
+            result = _ranking(place)
+        if result is not None:
+            began = time.perf_counter()
+            field.record(result)
+            spent.append(time.perf_counter() - began)
         if not group_over:
             continue
-        order = sorted(range(size), key=lambda b: -ratings.conservative(current[b]))
+        # equal scores count as wrong (a stable sort would keep the planted order)
+        order = sorted(range(size), key=lambda b: (-rating_systems.score(field, b), -b))
         settled_at = (settled_at or index + 1) if order == list(range(size)) else None
-    return settled_at or horizon
+    return settled_at or len(matches), spent
 
 
 def run(
-    trials: int = 41, horizon: int = 400, progress: Callable[[str], None] | None = None
+    trials: int = 41,
+    horizon: int = 400,
+    progress: Callable[[str], None] | None = None,
+    systems: list[str] | None = None,
 ) -> dict[str, Any]:
-    modes = ("random", "duplicate_match", "duplicate_group")
-    results: dict[str, list[int]] = {mode: [] for mode in modes}
+    chosen = rating_systems.named(systems or list(rating_systems.SYSTEMS))
+    results: dict[str, dict[str, list[int]]] = {s.name: {m: [] for m in MODES} for s in chosen}
+    spent: dict[str, list[float]] = {s.name: [] for s in chosen}
     for trial in range(trials):
-        for mode in modes:
-            if progress is not None:
-                progress(f"{mode} trial {trial + 1}/{trials}")
-            results[mode].append(settle_time(mode, trial, horizon))
+        if progress is not None:
+            progress(f"trial {trial + 1}/{trials}")
+        matches = played(trial, horizon)
+        for system in chosen:
+            for mode in MODES:
+                settled, seconds = settle_time(system, mode, matches[mode])
+                results[system.name][mode].append(settled)
+                spent[system.name] += seconds
+    figures = {name: _summary(per_mode, spent[name]) for name, per_mode in results.items()}
+    return {
+        "trials": trials,
+        "horizon": horizon,
+        "field": [f"counter, random move with probability {p}" for p in NOISE],
+        "systems": figures,
+        "fastest": min(
+            figures, key=lambda n: (figures[n]["matches_duplicate"], figures[n]["matches_random"])
+        ),
+    }
+
+
+def _summary(results: dict[str, list[int]], spent: list[float]) -> dict[str, Any]:
     medians = {mode: statistics.median(values) for mode, values in results.items()}
     means = {mode: statistics.mean(values) for mode, values in results.items()}
     return {
@@ -122,8 +179,6 @@ def run(
             mode: statistics.quantiles(values, n=4) if len(values) > 1 else values * 3
             for mode, values in results.items()
         },
-        "trials": trials,
-        "horizon": horizon,
-        "field": [f"counter, random move with probability {p}" for p in NOISE],
+        "us_per_update": round(statistics.median(spent) * 1e6, 1),
         "per_trial": results,
     }

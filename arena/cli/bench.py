@@ -334,29 +334,44 @@ def ranking(
     json_: options.JsonFlag = False,
     trials: Annotated[int, typer.Option("--trials", min=1, help="Independent trials.")] = 41,
     horizon: Annotated[int, typer.Option("--horizon", min=8, help="Matches per trial.")] = 400,
+    ratings: Annotated[
+        str, typer.Option("--ratings", help="Rating systems to compare, comma-separated.")
+    ] = "trueskill,openskill,elo-mmr",
 ) -> None:
-    """Matches until the leaderboard finds a planted order: random seating vs duplicate."""
+    """Matches until each rating system finds a planted order: random seating vs duplicate."""
     from arena.bench import ranking as bench_ranking
+    from arena.tournament import rating_systems
 
-    figures = _measured("rankings", lambda p: bench_ranking.run(trials, horizon, progress=p), json_)
+    names = [name.strip() for name in ratings.split(",") if name.strip()]
+    try:
+        rating_systems.named(names)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--ratings") from None
+    figures = _measured(
+        "rankings", lambda p: bench_ranking.run(trials, horizon, progress=p, systems=names), json_
+    )
     if figures is None:
         return
-    out.print(f"planted field of 4 ({', '.join(figures['field'])}); median of {trials} trials")
-    out.print("  matches until the order is found and kept   median   mean  quartiles")
+    out.print(f"planted field of 4 ({', '.join(figures['field'])}); {trials} trials")
     rows = (
         ("random seating", "random", "matches_random"),
         ("duplicate (rated per deal group)", "duplicate_group", "matches_duplicate"),
         ("duplicate rated per rotation", "duplicate_match", "matches_duplicate_rated_per_match"),
     )
-    for label, mode, key in rows:
-        low, _, high = figures["quartiles"][mode]
+    for name, system in figures["systems"].items():
+        heading = f"{name}: matches until the order is found and kept"
+        out.print(f"{heading:52} median   mean  quartiles")
+        for label, mode, key in rows:
+            low, _, high = system["quartiles"][mode]
+            out.print(
+                f"  {label:50} {system[key]:6} {system['mean'][mode]:6.0f}  {low:.0f}-{high:.0f}"
+            )
         out.print(
-            f"  {label:42} {figures[key]:6} {figures['mean'][mode]:6.0f}  {low:.0f}-{high:.0f}"
+            f"  duplicate / random: {system['ratio']:.2f} (medians), "
+            f"{system['ratio_of_means']:.2f} (means); target <= 0.5; "
+            f"{system['us_per_update']:.1f} us an update"
         )
-    out.print(
-        f"  duplicate / random: {figures['ratio']:.2f} (medians), "
-        f"{figures['ratio_of_means']:.2f} (means); target <= 0.5"
-    )
+    out.print(f"fastest to find the order with duplicate deals: {figures['fastest']}")
 
 
 @app.command()

@@ -253,7 +253,7 @@ def leaderboard(session: Session, tournament: Tournament) -> list[dict[str, Any]
                 "version_id": entry.bot_version_id,
                 "mu": round(entry.mu, 3),
                 "sigma": round(entry.sigma, 3),
-                "score": round(entry.mu - 3 * entry.sigma, 3),
+                "score": round(ratings.conservative(entry.mu, entry.sigma), 3),
                 "games": games,
                 "mean_place": round(entry.place_sum / games, 3) if games else None,
                 "win_share": round(entry.wins / games, 3) if games else None,

@@ -29,9 +29,10 @@ def rate(ratings: Sequence[Rating], ranking: Sequence[Sequence[int]]) -> list[Ra
     return [group[0] for group in rated]
 
 
-def conservative(rating: Rating) -> float:
-    """The leaderboard key: mu - 3 sigma."""
-    return rating.mu - 3 * rating.sigma
+def conservative(mu: float, sigma: float) -> float:
+    """The leaderboard key of every rating system: ``mu - 3 sigma`` (a rating the
+    player is very likely above; a newcomer starts at 0 in TrueSkill)."""
+    return mu - 3 * sigma
 
 
 def ranking_by_score(scores: Sequence[float]) -> list[list[int]]:

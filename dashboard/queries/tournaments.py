@@ -16,6 +16,7 @@ from arena.store.models import (
     TournamentFormat,
     TournamentMatch,
 )
+from arena.tournament.ratings import conservative
 from dashboard.queries.ratings import head_to_head
 from dashboard.schemas import DealGroup, LeaderboardRow, TournamentPage, TournamentRow
 
@@ -45,7 +46,7 @@ def tournaments(session: Session) -> list[TournamentRow]:
     leaders: dict[int, tuple[float, str]] = {}
     for entry in entries:
         bots[entry.tournament_id] = bots.get(entry.tournament_id, 0) + 1
-        score = entry.mu - 3 * entry.sigma
+        score = conservative(entry.mu, entry.sigma)
         best = leaders.get(entry.tournament_id)
         if entry.games and (best is None or score > best[0]):
             leaders[entry.tournament_id] = (score, f"{entry.name} v{entry.number}")

@@ -1,0 +1,51 @@
+"""Rating systems as strategies: TrueSkill as the rating of record, OpenSkill and
+Elo-MMR beside it, each ordering a field by its conservative rating."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.tournament import rating_systems, ratings
+
+
+def test_trueskill_as_a_strategy_gives_the_rating_of_records_own_figures() -> None:
+    field = rating_systems.SYSTEMS["trueskill"].field(["a", "b", "c", "d"])
+    current = [ratings.new_rating() for _ in range(4)]
+    rng = random.Random(7)
+    for _ in range(20):
+        order = rng.sample(range(4), 4)
+        ranking = [[order[0]], [order[1], order[2]], [order[3]]]  # a shared place
+        current = ratings.rate(current, ranking)
+        field.record([["abcd"[seat] for seat in group] for group in ranking])
+    for seat, player in enumerate("abcd"):
+        assert field.rating(player) == (current[seat].mu, current[seat].sigma)
+
+
+@pytest.mark.parametrize("name", list(rating_systems.SYSTEMS))
+def test_a_system_ranks_the_player_who_always_wins_first_and_ties_equal(name: str) -> None:
+    field = rating_systems.SYSTEMS[name].field(["best", "tied", "twin", "worst"])
+    start = field.rating("best")
+    for _ in range(12):
+        field.record([["best"], ["tied", "twin"], ["worst"]])
+    scores = {p: rating_systems.score(field, p) for p in ("best", "tied", "twin", "worst")}
+    # (TrueSkill's update of tied players depends a little on their order: 0.003 here)
+    assert scores["tied"] == pytest.approx(scores["twin"], abs=0.01)
+    assert scores["best"] > max(scores["tied"], scores["twin"])
+    assert min(scores["tied"], scores["twin"]) > scores["worst"]
+    assert field.rating("best")[0] > start[0] and field.rating("best")[1] < start[1]
+
+
+def test_the_conservative_score_is_mu_less_three_sigma_for_every_system() -> None:
+    for system in rating_systems.SYSTEMS.values():
+        field = system.field([1, 2])
+        field.record([[1], [2]])
+        mu, sigma = field.rating(1)
+        assert rating_systems.score(field, 1) == pytest.approx(mu - 3 * sigma)
+
+
+def test_an_unknown_rating_system_is_refused_with_the_known_ones_named() -> None:
+    with pytest.raises(ValueError, match=r"unknown rating system glicko \(known: trueskill"):
+        rating_systems.named(["trueskill", "glicko"])
+    assert [s.name for s in rating_systems.named(["elo-mmr"])] == ["elo-mmr"]
