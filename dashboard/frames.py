@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from arena.engine import Action, Game
-from arena.engine.cards import JOKER, RANK_OF
+from arena.engine import Action
+from arena.engine.cards import JOKER, truthful
 from arena.engine.events import CallKind
-from arena.engine.match import Match
-from arena.referee.log import MatchLog, StepKind
+from arena.referee.log import MatchLog, Step, StepKind
+from arena.referee.replay import DealOpened, StepApplied, Walk
 
 #: every seat's cards shown (the log is public)
 EVERY_SEAT = None
@@ -25,44 +25,42 @@ EVERY_SEAT = None
 
 def frames(log: MatchLog, shown: frozenset[int] | None = EVERY_SEAT) -> list[dict[str, Any]]:
     """The replay's frames; ``shown``: the seats whose cards may be seen (None: all)."""
-    assert log.seed is not None, "frames are computed from the full log"
     names = log.names
-    match = Match(Game(log.ruleset, log.players), log.seed, log.dealer)
-    for forfeit in log.forfeits:
-        if forfeit.deal is None:
-            match.forfeit(forfeit.seat)
     result: list[dict[str, Any]] = []
-    for recorded in log.deals:
-        deal = match.next_deal()
-        result.append(
-            _frame(deal, recorded.index, "the deal", None, None, recorded.opening_events, names)
-        )
-        for step in recorded.steps:
-            seat = step.seat
-            claim = deal.pile[-1] if deal.live else None  # what a call turns over
-            held = list(deal.hands[seat])
-            if step.kind is StepKind.ACT:
-                assert isinstance(step.action, Action)  # the full log: plays have their cards
-                deal.apply(seat, step.action)
-                title = f"{names[seat]}: {action_title(step.action, _sees(shown, seat))}"
-            elif step.kind is StepKind.TIMEOUT:
-                deal.time_out(seat)
-                title = f"{names[seat]}: no answer in time"
-            else:
-                match.forfeit(seat)
-                title = f"{names[seat]} forfeits"
+    for visit in Walk(log):
+        if isinstance(visit, DealOpened):
+            deal, index = visit.deal, visit.recorded.index
+            opening = visit.recorded.opening_events
+            result.append(_frame(deal, index, "the deal", None, None, opening, names))
+        elif isinstance(visit, StepApplied):
+            step, seat = visit.step, visit.step.seat
             made = _frame(
-                deal, recorded.index, title, seat, step.latency_ms, step.events, names, claim
+                visit.deal,
+                visit.recorded.index,
+                _step_title(step, names[seat], _sees(shown, seat)),
+                seat,
+                step.latency_ms,
+                step.events,
+                names,
+                visit.claim,
             )
-            made["held"] = held
+            made["held"] = visit.held
             result.append(made)
-        match.record(deal)
     if result:
         result.append(_final_frame(result[-1], log, names))
     if shown is not EVERY_SEAT:
         for frame in result:
             _face_down(frame, shown)
     return result
+
+
+def _step_title(step: Step, name: str, seen: bool) -> str:
+    if step.kind is StepKind.ACT:
+        assert isinstance(step.action, Action)  # the full log: plays have their cards
+        return f"{name}: {action_title(step.action, seen)}"
+    if step.kind is StepKind.TIMEOUT:
+        return f"{name}: no answer in time"
+    return f"{name} forfeits"
 
 
 def _sees(shown: frozenset[int] | None, seat: int) -> bool:
@@ -133,13 +131,6 @@ def action_title(action: Any, seen: bool) -> str:
     return f"places {cards_text(action.cards)} {claim}"
 
 
-def _bluff(group: Any) -> bool:
-    """Whether a group is not what its author claimed (all cards, not only one shown)."""
-    return len(group.cards) != group.count or any(
-        RANK_OF[card] != group.rank and card != JOKER for card in group.cards
-    )
-
-
 def deal_summaries(frames_: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]:
     """One line per deal for the replay's index: where it starts in the frames, how many
     plays and calls it took, how many calls were right, and how it ended."""
@@ -194,7 +185,7 @@ def _frame(
                 "cards": list(g.cards),
                 "rank": g.rank,
                 "count": g.count,
-                "bluff": _bluff(g),
+                "bluff": not truthful(g.cards, g.rank, g.count),
             }
             for g in deal.pile
         ],

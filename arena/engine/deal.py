@@ -24,7 +24,7 @@ from typing import Any, Final, NamedTuple
 
 from arena.engine import records
 from arena.engine.actions import Action, Play, Quartets
-from arena.engine.cards import CARDS, RANK_OF, TRUE_FOR, fours_in
+from arena.engine.cards import CARDS, RANK_OF, fours_in, true_to
 from arena.engine.events import (
     Called,
     CallKind,
@@ -91,7 +91,6 @@ _CALLED: Final = Called
 _REVEALED: Final = Revealed
 _PICKED_UP: Final = PickedUp
 _PLAY: Final = Play
-_TRUE_FOR: Final = TRUE_FOR
 _CARDS: Final = CARDS
 
 #: a deal's attributes (its slots, and what a copy copies)
@@ -534,7 +533,8 @@ class Deal:
         events = self.events
         events.append(_new(_CALLED, (seat, _CALL_KINDS[kind], author)))
         shown = (cards[self._reveal_rng().randrange(len(cards))],) if self._reveals_one else cards
-        truthful = len(cards) == count and _all_in(shown, _TRUE_FOR[rank])
+        # judged by the cards shown (one, where only one is revealed) and the count played
+        truthful = len(cards) == count and true_to(shown, rank)
         events.append(_new(_REVEALED, (author, shown, truthful)))
         self._anchor = seat
         if kind == "challenge":
@@ -873,14 +873,6 @@ def _take(hand: list[str], cards: Sequence[str]) -> tuple[str, ...] | None:
             found = hand.index(card)
         taken.append(hand.pop(found))
     return tuple(taken)
-
-
-def _all_in(cards: tuple[str, ...], allowed: frozenset[str]) -> bool:
-    """``allowed.issuperset(cards)`` without the method call."""
-    for card in cards:  # noqa: SIM110  # compiled, a loop: all() over a generator is slower
-        if card not in allowed:
-            return False
-    return True
 
 
 #: fields a copy shares: immutable

@@ -33,6 +33,7 @@ from enum import StrEnum
 from math import comb
 
 from arena.engine import JOKER, RANK_OF, Action, Deal, LegalActions, Phase, Play
+from arena.engine.cards import truthful as cards_truthful
 from arena.engine.events import Called, CallKind, Discarded, Event, Illegal, Revealed
 
 _RESPOND, _LEAD = Phase.RESPOND, Phase.LEAD
@@ -116,7 +117,7 @@ class FairPlayCounter:
         true; how likely the group is true to the responder (:meth:`_plausibility`);
         claimed count; pile; author's hand; the responder's record of calls."""
         author, cards, rank, count, _ = deal.pile[-1]
-        truthful = int(len(cards) == count and _truthful(cards, rank, count))
+        truthful = int(cards_truthful(cards, rank, count))
         pile = deal.pile_count
         left = len(deal.hands[author])
         return (
@@ -158,7 +159,7 @@ class FairPlayCounter:
             responder = deal.to_act
             if responder is None or responder == seat or deal.phase is not _RESPOND:
                 return  # nobody responds to it (the deal ended, or the author went out)
-            lie = not _truthful(action.cards, action.rank, action.count)
+            lie = not cards_truthful(action.cards, action.rank, action.count)
             self._add(chance, actor, responder, stratum | self._wariness(responder) << 6, lie)
 
     def _new_deal(self, deal: Deal) -> None:
@@ -222,12 +223,6 @@ def _stratum_text(chance: Chance, code: int) -> str:
         return f"t{t}q{q}c{c}p{code >> 6 & 3}a{code >> 8 & 3}w{code >> 10 & 3}"
     phase, held, hand, wary = "LRC"[code >> 4 & 3], code >> 2 & 3, code & 3, code >> 6 & 3
     return f"L{hand}w{wary}" if phase == "L" else f"{phase}{held}{hand}w{wary}"
-
-
-def _truthful(cards: Sequence[str], rank: str, count: int) -> bool:
-    """A group is true when it holds the claimed count, every card the rank or a joker
-    (a card is its rank's letter and its suit's: ``7C``, ``TH``; a joker is ``JK``)."""
-    return len(cards) == count and all(card[0] == rank or card == JOKER for card in cards)
 
 
 def _rank(card: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.engine import Play
-from arena.engine.cards import JOKER, RANK_OF
+from arena.engine.cards import truthful
 from arena.engine.events import Event, Illegal, Played, Revealed
 from arena.referee.log import MatchLog
 
@@ -41,7 +41,7 @@ class StyleCounter:
         if isinstance(action, Play):
             if played is not None:
                 mine["plays"] += 1
-                mine["bluffs"] += not _truthful(action)
+                mine["bluffs"] += not truthful(action.cards, action.rank, action.count)
         elif revealed is not None:
             call = "challenges" if kind == "challenge" else "believes"
             mine[call] += 1
@@ -64,9 +64,3 @@ def style_counts(log: MatchLog) -> list[dict[str, int]]:
             if step.kind == "act":
                 counter.add(step.seat, step.action, step.events)
     return counter.counts
-
-
-def _truthful(play: Play) -> bool:
-    return play.count == len(play.cards) and all(
-        card == JOKER or RANK_OF[card] == play.rank for card in play.cards
-    )
