@@ -5,6 +5,7 @@ back, and a killed worker's sandbox folders are swept."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -30,13 +31,17 @@ from arena.platform.sandbox import box, cgroup
 from arena.platform.sandbox.uids import uid_range
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
+from arena.referee import RefereeSettings
+from arena.sdk import Bot
 from arena.store import bots, matches, tournaments
 from arena.store import jobs as store_jobs
+from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.models import BotKind, MatchStatus, TournamentMatch, now
 from arena.timing import RECOVERY_BOUND_SECONDS
+from tests.support.engine import served, simple_play
 from tests.support.services import POSTGRES_ADMIN
-from tests.support.store import make_tournament
+from tests.support.store import add_samples, make_tournament, match_ids
 from tests.support.waiting import HANG_SECONDS, wait_until
 from tests.support.workers import (
     assert_ratings_replay,
@@ -47,6 +52,8 @@ from tests.support.workers import (
     worker_in_this_process,
 )
 from worker import rq_classes
+from worker.pipeline import Pipeline
+from worker.runtime import Runtime
 
 
 def _rq_time(moment: datetime) -> str:
@@ -496,3 +503,92 @@ def _runs_a_bot(pid: int) -> bool:
         uid = int(Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split()[0])
         return uid in uid_range()
     return False
+
+
+class _Gated(Bot):
+    """A bot whose n-th match (as the server starts them) waits at its first decision
+    until the test opens gate n: a match held in play for as long as a test needs."""
+
+    gates: list[threading.Event] = []
+    reached: list[threading.Event] = []
+    started = 0
+
+    def on_match_start(self, match) -> None:
+        self.number = _Gated.started
+        _Gated.started += 1
+        self.waiting = True
+
+    async def act(self, observation):
+        if self.waiting:
+            self.waiting = False
+            _Gated.reached[self.number].set()
+            await asyncio.to_thread(_Gated.gates[self.number].wait, HANG_SECONDS)
+        return simple_play(observation)
+
+
+def test_a_match_claimed_again_where_its_lost_claim_still_plays_keeps_its_new_lease(
+    db: Database, tmp_path: Path
+) -> None:
+    """After a partition a worker may claim again a match that it still plays under the
+    claim it lost (the reconciler queued it meanwhile). The old play's end (its result
+    refused) must not take the new claim out of the worker's care: its lease is renewed,
+    and it is recorded once. (The test bed's cut failed six matches so: each claimed
+    again, its lease never renewed, four times.)"""
+    _Gated.gates = [threading.Event(), threading.Event()]
+    _Gated.reached = [threading.Event(), threading.Event()]
+    _Gated.started = 0
+    patient = RefereeSettings(deadline=HANG_SECONDS, time_bank=HANG_SECONDS)
+    with served(_Gated) as endpoint:
+        db.transaction(lambda s: bots.add_bot(s, "gated", BotKind.ENDPOINT, endpoint))
+        add_samples(db, ["random", "counter", "honest"])
+        db.transaction(
+            lambda s: tournaments.create(
+                s, "t", Ruleset.parse("classic"), ["gated", "random", "counter", "honest"],
+                4, 1, seed="s", settings=patient,
+            )
+        )  # fmt: skip
+        db.transaction(lambda s: tournaments.start(s, "t"))
+        (match_id,) = match_ids(db)
+        runtime = Runtime(ArtifactCache(tmp_path / "artifacts", db))
+        pipeline = Pipeline(
+            db, runtime, requeue=lambda *_: None, send=lambda _: None,
+            flush_seconds=lambda: 0.0, worker="w",
+        )  # fmt: skip
+        try:
+            assert pipeline.take([match_id]) == (1, 0, 0)
+            assert _Gated.reached[0].wait(HANG_SECONDS)
+            _lapse(db, match_id)  # the partition: its lease lapsed, and it was queued again
+            repairs = matches.reconcile(db, lambda _: True)
+            assert [m for m, _ in repairs.requeued] == [match_id]
+            assert pipeline.take([match_id]) == (1, 0, 0)  # the claim it plays now
+            assert _Gated.reached[1].wait(HANG_SECONDS)
+            claimed = _lease(db, match_id)
+            _Gated.gates[0].set()  # the old play ends: its result is refused
+            wait_until(lambda: _lease(db, match_id)[1] > claimed[1], "the new lease renewed")
+            _Gated.gates[1].set()
+            pipeline.drain()
+        finally:
+            for gate in _Gated.gates:
+                gate.set()
+            pipeline.close()
+    with db.read() as session:
+        match = session.get(TournamentMatch, match_id)
+        assert match is not None
+        assert (match.status, match.attempts, match.completion) == (MatchStatus.DONE, 2, 1)
+
+
+def _lapse(db: Database, match_id: int) -> None:
+    db.transaction(
+        lambda s: s.execute(
+            update(TournamentMatch)
+            .where(TournamentMatch.id == match_id)
+            .values(lease_until=now() - timedelta(seconds=1))
+        )
+    )
+
+
+def _lease(db: Database, match_id: int) -> tuple[str | None, datetime]:
+    with db.read() as session:
+        match = session.get(TournamentMatch, match_id)
+        assert match is not None and match.lease_until is not None
+        return match.claim, match.lease_until

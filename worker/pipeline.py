@@ -86,16 +86,18 @@ class Pipeline:
         #: sends jobs to the front of the queue: a job's matches passed on were there
         self._send_first = send_first or send
         self._cond = threading.Condition()
-        #: claimed and not yet recorded nor given back, by match id
-        self._open: dict[int, matches.MatchPlan] = {}
+        #: claimed and not yet recorded nor given back, by match id and claim: after a
+        #: partition a match may be claimed again here while it still plays under the
+        #: claim it lost (the old play's end must leave the new claim in our care)
+        self._open: dict[tuple[int, str], matches.MatchPlan] = {}
         self._playing_outside = 0  # outside bots' matches not played yet
         self._playing_inside = 0  # in-process matches not played yet
         self._playing_sandboxed = 0  # of the outside ones: with an uploaded bot
         #: private matches with outside bots taken here and not yet recorded nor given back
         self._private: set[int] = set()
         self._pending: list[matches.PlayedMatch] = []
-        #: open matches being recorded or given back: a lease not renewed then was not lost
-        self._settling: set[int] = set()
+        #: open claims being recorded or given back: a lease not renewed then was not lost
+        self._settling: set[tuple[int, str]] = set()
         self._oldest = 0.0  # when the first pending result was played (monotonic)
         self._flushing = False
         self._outcomes = Outcomes()
@@ -125,7 +127,7 @@ class Pipeline:
         played, left = self._claim(mine)
         with self._cond:
             self._deferred.extend(m for m in left if m not in self._deferred)
-            self._private &= set(self._open)  # those not claimed here after all
+            self._private &= {match for match, _ in self._open}  # not claimed here after all
         passed = matches.pass_on(self.db, extra)
         if passed and private:  # to the back: the next owner's private job goes first
             self._send(passed)
@@ -223,7 +225,7 @@ class Pipeline:
         """Play the claimed ``plans`` (their leases renewed from now on)."""
         with self._cond:
             for plan in plans:
-                self._open[plan.match_id] = plan
+                self._open[_claim_of(plan)] = plan
                 if in_process(plan):
                     self._playing_inside += 1
                 else:
@@ -285,7 +287,7 @@ class Pipeline:
         except Exception as error:  # the platform's: the bots' failures are in the log
             with self._cond:
                 self._one_fewer_playing(plan)
-                self._settling.add(plan.match_id)
+                self._settling.add(_claim_of(plan))
             threading.Thread(target=self._give_back, args=(plan, error), daemon=True).start()
             return
         metrics.SETUP.observe(played.timing.get("setup_ms", 0.0) / 1000)
@@ -329,8 +331,8 @@ class Pipeline:
         metrics.MATCHES.labels("given back").inc()
         with self._cond:
             self._outcomes.failures.append(f"match {plan.match_id}: {reason}")
-            self._open.pop(plan.match_id, None)
-            self._settling.discard(plan.match_id)
+            self._open.pop(_claim_of(plan), None)
+            self._settling.discard(_claim_of(plan))
             self._cond.notify_all()
 
     # ------------------------------------------------------------------ recording
@@ -344,7 +346,7 @@ class Pipeline:
                 if not self._flush_due():
                     continue
                 batch, self._pending, self._flushing = self._pending, [], True
-                recording = {played.plan.match_id for played in batch}
+                recording = {_claim_of(played.plan) for played in batch}
                 self._settling |= recording
             try:
                 self._flush(batch)
@@ -390,7 +392,7 @@ class Pipeline:
             for played, done in zip(batch, recorded, strict=True):
                 self._time(played.plan.tournament_id, {"record_ms": record_ms})
                 self._outcomes.counts["recorded" if done else "discarded: the claim was lost"] += 1
-                self._open.pop(played.plan.match_id, None)
+                self._open.pop(_claim_of(played.plan), None)
             self._log_timing()
             self._cond.notify_all()
         self._retry_deferred()
@@ -480,7 +482,9 @@ class Pipeline:
                     lost = [
                         m
                         for m in still
-                        if m not in renewed and m in self._open and m not in self._settling
+                        if m not in renewed
+                        and (m, token) in self._open
+                        and (m, token) not in self._settling
                     ]
                 if lost:
                     log.warning("matches %s: their claims were lost (played again elsewhere)", lost)
@@ -499,3 +503,8 @@ class Pipeline:
         for tournament_id, spent in timing.items():
             rounded = {k: round(v, 3) for k, v in spent.items()}
             log.info("%s %s", TIMING_PREFIX, json.dumps({"tournament": tournament_id, **rounded}))
+
+
+def _claim_of(plan: matches.MatchPlan) -> tuple[int, str]:
+    """A claimed match's key among the open ones: its id and its claim."""
+    return plan.match_id, plan.claim
