@@ -22,7 +22,6 @@ import os
 import statistics
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -174,7 +173,7 @@ def _new_version(arena: Platform, ladder_id: int, folder: Path) -> tuple[int, fl
     with arena.db.read() as session:
         version = bot_store.active_version(session, "truthful")
         assert version.live_since is not None
-        qualified = _aware(version.live_since)  # when it went live, in its worker
+        qualified = version.live_since  # when it went live, in its worker
         finished = session.scalars(
             select(TournamentMatch.finished_at)
             .join(MatchSeat, MatchSeat.match_id == TournamentMatch.id)
@@ -185,16 +184,11 @@ def _new_version(arena: Platform, ladder_id: int, folder: Path) -> tuple[int, fl
             )
             .order_by(TournamentMatch.finished_at)
         ).all()
-    moments = [_aware(moment) for moment in finished if moment is not None]
+    moments = [moment for moment in finished if moment is not None]
     in_minute = [m for m in moments if 0 <= (m - qualified).total_seconds() <= FIRST_MINUTE]
     enough = len(moments) >= pacing.PROVISIONAL_GAMES
     last = moments[pacing.PROVISIONAL_GAMES - 1] if enough else None
     return len(in_minute), (round((last - qualified).total_seconds(), 1) if last else None)
-
-
-def _aware(moment: datetime) -> datetime:
-    """SQLite gives back naive datetimes; they were written in UTC."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 class CpuMeter:

@@ -29,7 +29,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from multiprocessing import get_context
 from pathlib import Path
 from statistics import median
@@ -282,7 +282,7 @@ def _timed_tournament(
         )
         # when each match's play ended (its write may come a flush interval later)
         finishes = sorted(
-            _aware(started) + timedelta(milliseconds=ms or 0.0)
+            started + timedelta(milliseconds=ms or 0.0)
             for started, ms in session.execute(
                 select(TournamentMatch.started_at, TournamentMatch.referee_ms).where(
                     TournamentMatch.tournament_id == tournament_id
@@ -308,12 +308,8 @@ def tail_share(finishes: list[datetime], began: datetime, finished: datetime) ->
     if not finishes:
         return 0.0
     ninety = finishes[max(0, -(-len(finishes) * 9 // 10) - 1)]
-    wall = (_aware(finished) - _aware(began)).total_seconds()
-    return (_aware(finished) - _aware(ninety)).total_seconds() / wall if wall > 0 else 0.0
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    wall = (finished - began).total_seconds()
+    return (finished - ninety).total_seconds() / wall if wall > 0 else 0.0
 
 
 #: the phases of a match in the workers' timing lines (worker.pipeline), in order
@@ -358,7 +354,7 @@ def _finished_at(arena: Platform, tournament_id: int) -> datetime | None:
         finished = connection.execute(_FINISHED_AT, {"tournament": tournament_id}).scalar()
     if finished is None:
         return None
-    return finished.replace(tzinfo=UTC) if finished.tzinfo is None else finished  # SQLite
+    return finished
 
 
 def wait_registered(arena: Platform, count: int, timeout: float = 60.0) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,7 @@ def run(
             recovered_in = time.monotonic() - lost
         with arena.db.read() as s:
             finished = sorted(
-                _aware(t)
+                t
                 for t in s.scalars(
                     select(TournamentMatch.finished_at).where(
                         TournamentMatch.status == MatchStatus.DONE
@@ -85,8 +85,3 @@ def _rate(times: list[datetime]) -> float:
     if len(times) < 2:
         return 0.0
     return (len(times) - 1) / (times[-1] - times[0]).total_seconds()
-
-
-def _aware(moment: datetime) -> datetime:
-    """SQLite gives back naive UTC times."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

@@ -15,7 +15,7 @@ in docs/match-log.md "When a log becomes public":
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -79,18 +79,13 @@ def _group_unfinished(session: Session, match: TournamentMatch) -> bool:
 def _last_finish(session: Session, match: TournamentMatch) -> datetime:
     """When the match finished; for a duplicate deal, when its last rotation did (an
     earlier rotation's log would show the later one's hands)."""
+    assert match.finished_at is not None, "a played match has its finishing time"
     if match.deal_group is None:
-        return _aware(match.finished_at)
+        return match.finished_at
     last = session.scalar(
         select(func.max(TournamentMatch.finished_at)).where(
             TournamentMatch.tournament_id == match.tournament_id,
             TournamentMatch.deal_group == match.deal_group,
         )
     )
-    return _aware(last or match.finished_at)
-
-
-def _aware(moment: datetime | None) -> datetime:
-    """SQLite gives back naive datetimes; they were written in UTC."""
-    assert moment is not None, "a played match has its finishing time"
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return last or match.finished_at

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func, select, update
@@ -86,7 +85,7 @@ def _paced(tournament: Tournament, entries: list[Entry], free: int) -> tuple[lis
         return provisional, free
     moment = now()
     due = tournament.next_table_at
-    if due is not None and moment < _aware(due):
+    if due is not None and moment < due:
         return entries, 0
     tournament.next_table_at = moment + pacing.interval(tournament.pace)
     return entries, 1
@@ -112,7 +111,7 @@ def pace_of(session: Session, tournament: Tournament) -> dict[str, Any]:
             }
             for e in uncertain
         ],  # fmt: skip
-        "next_table_at": _aware(due).isoformat(timespec="seconds") if due else None,
+        "next_table_at": due.isoformat(timespec="seconds") if due else None,
         "provisional_games": pacing.PROVISIONAL_GAMES,
         "settled_sigma": pacing.SETTLED_SIGMA,
     }
@@ -140,20 +139,15 @@ def _seats_tables(session: Session, tournament: Tournament) -> bool:
     )
     if competition is not None:
         moment = now()
-        if competition.closes_at is not None and moment >= _aware(competition.closes_at):
+        if competition.closes_at is not None and moment >= competition.closes_at:
             competition.status = CompetitionStatus.CLOSED
             stop(session, tournament)
             return False
         if competition.status is not CompetitionStatus.OPEN:
             return False
-        if competition.opens_at is not None and moment < _aware(competition.opens_at):
+        if competition.opens_at is not None and moment < competition.opens_at:
             return False
     return len(_entries(session, tournament)) >= tournament.table_size
-
-
-def _aware(moment: datetime) -> datetime:
-    """SQLite gives back naive datetimes; they were written in UTC."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _entries(session: Session, tournament: Tournament) -> list[Entry]:

@@ -23,11 +23,31 @@ from sqlalchemy import (
     UniqueConstraint,
     func,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
 
 
 def now() -> datetime:
     return datetime.now(UTC)
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """Every time the platform keeps: written in UTC, read back aware of it, on every
+    database (SQLite keeps no time zone and gives back naive times)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None or value.tzinfo is None:
+            return value  # naive: already UTC
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None or value.tzinfo is not None:
+            return value
+        return value.replace(tzinfo=UTC)
 
 
 class Base(DeclarativeBase):
@@ -128,7 +148,7 @@ class Owner(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
     token_hash: Mapped[str] = mapped_column(String(128), unique=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
 
 
 class RegisteredBot(Base):
@@ -136,7 +156,7 @@ class RegisteredBot(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("owners.id"))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
     versions: Mapped[list[BotVersion]] = relationship(
         back_populates="bot", order_by="BotVersion.number"
     )
@@ -154,7 +174,7 @@ class BotVersion(Base):
     #: the live version: the one a competition seats and a bare ``BOT`` names (one a bot)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     #: when it last became the live version (None: never live)
-    live_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    live_since: Mapped[datetime | None] = mapped_column(UtcDateTime())
     #: what it does once it qualifies
     after_qualifying: Mapped[AfterQualifying] = mapped_column(
         _enum(AfterQualifying), default=AfterQualifying.LIVE
@@ -171,7 +191,7 @@ class BotVersion(Base):
     #: the limit the endpoint announced in its last recorded Hello (None: it said none);
     #: the owner's ``max_matches`` wins, and with neither, ``DEFAULT_ENDPOINT_MATCHES``
     announced_matches: Mapped[int | None] = mapped_column(Integer)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
     bot: Mapped[RegisteredBot] = relationship(back_populates="versions")
 
     @property
@@ -197,7 +217,7 @@ class Tournament(Base):
     #: table kept in play; arena.store.pacing)
     pace: Mapped[float | None] = mapped_column(Float)
     #: a paced ladder's next settled table is not seated before this moment
-    next_table_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    next_table_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     #: the secret its match seeds are derived from (arena.tournament.seeds); never shown
     secret_key: Mapped[str] = mapped_column(String(64))
     #: ladders: seconds after a match before its full log (seed, hands) is public
@@ -210,9 +230,9 @@ class Tournament(Base):
     owner_id: Mapped[int | None] = mapped_column(Integer)  # an owners.id
     #: matches recorded so far; a recorded match takes the next number (completion order)
     completed: Mapped[int] = mapped_column(Integer, default=0)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
-    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+    started_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     entries: Mapped[list[Entry]] = relationship(order_by="Entry.id")
 
 
@@ -264,9 +284,9 @@ class Competition(Base):
     #: the competition a submission enters unless it names another (and /leaderboard's)
     is_default: Mapped[bool] = mapped_column(Boolean, default=False)
     #: no table before this moment; at the first refill after ``closes_at`` it closes
-    opens_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    closes_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    opens_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    closes_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
     tournament: Mapped[Tournament] = relationship()
 
 
@@ -323,8 +343,8 @@ class AbTest(Base):
     #: a gate (``--promote-if-better``): the new version goes live if it is accepted
     promote: Mapped[bool] = mapped_column(Boolean, default=False)
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("owners.id"))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+    finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     tournament: Mapped[Tournament] = relationship()
     new_version: Mapped[BotVersion] = relationship(foreign_keys=[new_version_id])
     base_version: Mapped[BotVersion] = relationship(foreign_keys=[base_version_id])
@@ -405,10 +425,10 @@ class TournamentMatch(Base):
     worker: Mapped[str | None] = mapped_column(String(200))
     #: who may record the result: the claim of the worker playing it now
     claim: Mapped[str | None] = mapped_column(String(64))
-    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    queued_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    lease_until: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    queued_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    started_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     #: the position in the tournament's completion order (ratings are applied in it)
     completion: Mapped[int | None] = mapped_column(Integer)
     referee_ms: Mapped[float | None] = mapped_column(Float)
@@ -475,7 +495,7 @@ class Artifact(Base):
     digest: Mapped[str] = mapped_column(String(64), primary_key=True)
     data: Mapped[bytes] = mapped_column(LargeBinary)
     size: Mapped[int] = mapped_column(Integer)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
 
 
 # names are unique whatever their case: ALICEBOT is not a new name beside alicebot

@@ -12,7 +12,7 @@ hour. docs/api.md has every route's rights in one table.
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -99,7 +99,7 @@ def check_submission_rate(session: Session, owner: Owner, rate: SubmissionRate) 
         .limit(rate.per_hour)
     ).all()
     moment = now()
-    inside = [_aware(at) for at in recent if moment - _aware(at) < window]
+    inside = [at for at in recent if moment - at < window]
     if len(inside) >= rate.per_hour:
         wait = max(1, math.ceil((min(inside) + window - moment).total_seconds()))
         raise TooMany(
@@ -107,8 +107,3 @@ def check_submission_rate(session: Session, owner: Owner, rate: SubmissionRate) 
             f"try again in {wait} s",
             retry_after=wait,
         )
-
-
-def _aware(moment: datetime) -> datetime:
-    """SQLite gives back naive datetimes; they were written in UTC."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
