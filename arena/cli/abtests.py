@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from arena.cli import options
-from arena.cli.platform import err, fail, out, platform
+from arena.cli import console, options
+from arena.cli.platform import fail, out, platform
 from arena.cli.rules import ruleset_or_exit
-from arena.platform import Platform, PlatformError
+from arena.platform import Platform
 from arena.referee import RefereeSettings
 from arena.store.errors import StoreError
 
@@ -58,25 +56,22 @@ def abtest_create(
         fail(str(error))
     ruleset, _ = ruleset_or_exit(rules, option or [], table_size or 2)
     opponents = [spec.strip() for spec in field.split(",") if spec.strip()] if field else None
-    try:
-        created = platform().db.transaction(
-            lambda session: _created(
-                abtests.create(
-                    session,
-                    name,
-                    new,
-                    base,
-                    ruleset,
-                    bounds,
-                    field=opponents,
-                    table_size=table_size,
-                    max_matches=max_matches,
-                    settings=RefereeSettings(deadline=deadline),
-                )
+    created = platform().db.transaction(
+        lambda session: _created(
+            abtests.create(
+                session,
+                name,
+                new,
+                base,
+                ruleset,
+                bounds,
+                field=opponents,
+                table_size=table_size,
+                max_matches=max_matches,
+                settings=RefereeSettings(deadline=deadline),
             )
         )
-    except StoreError as error:
-        fail(str(error))
+    )
     out.print(
         f"created A/B test {name}: {created['new']} against {created['base']} at tables of "
         f"{created['size']} with {created['field']}; H0 elo <= {elo0:g}, H1 elo >= {elo1:g}, "
@@ -104,10 +99,7 @@ def _created(test: Any) -> dict[str, Any]:
 @app.command("start")
 def abtest_start(name: Annotated[str, typer.Argument(help="The test.")]) -> None:
     """Send the test's first pairs to the workers; it queues more as they are recorded."""
-    try:
-        sent = platform().start_abtest(name)
-    except (StoreError, PlatformError) as error:
-        fail(str(error))
+    sent = platform().start_abtest(name)
     out.print(f"started {name}: {sent} matches queued")
 
 
@@ -116,10 +108,7 @@ def abtest_stop(name: Annotated[str, typer.Argument(help="The test.")]) -> None:
     """Stop the test undecided: matches not yet started are withdrawn."""
     from arena.store import abtests
 
-    try:
-        withdrawn = platform().db.transaction(lambda s: abtests.stop(s, name))
-    except StoreError as error:
-        fail(str(error))
+    withdrawn = platform().db.transaction(lambda s: abtests.stop(s, name))
     out.print(f"stopped {name}: {withdrawn} queued matches withdrawn")
 
 
@@ -129,10 +118,7 @@ def abtest_status(
     json_: options.JsonFlag = False,
 ) -> None:
     """The LLR against its bounds, the Elo estimate, the pairs per class."""
-    try:
-        status = platform().abtest_status(name)
-    except StoreError as error:
-        fail(str(error))
+    status = platform().abtest_status(name)
     if json_:
         print(json.dumps(status))
         return
@@ -169,25 +155,23 @@ def abtest_wait(
 
 def follow(arena: Platform, name: str, timeout: float) -> dict[str, Any]:
     """The LLR as a bar between its bounds on stderr until the test is over."""
-    status = arena.abtest_status(name)
-    deadline = time.monotonic() + timeout
-    lower, upper = status["bounds"]
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=err
-    ) as bar:
-        task = bar.add_task(name, total=upper - lower)
-        while status["status"] in ("created", "running"):
-            if time.monotonic() > deadline:
-                raise TimeoutError(name)
-            time.sleep(0.5)
-            status = arena.abtest_status(name)
-            bar.update(
-                task,
-                completed=min(max(status["llr"], lower), upper) - lower,
-                description=f"{name}: LLR {status['llr']:+.2f} [{lower:.2f}, {upper:.2f}], "
-                f"{status['matches']} matches",
-            )
-    return status
+    lower, upper = arena.abtest_status(name)["bounds"]
+
+    def shown(status: dict[str, Any]) -> console.Shown:
+        llr = status["llr"]
+        described = (
+            f"{name}: LLR {llr:+.2f} [{lower:.2f}, {upper:.2f}], {status['matches']} matches"
+        )
+        return min(max(llr, lower), upper) - lower, described
+
+    return console.follow(
+        lambda: arena.abtest_status(name),
+        lambda status: status["status"] not in ("created", "running"),
+        upper - lower,
+        shown,
+        timeout,
+        counted=False,
+    )
 
 
 def print_status(status: dict[str, Any]) -> None:

@@ -11,11 +11,10 @@ from sqlalchemy.orm import Session
 
 from arena.cli.platform import err, fail, out, platform
 from arena.endpoints import EndpointError, reachable
-from arena.platform import Platform, PlatformError
+from arena.platform import Platform
 from arena.platform import queue as work_queue
 from arena.store import bots as bot_store
 from arena.store import releases
-from arena.store.errors import StoreError
 from arena.store.models import AfterQualifying, BotKind, BotVersion, Owner, VersionStatus
 
 app = typer.Typer(help="Register bots.", no_args_is_help=True)
@@ -48,10 +47,7 @@ def bot_add(
         bot_store.limit_matches(version, max_matches)
         return version
 
-    try:
-        version = platform().db.transaction(add)
-    except StoreError as error:
-        fail(str(error))
+    version = platform().db.transaction(add)
     out.print(
         f"added bot {name} (version {version.number}, {kind.value} {version.target})", markup=False
     )
@@ -144,23 +140,20 @@ def bot_submit(
         fail("no worker is running to qualify it later: start one, or submit without --no-wait")
     doing = "queued for a worker" if queued else "one match against a sample bot, here"
     with err.status(f"qualifying {name}: {doing}...") as status:
-        try:
-            result = submission.submit(
-                arena,
-                name,
-                kind,
-                target,
-                owner_id,
-                queued=queued,
-                competition=competition,
-                max_matches=max_matches,
-                after=after,
-            )
-            if queued and wait:
-                status.update(f"qualifying {name} v{result.version}: waiting for a worker...")
-                result = submission.wait(arena.db, name, result.version)
-        except (StoreError, PlatformError) as error:
-            fail(str(error))
+        result = submission.submit(
+            arena,
+            name,
+            kind,
+            target,
+            owner_id,
+            queued=queued,
+            competition=competition,
+            max_matches=max_matches,
+            after=after,
+        )
+        if queued and wait:
+            status.update(f"qualifying {name} v{result.version}: waiting for a worker...")
+            result = submission.wait(arena.db, name, result.version)
     verdict = {"ready": "accepted", "rejected": "REJECTED"}.get(result.status, "pending")
     out.print(f"{name} v{result.version} {verdict}: {result.reason}", markup=False, soft_wrap=True)
     if result.status == "rejected":
@@ -221,10 +214,7 @@ def _release(
         said = f"{version.bot.name} v{version.number} is live{where}"
         return said, releases.first_tables(session, version)
 
-    try:
-        said, jobs = arena.db.transaction(run)
-    except StoreError as error:
-        fail(str(error))
+    said, jobs = arena.db.transaction(run)
     if jobs and _workers_running(arena):  # else a worker's next pass seats them
         work_queue.enqueue_all(arena.queue, jobs)
     out.print(said, markup=False)

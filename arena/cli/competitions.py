@@ -13,7 +13,6 @@ from arena.cli.platform import fail, out, platform
 from arena.cli.rules import ruleset_or_exit
 from arena.referee import RefereeSettings
 from arena.store import competitions
-from arena.store.errors import StoreError
 from arena.store.models import CompetitionStatus
 from arena.tournament import pacing
 from arena.tournament.pacing import DEFAULT_PACE
@@ -128,11 +127,8 @@ def competition_list(json_: options.JsonFlag = False) -> None:
 @app.command("status")
 def competition_status(name: Name, json_: options.JsonFlag = False) -> None:
     """The competition's standings (mu - 3 sigma), in 80 columns."""
-    try:
-        with platform().db.read() as session:
-            summary = competitions.summary(session, competitions.get(session, name))
-    except StoreError as error:
-        fail(str(error))
+    with platform().db.read() as session:
+        summary = competitions.summary(session, competitions.get(session, name))
     if json_:
         print(json.dumps(summary))
         return
@@ -199,7 +195,4 @@ def _pace(text: str) -> float | None:
 
 
 def _run(work):
-    try:
-        return platform().db.transaction(work)
-    except StoreError as error:
-        fail(str(error))
+    return platform().db.transaction(work)

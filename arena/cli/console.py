@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Callable
+from typing import Any
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 
 def stdout() -> Console:
@@ -13,3 +17,33 @@ def stdout() -> Console:
 
 def stderr() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)  # messages never wrap
+
+
+#: what a follower shows of a status: (done so far, description)
+Shown = tuple[float, str]
+
+
+def follow(
+    read: Callable[[], dict[str, Any]],
+    over: Callable[[dict[str, Any]], bool],
+    total: float,
+    shown: Callable[[dict[str, Any]], Shown],
+    timeout: float | None = None,
+    counted: bool = True,
+) -> dict[str, Any]:
+    """A progress bar on stderr, the status ``read`` again every half second until it
+    is ``over``; the final status. TimeoutError after ``timeout`` seconds."""
+    status = read()
+    deadline = None if timeout is None else time.monotonic() + timeout
+    columns = [TextColumn("{task.description}"), BarColumn()]
+    columns += [MofNCompleteColumn()] if counted else []
+    with Progress(*columns, TimeElapsedColumn(), console=stderr()) as bar:
+        task = bar.add_task(shown(status)[1], total=total)
+        while not over(status):
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError(timeout)
+            time.sleep(0.5)
+            status = read()
+            completed, description = shown(status)
+            bar.update(task, completed=completed, description=description)
+    return status

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import json
-import time
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich import box
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena.cli import options
-from arena.cli.platform import err, fail, out, platform
+from arena.cli import console, options
+from arena.cli.platform import fail, out, platform
 from arena.cli.rules import ruleset_or_exit
-from arena.platform import Platform, PlatformError
+from arena.platform import Platform
 from arena.referee import RefereeSettings
 from arena.store import tournaments as tournament_store
 from arena.store.errors import StoreError
@@ -73,26 +71,23 @@ def tournament_create(
     ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
     names = [bot.strip() for bot in bots.split(",") if bot.strip()]
     settings = RefereeSettings(deadline=deadline, time_bank=time_bank)
-    try:
-        tournament = platform().db.transaction(
-            lambda session: tournament_store.create(
-                session,
-                name,
-                ruleset,
-                names,
-                table_size,
-                games,
-                seed,
-                settings,
-                duplicate=duplicate,
-                format=format_,
-                reveal_delay=reveal_after,
-                fresh_processes=fresh_processes,
-                same_owner_tables=same_owner_tables,
-            )
+    tournament = platform().db.transaction(
+        lambda session: tournament_store.create(
+            session,
+            name,
+            ruleset,
+            names,
+            table_size,
+            games,
+            seed,
+            settings,
+            duplicate=duplicate,
+            format=format_,
+            reveal_delay=reveal_after,
+            fresh_processes=fresh_processes,
+            same_owner_tables=same_owner_tables,
         )
-    except StoreError as error:
-        fail(str(error))
+    )
     out.print(
         f"created tournament {name}: {tournament.games} matches of {ruleset}, "
         f"tables of {table_size} from {len(names)} bots, dealt from "
@@ -104,20 +99,14 @@ def tournament_create(
 @app.command("start")
 def tournament_start(name: Annotated[str, typer.Argument(help="The tournament.")]) -> None:
     """Send the tournament's matches to the workers."""
-    try:
-        sent = platform().start_tournament(name)
-    except (StoreError, PlatformError) as error:
-        fail(str(error))
+    sent = platform().start_tournament(name)
     out.print(f"started {name}: {sent} matches queued")
 
 
 @app.command("stop")
 def tournament_stop(name: Annotated[str, typer.Argument(help="The ladder.")]) -> None:
     """Stop a ladder: no new tables; matches already playing are still recorded."""
-    try:
-        dropped = platform().db.transaction(lambda s: tournament_store.stop(s, name))
-    except StoreError as error:
-        fail(str(error))
+    dropped = platform().db.transaction(lambda s: tournament_store.stop(s, name))
     out.print(f"stopped {name}: {dropped} queued matches dropped")
 
 
@@ -127,10 +116,7 @@ def tournament_status(
     json_: options.JsonFlag = False,
 ) -> None:
     """Progress and leaderboard (ordered by mu - 3 sigma)."""
-    try:
-        status = platform().tournament_status(name)
-    except StoreError as error:
-        fail(str(error))
+    status = platform().tournament_status(name)
     if json_:
         print(json.dumps(status))
         return
@@ -160,10 +146,7 @@ def tournament_fairplay(
     """The collusion report: pairs of bots that play as a team (docs/fair-play.md)."""
     from arena.store import fairplay
 
-    try:
-        found = fairplay.report(platform().db, name)
-    except StoreError as error:
-        fail(str(error))
+    found = fairplay.report(platform().db, name)
     if json_:
         print(json.dumps(found))
         return
@@ -193,31 +176,21 @@ def print_fairplay(found: dict) -> None:
     out.print(table)
 
 
-def follow(arena: Platform, name: str, timeout: float | None = None) -> dict:
+def follow(arena: Platform, name: str, timeout: float | None = None) -> dict[str, Any]:
     """A progress bar on stderr until the tournament is over; its final status.
     Raises TimeoutError after ``timeout`` seconds."""
-    status = arena.tournament_status(name)
-    deadline = None if timeout is None else time.monotonic() + timeout
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-    ) as bar:
-        task = bar.add_task(name, total=status["matches"]["total"])
-        while status["status"] != "done":
-            if deadline is not None and time.monotonic() > deadline:
-                raise TimeoutError(name)
-            time.sleep(0.5)
-            status = arena.tournament_status(name)
-            counts = status["matches"]
-            bar.update(
-                task,
-                completed=counts["ended"],
-                description=f"{name}: {counts['running']} running, {counts['failed']} failed",
-            )
-    return status
+
+    def shown(status: dict[str, Any]) -> console.Shown:
+        counts = status["matches"]
+        return counts["ended"], f"{name}: {counts['running']} running, {counts['failed']} failed"
+
+    return console.follow(
+        lambda: arena.tournament_status(name),
+        lambda status: status["status"] == "done",
+        arena.tournament_status(name)["matches"]["total"],
+        shown,
+        timeout,
+    )
 
 
 def print_status(status: dict) -> None:
