@@ -592,3 +592,55 @@ def _lease(db: Database, match_id: int) -> tuple[str | None, datetime]:
         match = session.get(TournamentMatch, match_id)
         assert match is not None and match.lease_until is not None
         return match.claim, match.lease_until
+
+
+def test_a_match_whose_claim_was_lost_while_it_waited_for_a_slot_never_starts(
+    db: Database, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A partitioned worker's backlog is played elsewhere meanwhile: once a renewal finds
+    a waiting match's claim lost, the worker does not start it when a slot frees (its
+    result would be refused, and its slot is wanted for matches that are still its own)."""
+    _Gated.gates = [threading.Event(), threading.Event()]
+    _Gated.reached = [threading.Event(), threading.Event()]
+    _Gated.started = 0
+    patient = RefereeSettings(deadline=HANG_SECONDS, time_bank=HANG_SECONDS)
+    with served(_Gated) as endpoint:
+        db.transaction(lambda s: bots.add_bot(s, "gated", BotKind.ENDPOINT, endpoint))
+        add_samples(db, ["random", "counter", "honest"])
+        db.transaction(
+            lambda s: tournaments.create(
+                s, "t", Ruleset.parse("classic"), ["gated", "random", "counter", "honest"],
+                4, 2, seed="s", settings=patient,
+            )
+        )  # fmt: skip
+        db.transaction(lambda s: tournaments.start(s, "t"))
+        playing, waiting = match_ids(db)
+        runtime = Runtime(ArtifactCache(tmp_path / "artifacts", db), concurrency=1)
+        pipeline = Pipeline(
+            db, runtime, requeue=lambda *_: None, send=lambda _: None,
+            flush_seconds=lambda: 0.0, worker="w",
+        )  # fmt: skip
+        try:
+            assert pipeline.take([playing]) == (1, 0, 0)
+            assert _Gated.reached[0].wait(HANG_SECONDS)  # the one slot is taken
+            assert pipeline.take([waiting]) == (1, 0, 0)  # a job takes one match at least
+            _lapse(db, waiting)
+            matches.reconcile(db, lambda _: True)
+            assert [p.match_id for p in matches.claim_all(db, [waiting], "elsewhere")] == [waiting]
+            wait_until(
+                lambda: any("claims were lost" in r.getMessage() for r in caplog.records),
+                "the renewal found the claim lost",
+            )
+            _Gated.gates[0].set()
+            outcomes = pipeline.drain()
+        finally:
+            for gate in _Gated.gates:
+                gate.set()
+            pipeline.close()
+            runtime.close()
+    assert outcomes.counts == {"recorded": 1, "not started: the claim was lost": 1}
+    assert _Gated.started == 1, "the lost match never started here"
+    with db.read() as session:
+        match = session.get(TournamentMatch, waiting)
+        assert match is not None
+        assert (match.status, match.worker) == (MatchStatus.RUNNING, "elsewhere")

@@ -31,7 +31,7 @@ from arena.store.db import Database
 from arena.store.models import SELF_SCHEDULING, BotKind, TournamentFormat
 from arena.timing import HEARTBEAT_SECONDS
 from worker import metrics
-from worker.runtime import in_process, sandboxed
+from worker.runtime import ClaimLost, in_process, sandboxed
 
 if TYPE_CHECKING:
     from worker.runtime import Playout, Runtime
@@ -98,6 +98,9 @@ class Pipeline:
         self._pending: list[matches.PlayedMatch] = []
         #: open claims being recorded or given back: a lease not renewed then was not lost
         self._settling: set[tuple[int, str]] = set()
+        #: open claims a renewal found lost (played elsewhere): those not started yet
+        #: never start (a partitioned worker's backlog would hold its slots for nothing)
+        self._lost: set[tuple[int, str]] = set()
         self._oldest = 0.0  # when the first pending result was played (monotonic)
         self._flushing = False
         self._outcomes = Outcomes()
@@ -237,7 +240,8 @@ class Pipeline:
                 metrics.IN_FLIGHT.inc(len(plans))
         for plan in plans:
             heard = functools.partial(self._heard, plan)
-            future = self.runtime.submit(self.runtime.play(plan, heard))
+            ours = functools.partial(self._still_ours, plan)
+            future = self.runtime.submit(self.runtime.play(plan, heard, ours))
             future.add_done_callback(functools.partial(self._played, plan))
 
     def wait_for_room(self) -> None:
@@ -284,6 +288,13 @@ class Pipeline:
         flush, or give it back (off this thread: giving back writes to the database)."""
         try:
             played = done.result()
+        except ClaimLost:  # never started: it plays elsewhere
+            with self._cond:
+                self._one_fewer_playing(plan)
+                self._open.pop(_claim_of(plan), None)
+                self._lost.discard(_claim_of(plan))
+                self._outcomes.counts["not started: the claim was lost"] += 1
+            return
         except Exception as error:  # the platform's: the bots' failures are in the log
             with self._cond:
                 self._one_fewer_playing(plan)
@@ -333,6 +344,7 @@ class Pipeline:
             self._outcomes.failures.append(f"match {plan.match_id}: {reason}")
             self._open.pop(_claim_of(plan), None)
             self._settling.discard(_claim_of(plan))
+            self._lost.discard(_claim_of(plan))
             self._cond.notify_all()
 
     # ------------------------------------------------------------------ recording
@@ -393,6 +405,7 @@ class Pipeline:
                 self._time(played.plan.tournament_id, {"record_ms": record_ms})
                 self._outcomes.counts["recorded" if done else "discarded: the claim was lost"] += 1
                 self._open.pop(_claim_of(played.plan), None)
+                self._lost.discard(_claim_of(played.plan))
             self._log_timing()
             self._cond.notify_all()
         self._retry_deferred()
@@ -461,6 +474,11 @@ class Pipeline:
 
     # ------------------------------------------------------------------ leases
 
+    def _still_ours(self, plan: matches.MatchPlan) -> bool:
+        """Whether the claim of ``plan`` was not found lost (asked before it starts)."""
+        with self._cond:
+            return _claim_of(plan) not in self._lost
+
     def _renew_loop(self) -> None:
         """Renew the leases of every open match each HEARTBEAT_SECONDS (a dead worker
         stops renewing, and the reconciler queues them again)."""
@@ -469,8 +487,9 @@ class Pipeline:
                 if self._cond.wait_for(lambda: self._closed, HEARTBEAT_SECONDS):
                     return
                 by_claim: dict[str, list[int]] = {}
-                for plan in self._open.values():
-                    by_claim.setdefault(plan.claim, []).append(plan.match_id)
+                for key, plan in self._open.items():
+                    if key not in self._lost:  # played elsewhere: nothing to renew
+                        by_claim.setdefault(plan.claim, []).append(plan.match_id)
             self._retry_deferred()  # their bots' other matches may have ended elsewhere
             for token, still in by_claim.items():
                 try:
@@ -486,6 +505,7 @@ class Pipeline:
                         and (m, token) in self._open
                         and (m, token) not in self._settling
                     ]
+                    self._lost.update((m, token) for m in lost)
                 if lost:
                     log.warning("matches %s: their claims were lost (played again elsewhere)", lost)
 

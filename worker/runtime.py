@@ -74,6 +74,10 @@ class Playout:
     announced: dict[int, int | None] = field(default_factory=dict)
 
 
+class ClaimLost(Exception):
+    """A match's claim was lost before it started here (it plays elsewhere): not played."""
+
+
 class Runtime:
     def __init__(
         self,
@@ -102,18 +106,24 @@ class Runtime:
         return self.submit(coroutine).result()
 
     async def play(
-        self, plan: MatchPlan, on_hello: Callable[[dict[int, int | None]], None] | None = None
+        self,
+        plan: MatchPlan,
+        on_hello: Callable[[dict[int, int | None]], None] | None = None,
+        still_ours: Callable[[], bool] | None = None,
     ) -> Playout:
         """Play one claimed match when a slot is free; the bots' failures are in the log,
         anything raised is the platform's. ``on_hello`` hears, once the seats have
         started (on the runtime's thread: it must not block), what each bot that said
-        Hello announced."""
+        Hello announced. ``still_ours`` is asked once a slot is free: a match whose
+        claim was lost meanwhile (it plays elsewhere) is not started (ClaimLost)."""
         if self._slots is None or self._cpu_lane is None or self._sandbox_lane is None:
             self._slots = asyncio.Semaphore(self.concurrency)
             self._cpu_lane = asyncio.Semaphore(1)
             self._sandbox_lane = asyncio.Semaphore(self.sandboxed_concurrency)
         lane = self._cpu_lane if in_process(plan) else self._slots
         async with self._sandbox_lane if sandboxed(plan) else _NO_LANE, lane:
+            if still_ours is not None and not still_ours():
+                raise ClaimLost(plan.match_id)
             ruleset = Ruleset.from_dict(plan.rules)
             setup_began = time.perf_counter()
             seats, leases = await warm_seats(
