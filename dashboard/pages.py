@@ -29,6 +29,7 @@ from dashboard.queries import competitions as competition_queries
 from dashboard.queries import matches as match_queries
 from dashboard.queries import ratings as rating_queries
 from dashboard.queries import tournaments as tournament_queries
+from dashboard.schemas import LeaderboardRow
 
 templates = Environment(
     loader=FileSystemLoader(Path(__file__).parent / "templates"),
@@ -119,6 +120,18 @@ def tournament_page(name: str, session: SessionDep) -> Response:
     except StoreError as error:
         raise _not_found(error) from None
     return render("tournament.html", t=found)
+
+
+@router.get("/tournaments/{name}/leaderboard", response_class=HTMLResponse)
+def tournament_leaderboard_rows(name: str, session: SessionDep) -> HTMLResponse:
+    """The leaderboard's rows, as the fragment the live page swaps in (the same
+    template as the page's own)."""
+    try:
+        rows = tournament_store.leaderboard(session, tournament_store.get(session, name))
+    except StoreError as error:
+        raise _not_found(error) from None
+    leaderboard = [LeaderboardRow.model_validate(row) for row in rows]
+    return render("_leaderboard_rows.html", leaderboard=leaderboard)
 
 
 #: series a reader hid in a chart's legend (the axes then span the others)

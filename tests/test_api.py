@@ -54,6 +54,15 @@ def test_reads_after_a_played_tournament(app_and_token) -> None:
     board = client.get("/api/v1/tournaments/cup/leaderboard").json()
     assert [row["rank"] for row in board] == [1, 2, 3, 4]
     assert all(row["games"] == 6 and 0 <= row["bluff_rate"] <= 1 for row in board)
+    # the rows the live page swaps in are the page's own, drawn by one template
+    rows = client.get("/tournaments/cup/leaderboard")
+    assert rows.status_code == 200 and rows.text.count("<tr>") == 4
+    page_body = client.get("/tournaments/cup").text
+    assert rows.text.strip() in page_body
+    assert [rows.text.index(f'href="/bots/{row["bot"]}"') for row in board] == sorted(
+        rows.text.index(f'href="/bots/{row["bot"]}"') for row in board
+    )
+    assert client.get("/tournaments/nope/leaderboard").status_code == 404
     page = client.get("/api/v1/matches", params={"tournament": "cup", "per_page": 4}).json()
     assert len(page["items"]) == 4 and page["has_next"] is True
     second = client.get("/api/v1/matches", params={"tournament": "cup", "per_page": 4, "page": 2})

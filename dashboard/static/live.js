@@ -4,38 +4,12 @@
   "use strict";
   var PERIOD_MS = 2000;
 
-  function percent(v) { return v == null ? "-" : Math.round(v * 100) + "%"; }
-  function fixed(v) { return v == null ? "-" : v.toFixed(2); }
-
-  function cell(content, cls) {
-    var td = document.createElement("td");
-    if (cls) { td.className = cls; }
-    if (content instanceof Node) { td.appendChild(content); } else { td.textContent = content; }
-    return td;
-  }
-
   // A round robin's progress is matches played of all, and those that failed; a ladder
   // never ends: matches played.
   function progressText(t) {
     if (t.format === "ladder") return t.matches.done + " played";
     const failed = t.matches.failed ? " (" + t.matches.failed + " failed)" : "";
     return t.matches.done + " / " + t.matches.total + failed;
-  }
-
-  function leaderboardRow(r) {
-    var tr = document.createElement("tr");
-    var link = document.createElement("a");
-    link.href = "/bots/" + encodeURIComponent(r.bot);
-    link.textContent = r.bot;
-    var who = document.createDocumentFragment();
-    who.appendChild(link);
-    who.appendChild(document.createTextNode(" v" + r.version));
-    [cell(String(r.rank)), cell(who, "bot"), cell(fixed(r.mu)), cell(fixed(r.sigma)), cell(fixed(r.score), "score"),
-      cell(String(r.games)), cell(fixed(r.mean_place)), cell(percent(r.win_share)), cell(String(r.forfeits)),
-      cell(String(r.strikes)), cell(String(r.illegal)), cell(percent(r.bluff_rate)), cell(percent(r.challenge_rate)),
-      cell(percent(r.challenge_accuracy)), cell(percent(r.believe_rate)), cell(percent(r.believe_accuracy))
-    ].forEach(function (td) { tr.appendChild(td); });
-    return tr;
   }
 
   // the chart is the page's costliest part: reloaded at most this often while the
@@ -45,13 +19,16 @@
 
   function refreshLeaderboard(table, over) {
     var name = table.dataset.leaderboard;
-    // once it is over, the last look is fresh: past any copy the site keeps a moment
-    var url = "/api/v1/tournaments/" + encodeURIComponent(name) + "/leaderboard";
+    // the rows as the page draws them (the same template), swapped in whole; once it
+    // is over, the last look is fresh: past any copy the site keeps a moment
+    var url = "/tournaments/" + encodeURIComponent(name) + "/leaderboard";
     return fetch(url, over ? { cache: "reload" } : undefined)
-      .then(function (r) { return r.json(); })
+      .then(function (r) {
+        if (!r.ok) { throw new Error(url + ": " + r.status); }
+        return r.text();
+      })
       .then(function (rows) {
-        var body = table.querySelector("tbody");
-        body.replaceChildren.apply(body, rows.map(leaderboardRow));
+        table.querySelector("tbody").innerHTML = rows;
         table.dataset.updated = String(Date.now());
         if (window.arenaCharts && (over || Date.now() - chartLoaded >= CHART_PERIOD_MS)) {
           chartLoaded = Date.now();

@@ -12,13 +12,7 @@
   var matchPage = 1;
   var matchRequest = 0; // only the latest listing is shown, whatever order answers arrive in
 
-  // The same helper as the replay's: a tag, its class, its text.
-  function el(tag, cls, content) {
-    var node = document.createElement(tag);
-    if (cls) { node.className = cls; }
-    if (content != null) { node.textContent = content; }
-    return node;
-  }
+  var el = window.arenaDom.el;
 
   function api(method, path, body) {
     var headers = { Authorization: "Bearer " + sessionStorage.getItem(KEY) };

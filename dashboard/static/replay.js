@@ -16,12 +16,7 @@
   var timer = null;
   var $ = function (id) { return document.getElementById(id); };
 
-  function el(tag, cls, content) {
-    var node = document.createElement(tag);
-    if (cls) { node.className = cls; }
-    if (content != null) { node.textContent = content; }
-    return node;
-  }
+  var el = window.arenaDom.el;
 
   // A card face: rank and suit symbol, red for hearts and diamonds; null is a card face down.
   function card(code) {
