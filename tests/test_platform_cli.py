@@ -422,3 +422,39 @@ def test_an_inherited_tcp_socket_is_served_as_tcp() -> None:
         assert served.family == socket.AF_INET and served.type == socket.SOCK_STREAM
     finally:
         served.close()
+
+
+def test_swiss_and_knockout_tournaments_from_the_command_line(settings: Settings) -> None:
+    """``--format swiss --rounds R`` and ``--format knockout --advance K``: a burst worker
+    plays every round (each seated when the last is over), and the status gives the
+    format's standings."""
+    env = environment(settings)
+    assert arena("db", "upgrade", env=env).returncode == 0
+    for bot in ("random", "honest", "counter", "bluffer"):
+        assert arena("bot", "add", bot, "--sample", bot, env=env).returncode == 0
+    field = ["--bots", "random,honest,counter,bluffer", "--table-size", "2"]
+    swiss = arena("tournament", "create", "sw", *field, "--format", "swiss", "--rounds", "2",
+                  env=env)  # fmt: skip
+    assert swiss.returncode == 0 and "2 rounds" in swiss.stdout, swiss.stderr
+    knockout = arena("tournament", "create", "ko", *field, "--format", "knockout",
+                     "--advance", "1", env=env)  # fmt: skip
+    assert knockout.returncode == 0 and "2 rounds" in knockout.stdout, knockout.stderr
+    refused = arena("tournament", "create", "bad", *field, "--format", "knockout",
+                    "--advance", "2", env=env)  # fmt: skip
+    assert refused.returncode == 2 and "a knockout sends 1 to 1 of each table on" in refused.stderr
+    for name in ("sw", "ko"):
+        assert arena("tournament", "start", name, env=env).returncode == 0
+    worker = arena("worker", "--burst", env=env, timeout=HANG_SECONDS)
+    assert worker.returncode == 0, worker.stderr[-2000:]
+    played = {"sw": 2 * 2 * 2, "ko": 2 * 2 + 2}  # tables x rotations per round
+    for name, matches in played.items():
+        status = json.loads(arena("tournament", "status", name, "--json", env=env).stdout)
+        assert status["status"] == "done" and status["matches"]["done"] == matches, name
+        assert [row["place"] for row in status["standings"]] == [1, 2, 3, 4]
+        assert {row["bot"] for row in status["standings"]} == {
+            "random", "honest", "counter", "bluffer"
+        }  # fmt: skip
+        text = arena("tournament", "status", name, env=env).stdout
+        assert f"standings ({status['format']}):" in text and "  1. " in text
+    knockout_places = json.loads(arena("tournament", "status", "ko", "--json", env=env).stdout)
+    assert [row["round"] for row in knockout_places["standings"]] == [2, 2, 1, 1]

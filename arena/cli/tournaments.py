@@ -20,6 +20,10 @@ from arena.store.errors import StoreError
 app = typer.Typer(help="Create, start and follow tournaments.", no_args_is_help=True)
 
 
+#: a Swiss tournament's rounds unless --rounds says
+DEFAULT_SWISS_ROUNDS = 5
+
+
 @app.command("create")
 def tournament_create(
     name: Annotated[str, typer.Argument(help="The tournament's name.")],
@@ -41,9 +45,18 @@ def tournament_create(
     format_: Annotated[
         str,
         typer.Option(
-            "--format", help="round_robin, or ladder (plays until stopped; --games tables in play)."
+            "--format",
+            help="round_robin; ladder (plays until stopped; --games tables in play); swiss"
+            " (--rounds rounds of tables of similar standing); knockout (each table's best"
+            " --advance go on, down to a final table).",
         ),
     ] = "round_robin",
+    rounds: Annotated[
+        int | None, typer.Option("--rounds", min=1, help="Swiss: rounds to play.")
+    ] = None,
+    advance: Annotated[
+        int, typer.Option("--advance", min=1, help="Knockout: bots of each table that go on.")
+    ] = 2,
     reveal_after: Annotated[
         int,
         typer.Option(
@@ -71,6 +84,8 @@ def tournament_create(
     ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
     names = [bot.strip() for bot in bots.split(",") if bot.strip()]
     settings = RefereeSettings(deadline=deadline, time_bank=time_bank)
+    if format_ == "swiss":
+        games = rounds if rounds is not None else DEFAULT_SWISS_ROUNDS
     tournament = platform().db.transaction(
         lambda session: tournament_store.create(
             session,
@@ -86,10 +101,12 @@ def tournament_create(
             reveal_delay=reveal_after,
             fresh_processes=fresh_processes,
             same_owner_tables=same_owner_tables,
+            advance=advance,
         )
     )
+    played = "rounds" if format_ in ("swiss", "knockout") else "matches"
     out.print(
-        f"created tournament {name}: {tournament.games} matches of {ruleset}, "
+        f"created tournament {name}: {tournament.games} {played} of {ruleset}, "
         f"tables of {table_size} from {len(names)} bots, dealt from "
         + ("the key of --seed" if seed is not None else "a random secret key"),
         markup=False,
@@ -218,3 +235,14 @@ def print_status(status: dict) -> None:
             f"{row['forfeits']}/{row['strikes']}/{row['illegal']}",
         )
     out.print(table)
+    if status.get("format") in ("swiss", "knockout"):
+        out.print(f"standings ({status['format']}):", markup=False)
+        for row in status["standings"]:
+            figures = ", ".join(
+                f"{key} {value}"
+                for key, value in row.items()
+                if key not in ("bot", "version", "place")
+            )
+            out.print(
+                f"  {row['place']:>3}. {row['bot']} v{row['version']}  {figures}", markup=False
+            )

@@ -110,13 +110,25 @@ class TournamentFormat(StrEnum):
     #: the platform's record of qualification matches (arena.store.qualifications):
     #: played when a version is submitted, never scheduled, never rated
     QUALIFICATION = "qualification"
+    #: played in rounds (arena.store.rounds, arena.tournament.formats): each round seats
+    #: bots of similar standing together (``games`` rounds)
+    SWISS = "swiss"
+    #: played in rounds: each table's best ``advance`` go on, down to a final table
+    KNOCKOUT = "knockout"
 
 
 #: formats that schedule their matches as they play, not all at creation
-SELF_SCHEDULING = (TournamentFormat.LADDER, TournamentFormat.ABTEST)
+SELF_SCHEDULING = (
+    TournamentFormat.LADDER,
+    TournamentFormat.ABTEST,
+    TournamentFormat.SWISS,
+    TournamentFormat.KNOCKOUT,
+)
 #: of those, the ones that end by themselves (an A/B test at its verdict; a ladder plays
 #: until it is stopped): all a worker that stops once the queue is empty tops up
-SELF_ENDING = (TournamentFormat.ABTEST,)
+SELF_ENDING = (TournamentFormat.ABTEST, TournamentFormat.SWISS, TournamentFormat.KNOCKOUT)
+#: formats played in rounds (arena.store.rounds)
+IN_ROUNDS = (TournamentFormat.SWISS, TournamentFormat.KNOCKOUT)
 
 
 class MatchStatus(StrEnum):
@@ -205,6 +217,8 @@ class Tournament(Base):
     name: Mapped[str] = mapped_column(String(100), unique=True)
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)  # {"preset": ..., "options": {...}}
     format: Mapped[str] = mapped_column(String(32), default=TournamentFormat.ROUND_ROBIN)
+    #: a knockout's: how many of each table go on
+    advance: Mapped[int | None] = mapped_column(Integer)
     table_size: Mapped[int] = mapped_column(Integer)
     games: Mapped[int] = mapped_column(Integer)
     #: each deal is played once per seat rotation (deal groups)
@@ -416,6 +430,8 @@ class TournamentMatch(Base):
     seed: Mapped[str] = mapped_column(String(120))
     #: duplicate tournaments: the matches of a group share a deal, seats rotated
     deal_group: Mapped[int | None] = mapped_column(Integer)
+    #: formats played in rounds: the round (0 first)
+    round: Mapped[int | None] = mapped_column(Integer)
     status: Mapped[MatchStatus] = mapped_column(
         _enum(MatchStatus), default=MatchStatus.PENDING, index=True
     )

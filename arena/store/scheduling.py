@@ -1,14 +1,20 @@
 """Tournaments that schedule as they play: a ladder keeps its tables in play, an A/B test
-its pairs. The worker calls ``refill`` after recording, the reconciler for every one
-running (a worker may have died in between)."""
+its pairs, a Swiss or knockout tournament its rounds. The worker calls ``refill`` after
+recording, the reconciler for every one running (a worker may have died in between)."""
 
 from __future__ import annotations
 
 from sqlalchemy import select
 
-from arena.store import abtests, ladder
+from arena.store import abtests, ladder, rounds
 from arena.store.db import Database
-from arena.store.models import SELF_SCHEDULING, Tournament, TournamentFormat, TournamentStatus
+from arena.store.models import (
+    IN_ROUNDS,
+    SELF_SCHEDULING,
+    Tournament,
+    TournamentFormat,
+    TournamentStatus,
+)
 
 
 def refill(db: Database, tournament_id: int, format: str) -> list[tuple[int, str]]:
@@ -17,6 +23,8 @@ def refill(db: Database, tournament_id: int, format: str) -> list[tuple[int, str
         return abtests.refill(db, tournament_id)
     if format == TournamentFormat.LADDER:
         return ladder.refill(db, tournament_id)
+    if format in IN_ROUNDS:
+        return rounds.refill(db, tournament_id)
     return []
 
 

@@ -10,12 +10,13 @@ from sqlalchemy.orm import Session, joinedload
 
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
-from arena.store import ladder, rights
+from arena.store import ladder, rights, rounds
 from arena.store.bots import active_version, check_name, owner_teams
 from arena.store.errors import Conflict, Invalid, NotFound
 from arena.store.jobs import job_sizes, new_job_id
 from arena.store.limits import PrivateLimits
 from arena.store.models import (
+    IN_ROUNDS,
     BotVersion,
     Entry,
     MatchSeat,
@@ -29,6 +30,7 @@ from arena.store.models import (
     now,
 )
 from arena.tournament import ratings, schedule, seeds
+from arena.tournament.formats import ROUND_FORMATS
 
 #: name prefixes of the platform's own tournaments (A/B tests, qualification matches)
 RESERVED = ("abtest.", "platform.")
@@ -51,6 +53,7 @@ def create(
     limits: PrivateLimits | None = None,
     waits_for_bots: bool = False,
     same_owner_tables: bool = False,
+    advance: int = 2,
 ) -> Tournament:
     """A tournament: round robin (matches scheduled now, not yet started), or a ladder
     (tables scheduled as it plays, ``games`` of them in play at once).
@@ -62,7 +65,9 @@ def create(
     An ``owner``'s tournament is private, within ``limits`` (arena.store.rights). A
     ladder that ``waits_for_bots`` (a competition's) may start with fewer bots than a
     table: it plays once enough have entered. Two bots of one owner never share a table
-    unless ``same_owner_tables`` (the operator's bots, without an owner, always may)."""
+    unless ``same_owner_tables`` (the operator's bots, without an owner, always may).
+    A Swiss tournament plays ``games`` rounds; a knockout sends each table's best
+    ``advance`` on (arena.store.rounds)."""
     name = check_name(name, "tournament")
     if name.startswith(RESERVED):
         raise Invalid(f"tournament names starting with {' or '.join(RESERVED)} are the platform's")
@@ -102,10 +107,14 @@ def create(
             raise ValueError("qualification matches are played when a bot is submitted")
         if format not in set(TournamentFormat):
             raise ValueError(f"unknown format {format!r}: expected {' or '.join(TournamentFormat)}")
-        if format == TournamentFormat.LADDER:
+        if format in IN_ROUNDS:
+            games = _rounds_of(format, len(ids), table_size, games, advance)
+            duplicate = True  # a table is one deal, played once per seat rotation
+            plan: list[tuple[int | None, list[int], str]] = []  # seated round by round
+        elif format == TournamentFormat.LADDER:
             if len(ids) < table_size and not waits_for_bots:
                 raise ValueError(f"a table of {table_size} needs at least {table_size} bots")
-            plan: list[tuple[int | None, list[int], str]] = []  # scheduled as it goes (ladder)
+            plan = []  # scheduled as it goes (ladder)
         elif duplicate:
             plan = [
                 (group, table, seeds.match_seed(key, seeds.group_place(group)))
@@ -124,8 +133,9 @@ def create(
         name=name,
         rules=ruleset.to_dict(),
         table_size=table_size,
-        games=len(plan) if format != TournamentFormat.LADDER else games,
+        games=len(plan) if format not in (TournamentFormat.LADDER, *IN_ROUNDS) else games,
         format=format,
+        advance=advance if format == TournamentFormat.KNOCKOUT else None,
         secret_key=key,
         reveal_delay=reveal_delay,
         duplicate=duplicate,
@@ -194,6 +204,8 @@ def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]
     tournament.started_at = tournament.started_at or now()
     if tournament.format == TournamentFormat.LADDER:
         return ladder.refill_in(session, tournament.id)
+    if tournament.format in IN_ROUNDS:
+        return rounds.refill_in(session, tournament.id)
     pending = list(
         session.scalars(
             select(TournamentMatch.id)
@@ -295,7 +307,36 @@ def summary(session: Session, tournament: Tournament) -> dict[str, Any]:
 
 def status(session: Session, name: str) -> dict[str, Any]:
     tournament = get(session, name)
-    return {**summary(session, tournament), "leaderboard": leaderboard(session, tournament)}
+    board = leaderboard(session, tournament)
+    return {
+        **summary(session, tournament),
+        "leaderboard": board,
+        "standings": standings(session, tournament, board),
+    }
+
+
+def standings(
+    session: Session, tournament: Tournament, board: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """Every format's final word: bot, version and place (a format in rounds by its own
+    rule, the others by the leaderboard's score)."""
+    if tournament.format in IN_ROUNDS:
+        return rounds.standings(session, tournament)
+    board = leaderboard(session, tournament) if board is None else board
+    return [
+        {"bot": row["bot"], "version": row["version"], "place": row["rank"], "score": row["score"]}
+        for row in board
+    ]
+
+
+def _rounds_of(format: str, bots: int, table_size: int, games: int, advance: int) -> int:
+    """A format in rounds: how many it plays (a Swiss tournament's ``games``), checked."""
+    if bots < table_size:
+        raise ValueError(f"a table of {table_size} needs at least {table_size} bots")
+    if format == TournamentFormat.KNOCKOUT and not 1 <= advance < table_size:
+        raise ValueError(f"a knockout sends 1 to {table_size - 1} of each table on, not {advance}")
+    option = games if format == TournamentFormat.SWISS else advance
+    return ROUND_FORMATS[format].rounds(bots, table_size, option)
 
 
 def group_scores(

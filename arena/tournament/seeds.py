@@ -59,6 +59,11 @@ def ladder_group_place(group: int) -> str:
     return f"ladder-group/{group}"
 
 
+def round_place(number: int, table: int) -> str:
+    """Formats in rounds: the rotations of a round's table share their deal."""
+    return f"round/{number}/table/{table}"
+
+
 def abtest_place(pair: int) -> str:
     """A/B tests: both matches of a pair deal from one seed."""
     return f"abtest/{pair}"

@@ -1,0 +1,230 @@
+"""Tournaments played in rounds (Swiss, knockout): the store's side of the formats in
+arena.tournament.formats.
+
+When no match of the tournament is open, ``refill`` asks its format for the next round
+and seats it: each table one deal, played once per seat rotation (a deal group, rated
+once when its last rotation is over). When the format has no next round the tournament
+is done. The worker refills after recording and the reconciler for every running one
+(as for ladders), under the tournament's lock, so a round is seated once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, joinedload
+
+from arena.store.db import Database
+from arena.store.jobs import new_job_id
+from arena.store.models import (
+    IN_ROUNDS,
+    OPEN_STATUSES,
+    BotVersion,
+    Entry,
+    MatchSeat,
+    MatchStatus,
+    Tournament,
+    TournamentMatch,
+    TournamentStatus,
+    now,
+)
+from arena.tournament import seeds
+from arena.tournament.formats import ROUND_FORMATS
+from arena.tournament.ratings import conservative
+from arena.tournament.rounds import RoundFormat, TableResult
+
+
+def format_of(tournament: Tournament) -> RoundFormat:
+    return ROUND_FORMATS[tournament.format]
+
+
+def option_of(tournament: Tournament) -> int:
+    """The format's parameter: a Swiss tournament's rounds, a knockout's advance."""
+    return tournament.games if tournament.format == "swiss" else tournament.advance or 1
+
+
+def refill(db: Database, tournament_id: int) -> list[tuple[int, str]]:
+    """Seat the next round if the last is over; (match, job) to enqueue."""
+    return db.transaction(lambda session: refill_in(session, tournament_id))
+
+
+def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
+    tournament = session.scalars(
+        select(Tournament).where(Tournament.id == tournament_id).with_for_update()
+    ).one()
+    if tournament.format not in IN_ROUNDS or tournament.status is not TournamentStatus.RUNNING:
+        return []
+    if _open(session, tournament):
+        return []
+    bots, rating = _field(session, tournament)
+    played = tables_played(session, tournament)
+    tables = format_of(tournament).next_round(
+        bots, played, tournament.table_size, option_of(tournament), rating
+    )
+    if not tables:
+        tournament.status = TournamentStatus.DONE
+        tournament.finished_at = now()
+        return []
+    number = 1 + max((t.round for t in played), default=-1)
+    return _seat(session, tournament, number, tables)
+
+
+def _open(session: Session, tournament: Tournament) -> bool:
+    return bool(
+        session.scalar(
+            select(func.count()).where(
+                TournamentMatch.tournament_id == tournament.id,
+                TournamentMatch.status.in_(OPEN_STATUSES),
+            )
+        )
+    )
+
+
+def _field(session: Session, tournament: Tournament) -> tuple[list[int], dict[int, float]]:
+    """The bots in their seeding order (as entered) and their leaderboard scores."""
+    entries = session.scalars(
+        select(Entry).where(Entry.tournament_id == tournament.id).order_by(Entry.id)
+    ).all()
+    return [e.bot_version_id for e in entries], {
+        e.bot_version_id: conservative(e.mu, e.sigma) for e in entries
+    }
+
+
+def tables_played(session: Session, tournament: Tournament) -> list[TableResult]:
+    """Every table of the rounds seated so far that is over: its bots (by the seats of
+    its first rotation) and each one's mean place over the rotations played."""
+    rows = session.execute(
+        select(
+            TournamentMatch.round,
+            TournamentMatch.deal_group,
+            TournamentMatch.index,
+            TournamentMatch.status,
+            MatchSeat.seat,
+            MatchSeat.bot_version_id,
+            MatchSeat.place,
+        )
+        .join(MatchSeat, MatchSeat.match_id == TournamentMatch.id)
+        .where(TournamentMatch.tournament_id == tournament.id, TournamentMatch.round.is_not(None))
+        .order_by(TournamentMatch.index, MatchSeat.seat)
+    ).all()
+    groups: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        group = groups.setdefault(
+            row.deal_group, {"round": row.round, "first": row.index, "bots": {}, "places": {}}
+        )
+        if row.index == group["first"]:
+            group["bots"][row.seat] = row.bot_version_id
+        if row.status is MatchStatus.DONE and row.place is not None:
+            group["places"].setdefault(row.bot_version_id, []).append(row.place)
+        if row.status in OPEN_STATUSES:
+            group["open"] = True
+    results = []
+    for group in groups.values():
+        if group.get("open"):
+            continue
+        bots = tuple(group["bots"][seat] for seat in sorted(group["bots"]))
+        places = group["places"]
+        worst = float(len(bots) - 1)  # no rotation played: level, last
+        score = {b: sum(places[b]) / len(places[b]) if places.get(b) else worst for b in bots}
+        results.append(TableResult(group["round"], bots, score))
+    return results
+
+
+def _seat(
+    session: Session, tournament: Tournament, number: int, tables: list[list[int]]
+) -> list[tuple[int, str]]:
+    """The round's tables as matches: each one deal, once per seat rotation."""
+    last = session.scalar(
+        select(func.max(TournamentMatch.index)).where(
+            TournamentMatch.tournament_id == tournament.id
+        )
+    )
+    index = 0 if last is None else last + 1
+    created: list[TournamentMatch] = []
+    for table_number, table in enumerate(tables):
+        group = index  # the group's first match index: unique, and it names the deal
+        seed = seeds.match_seed(tournament.secret_key, seeds.round_place(number, table_number))
+        for shift in range(len(table)):
+            seats = table[shift:] + table[:shift]
+            match = TournamentMatch(
+                tournament_id=tournament.id,
+                index=index,
+                seed=seed,
+                deal_group=group,
+                round=number,
+                status=MatchStatus.QUEUED,
+                queued_at=now(),
+            )
+            match.seats = [MatchSeat(seat=s, bot_version_id=v) for s, v in enumerate(seats)]
+            session.add(match)
+            created.append(match)
+            index += 1
+    session.flush()
+    for match in created:
+        match.job_id = new_job_id(match.id)
+    return [(match.id, match.job_id) for match in created if match.job_id is not None]
+
+
+def standings(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
+    """The format's standings: bot, version, place and the figures that placed it."""
+    bots, rating = _field(session, tournament)
+    ranked = format_of(tournament).standings(
+        bots, tables_played(session, tournament), option_of(tournament), rating
+    )
+    names = _names(session, bots)
+    return [
+        {"bot": names[s.bot][0], "version": names[s.bot][1], "place": s.place, **s.figures}
+        for s in ranked
+    ]
+
+
+def rounds(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
+    """Each round's tables (a bracket, for a knockout): the bots best first with their
+    scores once the table is over."""
+    bots, rating = _field(session, tournament)
+    names = _names(session, bots)
+    played = {(t.round, t.bots): t for t in tables_played(session, tournament)}
+    seated = session.execute(
+        select(
+            TournamentMatch.round,
+            TournamentMatch.deal_group,
+            MatchSeat.seat,
+            MatchSeat.bot_version_id,
+        )
+        .join(MatchSeat, MatchSeat.match_id == TournamentMatch.id)
+        .where(
+            TournamentMatch.tournament_id == tournament.id,
+            TournamentMatch.round.is_not(None),
+            TournamentMatch.index == TournamentMatch.deal_group,  # the first rotation
+        )
+        .order_by(TournamentMatch.round, TournamentMatch.deal_group, MatchSeat.seat)
+    ).all()
+    tables: dict[tuple[int, int], list[int]] = {}
+    for row in seated:
+        tables.setdefault((row.round, row.deal_group), []).append(row.bot_version_id)
+    view: dict[int, list[dict[str, Any]]] = {}
+    for (number, _), table in tables.items():
+        result = played.get((number, tuple(table)))
+        order = result.order(rating) if result else table
+        view.setdefault(number, []).append(
+            {
+                "over": result is not None,
+                "bots": [
+                    {
+                        "bot": names[b][0],
+                        "version": names[b][1],
+                        "score": round(result.score[b], 3) if result else None,
+                    }
+                    for b in order
+                ],
+            }
+        )
+    return [{"round": number + 1, "tables": view[number]} for number in sorted(view)]
+
+
+def _names(session: Session, versions: list[int]) -> dict[int, tuple[str, int]]:
+    found = session.scalars(
+        select(BotVersion).where(BotVersion.id.in_(versions)).options(joinedload(BotVersion.bot))
+    ).all()
+    return {v.id: (v.bot.name, v.number) for v in found}

@@ -1,0 +1,81 @@
+"""Formats played in rounds (Swiss, knockout) as strategies. Pure: the entries, their
+ratings and the tables played so far in; the next round's tables, or the standings, out.
+
+A round is a set of tables played at once; each table is one deal played once per seat
+rotation (every bot holds every hand), and a bot's result at a table is its mean place
+over the rotations played (lower is better: the duplicate score). The platform
+(arena.store.rounds) seats a round when the last one is over and asks the format again;
+``None`` means the format is over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class TableResult:
+    """One table of a round that is over."""
+
+    round: int
+    #: the bots by seat (of the table's first rotation)
+    bots: tuple[int, ...]
+    #: each bot's mean place over the rotations played (0 is first; lower is better)
+    score: Mapping[int, float]
+
+    def beaten(self, bot: int) -> float:
+        """How many of the table's other bots ``bot`` finished ahead of (a tie: half)."""
+        mine = self.score[bot]
+        others = [s for b, s in self.score.items() if b != bot]
+        return sum(1.0 if s > mine else 0.5 if s == mine else 0.0 for s in others)
+
+    def order(self, rating: Mapping[int, float]) -> list[int]:
+        """The table's bots best first: by score, then the higher rating, then seat."""
+        return sorted(self.bots, key=lambda b: (self.score[b], -rating.get(b, 0.0)))
+
+
+@dataclass(frozen=True)
+class Standing:
+    bot: int
+    place: int  # 1 is first
+    #: what placed it, in the format's words (points, round reached, mean score)
+    figures: Mapping[str, float | int]
+
+
+class RoundFormat(Protocol):
+    name: str
+
+    def rounds(self, bots: int, table_size: int, option: int) -> int:
+        """How many rounds the format plays for ``bots`` (``option``: its parameter)."""
+
+    def next_round(
+        self,
+        bots: Sequence[int],
+        played: Sequence[TableResult],
+        table_size: int,
+        option: int,
+        rating: Mapping[int, float],
+    ) -> list[list[int]] | None:
+        """The next round's tables (bots by seat), or None once the format is over.
+        ``bots`` in their seeding order; ``rating``: each bot's leaderboard score."""
+
+    def standings(
+        self,
+        bots: Sequence[int],
+        played: Sequence[TableResult],
+        option: int,
+        rating: Mapping[int, float],
+    ) -> list[Standing]:
+        """Every bot, best first, with its place."""
+
+
+def rounds_played(played: Sequence[TableResult]) -> int:
+    return 1 + max((table.round for table in played), default=-1)
+
+
+def mean_score(bot: int, played: Sequence[TableResult]) -> float:
+    """The bot's mean duplicate score over its tables (0 when it played none)."""
+    scores = [table.score[bot] for table in played if bot in table.score]
+    return sum(scores) / len(scores) if scores else 0.0

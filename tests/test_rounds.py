@@ -1,0 +1,194 @@
+"""Formats played in rounds: Swiss and knockout as strategies (pure), then played
+through the store as the workers play them (a round seated when the last is over)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+from sqlalchemy import select
+
+from arena.engine import Ruleset
+from arena.store import bots, matches, scheduling, tournaments
+from arena.store.db import Database
+from arena.store.errors import Invalid
+from arena.store.models import (
+    BotKind,
+    MatchStatus,
+    TournamentFormat,
+    TournamentMatch,
+    TournamentStatus,
+)
+from arena.tournament.formats import ROUND_FORMATS
+from arena.tournament.rounds import TableResult
+from tests.support.store import play
+
+SWISS, KNOCKOUT = ROUND_FORMATS["swiss"], ROUND_FORMATS["knockout"]
+
+
+def _play_round(
+    tables: list[list[int]], number: int, strength: dict[int, float], rng: random.Random
+) -> list[TableResult]:
+    """Each table's score: its bots ordered by planted strength plus noise."""
+    results = []
+    for table in tables:
+        drawn = {bot: strength[bot] + rng.gauss(0, 0.5) for bot in table}
+        order = sorted(table, key=lambda b: -drawn[b])
+        results.append(TableResult(number, tuple(table), {b: float(order.index(b)) for b in order}))
+    return results
+
+
+def _run(fmt, bots: list[int], size: int, option: int, seed: int = 1) -> list[TableResult]:
+    rng = random.Random(seed)
+    strength = {bot: -index for index, bot in enumerate(bots)}  # the first is strongest
+    played: list[TableResult] = []
+    while (tables := fmt.next_round(bots, played, size, option, {})) is not None:
+        number = 1 + max((t.round for t in played), default=-1)
+        assert all(2 <= len(t) <= size for t in tables)
+        seated = [b for t in tables for b in t]
+        assert len(seated) == len(set(seated)), "a bot at two tables of one round"
+        played += _play_round(tables, number, strength, rng)
+        assert number < 50, "the format never ends"
+    return played
+
+
+def test_swiss_plays_its_rounds_with_every_bot_at_one_table_and_no_table_twice() -> None:
+    bots = list(range(12))
+    played = _run(SWISS, bots, 4, 5)
+    assert 1 + max(t.round for t in played) == 5 == SWISS.rounds(12, 4, 5)
+    for number in range(5):
+        seated = sorted(b for t in played if t.round == number for b in t.bots)
+        assert seated == bots, "every bot plays every round (12 fill 3 tables)"
+    tables = [frozenset(t.bots) for t in played]
+    assert len(tables) == len(set(tables)), "no table played twice"
+
+
+def test_swiss_seats_bots_of_similar_standing_together() -> None:
+    """After the first round, the leaders meet the leaders: the first table of the
+    second round holds the four best by points."""
+    bots = list(range(16))
+    played = _run(SWISS, bots, 4, 1)
+    order = [s.bot for s in SWISS.standings(bots, played, 2, {})]
+    second = SWISS.next_round(bots, played, 4, 2, {})
+    assert second is not None and set(second[0]) == set(order[:4])
+    points = [s.figures["points"] for s in SWISS.standings(bots, played, 2, {})]
+    assert points == sorted(points, reverse=True)
+
+
+def test_swiss_gives_the_bye_to_a_different_bot_each_round() -> None:
+    bots = list(range(9))
+    played = _run(SWISS, bots, 4, 3)
+    sat_out = [set(bots) - {b for t in played if t.round == n for b in t.bots} for n in range(3)]
+    assert all(len(out) == 1 for out in sat_out)
+    assert len(set.union(*sat_out)) == 3, "never the same bot twice"
+    standings = SWISS.standings(bots, played, 3, {})
+    assert [s.place for s in standings] == list(range(1, 10))
+
+
+@pytest.mark.parametrize(
+    ("count", "size", "advance", "rounds"),
+    [(16, 4, 2, 3), (16, 4, 1, 2), (5, 4, 2, 2), (3, 2, 1, 2), (9, 3, 1, 2), (4, 4, 2, 1)],
+)
+def test_knockout_narrows_to_a_final_table_and_ranks_its_winner_first(
+    count: int, size: int, advance: int, rounds: int
+) -> None:
+    bots = list(range(count))
+    played = _run(KNOCKOUT, bots, size, advance)
+    assert 1 + max(t.round for t in played) == rounds == KNOCKOUT.rounds(count, size, advance)
+    final = [t for t in played if t.round == rounds - 1]
+    assert len(final) == 1
+    standings = KNOCKOUT.standings(bots, played, advance, {})
+    assert [s.place for s in standings] == list(range(1, count + 1))
+    assert standings[0].bot == final[0].order({})[0], "the final's winner is first"
+    assert {s.bot for s in standings[: len(final[0].bots)]} == set(final[0].bots)
+    for earlier, later in itertools.pairwise(range(rounds)):
+        went_on = {b for t in played if t.round == later for b in t.bots}
+        for table in (t for t in played if t.round == earlier):
+            best = table.order({})[: min(advance, len(table.bots) - 1)]
+            assert set(best) <= went_on, "each table's best go on"
+            assert set(table.order({})[len(best) :]).isdisjoint(went_on), "the rest go home"
+
+
+def _field(db: Database, count: int) -> list[str]:
+    kinds = ["counter", "honest", "bluffer", "random"]
+    names = [f"bot{i}" for i in range(count)]
+    db.transaction(
+        lambda s: [
+            bots.add_bot(s, name, BotKind.SAMPLE, kinds[i % len(kinds)])
+            for i, name in enumerate(names)
+        ]
+    )
+    return names
+
+
+def _play_out(db: Database, name: str) -> int:
+    """Play the tournament as workers do: claim what is queued, record, refill."""
+    jobs = db.transaction(lambda s: tournaments.start(s, name))
+    played = 0
+    while jobs:
+        for match_id, _ in jobs:
+            plan = matches.claim(db, match_id, "w")
+            assert plan is not None
+            assert matches.record(db, plan, play(plan), 1.0)
+            played += 1
+        with db.read() as s:
+            found = tournaments.get(s, name)
+        jobs = scheduling.refill(db, found.id, found.format)
+    return played
+
+
+@pytest.mark.parametrize(
+    ("format", "count", "option", "expected_matches"),
+    [("swiss", 8, 3, 3 * 2 * 4), ("knockout", 8, 2, 2 * 4 + 4)],
+)
+def test_a_tournament_in_rounds_plays_through_the_store_to_its_standings(
+    db: Database, format: str, count: int, option: int, expected_matches: int
+) -> None:
+    names = _field(db, count)
+    rules = Ruleset.parse("classic")
+    db.transaction(
+        lambda s: tournaments.create(
+            s, "cup", rules, names, 4, option, seed="s", format=format, advance=option
+        )
+    )
+    assert _play_out(db, "cup") == expected_matches
+    with db.read() as s:
+        status = tournaments.status(s, "cup")
+        found = tournaments.get(s, "cup")
+        groups = s.execute(
+            select(TournamentMatch.deal_group, TournamentMatch.seed, TournamentMatch.round).where(
+                TournamentMatch.tournament_id == found.id
+            )
+        ).all()
+        statuses = set(
+            s.scalars(
+                select(TournamentMatch.status).where(TournamentMatch.tournament_id == found.id)
+            )
+        )
+    assert status["status"] == TournamentStatus.DONE and statuses == {MatchStatus.DONE}
+    standings = status["standings"]
+    assert sorted(row["bot"] for row in standings) == names
+    assert [row["place"] for row in standings] == list(range(1, count + 1))
+    seeds_by_group: dict[int, set[str]] = {}
+    for group, seed, _ in groups:
+        seeds_by_group.setdefault(group, set()).add(seed)
+    assert all(len(s) == 1 for s in seeds_by_group.values()), "a table's rotations share a deal"
+    assert len({next(iter(s)) for s in seeds_by_group.values()}) == len(seeds_by_group)
+    assert all(row["games"] > 0 for row in status["leaderboard"]), "rated as duplicate deals"
+
+
+def test_a_knockout_sends_on_fewer_than_a_table_or_it_is_refused(db: Database) -> None:
+    names = _field(db, 8)
+    rules = Ruleset.parse("classic")
+    for advance in (0, 4):
+        with pytest.raises(Invalid, match="a knockout sends 1 to 3 of each table on"):
+            db.transaction(
+                lambda s, a=advance: tournaments.create(
+                    s, "ko", rules, names, 4, 1, format=TournamentFormat.KNOCKOUT, advance=a
+                )
+            )
+    with pytest.raises(Invalid, match="needs at least 4 bots"):
+        db.transaction(
+            lambda s: tournaments.create(s, "sw", rules, names[:3], 4, 2, format="swiss")
+        )
