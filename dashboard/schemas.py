@@ -499,3 +499,7 @@ class TournamentPage(TournamentDetail):
     groups_total: int
     #: the leaders' head-to-head table (the tournament's page only)
     head_to_head: dict[str, Any] | None = None
+    #: formats played in rounds: each round's tables (a bracket, for a knockout) and the
+    #: format's standings
+    rounds: list[dict[str, Any]] = []
+    standings: list[dict[str, Any]] = []

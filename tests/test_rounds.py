@@ -192,3 +192,27 @@ def test_a_knockout_sends_on_fewer_than_a_table_or_it_is_refused(db: Database) -
         db.transaction(
             lambda s: tournaments.create(s, "sw", rules, names[:3], 4, 2, format="swiss")
         )
+
+
+@pytest.mark.parametrize(("format", "heading"), [("swiss", "Rounds"), ("knockout", "Bracket")])
+def test_the_tournament_page_draws_the_rounds_and_the_standings(
+    app_and_token, format: str, heading: str
+) -> None:
+    client, _, arena = app_and_token
+    names = _field(arena.db, 8)
+    rules = Ruleset.parse("classic")
+    arena.db.transaction(
+        lambda s: tournaments.create(s, "cup", rules, names, 4, 2, format=format, advance=2)
+    )
+    _play_out(arena.db, "cup")
+    page = client.get("/tournaments/cup")
+    assert page.status_code == 200
+    assert f"<h2>{heading}</h2>" in page.text and "<h2>Standings</h2>" in page.text
+    assert page.text.count("<h3>Round ") == 2
+    assert page.text.count('<ol class="round-table">') == (4 if format == "swiss" else 3)
+    with arena.db.read() as s:
+        first = tournaments.status(s, "cup")["standings"][0]["bot"]
+    standings = page.text[page.text.index('<table id="standings">') :]
+    assert standings.index(f">{first}</a>") < min(
+        standings.index(f">{name}</a>") for name in names if name != first
+    )

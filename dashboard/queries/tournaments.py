@@ -7,8 +7,10 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from arena.store import rounds as rounds_store
 from arena.store import tournaments as tournament_store
 from arena.store.models import (
+    IN_ROUNDS,
     BotVersion,
     Entry,
     RegisteredBot,
@@ -89,6 +91,7 @@ def _tournament(session: Session, found: Tournament) -> tuple[TournamentPage, li
         duplicate=found.duplicate,
         groups=[DealGroup.model_validate(group) for group in groups[:GROUPS_SHOWN]],
         groups_total=len(groups),
+        **_in_rounds(session, found),
     )
     return page, [row["version_id"] for row in board]
 
@@ -106,4 +109,14 @@ def counts(session: Session) -> dict[str, int]:
     return {
         "bots": session.scalar(select(func.count()).select_from(RegisteredBot)) or 0,
         "matches": session.scalar(select(func.count()).select_from(TournamentMatch)) or 0,
+    }
+
+
+def _in_rounds(session: Session, found: Tournament) -> dict[str, Any]:
+    """A format played in rounds: its rounds' tables and its standings."""
+    if found.format not in IN_ROUNDS:
+        return {}
+    return {
+        "rounds": rounds_store.rounds(session, found),
+        "standings": rounds_store.standings(session, found),
     }
