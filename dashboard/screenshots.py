@@ -15,7 +15,7 @@ from pathlib import Path
 
 import uvicorn
 
-from arena import aio
+from arena.base import aio
 from arena.engine import Ruleset
 from arena.platform.redis_server import free_port
 from arena.platform.settings import Settings

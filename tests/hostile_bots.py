@@ -12,7 +12,7 @@ import os
 import sys
 import time
 
-from arena import aio
+from arena.base import aio
 from arena.sdk import Bot, Observation, Play, serve
 from arena.v1 import player_pb2 as pb
 from arena.v1 import player_pb2_grpc

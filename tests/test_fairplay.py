@@ -14,7 +14,7 @@ import pytest
 from scipy.stats import binom
 from sqlalchemy import select
 
-from arena import aio
+from arena.base import aio
 from arena.bench import fairplay as bench
 from arena.bench import teams
 from arena.engine import Action, Observation, Phase, Ruleset

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import aio
+from arena.base import aio
 from arena.engine import Ruleset
 from arena.platform.launcher import BotProcesses
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings

@@ -23,6 +23,7 @@ from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 from sqlalchemy import select, update
 
+from arena.base.timing import RECOVERY_BOUND_SECONDS
 from arena.engine import Ruleset
 from arena.platform import Platform, children
 from arena.platform import queue as work_queue
@@ -38,7 +39,6 @@ from arena.store import jobs as store_jobs
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.models import BotKind, MatchStatus, TournamentMatch, now
-from arena.timing import RECOVERY_BOUND_SECONDS
 from tests.support.engine import served, simple_play
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.store import add_samples, make_tournament, match_ids

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import aio
+from arena.base import aio
 from arena.engine import Ruleset
 from arena.platform import children
 from arena.platform.sandbox import (

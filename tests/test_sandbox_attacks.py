@@ -23,7 +23,7 @@ import psycopg
 import pytest
 import redis
 
-from arena import aio
+from arena.base import aio
 from arena.engine import Ruleset
 from arena.platform import children
 from arena.platform.sandbox import (

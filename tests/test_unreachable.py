@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from arena.endpoints import EndpointError, parse_endpoint, reachable
+from arena.base.endpoints import EndpointError, parse_endpoint, reachable
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.services import Workers

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from rq import Queue, get_current_job
 
+from arena.base.timing import FLUSH_SECONDS, PRIVATE_WAIT_SECONDS
 from arena.platform import queue as work_queue
 from arena.platform.settings import Settings
 from arena.store.cache import ArtifactCache
@@ -26,7 +27,6 @@ from arena.store.db import Database
 from arena.store.jobs import is_private
 from arena.store.models import SELF_ENDING, SELF_SCHEDULING, TournamentFormat
 from arena.store.schema import upgrade
-from arena.timing import FLUSH_SECONDS, PRIVATE_WAIT_SECONDS
 
 if TYPE_CHECKING:
     from worker.pipeline import Outcomes, Pipeline

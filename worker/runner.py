@@ -19,6 +19,12 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue
 
+from arena.base.timing import (
+    LOST_AFTER,
+    RECONCILE_SECONDS,
+    RECONNECT_SECONDS,
+    RESTART_CHECK_SECONDS,
+)
 from arena.platform import queue as work_queue
 from arena.platform.queue import lane_names
 from arena.platform.sandbox import availability
@@ -26,12 +32,6 @@ from arena.platform.sandbox.box import orphaned, sweep_folders
 from arena.platform.sandbox.cgroup import sweep
 from arena.platform.settings import Settings
 from arena.store import fairplay, matches, scheduling
-from arena.timing import (
-    LOST_AFTER,
-    RECONCILE_SECONDS,
-    RECONNECT_SECONDS,
-    RESTART_CHECK_SECONDS,
-)
 from worker import jobs, metrics, rq_classes
 
 log = logging.getLogger(__name__)

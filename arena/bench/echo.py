@@ -6,7 +6,7 @@ import argparse
 
 import grpc
 
-from arena import aio
+from arena.base import aio
 from arena.v1 import bench_pb2, bench_pb2_grpc
 
 

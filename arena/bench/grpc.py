@@ -30,7 +30,8 @@ from typing import Any
 
 import grpc
 
-from arena import aio, protocol
+from arena import protocol
+from arena.base import aio
 from arena.engine import Action, Observation, Ruleset
 from arena.platform.launcher import BotProcesses, BotSpec, SpecKind, command_for
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings

@@ -9,8 +9,8 @@ import typer
 from rich.table import Table
 from sqlalchemy.orm import Session
 
+from arena.base.endpoints import EndpointError, reachable
 from arena.cli.platform import err, fail, out, platform
-from arena.endpoints import EndpointError, reachable
 from arena.platform import Platform
 from arena.platform import queue as work_queue
 from arena.store import bots as bot_store

@@ -10,7 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena import aio
+from arena.base import aio
 from arena.cli import console, options
 from arena.cli.rules import ruleset_or_exit
 from arena.platform.launcher import BotProcesses, BotSpecError, first_traceback, parse_bot

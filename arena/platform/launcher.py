@@ -22,7 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import IO
 
-from arena.endpoints import EndpointError, parse_endpoint
+from arena.base.endpoints import EndpointError, parse_endpoint
 from arena.platform.children import spawn
 from sample_bots import SAMPLES
 

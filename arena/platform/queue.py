@@ -25,9 +25,9 @@ from rq import Queue, Retry, Worker
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
+from arena.base.timing import FAILURE_TTL, JOB_TIMEOUT, STRANDED_SECONDS, TAKEN_SECONDS
 from arena.platform.settings import DEFAULT_QUEUE
 from arena.store.jobs import is_private
-from arena.timing import FAILURE_TTL, JOB_TIMEOUT, STRANDED_SECONDS, TAKEN_SECONDS
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena import aio
+from arena.base import aio
 from arena.platform import Platform, PlatformError
 from arena.platform import queue as work_queue
 from arena.platform.sandbox import SandboxedSeat, SandboxUnavailable, availability

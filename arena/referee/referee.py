@@ -16,7 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from arena import aio, protocol
+from arena import protocol
+from arena.base import aio
 from arena.engine import Action, Deal, Game, Ruleset
 from arena.engine.events import Event, Illegal, IllegalReason
 from arena.engine.match import Match

@@ -12,7 +12,8 @@ from collections.abc import AsyncIterator, Callable
 
 import grpc
 
-from arena import aio, protocol
+from arena import protocol
+from arena.base import aio
 from arena.sdk.bot import Bot, MatchInfo, MatchResult
 from arena.v1 import player_pb2 as pb
 from arena.v1 import player_pb2_grpc

@@ -10,7 +10,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 import sample_bots
-from arena.endpoints import EndpointError, parse_endpoint
+from arena.base.endpoints import EndpointError, parse_endpoint
 from arena.store import artifacts
 from arena.store.errors import Conflict, Forbidden, Invalid, NotFound, StoreError
 from arena.store.models import BotKind, BotVersion, RegisteredBot, VersionStatus, now

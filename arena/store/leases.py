@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, bindparam, case, func, select, update
 from sqlalchemy.orm import Session
 
+from arena.base.timing import LEASE
 from arena.store.bots import DEFAULT_ENDPOINT_MATCHES
 from arena.store.db import Database, rows_changed
 from arena.store.jobs import job_sizes, renewed
@@ -36,7 +37,6 @@ from arena.store.models import (
     table_of,
 )
 from arena.store.rating_policy import rate_group_if_closed
-from arena.timing import LEASE
 
 #: a result row of any columns
 AnyRow = Row[*tuple[Any, ...]]

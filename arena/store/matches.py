@@ -17,6 +17,7 @@ discarded. The parts, each in its own module:
 
 from __future__ import annotations
 
+from arena.base.timing import LEASE
 from arena.store.leases import (
     MAX_ATTEMPTS,
     MatchPlan,
@@ -32,7 +33,6 @@ from arena.store.leases import (
     with_outside_bots,
 )
 from arena.store.results import PlayedMatch, record, record_all
-from arena.timing import LEASE
 
 __all__ = [
     "LEASE", "MAX_ATTEMPTS", "MatchPlan", "PlayedMatch", "Repairs", "SeatPlan", "claim",

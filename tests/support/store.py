@@ -6,7 +6,7 @@ from contextlib import ExitStack
 
 from sqlalchemy import select
 
-from arena import aio
+from arena.base import aio
 from arena.engine import Ruleset
 from arena.fairplay.counting import Tally
 from arena.referee import Referee, RefereeSettings

@@ -10,7 +10,7 @@ from typing import cast
 from fastapi import APIRouter, status
 from sqlalchemy.orm import Session
 
-from arena.endpoints import EndpointError, pinned_public
+from arena.base.endpoints import EndpointError, pinned_public
 from arena.platform import Platform
 from arena.platform import queue as work_queue
 from arena.platform.submission import submit
