@@ -526,16 +526,16 @@ class _Gated(Bot):
         return simple_play(observation)
 
 
-def test_a_match_claimed_again_where_its_lost_claim_still_plays_keeps_its_new_lease(
-    db: Database, tmp_path: Path
-) -> None:
-    """After a partition a worker may claim again a match that it still plays under the
-    claim it lost (the reconciler queued it meanwhile). The old play's end (its result
-    refused) must not take the new claim out of the worker's care: its lease is renewed,
-    and it is recorded once. (The test bed's cut failed six matches so: each claimed
-    again, its lease never renewed, four times.)"""
-    _Gated.gates = [threading.Event(), threading.Event()]
-    _Gated.reached = [threading.Event(), threading.Event()]
+@contextlib.contextmanager
+def _gated_worker(
+    db: Database, tmp_path: Path, games: int, concurrency: int = 8
+) -> Iterator[tuple[list[int], Pipeline]]:
+    """A tournament of ``games`` matches seating the gated bot (patient deadlines: a
+    match waits at a gate as long as the test needs; a gate for each of the first
+    ``games + 1`` plays: a match may be played twice), and a worker's pipeline; the
+    match ids and the pipeline. Every gate opens at the end, and the worker stops."""
+    _Gated.gates = [threading.Event() for _ in range(games + 1)]
+    _Gated.reached = [threading.Event() for _ in range(games + 1)]
     _Gated.started = 0
     patient = RefereeSettings(deadline=HANG_SECONDS, time_bank=HANG_SECONDS)
     with served(_Gated) as endpoint:
@@ -544,37 +544,77 @@ def test_a_match_claimed_again_where_its_lost_claim_still_plays_keeps_its_new_le
         db.transaction(
             lambda s: tournaments.create(
                 s, "t", Ruleset.parse("classic"), ["gated", "random", "counter", "honest"],
-                4, 1, seed="s", settings=patient,
+                4, games, seed="s", settings=patient,
             )
         )  # fmt: skip
         db.transaction(lambda s: tournaments.start(s, "t"))
-        (match_id,) = match_ids(db)
-        runtime = Runtime(ArtifactCache(tmp_path / "artifacts", db))
+        runtime = Runtime(ArtifactCache(tmp_path / "artifacts", db), concurrency=concurrency)
         pipeline = Pipeline(
             db, runtime, requeue=lambda *_: None, send=lambda _: None,
             flush_seconds=lambda: 0.0, worker="w",
         )  # fmt: skip
         try:
-            assert pipeline.take([match_id]) == (1, 0, 0)
-            assert _Gated.reached[0].wait(HANG_SECONDS)
-            _lapse(db, match_id)  # the partition: its lease lapsed, and it was queued again
-            repairs = matches.reconcile(db, lambda _: True)
-            assert [m for m, _ in repairs.requeued] == [match_id]
-            assert pipeline.take([match_id]) == (1, 0, 0)  # the claim it plays now
-            assert _Gated.reached[1].wait(HANG_SECONDS)
-            claimed = _lease(db, match_id)
-            _Gated.gates[0].set()  # the old play ends: its result is refused
-            wait_until(lambda: _lease(db, match_id)[1] > claimed[1], "the new lease renewed")
-            _Gated.gates[1].set()
-            pipeline.drain()
+            yield match_ids(db), pipeline
         finally:
             for gate in _Gated.gates:
                 gate.set()
             pipeline.close()
+            runtime.close()
+
+
+def test_a_match_claimed_again_where_its_lost_claim_still_plays_keeps_its_new_lease(
+    db: Database, tmp_path: Path
+) -> None:
+    """After a partition a worker may claim again a match that it still plays under the
+    claim it lost (the reconciler queued it meanwhile). The old play's end (its result
+    refused) must not take the new claim out of the worker's care: its lease is renewed,
+    and it is recorded once. (The test bed's cut failed six matches so: each claimed
+    again, its lease never renewed, four times.)"""
+    with _gated_worker(db, tmp_path, 1) as ((match_id,), pipeline):
+        assert pipeline.take([match_id]) == (1, 0, 0)
+        assert _Gated.reached[0].wait(HANG_SECONDS)
+        _lapse(db, match_id)  # the partition: its lease lapsed, and it was queued again
+        repairs = matches.reconcile(db, lambda _: True)
+        assert [m for m, _ in repairs.requeued] == [match_id]
+        assert pipeline.take([match_id]) == (1, 0, 0)  # the claim it plays now
+        assert _Gated.reached[1].wait(HANG_SECONDS)
+        claimed = _lease(db, match_id)
+        _Gated.gates[0].set()  # the old play ends: its result is refused
+        wait_until(lambda: _lease(db, match_id)[1] > claimed[1], "the new lease renewed")
+        _Gated.gates[1].set()
+        pipeline.drain()
     with db.read() as session:
         match = session.get(TournamentMatch, match_id)
         assert match is not None
         assert (match.status, match.attempts, match.completion) == (MatchStatus.DONE, 2, 1)
+
+
+def test_a_match_whose_claim_was_lost_while_it_waited_for_a_slot_never_starts(
+    db: Database, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A partitioned worker's backlog is played elsewhere meanwhile: once a renewal finds
+    a waiting match's claim lost, the worker does not start it when a slot frees (its
+    result would be refused, and its slot is wanted for matches that are still its own)."""
+    with _gated_worker(db, tmp_path, 2, concurrency=1) as ((playing, waiting), pipeline):
+        assert pipeline.take([playing]) == (1, 0, 0)
+        assert _Gated.reached[0].wait(HANG_SECONDS)  # the one slot is taken
+        assert pipeline.take([waiting]) == (1, 0, 0)  # a job takes one match at least
+        _lapse(db, waiting)
+        matches.reconcile(db, lambda _: True)
+        claimed = matches.claim_all(db, [waiting], "elsewhere")
+        assert [plan.match_id for plan in claimed] == [waiting]
+        wait_until(
+            lambda: any("claims were lost" in r.getMessage() for r in caplog.records),
+            "the renewal found the claim lost",
+        )
+        _Gated.gates[0].set()
+        outcomes = pipeline.drain()
+    assert outcomes.counts == {"recorded": 1, "not started: the claim was lost": 1}
+    assert _Gated.started == 1, "the lost match never started here"
+    with db.read() as session:
+        match = session.get(TournamentMatch, waiting)
+        assert match is not None
+        assert (match.status, match.worker) == (MatchStatus.RUNNING, "elsewhere")
 
 
 def _lapse(db: Database, match_id: int) -> None:
@@ -592,55 +632,3 @@ def _lease(db: Database, match_id: int) -> tuple[str | None, datetime]:
         match = session.get(TournamentMatch, match_id)
         assert match is not None and match.lease_until is not None
         return match.claim, match.lease_until
-
-
-def test_a_match_whose_claim_was_lost_while_it_waited_for_a_slot_never_starts(
-    db: Database, tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    """A partitioned worker's backlog is played elsewhere meanwhile: once a renewal finds
-    a waiting match's claim lost, the worker does not start it when a slot frees (its
-    result would be refused, and its slot is wanted for matches that are still its own)."""
-    _Gated.gates = [threading.Event(), threading.Event()]
-    _Gated.reached = [threading.Event(), threading.Event()]
-    _Gated.started = 0
-    patient = RefereeSettings(deadline=HANG_SECONDS, time_bank=HANG_SECONDS)
-    with served(_Gated) as endpoint:
-        db.transaction(lambda s: bots.add_bot(s, "gated", BotKind.ENDPOINT, endpoint))
-        add_samples(db, ["random", "counter", "honest"])
-        db.transaction(
-            lambda s: tournaments.create(
-                s, "t", Ruleset.parse("classic"), ["gated", "random", "counter", "honest"],
-                4, 2, seed="s", settings=patient,
-            )
-        )  # fmt: skip
-        db.transaction(lambda s: tournaments.start(s, "t"))
-        playing, waiting = match_ids(db)
-        runtime = Runtime(ArtifactCache(tmp_path / "artifacts", db), concurrency=1)
-        pipeline = Pipeline(
-            db, runtime, requeue=lambda *_: None, send=lambda _: None,
-            flush_seconds=lambda: 0.0, worker="w",
-        )  # fmt: skip
-        try:
-            assert pipeline.take([playing]) == (1, 0, 0)
-            assert _Gated.reached[0].wait(HANG_SECONDS)  # the one slot is taken
-            assert pipeline.take([waiting]) == (1, 0, 0)  # a job takes one match at least
-            _lapse(db, waiting)
-            matches.reconcile(db, lambda _: True)
-            assert [p.match_id for p in matches.claim_all(db, [waiting], "elsewhere")] == [waiting]
-            wait_until(
-                lambda: any("claims were lost" in r.getMessage() for r in caplog.records),
-                "the renewal found the claim lost",
-            )
-            _Gated.gates[0].set()
-            outcomes = pipeline.drain()
-        finally:
-            for gate in _Gated.gates:
-                gate.set()
-            pipeline.close()
-            runtime.close()
-    assert outcomes.counts == {"recorded": 1, "not started: the claim was lost": 1}
-    assert _Gated.started == 1, "the lost match never started here"
-    with db.read() as session:
-        match = session.get(TournamentMatch, waiting)
-        assert match is not None
-        assert (match.status, match.worker) == (MatchStatus.RUNNING, "elsewhere")

@@ -21,7 +21,7 @@ from arena.store.models import (
     TournamentStatus,
 )
 from arena.tournament.formats import ROUND_FORMATS
-from arena.tournament.rounds import TableResult
+from arena.tournament.rounds import Field, TableResult
 from tests.support.store import play
 
 SWISS, KNOCKOUT = ROUND_FORMATS["swiss"], ROUND_FORMATS["knockout"]
@@ -43,7 +43,7 @@ def _run(fmt, bots: list[int], size: int, option: int, seed: int = 1) -> list[Ta
     rng = random.Random(seed)
     strength = {bot: -index for index, bot in enumerate(bots)}  # the first is strongest
     played: list[TableResult] = []
-    while (tables := fmt.next_round(bots, played, size, option, {})) is not None:
+    while (tables := fmt.next_round(Field(bots, played, size, option, {}))) is not None:
         number = 1 + max((t.round for t in played), default=-1)
         assert all(2 <= len(t) <= size for t in tables)
         seated = [b for t in tables for b in t]
@@ -69,10 +69,11 @@ def test_swiss_seats_bots_of_similar_standing_together() -> None:
     second round holds the four best by points."""
     bots = list(range(16))
     played = _run(SWISS, bots, 4, 1)
-    order = [s.bot for s in SWISS.standings(bots, played, 2, {})]
-    second = SWISS.next_round(bots, played, 4, 2, {})
+    field = Field(bots, played, 4, 2, {})
+    order = [s.bot for s in SWISS.standings(field)]
+    second = SWISS.next_round(field)
     assert second is not None and set(second[0]) == set(order[:4])
-    points = [s.figures["points"] for s in SWISS.standings(bots, played, 2, {})]
+    points = [s.figures["points"] for s in SWISS.standings(field)]
     assert points == sorted(points, reverse=True)
 
 
@@ -82,7 +83,7 @@ def test_swiss_gives_the_bye_to_a_different_bot_each_round() -> None:
     sat_out = [set(bots) - {b for t in played if t.round == n for b in t.bots} for n in range(3)]
     assert all(len(out) == 1 for out in sat_out)
     assert len(set.union(*sat_out)) == 3, "never the same bot twice"
-    standings = SWISS.standings(bots, played, 3, {})
+    standings = SWISS.standings(Field(bots, played, 4, 3, {}))
     assert [s.place for s in standings] == list(range(1, 10))
 
 
@@ -98,7 +99,7 @@ def test_knockout_narrows_to_a_final_table_and_ranks_its_winner_first(
     assert 1 + max(t.round for t in played) == rounds == KNOCKOUT.rounds(count, size, advance)
     final = [t for t in played if t.round == rounds - 1]
     assert len(final) == 1
-    standings = KNOCKOUT.standings(bots, played, advance, {})
+    standings = KNOCKOUT.standings(Field(bots, played, size, advance, {}))
     assert [s.place for s in standings] == list(range(1, count + 1))
     assert standings[0].bot == final[0].order({})[0], "the final's winner is first"
     assert {s.bot for s in standings[: len(final[0].bots)]} == set(final[0].bots)

@@ -24,7 +24,7 @@ from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
 from arena.store import releases, rights
 from arena.store.bots import check_name
-from arena.store.db import Database, rows_changed
+from arena.store.db import Database, locked, rows_changed
 from arena.store.errors import Conflict, Forbidden, Invalid, NotFound
 from arena.store.jobs import new_job_id
 from arena.store.limits import PrivateLimits
@@ -231,9 +231,7 @@ def refill(db: Database, tournament_id: int) -> list[tuple[int, str]]:
 
 def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
     """Queue pairs until ``batch`` are in play, within the cap (one job per pair)."""
-    tournament = session.scalars(
-        select(Tournament).where(Tournament.id == tournament_id).with_for_update()
-    ).one()
+    tournament = locked(session, Tournament, tournament_id)
     test = session.scalar(select(AbTest).where(AbTest.tournament_id == tournament_id))
     if test is None or test.status is not AbTestStatus.RUNNING:
         return []

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import Connection, CursorResult, Engine, Result, create_engine, event
+from sqlalchemy import Connection, CursorResult, Engine, Result, create_engine, event, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -34,6 +34,12 @@ SQLITE_BUSY_MS = 30_000
 def rows_changed(result: Result[Any]) -> int:
     """How many rows an UPDATE or DELETE changed (a DML statement's result is a cursor's)."""
     return cast(CursorResult[Any], result).rowcount
+
+
+def locked(session: Session, model: type[T], row_id: int) -> T:
+    """The row ``row_id`` of ``model``, locked until the transaction ends (PostgreSQL;
+    on SQLite every write already is one at a time)."""
+    return session.scalars(select(model).where(model.id == row_id).with_for_update()).one()  # type: ignore[attr-defined]
 
 
 def make_engine(url: str) -> Engine:

@@ -28,7 +28,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from arena.store.bots import owner_teams
-from arena.store.db import Database, rows_changed
+from arena.store.db import Database, locked, rows_changed
 from arena.store.jobs import new_job_id
 from arena.store.models import (
     OPEN_STATUSES,
@@ -53,9 +53,7 @@ def refill(db: Database, tournament_id: int) -> list[tuple[int, str]]:
 
 
 def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
-    tournament = session.scalars(
-        select(Tournament).where(Tournament.id == tournament_id).with_for_update()
-    ).one()
+    tournament = locked(session, Tournament, tournament_id)
     if (
         tournament.format != TournamentFormat.LADDER
         or tournament.status is not TournamentStatus.RUNNING

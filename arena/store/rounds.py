@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, joinedload
 
-from arena.store.db import Database
+from arena.store.db import Database, locked
 from arena.store.jobs import new_job_id
 from arena.store.models import (
     IN_ROUNDS,
@@ -32,7 +32,7 @@ from arena.store.models import (
 from arena.tournament import seeds
 from arena.tournament.formats import ROUND_FORMATS
 from arena.tournament.ratings import conservative
-from arena.tournament.rounds import RoundFormat, TableResult
+from arena.tournament.rounds import Field, RoundFormat, TableResult
 
 
 def format_of(tournament: Tournament) -> RoundFormat:
@@ -50,18 +50,14 @@ def refill(db: Database, tournament_id: int) -> list[tuple[int, str]]:
 
 
 def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
-    tournament = session.scalars(
-        select(Tournament).where(Tournament.id == tournament_id).with_for_update()
-    ).one()
+    tournament = locked(session, Tournament, tournament_id)
     if tournament.format not in IN_ROUNDS or tournament.status is not TournamentStatus.RUNNING:
         return []
     if _open(session, tournament):
         return []
-    bots, rating = _field(session, tournament)
-    played = tables_played(session, tournament)
-    tables = format_of(tournament).next_round(
-        bots, played, tournament.table_size, option_of(tournament), rating
-    )
+    field = _field(session, tournament)
+    played = field.played
+    tables = format_of(tournament).next_round(field)
     if not tables:
         tournament.status = TournamentStatus.DONE
         tournament.finished_at = now()
@@ -81,14 +77,19 @@ def _open(session: Session, tournament: Tournament) -> bool:
     )
 
 
-def _field(session: Session, tournament: Tournament) -> tuple[list[int], dict[int, float]]:
-    """The bots in their seeding order (as entered) and their leaderboard scores."""
+def _field(session: Session, tournament: Tournament) -> Field:
+    """What the format decides from: the bots in their seeding order (as entered), the
+    tables played, and the bots' leaderboard scores."""
     entries = session.scalars(
         select(Entry).where(Entry.tournament_id == tournament.id).order_by(Entry.id)
     ).all()
-    return [e.bot_version_id for e in entries], {
-        e.bot_version_id: conservative(e.mu, e.sigma) for e in entries
-    }
+    return Field(
+        bots=[e.bot_version_id for e in entries],
+        played=tables_played(session, tournament),
+        table_size=tournament.table_size,
+        option=option_of(tournament),
+        rating={e.bot_version_id: conservative(e.mu, e.sigma) for e in entries},
+    )
 
 
 def tables_played(session: Session, tournament: Tournament) -> list[TableResult]:
@@ -168,11 +169,9 @@ def _seat(
 
 def standings(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
     """The format's standings: bot, version, place and the figures that placed it."""
-    bots, rating = _field(session, tournament)
-    ranked = format_of(tournament).standings(
-        bots, tables_played(session, tournament), option_of(tournament), rating
-    )
-    names = _names(session, bots)
+    field = _field(session, tournament)
+    ranked = format_of(tournament).standings(field)
+    names = _names(session, list(field.bots))
     return [
         {"bot": names[s.bot][0], "version": names[s.bot][1], "place": s.place, **s.figures}
         for s in ranked
@@ -182,9 +181,9 @@ def standings(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
 def rounds(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
     """Each round's tables (a bracket, for a knockout): the bots best first with their
     scores once the table is over."""
-    bots, rating = _field(session, tournament)
-    names = _names(session, bots)
-    played = {(t.round, t.bots): t for t in tables_played(session, tournament)}
+    field = _field(session, tournament)
+    names = _names(session, list(field.bots))
+    played = {(t.round, t.bots): t for t in field.played}
     seated = session.execute(
         select(
             TournamentMatch.round,
@@ -206,7 +205,7 @@ def rounds(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
     view: dict[int, list[dict[str, Any]]] = {}
     for (number, _), table in tables.items():
         result = played.get((number, tuple(table)))
-        order = result.order(rating) if result else table
+        order = result.order(field.rating) if result else table
         view.setdefault(number, []).append(
             {
                 "over": result is not None,

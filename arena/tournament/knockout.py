@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from arena.tournament.rounds import Standing, TableResult, rounds_played
+from arena.tournament.rounds import Field, Standing, rounds_played
 
 
 class Knockout:
@@ -30,36 +30,23 @@ class Knockout:
             rounds += 1
         return rounds
 
-    def next_round(
-        self,
-        bots: Sequence[int],
-        played: Sequence[TableResult],
-        table_size: int,
-        option: int,
-        rating: Mapping[int, float],
-    ) -> list[list[int]] | None:
-        done = rounds_played(played)
+    def next_round(self, field: Field) -> list[list[int]] | None:
+        done = rounds_played(field.played)
         if done > 0:
-            last = [t for t in played if t.round == done - 1]
-            entrants = _entrants(bots, played, done - 1, option, rating)
-            if len(last) == 1 and len(last[0].bots) == len(entrants):
+            last = [t for t in field.played if t.round == done - 1]
+            if len(last) == 1 and len(last[0].bots) == len(_entrants(field, done - 1)):
                 return None  # the final was played
-        left = _entrants(bots, played, done, option, rating)
-        if len(left) <= table_size:
+        left = _entrants(field, done)
+        if len(left) <= field.table_size:
             return [left] if len(left) >= 2 else None
-        tables: list[list[int]] = [[] for _ in _sizes(len(left), table_size)]
+        tables: list[list[int]] = [[] for _ in _sizes(len(left), field.table_size)]
         for index, bot in enumerate(left):
             lap, at = divmod(index, len(tables))
             tables[at if lap % 2 == 0 else len(tables) - 1 - at].append(bot)
         return [table for table in tables if len(table) >= 2]  # a table of one: a bye
 
-    def standings(
-        self,
-        bots: Sequence[int],
-        played: Sequence[TableResult],
-        option: int,
-        rating: Mapping[int, float],
-    ) -> list[Standing]:
+    def standings(self, field: Field) -> list[Standing]:
+        bots, played, rating = field.bots, field.played, field.rating
         reached: dict[int, tuple[int, int, float]] = {}  # bot -> (round, place at table, score)
         for table in played:
             for place, bot in enumerate(table.order(rating)):
@@ -99,31 +86,20 @@ def _seeded(bots: Sequence[int], rating: Mapping[int, float]) -> list[int]:
     return sorted(bots, key=lambda b: (-rating.get(b, 0.0), seed[b]))
 
 
-def _entrants(
-    bots: Sequence[int],
-    played: Sequence[TableResult],
-    round: int,
-    advance: int,
-    rating: Mapping[int, float],
-) -> list[int]:
+def _entrants(field: Field, round: int) -> list[int]:
     """The bots in ``round``: every bot by seeding in the first, else those that went on."""
     if round == 0:
-        return _seeded(bots, rating)
-    return _advancers(bots, played, round - 1, advance, rating)
+        return _seeded(field.bots, field.rating)
+    return _advancers(field, round - 1)
 
 
-def _advancers(
-    bots: Sequence[int],
-    played: Sequence[TableResult],
-    round: int,
-    advance: int,
-    rating: Mapping[int, float],
-) -> list[int]:
+def _advancers(field: Field, round: int) -> list[int]:
     """The bots that go on from ``round``: each table's best and the bots that had a bye,
     the best of each table first, then the second of each, ..."""
-    tables = [t.order(rating) for t in played if t.round == round]
+    tables = [t.order(field.rating) for t in field.played if t.round == round]
     seated = {bot for table in tables for bot in table}
-    byes = [b for b in _entrants(bots, played, round, advance, rating) if b not in seated]
-    going = [table[: _advancing(len(table), advance)] for table in tables] + [[b] for b in byes]
+    byes = [b for b in _entrants(field, round) if b not in seated]
+    going = [table[: _advancing(len(table), field.option)] for table in tables]
+    going += [[b] for b in byes]
     depth = max((len(g) for g in going), default=0)
     return [g[i] for i in range(depth) for g in going if i < len(g)]

@@ -44,30 +44,29 @@ class Standing:
     figures: Mapping[str, float | int]
 
 
+@dataclass(frozen=True)
+class Field:
+    """What a format in rounds decides from: the bots in their seeding order, the tables
+    played so far, the table size, its parameter (a Swiss tournament's rounds, a
+    knockout's advance) and each bot's leaderboard score."""
+
+    bots: Sequence[int]
+    played: Sequence[TableResult]
+    table_size: int
+    option: int
+    rating: Mapping[int, float]
+
+
 class RoundFormat(Protocol):
     name: str
 
     def rounds(self, bots: int, table_size: int, option: int) -> int:
-        """How many rounds the format plays for ``bots`` (``option``: its parameter)."""
+        """How many rounds the format plays for ``bots``."""
 
-    def next_round(
-        self,
-        bots: Sequence[int],
-        played: Sequence[TableResult],
-        table_size: int,
-        option: int,
-        rating: Mapping[int, float],
-    ) -> list[list[int]] | None:
-        """The next round's tables (bots by seat), or None once the format is over.
-        ``bots`` in their seeding order; ``rating``: each bot's leaderboard score."""
+    def next_round(self, field: Field) -> list[list[int]] | None:
+        """The next round's tables (bots by seat), or None once the format is over."""
 
-    def standings(
-        self,
-        bots: Sequence[int],
-        played: Sequence[TableResult],
-        option: int,
-        rating: Mapping[int, float],
-    ) -> list[Standing]:
+    def standings(self, field: Field) -> list[Standing]:
         """Every bot, best first, with its place."""
 
 

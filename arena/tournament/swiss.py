@@ -11,9 +11,9 @@ points. Pure (arena.tournament.rounds).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from arena.tournament.rounds import Standing, TableResult, mean_score, rounds_played
+from arena.tournament.rounds import Field, Standing, TableResult, mean_score, rounds_played
 
 
 class Swiss:
@@ -22,30 +22,18 @@ class Swiss:
     def rounds(self, bots: int, table_size: int, option: int) -> int:
         return option
 
-    def next_round(
-        self,
-        bots: Sequence[int],
-        played: Sequence[TableResult],
-        table_size: int,
-        option: int,
-        rating: Mapping[int, float],
-    ) -> list[list[int]] | None:
-        done = rounds_played(played)
-        if done >= option:
+    def next_round(self, field: Field) -> list[list[int]] | None:
+        done, size = rounds_played(field.played), field.table_size
+        if done >= field.option:
             return None
-        order = [s.bot for s in self.standings(bots, played, option, rating)]
-        sitting = _byes(order, played, done, len(order) % table_size)
+        order = [s.bot for s in self.standings(field)]
+        sitting = _byes(order, field.played, done, len(order) % size)
         seated = [bot for bot in order if bot not in sitting]
-        tables = [seated[i : i + table_size] for i in range(0, len(seated), table_size)]
-        return _unrepeated(tables, {frozenset(t.bots) for t in played})
+        tables = [seated[i : i + size] for i in range(0, len(seated), size)]
+        return _unrepeated(tables, {frozenset(t.bots) for t in field.played})
 
-    def standings(
-        self,
-        bots: Sequence[int],
-        played: Sequence[TableResult],
-        option: int,
-        rating: Mapping[int, float],
-    ) -> list[Standing]:
+    def standings(self, field: Field) -> list[Standing]:
+        bots, played, rating = field.bots, field.played, field.rating
         points = _points(bots, played)
         scores = {bot: mean_score(bot, played) for bot in bots}
         seed = {bot: index for index, bot in enumerate(bots)}
