@@ -203,15 +203,7 @@ def _new_table(
     for offset, seats in enumerate(rotations):
         for seat, version in enumerate(seats):
             _count_seat(by_version[version], seat)
-        match = TournamentMatch(
-            tournament_id=tournament.id,
-            index=index + offset,
-            seed=seed,
-            deal_group=group,
-            status=MatchStatus.QUEUED,
-            queued_at=now(),
-        )
-        match.seats = [MatchSeat(seat=seat, bot_version_id=v) for seat, v in enumerate(seats)]
+        match = TournamentMatch.queued(tournament.id, index + offset, seed, seats, group)
         session.add(match)
         matches.append(match)
     session.flush()

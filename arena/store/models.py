@@ -451,6 +451,30 @@ class TournamentMatch(Base):
     error: Mapped[str | None] = mapped_column(Text)
     seats: Mapped[list[MatchSeat]] = relationship(order_by="MatchSeat.seat")
 
+    @classmethod
+    def queued(
+        cls,
+        tournament_id: int,
+        index: int,
+        seed: str,
+        bots: list[int],
+        deal_group: int | None = None,
+        round: int | None = None,
+    ) -> TournamentMatch:
+        """A match seated as it plays (a ladder's table, a round's): queued now, ``bots``
+        by seat (its job id is given once it has its own id)."""
+        match = cls(
+            tournament_id=tournament_id,
+            index=index,
+            seed=seed,
+            deal_group=deal_group,
+            round=round,
+            status=MatchStatus.QUEUED,
+            queued_at=now(),
+        )
+        match.seats = [MatchSeat(seat=seat, bot_version_id=v) for seat, v in enumerate(bots)]
+        return match
+
 
 class MatchSeat(PlayStyle, Base):
     """A seat of a match: who sat there and, once played, how it went."""

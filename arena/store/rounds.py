@@ -148,16 +148,7 @@ def _seat(
         seed = seeds.match_seed(tournament.secret_key, seeds.round_place(number, table_number))
         for shift in range(len(table)):
             seats = table[shift:] + table[:shift]
-            match = TournamentMatch(
-                tournament_id=tournament.id,
-                index=index,
-                seed=seed,
-                deal_group=group,
-                round=number,
-                status=MatchStatus.QUEUED,
-                queued_at=now(),
-            )
-            match.seats = [MatchSeat(seat=s, bot_version_id=v) for s, v in enumerate(seats)]
+            match = TournamentMatch.queued(tournament.id, index, seed, seats, group, number)
             session.add(match)
             created.append(match)
             index += 1
