@@ -121,10 +121,18 @@ class TournamentCreate(BaseModel):
     duplicate: bool = False
     #: uploaded bots start afresh for every match instead of staying warm
     fresh_processes: bool = False
-    #: ``ladder``: plays until stopped, ``games`` tables in play at once
-    format: Literal[TournamentFormat.ROUND_ROBIN, TournamentFormat.LADDER] = (
-        TournamentFormat.ROUND_ROBIN
-    )
+    #: ``ladder``: plays until stopped, ``games`` tables in play at once; ``swiss``:
+    #: ``rounds`` rounds; ``knockout``: each table's best ``advance`` go on
+    format: Literal[
+        TournamentFormat.ROUND_ROBIN,
+        TournamentFormat.LADDER,
+        TournamentFormat.SWISS,
+        TournamentFormat.KNOCKOUT,
+    ] = TournamentFormat.ROUND_ROBIN
+    #: Swiss: rounds to play
+    rounds: int = Field(default=5, ge=1, le=100)
+    #: knockout: bots of each table that go on
+    advance: int = Field(default=2, ge=1, le=11)
     #: ladders: seconds after a match before its seed and hands are public
     reveal_after: int = Field(default=3600, ge=0, le=365 * 24 * 3600)
 

@@ -315,7 +315,7 @@ def test_a_ladder_is_created_and_started_through_the_api(app_and_token) -> None:
     bad = client.post(
         "/api/v1/tournaments",
         headers=auth(token),
-        json={"name": "x", "bots": ["random", "honest"], "format": "swiss"},
+        json={"name": "x", "bots": ["random", "honest"], "format": "elimination"},
     )
     assert bad.status_code == 422 and "ladder" in bad.text
 

@@ -22,7 +22,8 @@ from arena.store.models import (
 )
 from arena.tournament.formats import ROUND_FORMATS
 from arena.tournament.rounds import Field, TableResult
-from tests.support.store import play
+from tests.support.api import auth
+from tests.support.store import SAMPLES, add_samples, play
 
 SWISS, KNOCKOUT = ROUND_FORMATS["swiss"], ROUND_FORMATS["knockout"]
 
@@ -217,3 +218,25 @@ def test_the_tournament_page_draws_the_rounds_and_the_standings(
     assert standings.index(f">{first}</a>") < min(
         standings.index(f">{name}</a>") for name in names if name != first
     )
+
+
+def test_an_owner_makes_a_private_swiss_tournament_through_the_api_within_the_limits(
+    app_and_token,
+) -> None:
+    client, token, arena = app_and_token
+    add_samples(arena.db)
+    body = {"name": "sw", "bots": SAMPLES, "table_size": 2, "format": "swiss", "rounds": 3}
+    created = client.post("/api/v1/tournaments", headers=auth(token), json=body)
+    assert created.status_code == 201, created.text
+    assert created.json()["format"] == "swiss"
+    assert client.post("/api/v1/tournaments/sw/start", headers=auth(token)).json() == {
+        "name": "sw",
+        "queued": len(SAMPLES),  # the first round: every bot at one table, two rotations
+    }
+    too_long = {**body, "name": "long", "rounds": 100}  # 100 rounds x 4 bots: over 200 games
+    refused = client.post("/api/v1/tournaments", headers=auth(token), json=too_long)
+    assert refused.status_code == 400 and "at most" in refused.json()["detail"]
+    knockout = {**body, "name": "ko", "format": "knockout", "advance": 2}
+    refused = client.post("/api/v1/tournaments", headers=auth(token), json=knockout)
+    assert refused.status_code == 400
+    assert "a knockout sends 1 to 1 of each table on" in refused.json()["detail"]

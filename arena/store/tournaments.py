@@ -109,6 +109,12 @@ def create(
             raise ValueError(f"unknown format {format!r}: expected {' or '.join(TournamentFormat)}")
         if format in IN_ROUNDS:
             games = _rounds_of(format, len(ids), table_size, games, advance)
+            most = games * len(ids)  # a round seats each bot once, a rotation per seat
+            if owner is not None and most > (limits or PrivateLimits()).games:
+                raise ValueError(
+                    f"a private tournament has at most {(limits or PrivateLimits()).games}"
+                    f" games: {games} rounds of {len(ids)} bots play up to {most}"
+                )
             duplicate = True  # a table is one deal, played once per seat rotation
             plan: list[tuple[int | None, list[int], str]] = []  # seated round by round
         elif format == TournamentFormat.LADDER:

@@ -8,6 +8,7 @@ from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.store import fairplay
 from arena.store import tournaments as tournament_store
+from arena.store.models import TournamentFormat
 from arena.store.rights import check_may_run
 from dashboard.deps import ActorDep, OwnerDep, PlatformDep, SessionDep
 from dashboard.queries import tournaments as tournament_queries
@@ -67,12 +68,13 @@ def create_tournament(
             ruleset,
             body.bots,
             body.table_size,
-            body.games,
+            body.rounds if body.format == TournamentFormat.SWISS else body.games,
             settings=RefereeSettings(deadline=body.deadline, time_bank=body.time_bank),
             duplicate=body.duplicate,
             format=body.format,
             reveal_delay=body.reveal_after,
             fresh_processes=body.fresh_processes,
+            advance=body.advance,
             owner=owner,
             limits=platform.settings.private_limits,
         )
