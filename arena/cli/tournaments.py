@@ -13,15 +13,12 @@ from arena.cli import console, options
 from arena.cli.platform import fail, out, platform
 from arena.cli.rules import ruleset_or_exit
 from arena.platform import Platform
-from arena.referee import RefereeSettings
+from arena.services import tournaments as tournament_service
+from arena.services.tournaments import DEFAULT_SWISS_ROUNDS, TournamentRequest
 from arena.store import tournaments as tournament_store
 from arena.store.errors import StoreError
 
 app = typer.Typer(help="Create, start and follow tournaments.", no_args_is_help=True)
-
-
-#: a Swiss tournament's rounds unless --rounds says
-DEFAULT_SWISS_ROUNDS = 5
 
 
 @app.command("create")
@@ -83,30 +80,26 @@ def tournament_create(
     """Create a tournament and schedule its matches."""
     ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
     names = [bot.strip() for bot in bots.split(",") if bot.strip()]
-    settings = RefereeSettings(deadline=deadline, time_bank=time_bank)
-    if format_ == "swiss":
-        games = rounds if rounds is not None else DEFAULT_SWISS_ROUNDS
-    tournament = platform().db.transaction(
-        lambda session: tournament_store.create(
-            session,
-            name,
-            ruleset,
-            names,
-            table_size,
-            games,
-            seed,
-            settings,
-            duplicate=duplicate,
-            format=format_,
-            reveal_delay=reveal_after,
-            fresh_processes=fresh_processes,
-            same_owner_tables=same_owner_tables,
-            advance=advance,
-        )
+    request = TournamentRequest(
+        name=name,
+        rules=ruleset,
+        bots=names,
+        table_size=table_size,
+        games=games,
+        seed=seed,
+        deadline=deadline,
+        time_bank=time_bank,
+        duplicate=duplicate,
+        format=format_,
+        rounds=rounds if rounds is not None else DEFAULT_SWISS_ROUNDS,
+        advance=advance,
+        reveal_after=reveal_after,
+        fresh_processes=fresh_processes,
+        same_owner_tables=same_owner_tables,
     )
-    played = "rounds" if format_ in ("swiss", "knockout") else "matches"
+    created = tournament_service.create(platform().db, request)
     out.print(
-        f"created tournament {name}: {tournament.games} {played} of {ruleset}, "
+        f"created tournament {name}: {created.games} {created.unit} of {ruleset}, "
         f"tables of {table_size} from {len(names)} bots, dealt from "
         + ("the key of --seed" if seed is not None else "a random secret key"),
         markup=False,

@@ -5,10 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter, status
 
 from arena.engine import Ruleset
-from arena.referee import RefereeSettings
+from arena.services import tournaments as tournament_service
+from arena.services.tournaments import TournamentRequest
 from arena.store import fairplay
 from arena.store import tournaments as tournament_store
-from arena.store.models import TournamentFormat
 from arena.store.rights import check_may_run
 from dashboard.deps import ActorDep, OwnerDep, PlatformDep, SessionDep
 from dashboard.queries import tournaments as tournament_queries
@@ -60,25 +60,22 @@ def create_tournament(
     body: TournamentCreate, owner: OwnerDep, platform: PlatformDep
 ) -> TournamentDetail:
     """An owner's tournament is private: their own bots and the samples, within limits."""
-    ruleset = Ruleset.parse(body.rules.preset, body.rules.options)
-    platform.db.transaction(
-        lambda s: tournament_store.create(
-            s,
-            body.name,
-            ruleset,
-            body.bots,
-            body.table_size,
-            body.rounds if body.format == TournamentFormat.SWISS else body.games,
-            settings=RefereeSettings(deadline=body.deadline, time_bank=body.time_bank),
-            duplicate=body.duplicate,
-            format=body.format,
-            reveal_delay=body.reveal_after,
-            fresh_processes=body.fresh_processes,
-            advance=body.advance,
-            owner=owner,
-            limits=platform.settings.private_limits,
-        )
+    request = TournamentRequest(
+        name=body.name,
+        rules=Ruleset.parse(body.rules.preset, body.rules.options),
+        bots=body.bots,
+        table_size=body.table_size,
+        games=body.games,
+        deadline=body.deadline,
+        time_bank=body.time_bank,
+        duplicate=body.duplicate,
+        format=body.format,
+        rounds=body.rounds,
+        advance=body.advance,
+        reveal_after=body.reveal_after,
+        fresh_processes=body.fresh_processes,
     )
+    tournament_service.create(platform.db, request, owner, platform.settings.private_limits)
     with platform.db.read() as session:
         return tournament_queries.tournament(session, body.name)
 

@@ -1,0 +1,92 @@
+"""Tournaments as use cases: create one (any format) from one request, whoever asks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from arena.engine import Ruleset
+from arena.referee import RefereeSettings
+from arena.store import tournaments as store
+from arena.store.db import Database
+from arena.store.limits import PrivateLimits
+from arena.store.models import IN_ROUNDS, Owner, TournamentFormat
+
+#: a Swiss tournament's rounds unless the request says
+DEFAULT_SWISS_ROUNDS = 5
+
+
+@dataclass(frozen=True)
+class TournamentRequest:
+    """A tournament as the operator (the CLI) or an owner (the API) asks for it."""
+
+    name: str
+    rules: Ruleset
+    bots: list[str]
+    table_size: int = 4
+    #: matches (a round robin), tables in play (a ladder); ignored in rounds
+    games: int = 100
+    #: text the deals' secret key is derived from (None: a random key)
+    seed: str | None = None
+    deadline: float = 1.0
+    time_bank: float = 5.0
+    duplicate: bool = False
+    format: str = TournamentFormat.ROUND_ROBIN
+    #: Swiss: rounds to play
+    rounds: int = DEFAULT_SWISS_ROUNDS
+    #: knockout: bots of each table that go on
+    advance: int = 2
+    #: ladders: seconds after a match before its seed and hands are public
+    reveal_after: int = 3600
+    fresh_processes: bool = False
+    same_owner_tables: bool = False
+
+
+@dataclass(frozen=True)
+class TournamentCreated:
+    name: str
+    format: str
+    #: what it plays: matches, tables in play (a ladder) or rounds
+    games: int
+    unit: str
+    bots: list[str] = field(default_factory=list)
+
+
+def create(
+    db: Database,
+    request: TournamentRequest,
+    owner: Owner | None = None,
+    limits: PrivateLimits | None = None,
+) -> TournamentCreated:
+    """Create the tournament (an ``owner``'s is private, within ``limits``); the store's
+    refusals (StoreError) say what is wrong with the request."""
+    games = request.rounds if request.format == TournamentFormat.SWISS else request.games
+    tournament = db.transaction(
+        lambda session: store.create(
+            session,
+            request.name,
+            request.rules,
+            request.bots,
+            request.table_size,
+            games,
+            request.seed,
+            RefereeSettings(deadline=request.deadline, time_bank=request.time_bank),
+            duplicate=request.duplicate,
+            format=request.format,
+            reveal_delay=request.reveal_after,
+            fresh_processes=request.fresh_processes,
+            owner=owner,
+            limits=limits,
+            same_owner_tables=request.same_owner_tables,
+            advance=request.advance,
+        )
+    )
+    return TournamentCreated(
+        tournament.name, tournament.format, tournament.games, _unit(request.format), request.bots
+    )
+
+
+def _unit(format: str) -> str:
+    """What a format's ``games`` count."""
+    if format in IN_ROUNDS:
+        return "rounds"
+    return "tables in play" if format == TournamentFormat.LADDER else "matches"
