@@ -6,11 +6,13 @@ endpoint bot. The test's own process is the operator's machine on the same netwo
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 from sqlalchemy import func, select
 
 from arena.bench import testbed
@@ -109,6 +111,30 @@ def test_a_tournament_plays_on_two_worker_hosts_every_match_recorded_once(
     assert hosts == {"w1", "w2"}, f"both worker hosts played: {hosts}"
     for host in site.workers:
         assert not (host.root / "data" / "arena.db").exists(), "no worker made a database"
+    _assert_redis_speaks_tls_only(site)
+
+
+def _assert_redis_speaks_tls_only(site: Site) -> None:
+    """Every host reached Redis over TLS (its URL is rediss://, verifying the server's
+    certificate); a plain connection gets no answer, and nor does TLS to a server whose
+    certificate is not the trusted one."""
+    url = site.platform.settings.redis_url or ""
+    assert url.startswith("rediss://") and "ssl_cert_reqs=required" in url
+    address = site.services.address
+    password = url.split("://:", 1)[1].split("@", 1)[0]
+    with pytest.raises(redis.exceptions.RedisError):
+        redis.Redis(host=address, port=6379, password=password, socket_timeout=5).ping()
+    assert redis.Redis.from_url(url, socket_timeout=5).ping()
+    stranger = site.services.root / "stranger.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-subj", "/CN=stranger", "-keyout", str(site.services.root / "stranger-key.pem"),
+         "-out", str(stranger)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    untrusted = url.replace(str(site.services.root / testbed.REDIS_CERT), str(stranger))
+    with pytest.raises(redis.exceptions.RedisError):
+        redis.Redis.from_url(untrusted, socket_timeout=5).ping()
 
 
 def test_a_host_lost_inside_a_transaction_holds_up_no_other_worker(site: Site) -> None:

@@ -228,14 +228,34 @@ def postgres_server(host: Host, password: str) -> str:
 
 
 def redis_server(host: Host, password: str) -> str:
-    """A Redis server on ``host``, password required; its URL."""
+    """A Redis server on ``host``, password required, spoken to over TLS only (a
+    certificate of its own for its address; no plain port); its ``rediss://`` URL,
+    trusting that certificate (each host gets its own copy: :meth:`Site.worker_env`)."""
+    cert, key = host.root / REDIS_CERT, host.root / "redis-key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+         "-subj", "/CN=arena-test-bed", "-addext", f"subjectAltName=IP:{host.address}",
+         "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
     host.run(
-        ["redis-server", "--bind", host.address, "--port", "6379", "--requirepass", password,
-         "--save", "", "--appendonly", "no", "--dir", str(host.root)],
+        ["redis-server", "--bind", host.address, "--port", "0", "--tls-port", "6379",
+         "--tls-cert-file", str(cert), "--tls-key-file", str(key),
+         "--tls-ca-cert-file", str(cert), "--tls-auth-clients", "no",
+         "--requirepass", password, "--save", "", "--appendonly", "no", "--dir", str(host.root)],
         log="redis.log",
     )  # fmt: skip
     _wait_listening(host.address, 6379)
-    return f"redis://:{password}@{host.address}:6379/0"
+    return _trusting(f"rediss://:{password}@{host.address}:6379/0", cert)
+
+
+#: the Redis server's certificate, in each host's folder
+REDIS_CERT = "redis-cert.pem"
+
+
+def _trusting(url: str, cert: Path) -> str:
+    """``url`` (without its query) verifying the server against ``cert``."""
+    return f"{url.split('?')[0]}?ssl_cert_reqs=required&ssl_ca_certs={cert}"
 
 
 def _wait_listening(address: str, port: int, timeout: float = 300.0) -> None:
@@ -303,11 +323,14 @@ class Site:
 
     def worker_env(self, host: Host) -> dict[str, str]:
         settings = self.platform.settings
+        cert = host.root / REDIS_CERT  # the host's own copy: no file is shared
+        if not cert.exists():
+            shutil.copy(self.services.root / REDIS_CERT, cert)
         return {
             "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
             "ARENA_DATA_DIR": str(host.root / "data"),
             "ARENA_DATABASE_URL": settings.database_url,
-            "REDIS_URL": settings.redis_url or "",
+            "REDIS_URL": _trusting(settings.redis_url or "", cert),
             "ARENA_QUEUE": settings.queue_name,
         }
 
