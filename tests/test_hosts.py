@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 import redis
 from sqlalchemy import func, select
@@ -112,6 +113,28 @@ def test_a_tournament_plays_on_two_worker_hosts_every_match_recorded_once(
     for host in site.workers:
         assert not (host.root / "data" / "arena.db").exists(), "no worker made a database"
     _assert_redis_speaks_tls_only(site)
+    _assert_the_dashboard_host_serves(site, ["up", "far", "random", "counter"])
+
+
+def _assert_the_dashboard_host_serves(site: Site, bots: list[str]) -> None:
+    """The dashboard on its own host serves what the database holds, the workers of both
+    hosts, and (Redis away) the pages still, not ready any more."""
+    base = site.start_dashboard()
+    with httpx.Client(base_url=base, timeout=30) as client:
+        page = client.get("/tournaments/cup")
+        assert page.status_code == 200 and all(f">{bot}</a>" in page.text for bot in bots)
+        assert client.get("/readyz").json() == {"database": "ok", "redis": "ok"}
+        workers = client.get("/workers").text
+        assert "w1" in workers and "w2" in workers
+        site.stop_redis()
+        assert (
+            client.get("/tournaments/cup", headers={"Cache-Control": "no-cache"}).status_code == 200
+        )
+        board = client.get("/api/v1/tournaments/cup/leaderboard").json()
+        assert sorted(row["bot"] for row in board) == sorted(bots)
+        ready = client.get("/readyz")
+        assert ready.status_code == 503 and ready.json()["database"] == "ok"
+        assert ready.json()["redis"] != "ok"
 
 
 def _assert_redis_speaks_tls_only(site: Site) -> None:

@@ -276,6 +276,8 @@ def _wait_listening(address: str, port: int, timeout: float = 300.0) -> None:
 
 #: the port of the endpoint bot's server on its host
 BOT_PORT = 50051
+#: the port of the dashboard on its host
+DASHBOARD_PORT = 8000
 
 #: the sample honest bot as an endpoint
 HONEST_BOT = (
@@ -313,13 +315,15 @@ with make_engine(sys.argv[1]).begin() as connection:
 @dataclass
 class Site:
     """The platform on the bed: a services host (PostgreSQL, Redis), two worker hosts, a
-    host for an endpoint bot, and the operator's platform (this process)."""
+    host for an endpoint bot, a host for the dashboard, and the operator's platform
+    (this process)."""
 
     bed: TestBed
     platform: Platform
     services: Host
     workers: list[Host]
     bot: Host
+    dashboard: Host
 
     def worker_env(self, host: Host) -> dict[str, str]:
         settings = self.platform.settings
@@ -336,6 +340,26 @@ class Site:
 
     def start_worker(self, host: Host) -> None:
         host.run([sys.executable, "-m", "arena", "worker"], self.worker_env(host), "worker.log")
+
+    def start_dashboard(self) -> str:
+        """The dashboard on a host of its own (the database and Redis of the services
+        host, its own data dir); its base URL once it listens."""
+        host = self.dashboard
+        host.run(
+            [sys.executable, "-m", "arena", "dashboard", "--host", host.address,
+             "--port", str(DASHBOARD_PORT)],
+            self.worker_env(host),
+            "dashboard.log",
+        )  # fmt: skip
+        _wait_listening(host.address, DASHBOARD_PORT)
+        return f"http://{host.address}:{DASHBOARD_PORT}"
+
+    def stop_redis(self) -> None:
+        """Redis away: its server on the services host killed (PostgreSQL runs on)."""
+        for process in self.services.processes:
+            if "redis-server" in str(process.args) and process.poll() is None:
+                os.killpg(process.pid, 9)
+                process.wait()
 
     def serve_bot(self, source: str) -> str:
         """Serve the bot ``source`` (Python that calls ``serve``) on the bot's host; its
@@ -354,9 +378,9 @@ def site() -> Iterator[Site]:
         url = postgres_server(services, secrets.token_hex(8))
         redis_url = redis_server(services, secrets.token_hex(8))
         workers = [bed.host("w1"), bed.host("w2")]
-        bot = bed.host("bot")
+        bot, dashboard = bed.host("bot"), bed.host("dashboard")
         platform = Platform(Settings(bed.root / "operator", url, redis_url))
         try:
-            yield Site(bed, platform, services, workers, bot)
+            yield Site(bed, platform, services, workers, bot, dashboard)
         finally:
             platform.db.dispose()
