@@ -133,3 +133,37 @@ def test_a_worker_exports_its_own_matches_and_timings(settings: Settings) -> Non
     for timing in ("claim", "setup", "record"):
         assert found[f"arena_worker_{timing}_seconds_count", ()] > 0, timing
     assert found["arena_worker_record_seconds_count", ()] == 6
+
+
+def test_the_grafana_dashboard_reads_only_metrics_the_platform_exports(
+    app_and_token: tuple[TestClient, str, Platform],
+) -> None:
+    """docs/grafana/arena.json: every series its panels query is one the dashboard's or a
+    worker's /metrics serves (a renamed metric would leave a panel empty)."""
+    import json
+    import re
+    from pathlib import Path
+
+    from worker import metrics as worker_metrics
+
+    client, token, arena = app_and_token
+    played_tournament(client, token, arena, games=2)
+    families = [
+        *text_string_to_metric_families(client.get("/metrics").text),
+        *worker_metrics.REGISTRY.collect(),
+    ]
+    suffixes = {"counter": ["_total"], "histogram": ["_bucket", "_count", "_sum"]}
+    served = {
+        family.name + suffix
+        for family in families
+        for suffix in ["", *suffixes.get(family.type, [])]
+    }
+    board = json.loads((Path(__file__).parents[1] / "docs/grafana/arena.json").read_text())
+    queried = {
+        name
+        for panel in board["panels"]
+        for target in panel["targets"]
+        for name in re.findall(r"\barena_[a-z_]+", target["expr"])
+    }
+    assert len(board["panels"]) >= 8 and queried
+    assert queried <= served, queried - served

@@ -17,7 +17,8 @@ REGISTRY = CollectorRegistry()
 MATCHES = Counter(
     "arena_worker_matches",
     "Matches this worker ended: recorded, discarded (its claim was lost: played again "
-    "elsewhere) or given back (a platform failure: queued again or failed)",
+    "elsewhere), not started (its claim was lost before a slot was free) or given back "
+    "(a platform failure: queued again or failed)",
     ["outcome"],
     registry=REGISTRY,
 )

@@ -289,6 +289,7 @@ class Pipeline:
         try:
             played = done.result()
         except ClaimLost:  # never started: it plays elsewhere
+            metrics.MATCHES.labels("not started").inc()
             with self._cond:
                 self._one_fewer_playing(plan)
                 self._open.pop(_claim_of(plan), None)
