@@ -15,7 +15,8 @@ from markupsafe import Markup
 from sqlalchemy.orm import Session
 
 from arena.engine import Ruleset
-from arena.store import abtests, competitions, fairplay, qualifications
+from arena.services import fairplay
+from arena.store import abtests, competitions, qualifications
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
 from arena.store.models import MatchStatus

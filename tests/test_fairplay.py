@@ -24,6 +24,7 @@ from arena.fairplay.report import ALPHA, report
 from arena.game.selfplay import play_deal
 from arena.policies import RandomLegal
 from arena.referee import Referee, RefereeSettings
+from arena.services import fairplay as fairplay_service
 from arena.store import bots, ladder, tournaments
 from arena.store import fairplay as fairplay_store
 from arena.store import matches as match_store
@@ -336,7 +337,7 @@ def test_recorded_batches_join_the_totals_once_when_folded(db) -> None:
     with db.read() as s:
         cup = tournaments.get(s, "cup").id
         assert not fairplay_store.totals(s, cup), "pending until a fold"
-    fairplay_store.report(db, "cup")  # folds first
+    fairplay_service.report(db, "cup")  # folds first
     assert db.transaction(lambda s: fairplay_store.fold(s)) == 0, "nothing left to fold"
     with db.read() as s:
         found = {
@@ -345,4 +346,4 @@ def test_recorded_batches_join_the_totals_once_when_folded(db) -> None:
         }
     assert found == dict(expected)
     with pytest.raises(NotFound):
-        fairplay_store.report(db, "nope")
+        fairplay_service.report(db, "nope")

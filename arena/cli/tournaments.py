@@ -154,7 +154,7 @@ def tournament_fairplay(
     json_: options.JsonFlag = False,
 ) -> None:
     """The collusion report: pairs of bots that play as a team (docs/fair-play.md)."""
-    from arena.store import fairplay
+    from arena.services import fairplay
 
     found = fairplay.report(platform().db, name)
     if json_:

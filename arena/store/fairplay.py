@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, func, select
 from sqlalchemy.orm import Session
@@ -34,7 +34,7 @@ from arena.store.models import (
 )
 
 if TYPE_CHECKING:
-    from arena.fairplay.report import Finding
+    pass
 
 _counts, _pending = table_of(FairPlayCount), table_of(FairPlayPending)
 
@@ -163,12 +163,8 @@ def matches_together(
     )
 
 
-def report(db: Database, name: str) -> dict[str, Any]:
-    """The tournament's collusion report as the API and the CLI give it: every flag with
-    the pair's registered names, the test, its strength and the matches that show it;
-    its pending batches are folded first, so every recorded match counts.
-
-    The statistics (SciPy, statsmodels) load on the first report, never in a worker."""
+def fold_tournament(db: Database, name: str) -> int:
+    """Fold the tournament's pending batches (so every recorded match counts); its id."""
 
     def folded(session: Session) -> int:
         found = session.scalar(select(Tournament.id).where(Tournament.name == name))
@@ -177,62 +173,10 @@ def report(db: Database, name: str) -> dict[str, Any]:
         fold(session, found)
         return found
 
-    tournament_id = db.transaction(folded)
-    with db.read() as session:
-        tournament = session.get(Tournament, tournament_id)
-        assert tournament is not None
-        return _report(session, tournament)
+    return db.transaction(folded)
 
 
-def _report(session: Session, tournament: Tournament) -> dict[str, Any]:
-    from arena.fairplay.report import ALPHA, MARGIN, MIN_CHANCES, MIN_TOGETHER
-    from arena.fairplay.report import report as fair_play_report
-
-    found = fair_play_report(totals(session, tournament.id))
-    names = _names(session, {version for f in found.findings for version in f.pair})
-    return {
-        "tournament": tournament.name,
-        "same_owner_tables": tournament.same_owner_tables,
-        "alpha": ALPHA,
-        "error_control": "Holm (family-wise error rate) over every test of every pair",
-        "margin": round(MARGIN, 4),
-        "tests": len(found.findings),
-        "min_chances": MIN_CHANCES,
-        "min_together": MIN_TOGETHER,
-        "flags": [
-            {
-                "pair": [names[version] for version in finding.pair],
-                "test": str(finding.test),
-                "statistic": round(finding.statistic, 3),
-                "effect": round(finding.effect, 3),
-                "p_value": finding.p_value,
-                "p_raw": finding.p_raw,
-                "pair_rate": round(finding.pair_rate, 4),
-                "others_rate": round(finding.others_rate, 4),
-                "opportunities": finding.opportunities,
-                "matches": matches_together(session, tournament.id, finding.pair),
-                "outcome": _outcome(found.outcome(finding.pair)),
-            }
-            for finding in found.flags
-        ],
-    }
-
-
-def _outcome(finding: Finding | None) -> dict[str, Any] | None:
-    """The pair's places together, as evidence beside a flag (never a flag by itself)."""
-    if finding is None:
-        return None
-    return {
-        "places_gained": round(finding.effect, 3),
-        "others_ahead": round(finding.pair_rate, 3),
-        "others_ahead_expected": round(finding.others_rate, 3),
-        "statistic": round(finding.statistic, 3),
-        "p_raw": finding.p_raw,
-        "matches": finding.opportunities,
-    }
-
-
-def _names(session: Session, versions: set[int]) -> dict[int, str]:
+def names(session: Session, versions: set[int]) -> dict[int, str]:
     """Each version's registered name: the bot's, with its version when not the first."""
     rows = session.execute(
         select(BotVersion.id, RegisteredBot.name, BotVersion.number)

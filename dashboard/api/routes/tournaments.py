@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter, status
 
 from arena.engine import Ruleset
+from arena.services import fairplay
 from arena.services import tournaments as tournament_service
 from arena.services.tournaments import TournamentRequest
-from arena.store import fairplay
 from arena.store import tournaments as tournament_store
 from arena.store.rights import check_may_run
 from dashboard.deps import ActorDep, OwnerDep, PlatformDep, SessionDep
