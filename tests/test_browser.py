@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import re
 import shutil
@@ -25,7 +26,7 @@ from arena.abtest.sprt import Bounds
 from arena.engine import Ruleset
 from arena.platform import queue as work_queue
 from arena.platform.settings import Settings
-from arena.store import abtests, competitions, ladder
+from arena.store import abtests, bots, competitions, ladder, tournaments
 from arena.store import matches as match_store
 from arena.store.models import (
     BotKind,
@@ -40,7 +41,7 @@ from dashboard.app import create_app
 from tests.support.api import auth, played_tournament
 from tests.support.cli import run_queued_jobs
 from tests.support.services import redis_test_url
-from tests.support.store import SAMPLES, play, play_abtest
+from tests.support.store import SAMPLES, play, play_abtest, play_out
 from tests.support.waiting import HANG_SECONDS
 
 pytestmark = pytest.mark.browser
@@ -720,3 +721,39 @@ def test_an_owner_stages_tests_promotes_rolls_back_and_studies_a_lost_match(
     moves = page.locator("nav.replay-moves")
     colour = moves.evaluate("e => getComputedStyle(e).backgroundColor")
     assert colour in ("rgba(0, 0, 0, 0)", "transparent"), "the site's dark bar is not the panel's"
+
+
+def test_a_knockout_s_bracket_and_standings_in_the_browser(
+    browser_page: Page, base_url: str, served: tuple[FastAPI, str]
+) -> None:
+    """A knockout played to its final: the page draws its rounds side by side, each table
+    best first with its scores, and the standings with the final's winner first."""
+    app, _ = served
+    db = app.state.platform.db
+    names = [f"ko{i}" for i in range(8)]
+    db.transaction(
+        lambda s: [
+            bots.add_bot(s, name, BotKind.SAMPLE, SAMPLES[i % len(SAMPLES)])
+            for i, name in enumerate(names)
+        ]
+    )
+    rules = Ruleset.parse("classic")
+    db.transaction(
+        lambda s: tournaments.create(s, "ko", rules, names, 4, 1, format="knockout", advance=2)
+    )
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # Playwright's loop runs here
+        assert pool.submit(play_out, db, "ko").result() == 2 * 4 + 4
+    page = browser_page
+    page.goto(f"{base_url}/tournaments/ko")
+    expect(page.locator("h2", has_text="Bracket")).to_be_visible()
+    rounds = page.locator("#rounds td.round")
+    expect(rounds).to_have_count(2)
+    first, final = rounds.nth(0).bounding_box(), rounds.nth(1).bounding_box()
+    assert first and final and final["x"] > first["x"], "the rounds stand side by side"
+    expect(rounds.nth(0).locator("ol.round-table")).to_have_count(2)
+    expect(rounds.nth(1).locator("ol.round-table li")).to_have_count(4)
+    winner = rounds.nth(1).locator("ol.round-table li a").first.text_content()
+    standings = page.locator("#standings tbody tr")
+    expect(standings).to_have_count(8)
+    expect(standings.first.locator("td.bot a")).to_have_text(winner or "")
+    expect(standings.first.locator("td").first).to_have_text("1")

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from arena.engine import Ruleset
-from arena.store import bots, matches, scheduling, tournaments
+from arena.store import bots, tournaments
 from arena.store.db import Database
 from arena.store.errors import Invalid
 from arena.store.models import (
@@ -23,7 +23,7 @@ from arena.store.models import (
 from arena.tournament.formats import ROUND_FORMATS
 from arena.tournament.rounds import Field, TableResult
 from tests.support.api import auth
-from tests.support.store import SAMPLES, add_samples, play
+from tests.support.store import SAMPLES, add_samples, play_out
 
 SWISS, KNOCKOUT = ROUND_FORMATS["swiss"], ROUND_FORMATS["knockout"]
 
@@ -124,22 +124,6 @@ def _field(db: Database, count: int) -> list[str]:
     return names
 
 
-def _play_out(db: Database, name: str) -> int:
-    """Play the tournament as workers do: claim what is queued, record, refill."""
-    jobs = db.transaction(lambda s: tournaments.start(s, name))
-    played = 0
-    while jobs:
-        for match_id, _ in jobs:
-            plan = matches.claim(db, match_id, "w")
-            assert plan is not None
-            assert matches.record(db, plan, play(plan), 1.0)
-            played += 1
-        with db.read() as s:
-            found = tournaments.get(s, name)
-        jobs = scheduling.refill(db, found.id, found.format)
-    return played
-
-
 @pytest.mark.parametrize(
     ("format", "count", "option", "expected_matches"),
     [("swiss", 8, 3, 3 * 2 * 4), ("knockout", 8, 2, 2 * 4 + 4)],
@@ -154,7 +138,7 @@ def test_a_tournament_in_rounds_plays_through_the_store_to_its_standings(
             s, "cup", rules, names, 4, option, seed="s", format=format, advance=option
         )
     )
-    assert _play_out(db, "cup") == expected_matches
+    assert play_out(db, "cup") == expected_matches
     with db.read() as s:
         status = tournaments.status(s, "cup")
         found = tournaments.get(s, "cup")
@@ -206,7 +190,7 @@ def test_the_tournament_page_draws_the_rounds_and_the_standings(
     arena.db.transaction(
         lambda s: tournaments.create(s, "cup", rules, names, 4, 2, format=format, advance=2)
     )
-    _play_out(arena.db, "cup")
+    play_out(arena.db, "cup")
     page = client.get("/tournaments/cup")
     assert page.status_code == 200
     assert f"<h2>{heading}</h2>" in page.text and "<h2>Standings</h2>" in page.text

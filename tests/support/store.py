@@ -11,7 +11,7 @@ from arena.engine import Ruleset
 from arena.fairplay.counting import Tally
 from arena.referee import Referee, RefereeSettings
 from arena.referee.log import MatchLog
-from arena.store import bots, matches, tournaments
+from arena.store import bots, matches, scheduling, tournaments
 from arena.store.db import Database
 from arena.store.models import MatchStatus, Tournament, TournamentMatch
 from worker.seats import seats_for
@@ -130,3 +130,21 @@ def alices_running_table(db: Database, seed: str) -> tuple[int, int, list[int]]:
     assert plan is not None and matches.record(db, plan, play(plan), 1.0)
     seat = next(i for i, s in enumerate(plan.seats) if s.name == "mine v1")
     return first, seat, rest
+
+
+def play_out(db: Database, name: str) -> int:
+    """Play tournament ``name`` as workers do, whatever its format: claim what is queued,
+    record it, refill (a ladder's tables, an A/B test's pairs, a round when the last is
+    over) until nothing more is queued; the matches played."""
+    jobs = db.transaction(lambda s: tournaments.start(s, name))
+    played = 0
+    while jobs:
+        for match_id, _ in jobs:
+            plan = matches.claim(db, match_id, "test")
+            assert plan is not None
+            assert matches.record(db, plan, play(plan), 1.0)
+            played += 1
+        with db.read() as s:
+            found = tournaments.get(s, name)
+        jobs = scheduling.refill(db, found.id, found.format)
+    return played
