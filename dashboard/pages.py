@@ -15,8 +15,9 @@ from markupsafe import Markup
 from sqlalchemy.orm import Session
 
 from arena.engine import Ruleset
+from arena.services import abtests as abtest_service
 from arena.services import fairplay
-from arena.store import abtests, competitions, qualifications
+from arena.store import competitions, qualifications
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
 from arena.store.models import MatchStatus
@@ -206,13 +207,13 @@ def fairplay_page(name: str, platform: PlatformDep) -> HTMLResponse:
 
 @router.get("/abtests", response_class=HTMLResponse)
 def abtests_page(session: SessionDep) -> HTMLResponse:
-    return render("abtests.html", tests=abtests.listing(session))
+    return render("abtests.html", tests=abtest_service.listing(session))
 
 
 @router.get("/abtests/{name}", response_class=HTMLResponse)
 def abtest_page(name: str, session: SessionDep) -> HTMLResponse:
     try:
-        found = abtests.status(session, name)
+        found = abtest_service.status(session, name)
     except StoreError as error:
         raise _not_found(error) from None
     return render("abtest.html", a=found, c=charts.llr_chart(found["history"], found["bounds"]))
@@ -230,7 +231,7 @@ def bot_page(name: str, session: SessionDep) -> HTMLResponse:
         charts={t: rating_chart(history) for t, history in bot.ratings.items()},
         duplicates=bot_queries.duplicate_tournaments(session, list(bot.ratings)),
         unreachable_streak=bot_queries.UNREACHABLE_STREAK,
-        abtests=abtests.of_bot(session, name),
+        abtests=abtest_service.of_bot(session, name),
     )
 
 

@@ -18,6 +18,7 @@ from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
+from arena.services import abtests as abtest_service
 from arena.store import abtests, bots, competitions, matches, releases
 from arena.store.db import Database
 from arena.store.errors import Conflict, Forbidden, Invalid
@@ -315,7 +316,7 @@ def test_pairs_share_their_deal_and_table_and_the_test_stops_itself(db: Database
 
 def _status(db: Database, name: str = "ab") -> dict:
     with db.read() as s:
-        return abtests.status(s, name)
+        return abtest_service.status(s, name)
 
 
 def test_a_pair_is_counted_once_however_often_its_closing_is_seen(db: Database) -> None:

@@ -65,10 +65,10 @@ class Platform:
         return len(jobs)
 
     def abtest_status(self, name: str) -> dict[str, Any]:
-        from arena.store import abtests
+        from arena.services import abtests as abtest_service
 
         with self.db.read() as session:
-            return abtests.status(session, name)
+            return abtest_service.status(session, name)
 
     def tournament_status(self, name: str) -> dict[str, Any]:
         with self.db.read() as session:

@@ -7,6 +7,7 @@ from fastapi import APIRouter, status
 from arena.abtest.sprt import Bounds
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
+from arena.services import abtests as abtest_service
 from arena.store import abtests
 from arena.store.errors import Invalid
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
@@ -19,7 +20,7 @@ NOT_YOURS: Responses = {401: {"description": "No token"}, 403: {"description": "
 
 @router.get("/abtests/{name}", response_model=AbTestPublic, responses=NOT_FOUND)
 def get_abtest(name: str, session: SessionDep) -> AbTestPublic:
-    return AbTestPublic.model_validate(abtests.status(session, name))
+    return AbTestPublic.model_validate(abtest_service.status(session, name))
 
 
 @router.post(
@@ -57,7 +58,7 @@ def create_abtest(body: AbTestCreate, owner: OwnerDep, platform: PlatformDep) ->
         )
     )
     with platform.db.read() as session:
-        return AbTestPublic.model_validate(abtests.status(session, body.name))
+        return AbTestPublic.model_validate(abtest_service.status(session, body.name))
 
 
 @router.post(

@@ -1,0 +1,181 @@
+"""A/B tests as the CLI, the API and the pages read them: where a test stands in plain
+data and one sentence, and the lists of tests. The store (arena.store.abtests) keeps
+the tests, their pairs and the SPRT's steps."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from arena.abtest import sprt
+from arena.store.abtests import get
+from arena.store.models import (
+    AbTest,
+    AbTestPair,
+    AbTestStatus,
+    BotVersion,
+    MatchStatus,
+    RegisteredBot,
+    TournamentMatch,
+)
+
+
+def status(session: Session, name: str) -> dict[str, Any]:
+    """Where the test stands (plain data: the CLI's --json, the API, the page). Every
+    figure is the new version's against the base's: positive means the new one is
+    better. ``elo`` and ``elo_ci`` are absent (None) until they are finite."""
+    test = get(session, name)
+    bounds = sprt.Bounds(test.elo0, test.elo1, test.alpha, test.beta)
+    estimate = sprt.estimate(test.counts)
+    ends = _match_ends(session, test.tournament_id)
+    running = test.status is AbTestStatus.RUNNING
+    left = sprt.pairs_left(test.llr, test.pairs, bounds) if running else 0
+    if left is not None:
+        left = min(2 * left, max(0, test.max_matches - 2 * test.pairs))
+    history = session.execute(
+        select(AbTestPair.counted, AbTestPair.llr)
+        .where(AbTestPair.abtest_id == test.id)
+        .order_by(AbTestPair.counted)
+    ).all()
+    field = session.scalars(select(BotVersion).where(BotVersion.id.in_(test.field))).all()
+    by_id = {v.id: v for v in field}
+    interval = [_finite(estimate.elo_low), _finite(estimate.elo_high)]
+    return {
+        "name": test.name,
+        "status": test.status.value,
+        "outcome": _outcome(test, bounds, ends),
+        "promote": test.promote,
+        "new": _side(test.new_version),
+        "base": _side(test.base_version),
+        "field": [_side(by_id[v]) for v in test.field if v in by_id],
+        "table_size": test.tournament.table_size,
+        "rules": test.tournament.rules,
+        "tournament": test.tournament.name,
+        "elo0": test.elo0,
+        "elo1": test.elo1,
+        "alpha": test.alpha,
+        "beta": test.beta,
+        "bounds": [bounds.lower, bounds.upper],
+        "llr": test.llr,
+        "pairs": test.pairs,
+        "matches": ends.get(MatchStatus.DONE, (0, None))[0],
+        "uncounted": {k.value: n for k, (n, _) in ends.items() if k is not MatchStatus.DONE},
+        "max_matches": test.max_matches,
+        "matches_left": left,
+        "counts": list(test.counts),
+        "class_scores": sprt.class_scores(test.tournament.table_size),
+        "class_places": class_places(test.tournament.table_size),
+        "score": estimate.score if test.pairs else None,
+        "elo": _finite(estimate.elo) if test.pairs else None,
+        "elo_ci": interval if test.pairs and None not in interval else None,
+        "history": [[2 * counted, value] for counted, value in history],
+        "created_at": test.created_at.isoformat(),
+        "finished_at": test.finished_at.isoformat() if test.finished_at else None,
+    }
+
+
+def class_places(table_size: int) -> list[int]:
+    """Each pair class as the places the new version finished ahead of the base on its
+    deal (new minus base: positive is better), from ``-(K - 1)`` to ``K - 1``."""
+    return list(range(-(table_size - 1), table_size))
+
+
+def _match_ends(session: Session, tournament_id: int) -> dict[MatchStatus, tuple[int, str | None]]:
+    """The test's matches by status: how many, and the error most of them ended with."""
+    rows = session.execute(
+        select(TournamentMatch.status, TournamentMatch.error, func.count())
+        .where(TournamentMatch.tournament_id == tournament_id)
+        .group_by(TournamentMatch.status, TournamentMatch.error)
+    ).all()
+    ends: dict[MatchStatus, tuple[int, str | None]] = {}
+    commonest: dict[MatchStatus, int] = {}
+    for status, error, count in rows:
+        key = MatchStatus(status)
+        total, said = ends.get(key, (0, None))
+        if count > commonest.get(key, 0):
+            commonest[key], said = count, error
+        ends[key] = (total + count, said)
+    return ends
+
+
+def _outcome(
+    test: AbTest, bounds: sprt.Bounds, ends: dict[MatchStatus, tuple[int, str | None]]
+) -> str:
+    """The test's state in one sentence: the verdict, or why there is none."""
+    pairs = f"{test.pairs} pair{'' if test.pairs == 1 else 's'} counted"
+    if test.status is AbTestStatus.CREATED:
+        return f"not started: arena abtest start {test.name}"
+    if test.status is AbTestStatus.RUNNING:
+        where = f"LLR {test.llr:+.2f} between {bounds.lower:.2f} and {bounds.upper:.2f}"
+        return f"running: {pairs}, {where}"
+    if test.status is AbTestStatus.ACCEPTED:
+        said = f"accepted after {pairs}: the new version is better (elo >= {test.elo1:g})"
+        return said + ("; it went live" if test.promote else "")
+    if test.status is AbTestStatus.REJECTED:
+        return f"rejected after {pairs}: the new version is not better by {test.elo1:g} elo"
+    lost = _uncounted(ends)
+    if test.status is AbTestStatus.STOPPED:
+        return f"stopped undecided with {pairs}" + (f"; {lost}" if lost else "")
+    return f"capped: its {test.max_matches} matches were spent with {pairs}, undecided" + (
+        f"; {lost}" if lost else ""
+    )
+
+
+def _uncounted(ends: dict[MatchStatus, tuple[int, str | None]]) -> str:
+    """The matches that did not count and why (a failure or a withdrawal's error)."""
+    parts = []
+    for status, (count, error) in sorted(ends.items()):
+        if status in (MatchStatus.FAILED, MatchStatus.STALE) and count:
+            why = f" ({error})" if error else ""
+            parts.append(
+                f"{count} {'failed' if status is MatchStatus.FAILED else 'withdrawn'}{why}"
+            )
+    return f"matches that did not count: {', '.join(parts)}" if parts else ""
+
+
+def _finite(value: float) -> float | None:
+    """JSON has no infinity: an unbounded end is None."""
+    return value if abs(value) != float("inf") else None
+
+
+def _side(version: BotVersion) -> dict[str, Any]:
+    return {"bot": version.bot.name, "version": version.number}
+
+
+def of_bot(session: Session, bot_name: str) -> list[dict[str, Any]]:
+    """The tests a bot's versions took part in, newest first (the bot's page)."""
+    bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == bot_name))
+    if bot is None:
+        return []
+    ids = [v.id for v in bot.versions]
+    return _rows(
+        session.scalars(
+            select(AbTest)
+            .where(AbTest.new_version_id.in_(ids) | AbTest.base_version_id.in_(ids))
+            .order_by(AbTest.id.desc())
+        ).all()
+    )
+
+
+def listing(session: Session) -> list[dict[str, Any]]:
+    """Every test, newest first."""
+    return _rows(session.scalars(select(AbTest).order_by(AbTest.id.desc())).all())
+
+
+def _rows(tests: Sequence[AbTest]) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": t.name,
+            "status": t.status.value,
+            "new": _side(t.new_version),
+            "base": _side(t.base_version),
+            "llr": t.llr,
+            "pairs": t.pairs,
+            "elo": _finite(sprt.estimate(t.counts).elo) if t.pairs else None,
+            "created_at": t.created_at.isoformat(),
+        }
+        for t in tests
+    ]
