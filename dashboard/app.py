@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import fastapi_offline
@@ -12,6 +15,8 @@ from fastapi.staticfiles import StaticFiles
 
 from arena.platform import Platform
 from arena.platform.settings import Settings
+from arena.platform.tables import TableRoom
+from arena.store.cache import ArtifactCache
 from dashboard import api, errors, operations, pages
 from dashboard.cache import PageCache
 from dashboard.limits import BodyLimit
@@ -28,8 +33,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         "leaderboards, matches and their logs.",
         docs_url=None,  # served below from local files: the default loads them from a CDN
         redoc_url=None,
+        lifespan=_lifespan,
     )
-    app.state.platform = Platform(settings)
+    platform = app.state.platform = Platform(settings)
+    cache = ArtifactCache(platform.settings.data_dir / "artifacts", platform.db)
+    app.state.tables = TableRoom(platform.db, cache, platform.settings.table_limits)
     app.add_middleware(BodyLimit)  # outside every route: a body over the cap is never read
     seconds = app.state.platform.settings.page_cache_seconds
     app.add_middleware(PageCache, default_seconds=seconds)  # public pages, kept a moment
@@ -42,6 +50,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=Path(__file__).parent / "static"), name="static")
     _offline_docs(app)
     return app
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """People's tables left playing by an earlier site are abandoned; those this one
+    plays stop with it."""
+    tables: TableRoom = app.state.tables
+    await asyncio.to_thread(tables.abandon_left_over)
+    yield
+    await tables.close()
 
 
 def _offline_docs(app: FastAPI) -> None:

@@ -57,7 +57,16 @@ MAX_BODY_BYTES = 2 * 2**20
 #: loop that serves the kept ones (40 at once made every kept page wait seconds)
 MAKERS = 2
 #: paths never kept whatever they say: the operator's, the live ones, the probes'
-NEVER = ("/metrics", "/healthz", "/readyz", "/api/v1/operator", "/api/v1/owner", "/live")
+NEVER = (
+    "/metrics",
+    "/healthz",
+    "/readyz",
+    "/api/v1/operator",
+    "/api/v1/owner",
+    "/live",
+    "/api/v1/tables",
+    "/tables",
+)
 
 
 def public(seconds: float) -> dict[str, str]:

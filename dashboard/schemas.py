@@ -53,6 +53,17 @@ class VersionPublic(BaseModel):
 class BotPublic(BaseModel):
     name: str
     versions: list[VersionPublic]
+    #: its owner lets people play it at tables (/play)
+    people_may_play: bool = True
+    #: its owner lets other owners choose it as a scrimmage's rival
+    scrimmage_rival: bool = True
+
+
+class Consent(BaseModel):
+    """What a bot's owner allows (a field left out is unchanged)."""
+
+    people: bool | None = None
+    scrimmages: bool | None = None
 
 
 class VersionCreate(BaseModel):
@@ -511,3 +522,57 @@ class TournamentPage(TournamentDetail):
     #: format's standings
     rounds: list[dict[str, Any]] = []
     standings: list[dict[str, Any]] = []
+
+
+class TableCreate(BaseModel):
+    """A person's table: the rules preset, the bots beside them in seat order
+    (``sample:NAME``, or a qualified bot as ``BOT`` or ``BOT:N`` whose owner lets people
+    play it), and their own seat."""
+
+    rules: str = Field("classic", max_length=40)
+    bots: list[str] = Field(min_length=1, max_length=7)
+    seat: int = Field(0, ge=0, le=7)
+
+
+class TableCreated(BaseModel):
+    id: str
+    seat: int
+    match_id: str
+    names: list[str]
+    #: the page to play it on
+    url: str
+
+
+class TableAction(BaseModel):
+    """An action in the match log's JSON form (docs/match-log.md), e.g.
+    ``{"do": "play", "cards": ["7C"], "rank": "7"}`` or ``{"do": "challenge"}``."""
+
+    action: dict[str, Any]
+
+
+class TableState(BaseModel):
+    """A table as its person sees it. ``status``: ``your_turn`` (``legal`` lists the
+    actions allowed: a play as the ranks it may claim and the cards it may hold),
+    ``waiting`` (the bots are moving), ``done`` or ``abandoned`` (the site stopped)."""
+
+    id: str
+    match_id: str
+    seat: int
+    names: list[str]
+    status: Literal["your_turn", "waiting", "done", "abandoned"]
+    observation: dict[str, Any] | None = None
+    legal: list[dict[str, Any]] = []
+    seconds_left: float | None = None
+    deadline: float | None = None
+    deal: int | None = None
+    deals: int | None = None
+    strikes: int = 0
+    illegal: int = 0
+    #: why the last action was refused (an illegal action, counted as the rules say)
+    refused: str | None = None
+    #: the public events of the deal in play so far
+    history: list[dict[str, Any]] = []
+    #: once done: the person's place, forfeit, and the ranking by names
+    place: int | None = None
+    forfeit: str | None = None
+    ranking: list[list[str]] = []

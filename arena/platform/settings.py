@@ -44,6 +44,18 @@ _OFF = ("", "0", "false", "no")
 
 
 @dataclass(frozen=True)
+class TableLimits:
+    """People's tables (/play): the time a person has, and how many tables play at once."""
+
+    #: seconds a person has for each decision before the time bank is drawn on
+    deadline: float = 60.0
+    #: seconds per match beyond the deadlines
+    time_bank: float = 300.0
+    #: tables in play at once on one site (more are refused until one ends)
+    live: int = 16
+
+
+@dataclass(frozen=True)
 class Settings:
     data_dir: Path
     database_url: str
@@ -64,6 +76,7 @@ class Settings:
     worker_metrics: str | None = None
     #: seconds the dashboard keeps a public page or list it made (0: never)
     page_cache_seconds: float = 1.0
+    table_limits: TableLimits = field(default_factory=TableLimits)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -96,6 +109,11 @@ class Settings:
             allow_private_endpoints=_switch(env, "ARENA_ALLOW_PRIVATE_ENDPOINTS"),
             worker_metrics=env.get("ARENA_WORKER_METRICS") or None,
             page_cache_seconds=_not_negative(env, "ARENA_PAGE_CACHE_SECONDS", 1.0),
+            table_limits=TableLimits(
+                deadline=_positive(env, "ARENA_TABLE_DEADLINE", TableLimits.deadline),
+                time_bank=_positive(env, "ARENA_TABLE_TIME_BANK", TableLimits.time_bank),
+                live=_positive(env, "ARENA_TABLES", TableLimits.live),
+            ),
         )
 
 

@@ -15,6 +15,8 @@ class FailureKind(StrEnum):
     ILLEGAL_LIMIT = "illegal_limit"
     #: an uploaded bot used more CPU in one match than its budget
     CPU_LIMIT = "cpu_limit"
+    #: a person left the table (arena.referee.person)
+    LEFT = "left"
 
 
 class SeatTimeout(Exception):

@@ -168,6 +168,10 @@ class RegisteredBot(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("owners.id"))
+    #: the owner's consent: people may sit at a table with this bot (/play)
+    people_may_play: Mapped[bool] = mapped_column(Boolean, default=True)
+    #: the owner's consent: other owners may choose this bot as a scrimmage's rival
+    scrimmage_rival: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
     versions: Mapped[list[BotVersion]] = relationship(
         back_populates="bot", order_by="BotVersion.number"
@@ -526,6 +530,38 @@ class StoredLog(Base):
     #: the JSON match log, zlib-compressed
     data: Mapped[bytes] = mapped_column(LargeBinary)
     size: Mapped[int] = mapped_column(Integer)
+
+
+class TableStatus(StrEnum):
+    PLAYING = "playing"
+    DONE = "done"
+    #: the platform stopped while it was played (the site restarted): nobody's loss
+    ABANDONED = "abandoned"
+
+
+class PlayedTable(Base):
+    """A match a person played at a table with bots (/play): unranked, never on a
+    leaderboard. Its id is the person's key to the seat: long and unguessable."""
+
+    __tablename__ = "tables"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    #: the match log's id
+    match_id: Mapped[str] = mapped_column(String(64), unique=True)
+    #: the person's name at the table: an owner's name, else a guest's
+    person: Mapped[str] = mapped_column(String(100))
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("owners.id"), index=True)
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: the players' names by seat
+    names: Mapped[list[str]] = mapped_column(JSON)
+    seat: Mapped[int] = mapped_column(Integer)
+    status: Mapped[TableStatus] = mapped_column(_enum(TableStatus), default=TableStatus.PLAYING)
+    #: the person's place once it is over (1 first)
+    place: Mapped[int | None] = mapped_column(Integer)
+    forfeit_kind: Mapped[str | None] = mapped_column(String(32))
+    #: the full match log, as arena.store.logs stores one
+    log: Mapped[bytes | None] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+    finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
 
 class Artifact(Base):

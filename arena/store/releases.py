@@ -182,3 +182,23 @@ def check_owner(bot: RegisteredBot, owner: Owner | None) -> None:
     the operator (None), any."""
     if owner is not None and bot.owner_id != owner.id:
         raise Forbidden(f"{bot.name} is not your bot")
+
+
+def set_consent(
+    session: Session,
+    name: str,
+    owner: Owner | None,
+    people: bool | None = None,
+    scrimmages: bool | None = None,
+) -> RegisteredBot:
+    """The owner's consent for their bot: that people play it at tables, that other
+    owners choose it as a scrimmage's rival (None: unchanged)."""
+    bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == name))
+    if bot is None:
+        raise NotFound(f"no bot named {name!r}")
+    check_owner(bot, owner)
+    if people is not None:
+        bot.people_may_play = people
+    if scrimmages is not None:
+        bot.scrimmage_rival = scrimmages
+    return bot

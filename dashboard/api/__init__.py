@@ -2,7 +2,15 @@
 
 from fastapi import APIRouter
 
-from dashboard.api.routes import abtests, bots, competitions, matches, owners, tournaments
+from dashboard.api.routes import (
+    abtests,
+    bots,
+    competitions,
+    matches,
+    owners,
+    tables,
+    tournaments,
+)
 
 router = APIRouter(prefix="/api/v1")
 router.include_router(bots.router)
@@ -11,3 +19,4 @@ router.include_router(competitions.router)
 router.include_router(abtests.router)
 router.include_router(matches.router)
 router.include_router(owners.router)
+router.include_router(tables.router)

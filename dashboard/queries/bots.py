@@ -84,7 +84,12 @@ def bot_owners(session: Session) -> dict[str, str]:
 
 def _bot_summary(bot: RegisteredBot, gates: dict[int, str], owners_view: bool = False) -> BotPublic:
     versions = [_version(v, gates.get(v.id), owners_view) for v in bot.versions]
-    return BotPublic(name=bot.name, versions=versions)
+    return BotPublic(
+        name=bot.name,
+        versions=versions,
+        people_may_play=bot.people_may_play,
+        scrimmage_rival=bot.scrimmage_rival,
+    )
 
 
 def _version(

@@ -23,6 +23,7 @@ from dashboard.queries import bots as bot_queries
 from dashboard.schemas import (
     BotCreate,
     BotPublic,
+    Consent,
     LiveVersion,
     Promotion,
     Responses,
@@ -110,6 +111,21 @@ def rollback(name: str, actor: ActorDep, platform: PlatformDep, session: Session
     """Make the version live before the live one live again."""
     bot_queries.bot_exists(session, name)
     return _release(platform, lambda s, owner: releases.rollback(s, name, owner), actor)
+
+
+@router.patch("/bots/{name}/consent", response_model=BotPublic, responses=RELEASE_ERRORS)
+def consent(
+    name: str, body: Consent, actor: ActorDep, platform: PlatformDep, session: SessionDep
+) -> BotPublic:
+    """What the owner allows: ``people`` (that people play the bot at tables) and
+    ``scrimmages`` (that other owners choose it as a scrimmage's rival)."""
+    platform.db.transaction(
+        lambda s: releases.set_consent(
+            s, name, s.get(Owner, actor.id) if actor else None, body.people, body.scrimmages
+        )
+    )
+    with platform.db.read() as fresh:
+        return bot_queries.bot(fresh, name)
 
 
 def _release(

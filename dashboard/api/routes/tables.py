@@ -1,0 +1,131 @@
+"""People's tables: sit with bots, play a seat action by action, read the log once done."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Request, Response, status
+from fastapi.responses import JSONResponse
+
+from arena.engine import ActionError, action_from_dict
+from arena.platform.tables import TableRoom
+from arena.referee.person import NotAsked
+from arena.services import tables as table_service
+from arena.store import tables as store
+from arena.store.errors import Conflict, Invalid
+from dashboard.deps import PlatformDep, ReaderDep, SessionDep
+from dashboard.schemas import Responses, TableAction, TableCreate, TableCreated, TableState
+
+router = APIRouter(tags=["tables"])
+NOT_FOUND: Responses = {404: {"description": "No such table"}}
+TableId = Annotated[str, Path(min_length=8, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
+#: a table's answers are its person's alone: never kept by a cache
+PRIVATE = {"Cache-Control": "private, no-store"}
+
+
+def room(request: Request) -> TableRoom:
+    tables: TableRoom = request.app.state.tables
+    return tables
+
+
+@router.post(
+    "/tables",
+    response_model=TableCreated,
+    status_code=status.HTTP_201_CREATED,
+    responses={
+        400: {"description": "Unknown rules or bot, a table size the rules refuse"},
+        403: {"description": "A bot whose owner does not let people play it"},
+        503: {"description": "As many tables play as the site allows"},
+    },
+)
+async def create_table(
+    body: TableCreate,
+    request: Request,
+    response: Response,
+    platform: PlatformDep,
+    reader: ReaderDep,
+) -> TableCreated:
+    """Sit at a table with bots. With an owner's token the person is named by the
+    owner's name, else ``guest``. The id is the key to the seat: keep it."""
+    asked = table_service.TableRequest(tuple(body.bots), body.rules, body.seat)
+    with platform.db.read() as session:
+        plan = table_service.plan(session, asked, reader)
+    table = await room(request).open(plan)
+    response.headers.update(PRIVATE)
+    return TableCreated(
+        id=table.id,
+        seat=plan.seat,
+        match_id=table.match_id,
+        names=plan.names,
+        url=f"/tables/{table.id}",
+    )
+
+
+@router.get("/tables/{table_id}", response_model=TableState, responses=NOT_FOUND)
+async def get_table(
+    table_id: TableId,
+    request: Request,
+    wait: Annotated[
+        float, Query(ge=0, le=30, description="Seconds to wait for your turn or the end")
+    ] = 0,
+) -> JSONResponse:
+    state = await room(request).state(table_id, wait)
+    return JSONResponse(TableState.model_validate(state).model_dump(), headers=PRIVATE)
+
+
+@router.post(
+    "/tables/{table_id}/act",
+    response_model=TableState,
+    responses={
+        **NOT_FOUND,
+        400: {"description": "Not an action (an illegal one is played, refused and counted)"},
+        409: {"description": "Not your turn"},
+    },
+)
+async def act(table_id: TableId, body: TableAction, request: Request) -> JSONResponse:
+    """Play your action. An illegal one is refused with the reason (``refused``) and
+    counted as the rules say; the answer is the table once the bots have moved."""
+    try:
+        action = action_from_dict(body.action)
+    except ActionError as error:
+        raise Invalid(str(error)) from None
+    tables = room(request)
+    if table_id not in tables.live:
+        await tables.state(table_id)  # NotFound for a table that never was
+        raise Conflict("the table is over")
+    try:
+        state = await tables.act(table_id, action)
+    except NotAsked as error:
+        raise Conflict(str(error)) from None
+    return JSONResponse(TableState.model_validate(state).model_dump(), headers=PRIVATE)
+
+
+@router.post(
+    "/tables/{table_id}/leave", status_code=status.HTTP_204_NO_CONTENT, responses=NOT_FOUND
+)
+async def leave(table_id: TableId, request: Request) -> Response:
+    """Leave the table: your seat forfeits (the bots play on)."""
+    tables = room(request)
+    if table_id not in tables.live:
+        await tables.state(table_id)
+        raise Conflict("the table is over")
+    tables.leave(table_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT, headers=PRIVATE)
+
+
+@router.get(
+    "/tables/{table_id}/log",
+    responses={
+        **NOT_FOUND,
+        200: {
+            "description": "The table's full match log (docs/match-log.md), once it is over",
+            "content": {"application/json": {"schema": {"type": "object"}}},
+        },
+    },
+)
+def get_log(table_id: TableId, session: SessionDep) -> JSONResponse:
+    log = store.log_of(session, table_id)
+    return JSONResponse(
+        log,
+        headers={"Content-Disposition": f'attachment; filename="table-{table_id}.json"', **PRIVATE},
+    )
