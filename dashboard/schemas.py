@@ -570,8 +570,9 @@ class TableState(BaseModel):
     illegal: int = 0
     #: why the last action was refused (an illegal action, counted as the rules say)
     refused: str | None = None
-    #: the public events of the deal in play so far
+    #: the public events of the deal in play so far, and the same in English
     history: list[dict[str, Any]] = []
+    said: list[str] = []
     #: once done: the person's place, forfeit, and the ranking by names
     place: int | None = None
     forfeit: str | None = None

@@ -757,3 +757,53 @@ def test_a_knockout_s_bracket_and_standings_in_the_browser(
     expect(standings).to_have_count(8)
     expect(standings.first.locator("td.bot a")).to_have_text(winner or "")
     expect(standings.first.locator("td").first).to_have_text("1")
+
+
+def _take_a_turn(page: Page, turn: int) -> str:
+    """One decision by clicks: challenge every third time it may, else play the hand's
+    first card claiming the first rank offered, else believe, pass or keep the fours.
+    What was done."""
+    if page.locator("#challenge").is_visible() and turn % 3 == 0:
+        page.locator("#challenge").click()
+        return "challenge"
+    if page.locator("#claim").is_visible():
+        page.locator(".seat.mine button.card").first.click()
+        expect(page.locator(".seat.mine button.card.chosen")).to_have_count(1)
+        page.locator("#claim-rank").select_option(index=0)
+        page.locator("#play-cards").click()
+        return "play"
+    for kind in ("believe", "pass", "quartets"):
+        if page.locator(f"#{kind}").is_visible():
+            page.locator(f"#{kind}").click()
+            return kind
+    raise AssertionError("a turn with nothing to click")
+
+
+def test_a_person_plays_a_whole_match_by_clicks_then_opens_its_replay(
+    browser_page: Page, base_url: str
+) -> None:
+    """/play seats a guest with three samples; the match is played by clicking cards,
+    claiming and calling, refereed as for bots (nothing refused); its replay follows."""
+    page = browser_page
+    page.goto(f"{base_url}/play")
+    page.locator("#sit").click()
+    page.wait_for_url(re.compile(r"/tables/[\w-]+$"))
+    status = page.locator("#status")
+    done: list[str] = []
+    while True:
+        expect(status).to_contain_text(re.compile("Your turn|Over"), timeout=HANG_SECONDS * 1000)
+        if "Over" in (status.text_content() or ""):
+            break
+        expect(page.locator(".seat.mine")).to_have_count(1)
+        done.append(_take_a_turn(page, len(done)))
+        expect(page.locator("#refused")).to_be_hidden()
+    assert "play" in done and "challenge" in done, done
+    expect(status).to_contain_text(re.compile(r"you placed \d\w\w of 4"))
+    page.locator("#replay-link").click()
+    expect(page.locator("#outcome")).to_contain_text("you placed")
+    frames = json.loads(page.locator("#frames").text_content())
+    expect(page.locator("#moves a.move")).to_have_count(len(frames))
+    guest = [f for f in frames if f.get("seat") == 0 and f["kind"] != "end"]
+    assert len(guest) == len(done), "every click is a step of the replay"
+    page.locator("#forward").click()
+    expect(page.locator("#position")).to_have_text(re.compile(r"^step 1 / "))

@@ -244,3 +244,20 @@ def _unreachable(session: Session, active: list[int]) -> str | None:
     if len(last) < UNREACHABLE_STREAK or any(kind != "unreachable" for kind, _ in last):
         return None
     return last[0].forfeit_reason
+
+
+def playable(session: Session) -> list[str]:
+    """The bots people may sit with: those with a live, qualified version whose owner
+    lets people play them (the samples are always there: ``sample:NAME``)."""
+    return list(
+        session.scalars(
+            select(RegisteredBot.name)
+            .join(BotVersion, BotVersion.bot_id == RegisteredBot.id)
+            .where(
+                RegisteredBot.people_may_play,
+                BotVersion.active,
+                BotVersion.status == VersionStatus.READY,
+            )
+            .order_by(RegisteredBot.name)
+        )
+    )

@@ -9,26 +9,14 @@
   var frames = JSON.parse(document.getElementById("frames").textContent);
   var names = JSON.parse(document.getElementById("names").textContent);
   var mine = [];  // the reader's own seats (an owner's view)
-  var SUIT = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
-  var RED = { H: true, D: true };
   var BASE_MS = 900;
   var index = 0;
   var timer = null;
   var $ = function (id) { return document.getElementById(id); };
 
   var el = window.arenaDom.el;
-
-  // A card face: rank and suit symbol, red for hearts and diamonds; null is a card face down.
-  function card(code) {
-    if (code == null) { return el("span", "card back", "\u00a0"); }
-    if (code === "JK") { return el("span", "card joker", "\u2605"); }
-    var rank = code.slice(0, -1), suit = code.slice(-1);
-    var node = el("span", "card" + (RED[suit] ? " red" : ""), (rank === "T" ? "10" : rank) + SUIT[suit]);
-    node.title = code;
-    return node;
-  }
-
-  function rankName(rank) { return rank === "T" ? "10" : rank; }
+  var card = window.arenaDom.card;
+  var rankName = window.arenaDom.rankName;
 
   function seatNode(f, seat) {
     var hand = f.hands[seat];
@@ -233,8 +221,8 @@
   // what that is: their own cards until the log is public, every card after).
   function ownView() {
     var token = sessionStorage.getItem(TOKEN_KEY);
-    if (!token) { return Promise.resolve(); }
     var id = $("replay").dataset.match;
+    if (!token || !id) { return Promise.resolve(); }
     return fetch("/api/v1/matches/" + id + "/replay", { headers: { Authorization: "Bearer " + token } })
       .then(function (response) { return response.ok ? response.json() : null; })
       .then(function (replay) {

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request, Response, status
 from fastapi.responses import JSONResponse
 
 from arena.engine import ActionError, action_from_dict
+from arena.engine.events import event_from_dict
 from arena.platform.tables import TableRoom
 from arena.referee.person import NotAsked
 from arena.services import tables as table_service
 from arena.store import tables as store
 from arena.store.errors import Conflict, Invalid
 from dashboard.deps import PlatformDep, ReaderDep, SessionDep
+from dashboard.frames import describe
 from dashboard.schemas import Responses, TableAction, TableCreate, TableCreated, TableState
 
 router = APIRouter(tags=["tables"])
@@ -69,8 +71,7 @@ async def get_table(
         float, Query(ge=0, le=30, description="Seconds to wait for your turn or the end")
     ] = 0,
 ) -> JSONResponse:
-    state = await room(request).state(table_id, wait)
-    return JSONResponse(TableState.model_validate(state).model_dump(), headers=PRIVATE)
+    return _shown(await room(request).state(table_id, wait))
 
 
 @router.post(
@@ -97,7 +98,15 @@ async def act(table_id: TableId, body: TableAction, request: Request) -> JSONRes
         state = await tables.act(table_id, action)
     except NotAsked as error:
         raise Conflict(str(error)) from None
-    return JSONResponse(TableState.model_validate(state).model_dump(), headers=PRIVATE)
+    return _shown(state)
+
+
+def _shown(state: dict[str, Any]) -> JSONResponse:
+    """The table as the API gives it: with the deal's events said in English."""
+    names = state["names"]
+    said = [describe(event_from_dict(event), names) for event in state.get("history", [])]
+    shown = TableState.model_validate({**state, "said": said})
+    return JSONResponse(shown.model_dump(), headers=PRIVATE)
 
 
 @router.post(

@@ -1,0 +1,55 @@
+"""The pages of people's tables: ``/play`` (choose the rules and the bots) and
+``/tables/ID`` (play the seat; once over, the replay). The page plays through the
+table API (static/play.js)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Path, status
+from fastapi.responses import HTMLResponse
+
+from arena.engine import PRESETS
+from arena.referee.log import MatchLog
+from arena.services.tables import MAX_BOTS
+from arena.store import logs
+from arena.store import tables as store
+from arena.store.errors import NotFound
+from arena.store.models import TableStatus
+from dashboard.deps import SessionDep
+from dashboard.frames import EVERY_SEAT, deal_summaries, frames
+from dashboard.pages import render
+from dashboard.queries import bots as bot_queries
+from sample_bots import NAMES as SAMPLES
+
+router = APIRouter(include_in_schema=False)
+TableId = Annotated[str, Path(min_length=8, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
+
+
+@router.get("/play", response_class=HTMLResponse)
+def play_page(session: SessionDep) -> HTMLResponse:
+    bots = [f"sample:{name}" for name in SAMPLES] + bot_queries.playable(session)
+    return render("play.html", presets=list(PRESETS), bots=bots, most=MAX_BOTS)
+
+
+@router.get("/tables/{table_id}", response_class=HTMLResponse)
+def table_page(table_id: TableId, session: SessionDep) -> HTMLResponse:
+    """A table in play (the page plays it), or its replay once it is over."""
+    try:
+        table = store.find(session, table_id)
+    except NotFound as error:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(error)) from None
+    if table.status is not TableStatus.DONE or table.log is None:
+        page = render("table.html", table=table, frames=[], deals=[], names=table.names)
+    else:
+        log = MatchLog.from_dict(logs.decode(table.log))
+        shown = frames(log, EVERY_SEAT)  # the table's own deals: nobody else plays them
+        page = render(
+            "table.html",
+            table=table,
+            frames=shown,
+            deals=deal_summaries(shown, table.names),
+            names=table.names,
+        )
+    page.headers["Cache-Control"] = "private, no-store"
+    return page
