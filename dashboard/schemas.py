@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from arena.store.bots import NAME
 from arena.store.models import TournamentFormat
@@ -577,3 +577,42 @@ class TableState(BaseModel):
     place: int | None = None
     forfeit: str | None = None
     ranking: list[list[str]] = []
+
+
+class ScrimmageCreate(BaseModel):
+    """Unranked matches of your bot (``BOT``: its live version, ``BOT:N``: any that
+    qualified) against rivals you choose (``sample:NAME``, your bots, or another owner's
+    that allows it), every match seating them all, seats rotating."""
+
+    bot: str = Field(min_length=1, max_length=120)
+    against: list[str] = Field(min_length=1, max_length=7)
+    games: int = Field(default=20, ge=1, le=100_000)
+    rules: str = Field("classic", max_length=40)
+    deadline: float = Field(default=1.0, gt=0, le=60)
+
+
+class ScrimmageLinePublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    bot: str
+    version: int
+    games: int
+    wins: int
+    mean_place: float | None
+    forfeits: int
+
+
+class ScrimmagePublic(BaseModel):
+    """A scrimmage and its results (each match's replay: ``/matches?tournament=NAME``)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    name: str
+    bot: str
+    against: list[str]
+    status: str
+    games: int
+    played: int
+    results: list[ScrimmageLinePublic]
+    #: matches queued when it was created
+    queued: int | None = None

@@ -32,6 +32,7 @@ from arena.store.models import (
     BotKind,
     BotVersion,
     MatchSeat,
+    Owner,
     RegisteredBot,
     Tournament,
     TournamentMatch,
@@ -807,3 +808,45 @@ def test_a_person_plays_a_whole_match_by_clicks_then_opens_its_replay(
     assert len(guest) == len(done), "every click is a step of the replay"
     page.locator("#forward").click()
     expect(page.locator("#position")).to_have_text(re.compile(r"^step 1 / "))
+
+
+def test_an_owner_queues_a_scrimmage_reads_its_results_and_sets_consent(
+    browser_page: Page, base_url: str, served: tuple[FastAPI, str]
+) -> None:
+    """/owner: a scrimmage of the owner's bot against a sample by the form; a worker plays
+    it; the results table says how each bot did and links its matches; the consent boxes
+    keep the bot from people's tables."""
+    app, token = served
+    arena = app.state.platform
+    with arena.db.read() as session:
+        e2e = session.scalar(select(Owner.id).where(Owner.name == "e2e"))
+    arena.db.transaction(lambda s: bots.add_bot(s, "sparring", BotKind.SAMPLE, "honest", e2e))
+    page = browser_page
+    page.goto(f"{base_url}/owner")
+    page.evaluate("sessionStorage.clear()")
+    page.reload()
+    page.fill("#token", token)
+    page.click("#sign-in button")
+    expect(page.locator("#account")).to_be_visible()
+    page.fill("#scrimmage-bot", "sparring")
+    page.fill("#scrimmage-against", "sample:random, sample:counter")
+    page.fill("#scrimmage-games", "2")
+    page.click("#scrimmage-form button")
+    expect(page.locator("#scrimmage-status")).to_contain_text(
+        re.compile(r"Queued scrimmage-\w+: 2")
+    )
+    ThreadPoolExecutor(1).submit(run_queued_jobs, arena).result()
+    page.reload()
+    row = page.locator("#my-scrimmages tbody tr").first
+    expect(row).to_contain_text("2 / 2 (done)")
+    expect(row).to_contain_text(re.compile(r"sparring v1: \d\.\d\d, \d+ wins"))
+    row.locator("a").click()
+    expect(page.locator("table.matches tbody tr")).to_have_count(2)
+    page.go_back()
+    people = page.locator('#my-bots section[data-bot="sparring"] input[data-consent="people"]')
+    expect(people).to_be_checked()
+    people.uncheck()
+    deadline = time.monotonic() + HANG_SECONDS
+    while TestClient(app).get("/api/v1/bots/sparring").json()["people_may_play"]:
+        assert time.monotonic() < deadline, "the consent was never saved"
+        time.sleep(0.05)

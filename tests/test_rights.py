@@ -22,6 +22,8 @@ from tests.support.api import auth, played_tournament
 from tests.support.store import SAMPLES, add_samples, match_ids, played_competition
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "api.md"
+#: a table id nobody was given (a table's id is the key to its seat)
+NOBODYS = "n0-such-table-id"
 ROW = re.compile(r"^\| `(GET|POST|DELETE|PUT|PATCH) (/api/v1/[^`]*)` \| (\d+|—)[^|]*\| (\d+|—)")
 
 
@@ -142,6 +144,23 @@ def attempts(alice_bot: str = "alices") -> dict[tuple[str, str], tuple[str, dict
         ("GET", "/api/v1/matches/{match_id}"): (None, None),  # filled in with a real id
         ("GET", "/api/v1/matches/{match_id}/log"): (None, None),
         ("GET", "/api/v1/matches/{match_id}/replay"): (None, None),
+        ("PATCH", "/api/v1/bots/{name}/consent"): (
+            f"/api/v1/bots/{alice_bot}/consent",
+            {"people": False},
+        ),
+        ("POST", "/api/v1/tables"): ("/api/v1/tables", {"bots": ["sample:random"]}),
+        ("POST", "/api/v1/scrimmages"): (
+            "/api/v1/scrimmages",
+            {"bot": alice_bot, "against": ["sample:random"], "games": 2},
+        ),
+        ("GET", "/api/v1/owners/me/scrimmages"): ("/api/v1/owners/me/scrimmages", None),
+        ("GET", "/api/v1/tables/{table_id}"): (f"/api/v1/tables/{NOBODYS}", None),
+        ("POST", "/api/v1/tables/{table_id}/act"): (
+            f"/api/v1/tables/{NOBODYS}/act",
+            {"action": {"do": "pass"}},
+        ),
+        ("POST", "/api/v1/tables/{table_id}/leave"): (f"/api/v1/tables/{NOBODYS}/leave", None),
+        ("GET", "/api/v1/tables/{table_id}/log"): (f"/api/v1/tables/{NOBODYS}/log", None),
         ("GET", "/api/v1/owners/me"): ("/api/v1/owners/me", None),
         ("GET", "/api/v1/owners/me/seats"): ("/api/v1/owners/me/seats", None),
         ("GET", "/api/v1/owners/me/matches"): ("/api/v1/owners/me/matches", None),

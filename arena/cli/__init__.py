@@ -55,6 +55,11 @@ COMMANDS: dict[str, Entry] = {
         "app",
         "A/B tests: is a new version better than a base, on paired deals (docs/abtest.md).",
     ),
+    "scrimmage": Entry(
+        "arena.cli.scrimmages",
+        "scrimmage",
+        "Queue unranked matches of a bot against rivals its owner chooses.",
+    ),
     "db": Entry("arena.cli.db", "app", "The database."),
     "worker": Entry(
         "arena.cli.worker",

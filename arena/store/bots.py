@@ -124,6 +124,16 @@ def register_sample(session: Session, name: str, sample: str | None = None) -> B
     return existing_sample(session, name, sample) or add_bot(session, name, BotKind.SAMPLE, sample)
 
 
+def sample_version(session: Session, sample: str) -> BotVersion:
+    """The operator's bot for sample ``sample``, registered now if it is not yet (under
+    ``sample.NAME`` if another bot took the name)."""
+    bot = session.scalar(select(RegisteredBot.id).where(RegisteredBot.name == sample))
+    found = existing_sample(session, sample, sample)
+    if found is not None or bot is None:
+        return found or register_sample(session, sample)
+    return register_sample(session, f"sample.{sample}", sample)
+
+
 def active_version(session: Session, name: str) -> BotVersion:
     version = session.scalar(
         select(BotVersion)

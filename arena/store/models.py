@@ -115,6 +115,9 @@ class TournamentFormat(StrEnum):
     SWISS = "swiss"
     #: played in rounds: each table's best ``advance`` go on, down to a final table
     KNOCKOUT = "knockout"
+    #: an owner's unranked matches of one bot version against rivals they chose
+    #: (arena.store.scrimmages): every match seats them all, scheduled at creation
+    SCRIMMAGE = "scrimmage"
 
 
 #: formats that schedule their matches as they play, not all at creation

@@ -25,7 +25,6 @@ from arena.store.models import (
     Entry,
     MatchSeat,
     MatchStatus,
-    RegisteredBot,
     StoredLog,
     Tournament,
     TournamentFormat,
@@ -75,7 +74,7 @@ def draw_table(session: Session, version: BotVersion, rng: random.Random) -> Tab
         field = _field(session, ladder, version.bot_id)
     opponents = rng.sample(field, min(len(field), size - 1))
     while len(opponents) < size - 1:
-        sample = _sample_version(session, rng.choice(NAMES))
+        sample = bot_store.sample_version(session, rng.choice(NAMES))
         opponents.append(_plan(sample))
     candidate = rng.randrange(size)
     seats = [*opponents[:candidate], _plan(version), *opponents[candidate:]]
@@ -180,13 +179,3 @@ def _tournament(session: Session, rules: Ruleset, settings: RefereeSettings) -> 
     session.add(tournament)
     session.flush()
     return tournament
-
-
-def _sample_version(session: Session, sample: str) -> BotVersion:
-    """The operator's bot for sample ``sample``, registered now if it is not yet (under
-    ``sample.NAME`` if another bot took the name)."""
-    bot = session.scalar(select(RegisteredBot.id).where(RegisteredBot.name == sample))
-    found = bot_store.existing_sample(session, sample, sample)
-    if found is not None or bot is None:
-        return found or bot_store.register_sample(session, sample)
-    return bot_store.register_sample(session, f"sample.{sample}", sample)

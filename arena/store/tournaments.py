@@ -68,43 +68,99 @@ def create(
     unless ``same_owner_tables`` (the operator's bots, without an owner, always may).
     A Swiss tournament plays ``games`` rounds; a knockout sends each table's best
     ``advance`` on (arena.store.rounds)."""
-    name = check_name(name, "tournament")
-    if name.startswith(RESERVED):
-        raise Invalid(f"tournament names starting with {' or '.join(RESERVED)} are the platform's")
+    name = check_new(session, name, ruleset, table_size, games, reveal_delay)
     settings = settings or RefereeSettings()
     if owner is not None:
         rights.check_private(
             session, owner, bot_names, games, format, settings.deadline, limits or PrivateLimits()
         )
+    twice = sorted({name for name in bot_names if bot_names.count(name) > 1})
+    if twice:
+        raise Invalid(f"listed more than once: {', '.join(twice)}")
+    if format in MADE_ELSEWHERE:
+        raise Invalid(MADE_ELSEWHERE[format])
+    try:
+        versions = [active_version(session, bot) for bot in bot_names]
+    except NotFound as error:  # the request names it: invalid input, not a missing page
+        raise Invalid(str(error)) from None
+    return add(
+        session,
+        name,
+        ruleset,
+        versions,
+        table_size,
+        games,
+        seed,
+        settings,
+        duplicate=duplicate,
+        format=format,
+        reveal_delay=reveal_delay,
+        fresh_processes=fresh_processes,
+        owner=owner,
+        limits=limits,
+        waits_for_bots=waits_for_bots,
+        same_owner_tables=same_owner_tables,
+        advance=advance,
+    )
+
+
+#: formats a tournament is not created as, and where they are made
+MADE_ELSEWHERE: dict[str, str] = {
+    TournamentFormat.ABTEST: "an A/B test is made with `arena abtest create`"
+    " (POST /api/v1/abtests)",
+    TournamentFormat.QUALIFICATION: "qualification matches are played when a bot is submitted",
+    TournamentFormat.SCRIMMAGE: "a scrimmage is made with `arena scrimmage`"
+    " (POST /api/v1/scrimmages)",
+}
+
+
+def check_new(
+    session: Session, name: str, ruleset: Ruleset, table_size: int, games: int, reveal_delay: int
+) -> str:
+    """The name of a new tournament, checked with what any tournament must be."""
+    name = check_name(name, "tournament")
+    if name.startswith(RESERVED):
+        raise Invalid(f"tournament names starting with {' or '.join(RESERVED)} are the platform's")
     if session.scalar(select(Tournament).where(Tournament.name == name)) is not None:
         raise Conflict(f"a tournament named {name!r} exists already")
     if games < 1:
         raise Invalid("a tournament plays at least one game")
-    twice = sorted({name for name in bot_names if bot_names.count(name) > 1})
-    if twice:
-        raise Invalid(f"listed more than once: {', '.join(twice)}")
     try:
         Game(ruleset, table_size)
     except RulesError as error:
         raise Invalid(f"table size {table_size}: {error}") from None
     if reveal_delay < 0:
         raise Invalid("the reveal delay is a number of seconds, 0 or more")
-    try:
-        versions = [active_version(session, bot) for bot in bot_names]
-    except NotFound as error:  # the request names it: invalid input, not a missing page
-        raise Invalid(str(error)) from None
+    return name
+
+
+def add(
+    session: Session,
+    name: str,
+    ruleset: Ruleset,
+    versions: list[BotVersion],
+    table_size: int,
+    games: int,
+    seed: str | None,
+    settings: RefereeSettings,
+    *,
+    duplicate: bool = False,
+    format: str = TournamentFormat.ROUND_ROBIN,
+    reveal_delay: int = 3600,
+    fresh_processes: bool = False,
+    owner: Owner | None = None,
+    limits: PrivateLimits | None = None,
+    waits_for_bots: bool = False,
+    same_owner_tables: bool = False,
+    advance: int = 2,
+) -> Tournament:
+    """A checked tournament of these ``versions``, its matches scheduled (see :func:`create`)."""
     key = seeds.key_for(seed)
     ids = [v.id for v in versions]
     # an owner's tournament ranks nothing: its bots (all theirs) may share tables
     same_owner_tables = same_owner_tables or owner is not None
     teams = {} if same_owner_tables else owner_teams(session, ids)
     try:
-        if format == TournamentFormat.ABTEST:
-            raise ValueError(
-                "an A/B test is made with `arena abtest create` (POST /api/v1/abtests)"
-            )
-        if format == TournamentFormat.QUALIFICATION:
-            raise ValueError("qualification matches are played when a bot is submitted")
         if format not in set(TournamentFormat):
             raise ValueError(f"unknown format {format!r}: expected {' or '.join(TournamentFormat)}")
         if format in IN_ROUNDS:

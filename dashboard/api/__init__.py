@@ -8,6 +8,7 @@ from dashboard.api.routes import (
     competitions,
     matches,
     owners,
+    scrimmages,
     tables,
     tournaments,
 )
@@ -20,3 +21,4 @@ router.include_router(abtests.router)
 router.include_router(matches.router)
 router.include_router(owners.router)
 router.include_router(tables.router)
+router.include_router(scrimmages.router)

@@ -48,7 +48,7 @@
       var names = $("my-bot-names");
       names.replaceChildren.apply(names, me.bots.map(function (b) { var o = el("option"); o.value = b; return o; }));
       fillFilters(me.bots);
-      return Promise.all([showBots(me.bots), showMatches()]);
+      return Promise.all([showBots(me.bots), showMatches(), showScrimmages()]);
     }).catch(function (error) {
       sessionStorage.removeItem(KEY);
       $("sign-in").hidden = false;
@@ -141,7 +141,30 @@
       back.onclick = function () { change(bot.name, "/bots/" + encodeURIComponent(bot.name) + "/rollback", undefined); };
       section.appendChild(back);
     }
+    section.appendChild(consent(bot));
     return section;
+  }
+
+  // What the owner allows of the bot: people's tables, other owners' scrimmages.
+  function consent(bot) {
+    var box = el("p", "consent");
+    [["people", "people_may_play", "people may play it at tables"],
+      ["scrimmages", "scrimmage_rival", "other owners may choose it as a scrimmage rival"]].forEach(function (item) {
+      var label = el("label", null, " " + item[2] + " ");
+      var tick = el("input");
+      tick.type = "checkbox";
+      tick.checked = bot[item[1]];
+      tick.dataset.consent = item[0];
+      tick.onchange = function () {
+        var body = {};
+        body[item[0]] = tick.checked;
+        api("PATCH", "/bots/" + encodeURIComponent(bot.name) + "/consent", body)
+          .catch(function (error) { tick.checked = !tick.checked; $("release").textContent = error.message; });
+      };
+      label.prepend(tick);
+      box.appendChild(label);
+    });
+    return box;
   }
 
   // "Make live" for a qualified version that does not play now.
@@ -317,6 +340,35 @@
     });
   }
 
+  // The owner's scrimmages and each bot's results; each one's matches (and replays) are
+  // on the matches page of its tournament.
+  function showScrimmages() {
+    return api("GET", "/owners/me/scrimmages").then(function (found) {
+      var body = document.querySelector("#my-scrimmages tbody");
+      body.replaceChildren.apply(body, found.map(function (s) {
+        var results = s.results.map(function (line) {
+          var place = line.mean_place == null ? "-" : line.mean_place.toFixed(2);
+          return line.bot + " v" + line.version + ": " + place + ", " + line.wins + " wins";
+        }).join(" \u00b7 ");
+        var replays = el("a", null, "matches");
+        replays.href = "/matches?tournament=" + encodeURIComponent(s.name);
+        return row("td", [s.name, s.bot, s.against.join(", "), s.played + " / " + s.games + " (" + s.status + ")", results, replays]);
+      }));
+    });
+  }
+
+  function queueScrimmage(event) {
+    event.preventDefault();
+    var against = $("scrimmage-against").value.split(",").map(function (v) { return v.trim(); }).filter(Boolean);
+    var body = { bot: $("scrimmage-bot").value.trim(), against: against, games: Number($("scrimmage-games").value) };
+    var status = $("scrimmage-status");
+    api("POST", "/scrimmages", body).then(function (made) {
+      status.textContent = "Queued " + made.name + ": " + made.queued + " matches of " + made.bot + " against " + made.against.join(", ") + ".";
+      return showScrimmages();
+    }).catch(function (error) { status.textContent = "Refused: " + error.message; });
+  }
+
+  $("scrimmage-form").addEventListener("submit", queueScrimmage);
   $("sign-in").addEventListener("submit", function (event) { event.preventDefault(); signIn($("token").value.trim()); });
   $("submit-form").addEventListener("submit", submit);
   $("bot-kind").addEventListener("change", function () {

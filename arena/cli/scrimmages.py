@@ -1,0 +1,61 @@
+"""``arena scrimmage``: unranked matches of an owner's bot against rivals they choose."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Annotated
+
+import typer
+from rich import box
+from rich.table import Table
+
+from arena.cli import options
+from arena.cli.platform import out, platform
+from arena.cli.tournaments import follow
+from arena.services import scrimmages as scrimmage_service
+
+
+def scrimmage(
+    bot: Annotated[str, typer.Argument(help="BOT (its live version) or BOT:N (any qualified).")],
+    against: Annotated[
+        str,
+        typer.Option(help="The rivals, comma separated: sample:NAME, BOT or BOT:N."),
+    ],
+    games: Annotated[int, typer.Option(min=1, help="Matches to play.")] = 20,
+    rules: options.Rules = "classic",
+    deadline: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 1.0,
+    wait: Annotated[bool, typer.Option(help="Show progress until it is over.")] = False,
+    json_: options.JsonFlag = False,
+) -> None:
+    """Queue unranked matches of a bot against rivals its owner chooses.
+
+    Every match seats them all (seats rotating); played in sandboxes after ranked work,
+    within the bot owner's private limits, never on a leaderboard (the results: /owner,
+    or --wait)."""
+    arena = platform()
+    rivals = tuple(spec.strip() for spec in against.split(",") if spec.strip())
+    asked = scrimmage_service.ScrimmageRequest(bot, rivals, games, rules, deadline)
+    made = scrimmage_service.create(arena.db, asked, None, arena.settings.private_limits)
+    queued = arena.start_tournament(made.name)
+    if wait:
+        follow(arena, made.name)
+        with arena.db.read() as session:
+            from arena.store import tournaments
+
+            made = scrimmage_service.described(session, tournaments.get(session, made.name))
+    if json_:
+        print(json.dumps({**asdict(made), "queued": queued}))
+        return
+    out.print(
+        f"scrimmage {made.name}: {made.bot} against {', '.join(made.against)}, "
+        f"{made.played}/{made.games} played ({queued} queued)",
+        markup=False,
+    )
+    table = Table("bot", "games", "wins", "mean place", "forfeits", box=box.SIMPLE_HEAD)
+    for line in made.results:
+        mean = f"{line.mean_place:.2f}" if line.mean_place is not None else "-"
+        table.add_row(
+            f"{line.bot} v{line.version}", str(line.games), str(line.wins), mean, str(line.forfeits)
+        )
+    out.print(table)

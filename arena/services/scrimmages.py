@@ -1,0 +1,108 @@
+"""Scrimmages as use cases: an owner asks for unranked matches of a version of their bot
+against chosen rivals (arena.store.scrimmages), and reads how each went."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from arena.engine import Ruleset
+from arena.store import scrimmages as store
+from arena.store import tournaments
+from arena.store.db import Database
+from arena.store.limits import PrivateLimits
+from arena.store.models import Entry, Owner, Tournament
+
+
+@dataclass(frozen=True)
+class ScrimmageRequest:
+    #: the owner's bot: ``BOT`` (its live version) or ``BOT:N``
+    bot: str
+    #: the rivals: ``sample:NAME``, ``BOT`` or ``BOT:N``
+    against: tuple[str, ...]
+    games: int = 20
+    rules: str = "classic"
+    deadline: float = 1.0
+
+
+@dataclass(frozen=True)
+class ScrimmageLine:
+    """One bot's results in a scrimmage."""
+
+    bot: str
+    version: int
+    games: int
+    wins: int
+    mean_place: float | None
+    forfeits: int
+
+
+@dataclass(frozen=True)
+class Scrimmage:
+    name: str
+    #: the owner's version, as ``BOT vN``
+    bot: str
+    against: list[str]
+    status: str
+    games: int
+    played: int
+    #: the bots by mean place, the best first
+    results: list[ScrimmageLine]
+
+
+def create(
+    db: Database, request: ScrimmageRequest, owner: Owner | None, limits: PrivateLimits
+) -> Scrimmage:
+    """Create the scrimmage (not yet queued: the platform starts it)."""
+    ruleset = Ruleset.parse(request.rules)
+
+    def make(session: Session) -> Scrimmage:
+        found = store.create(
+            session,
+            request.bot,
+            list(request.against),
+            request.games,
+            ruleset,
+            session.get(Owner, owner.id) if owner is not None else None,
+            limits,
+            request.deadline,
+        )
+        return described(session, found)
+
+    return db.transaction(make)
+
+
+def of_owner(session: Session, owner: Owner) -> list[Scrimmage]:
+    return [described(session, found) for found in store.of_owner(session, owner)]
+
+
+def described(session: Session, scrimmage: Tournament) -> Scrimmage:
+    entries = sorted(scrimmage.entries, key=lambda e: e.id)  # the owner's version first
+    labels = [e.version.label for e in entries]
+    lines = sorted(
+        (_line(entry) for entry in entries),
+        key=lambda line: (line.mean_place is None, line.mean_place or 0.0),
+    )
+    progress = tournaments.progress(session, scrimmage)
+    return Scrimmage(
+        name=scrimmage.name,
+        bot=labels[0],
+        against=labels[1:],
+        status=scrimmage.status.value,
+        games=scrimmage.games,
+        played=progress["done"],
+        results=lines,
+    )
+
+
+def _line(entry: Entry) -> ScrimmageLine:
+    games = entry.games
+    return ScrimmageLine(
+        bot=entry.version.bot.name,
+        version=entry.version.number,
+        games=games,
+        wins=entry.wins,
+        mean_place=round(entry.place_sum / games, 3) if games else None,
+        forfeits=entry.forfeits,
+    )

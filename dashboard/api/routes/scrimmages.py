@@ -1,0 +1,45 @@
+"""Scrimmages: an owner's unranked matches of their bot against rivals they choose."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, status
+
+from arena.services import scrimmages as scrimmage_service
+from dashboard.deps import OwnerDep, PlatformDep, SessionDep
+from dashboard.schemas import Responses, ScrimmageCreate, ScrimmagePublic
+
+router = APIRouter(tags=["scrimmages"])
+NO_TOKEN: Responses = {401: {"description": "No token, or a token that does not work"}}
+
+
+@router.post(
+    "/scrimmages",
+    response_model=ScrimmagePublic,
+    status_code=status.HTTP_201_CREATED,
+    responses={
+        **NO_TOKEN,
+        400: {"description": "Unknown bot or version, over the limits, a bot twice"},
+        403: {"description": "Another owner's bot, or a rival whose owner does not allow it"},
+    },
+)
+def create_scrimmage(
+    body: ScrimmageCreate, owner: OwnerDep, platform: PlatformDep
+) -> ScrimmagePublic:
+    """Queue the matches at once: they play after ranked work, within the owner's
+    private limits; the results are the owner's (``GET /owners/me/scrimmages``)."""
+    asked = scrimmage_service.ScrimmageRequest(
+        body.bot, tuple(body.against), body.games, body.rules, body.deadline
+    )
+    made = scrimmage_service.create(platform.db, asked, owner, platform.settings.private_limits)
+    queued = platform.start_tournament(made.name)
+    shown = ScrimmagePublic.model_validate(made)
+    return shown.model_copy(update={"queued": queued})
+
+
+@router.get("/owners/me/scrimmages", response_model=list[ScrimmagePublic], responses=NO_TOKEN)
+def my_scrimmages(owner: OwnerDep, session: SessionDep) -> list[ScrimmagePublic]:
+    """The owner's scrimmages, the newest first, with each bot's results."""
+    return [
+        ScrimmagePublic.model_validate(found)
+        for found in scrimmage_service.of_owner(session, owner)
+    ]
