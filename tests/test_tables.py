@@ -193,3 +193,30 @@ def test_a_table_the_site_stopped_under_is_abandoned_never_lost(settings: Settin
         with arena.db.read() as session:
             kept = session.get(PlayedTable, table["id"])
             assert kept is not None and kept.status is TableStatus.ABANDONED
+
+
+@pytest.mark.sandbox
+@pytest.mark.processes
+def test_an_uploaded_bot_sits_at_a_persons_table_in_its_own_sandbox(settings: Settings) -> None:
+    from arena.store.owners import add_owner as owner_named
+    from tests.sandboxing import PLAIN_BOT
+    from tests.support.api import auth
+    from tests.support.cli import run_queued_jobs
+
+    with _client(settings) as client:
+        arena = client.app.state.platform  # type: ignore[attr-defined]
+        _, token = arena.db.transaction(lambda s: owner_named(s, "uploader"))
+        submitted = client.post(
+            "/api/v1/bots",
+            headers=auth(token),
+            json={"name": "up", "kind": "python", "source": PLAIN_BOT.read_text()},
+        )
+        assert submitted.status_code == 202, submitted.text
+        run_queued_jobs(arena)
+        table = _open(client, bots=["up", "sample:random"])
+        assert table["names"] == ["guest", "up v1", "sample:random"]
+        state, _ = play_table(client, table["id"], random.Random(3))
+        assert state["status"] == "done"
+        played = MatchLog.from_dict(client.get(f"/api/v1/tables/{table['id']}/log").json())
+        assert played.seats[1].decisions > 0 and played.seats[1].forfeit is None
+        assert replay(played).ok
