@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -45,6 +45,22 @@ def test_migrations_reach_head_and_match_the_models(db: Database) -> None:
     with db.engine.connect() as connection:
         context = MigrationContext.configure(connection, opts={"compare_type": True})
         assert compare_metadata(context, Base.metadata) == []
+
+
+def test_names_stay_unique_whatever_their_case_in_the_migrated_schema(db: Database) -> None:
+    """The folded-name indexes survive every migration (a SQLite batch copy of a table
+    would drop them, unseen: the store's own check would still pass)."""
+    owner = "INSERT INTO owners (name, token_hash, created_at) VALUES (:name, :hash, :at)"
+    bot = (
+        "INSERT INTO bots (name, created_at, people_may_play, scrimmage_rival)"
+        " VALUES (:name, :at, true, true)"
+    )
+    moment = {"at": datetime(2026, 1, 1)}
+    for statement, first, second in ((owner, "Alice", "ALICE"), (bot, "bot", "BOT")):
+        with db.engine.begin() as connection:
+            connection.execute(text(statement), {"name": first, "hash": first, **moment})
+        with pytest.raises(DBAPIError), db.engine.begin() as connection:
+            connection.execute(text(statement), {"name": second, "hash": second, **moment})
 
 
 def test_the_quick_schema_check_agrees_with_alembic(database_url: str) -> None:

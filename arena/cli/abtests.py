@@ -11,7 +11,6 @@ from arena.cli import console, options
 from arena.cli.platform import fail, out, platform
 from arena.cli.rules import ruleset_or_exit
 from arena.platform import Platform
-from arena.referee import RefereeSettings
 from arena.store.errors import StoreError
 
 app = typer.Typer(
@@ -47,53 +46,21 @@ def abtest_create(
     deadline: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 1.0,
 ) -> None:
     """Create an A/B test of two versions (start it with ``arena abtest start``)."""
-    from arena.abtest.sprt import Bounds
-    from arena.store import abtests
+    from arena.services import abtests as abtest_service
 
-    try:
-        bounds = Bounds(elo0, elo1, alpha, beta)
-    except ValueError as error:
-        fail(str(error))
     ruleset, _ = ruleset_or_exit(rules, option or [], table_size or 2)
     opponents = [spec.strip() for spec in field.split(",") if spec.strip()] if field else None
-    created = platform().db.transaction(
-        lambda session: _created(
-            abtests.create(
-                session,
-                name,
-                new,
-                base,
-                ruleset,
-                bounds,
-                field=opponents,
-                table_size=table_size,
-                max_matches=max_matches,
-                settings=RefereeSettings(deadline=deadline),
-            )
-        )
-    )
+    request = abtest_service.AbTestRequest(
+        name, new, base, ruleset, elo0, elo1, alpha, beta, opponents, table_size, max_matches,
+        deadline,
+    )  # fmt: skip
+    created = abtest_service.create(platform().db, request)
     out.print(
-        f"created A/B test {name}: {created['new']} against {created['base']} at tables of "
-        f"{created['size']} with {created['field']}; H0 elo <= {elo0:g}, H1 elo >= {elo1:g}, "
-        f"alpha {alpha:g}, beta {beta:g}, at most {max_matches} matches",
+        f"created A/B test {name}: {created.new} against {created.base} at tables of "
+        f"{created.table_size} with {', '.join(created.field)}; H0 elo <= {elo0:g}, "
+        f"H1 elo >= {elo1:g}, alpha {alpha:g}, beta {beta:g}, at most {max_matches} matches",
         markup=False,
     )
-
-
-def _created(test: Any) -> dict[str, Any]:
-    from arena.store.models import BotVersion
-
-    def label(version: BotVersion) -> str:
-        return f"{version.bot.name} v{version.number}"
-
-    return {
-        "new": label(test.new_version),
-        "base": label(test.base_version),
-        "size": test.tournament.table_size,
-        "field": ", ".join(
-            label(e.version) for e in test.tournament.entries if e.bot_version_id in test.field
-        ),
-    }
 
 
 @app.command("start")
@@ -106,9 +73,9 @@ def abtest_start(name: Annotated[str, typer.Argument(help="The test.")]) -> None
 @app.command("stop")
 def abtest_stop(name: Annotated[str, typer.Argument(help="The test.")]) -> None:
     """Stop the test undecided: matches not yet started are withdrawn."""
-    from arena.store import abtests
+    from arena.services import abtests as abtest_service
 
-    withdrawn = platform().db.transaction(lambda s: abtests.stop(s, name))
+    withdrawn = abtest_service.stop(platform().db, name)
     out.print(f"stopped {name}: {withdrawn} queued matches withdrawn")
 
 

@@ -7,15 +7,14 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
-from sqlalchemy.orm import Session
 
 from arena.base.endpoints import EndpointError, reachable
 from arena.cli.platform import err, fail, out, platform
 from arena.platform import Platform
-from arena.platform import queue as work_queue
+from arena.services import releases as release_service
+from arena.services.releases import LiveVersion
 from arena.store import bots as bot_store
-from arena.store import releases
-from arena.store.models import AfterQualifying, BotKind, BotVersion, Owner, VersionStatus
+from arena.store.models import AfterQualifying, BotKind, BotVersion, VersionStatus
 
 app = typer.Typer(help="Register bots.", no_args_is_help=True)
 
@@ -135,7 +134,7 @@ def bot_submit(
     assert target is not None  # exactly one was given
     arena = platform()
     owner_id = _owner_of(arena, token) if token else None
-    queued = _workers_running(arena)
+    queued = arena.workers_running()
     if not queued and not wait:
         fail("no worker is running to qualify it later: start one, or submit without --no-wait")
     doing = "queued for a worker" if queued else "one match against a sample bot, here"
@@ -188,7 +187,7 @@ def bot_promote(
     """Make a qualified version the live one: its competitions seat it from now on.
 
     An older version goes back to its place with its rating (a rollback)."""
-    _release(lambda session, owner: releases.promote(session, spec, owner), token)
+    _release(lambda arena, owner: release_service.promote(arena.db, spec, owner), token)
 
 
 @app.command("rollback")
@@ -196,37 +195,16 @@ def bot_rollback(
     name: Annotated[str, typer.Argument(help="The bot.")], token: Token = None
 ) -> None:
     """Make the version that was live before the live one live again."""
-    _release(lambda session, owner: releases.rollback(session, name, owner), token)
+    _release(lambda arena, owner: release_service.rollback(arena.db, name, owner), token)
 
 
-def _release(
-    change: Callable[[Session, Owner | None], tuple[BotVersion, list[str]]], token: str | None
-) -> None:
+def _release(change: Callable[[Platform, int | None], LiveVersion], token: str | None) -> None:
     """Run a change of live version as the token's owner (or the operator); say what
     plays now."""
     arena = platform()
-    owner_id = _owner_of(arena, token) if token else None
-
-    def run(session: Session) -> tuple[str, list[tuple[int, str]]]:
-        owner = session.get(Owner, owner_id) if owner_id is not None else None
-        version, playing = change(session, owner)
-        where = f": now playing in {', '.join(playing)}" if playing else ""
-        said = f"{version.bot.name} v{version.number} is live{where}"
-        return said, releases.first_tables(session, version)
-
-    said, jobs = arena.db.transaction(run)
-    if jobs and _workers_running(arena):  # else a worker's next pass seats them
-        work_queue.enqueue_all(arena.queue, jobs)
-    out.print(said, markup=False)
-
-
-def _workers_running(arena: Platform) -> bool:
-    if not arena.settings.redis_url:
-        return False
-    try:
-        return work_queue.workers_listening(arena.queue) > 0
-    except Exception:  # Redis is away: qualify here
-        return False
+    live = change(arena, _owner_of(arena, token) if token else None)
+    arena.send(live.jobs)  # else a worker's next pass seats them
+    out.print(live.said(), markup=False)
 
 
 @app.command("list")

@@ -11,7 +11,7 @@ import typer
 from arena.cli import options
 from arena.cli.platform import fail, out, platform
 from arena.cli.rules import ruleset_or_exit
-from arena.referee import RefereeSettings
+from arena.services import competitions as competition_service
 from arena.store import competitions
 from arena.store.models import CompetitionStatus
 from arena.tournament import pacing
@@ -74,23 +74,11 @@ def competition_create(
     matches), then seats --pace tables a minute (docs/tournaments.md, "Pace")."""
     ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
     names = [bot.strip() for bot in bots.split(",") if bot.strip()]
-    settings = RefereeSettings(deadline=deadline, time_bank=time_bank)
-    _run(
-        lambda s: competitions.create(
-            s,
-            name,
-            ruleset,
-            table_size,
-            tables,
-            names,
-            settings,
-            default=default,
-            opens_at=_utc(opens),
-            closes_at=_utc(closes),
-            format=format_,
-            pace=_pace(pace),
-        )
-    )
+    request = competition_service.CompetitionRequest(
+        name, ruleset, table_size, tables, names, deadline, time_bank, default, _utc(opens),
+        _utc(closes), format_, _pace(pace),
+    )  # fmt: skip
+    competition_service.create(platform().db, request)
     out.print(
         f"opened competition {name} ({format_}): {tables} tables of {table_size}, {ruleset}, "
         f"{len(names)} bots entered" + (" (the default)" if default else ""),
@@ -103,7 +91,7 @@ def competition_enter(
     name: Name, bot: Annotated[str, typer.Argument(help="The bot to enter.")]
 ) -> None:
     """Enter a bot: its active version plays now, each later one once it qualifies."""
-    _run(lambda s: competitions.enter(s, competitions.get(s, name), bot))
+    competition_service.enter(platform().db, name, bot)
     out.print(f"entered {bot} in {name}", markup=False)
 
 
@@ -149,7 +137,7 @@ def competition_status(name: Name, json_: options.JsonFlag = False) -> None:
 def competition_pace(name: Name, pace: Annotated[str, typer.Argument(help=PACE_HELP)]) -> None:
     """Set how many tables a minute it seats once every rating is settled."""
     tables = _pace(pace)
-    _run(lambda s: competitions.set_pace(s, name, tables))
+    competition_service.set_pace(platform().db, name, tables)
     said = "unpaced: every table kept in play" if tables is None else f"{tables:g} tables a minute"
     out.print(f"{name}: once settled, {said}", markup=False)
 
@@ -175,12 +163,12 @@ def competition_close(name: Name) -> None:
 @app.command("new-season")
 def competition_new_season(name: Name) -> None:
     """Close the season in play and open the next, with the same bots and fresh ratings."""
-    season = _run(lambda s: competitions.new_season(s, name).season)
+    season = competition_service.new_season(platform().db, name)["season"]
     out.print(f"{name}: season {season} open", markup=False)
 
 
 def _set(name: str, status: CompetitionStatus, said: str) -> None:
-    _run(lambda s: competitions.set_status(s, name, status))
+    competition_service.set_status(platform().db, name, status)
     out.print(f"{name}: {said}", markup=False)
 
 
@@ -192,7 +180,3 @@ def _pace(text: str) -> float | None:
         return float(text)
     except ValueError:
         fail(f"a pace is a number of tables a minute, or off: not {text!r}")
-
-
-def _run(work):
-    return platform().db.transaction(work)

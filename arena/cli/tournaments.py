@@ -15,7 +15,6 @@ from arena.cli.rules import ruleset_or_exit
 from arena.platform import Platform
 from arena.services import tournaments as tournament_service
 from arena.services.tournaments import DEFAULT_SWISS_ROUNDS, TournamentRequest
-from arena.store import tournaments as tournament_store
 from arena.store.errors import StoreError
 
 app = typer.Typer(help="Create, start and follow tournaments.", no_args_is_help=True)
@@ -116,7 +115,7 @@ def tournament_start(name: Annotated[str, typer.Argument(help="The tournament.")
 @app.command("stop")
 def tournament_stop(name: Annotated[str, typer.Argument(help="The ladder.")]) -> None:
     """Stop a ladder: no new tables; matches already playing are still recorded."""
-    dropped = platform().db.transaction(lambda s: tournament_store.stop(s, name))
+    dropped = tournament_service.stop(platform().db, name)
     out.print(f"stopped {name}: {dropped} queued matches dropped")
 
 

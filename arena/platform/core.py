@@ -8,6 +8,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
+from redis.exceptions import RedisError
 from rq import Queue
 
 from arena.platform import queue as work_queue
@@ -52,6 +53,27 @@ class Platform:
         jobs = self.db.transaction(lambda session: tournaments.start(session, name, workers))
         work_queue.enqueue_all(self.queue, jobs)
         return len(jobs)
+
+    def workers_running(self) -> bool:
+        """Whether a worker listens on the queue now (False without a Redis, or when it
+        is away)."""
+        if not self.settings.redis_url:
+            return False
+        try:
+            return work_queue.workers_listening(self.queue) > 0
+        except (RedisError, OSError):
+            return False
+
+    def send(self, jobs: list[tuple[int, str]]) -> bool:
+        """Send matches the store queued to the workers listening; False (nothing sent)
+        without a worker: a worker's next pass finds them."""
+        if not jobs or not self.workers_running():
+            return False
+        try:
+            work_queue.enqueue_all(self.queue, jobs)
+        except (RedisError, OSError):  # Redis went away: the reconciler sends them later
+            return False
+        return True
 
     def start_abtest(self, name: str, owner: Owner | None = None) -> int:
         """Queue an A/B test's first pairs; return how many matches were sent."""

@@ -5,19 +5,27 @@ the tests, their pairs and the SPRT's steps."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.abtest import sprt
+from arena.engine import Ruleset
+from arena.referee import RefereeSettings
+from arena.store import abtests as store
 from arena.store.abtests import get
+from arena.store.db import Database
+from arena.store.errors import Invalid
+from arena.store.limits import PrivateLimits
 from arena.store.models import (
     AbTest,
     AbTestPair,
     AbTestStatus,
     BotVersion,
     MatchStatus,
+    Owner,
     RegisteredBot,
     TournamentMatch,
 )
@@ -179,3 +187,76 @@ def _rows(tests: Sequence[AbTest]) -> list[dict[str, Any]]:
         }
         for t in tests
     ]
+
+
+@dataclass(frozen=True)
+class AbTestRequest:
+    """An A/B test as the operator (the CLI) or an owner (the API) asks for it."""
+
+    name: str
+    #: ``BOT:VERSION`` of the candidate and of what it must beat
+    new: str
+    base: str
+    rules: Ruleset
+    elo0: float = 0.0
+    elo1: float = 25.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    #: the opponents (None: the samples)
+    field: list[str] | None = None
+    table_size: int | None = None
+    max_matches: int = store.DEFAULT_MAX_MATCHES
+    deadline: float = 1.0
+
+
+@dataclass(frozen=True)
+class AbTestCreated:
+    name: str
+    new: str
+    base: str
+    table_size: int
+    field: list[str]
+
+
+def create(
+    db: Database,
+    request: AbTestRequest,
+    owner: Owner | None = None,
+    limits: PrivateLimits | None = None,
+) -> AbTestCreated:
+    """Create the test, not started (``owner``: their own versions, within ``limits``)."""
+    try:
+        bounds = sprt.Bounds(request.elo0, request.elo1, request.alpha, request.beta)
+    except ValueError as error:
+        raise Invalid(str(error)) from None
+
+    def make(session: Session) -> AbTestCreated:
+        test = store.create(
+            session,
+            request.name,
+            request.new,
+            request.base,
+            request.rules,
+            bounds,
+            field=request.field,
+            table_size=request.table_size,
+            max_matches=request.max_matches,
+            settings=RefereeSettings(deadline=request.deadline),
+            owner=session.get(Owner, owner.id) if owner is not None else None,
+            limits=limits,
+        )
+        seated = [e.version for e in test.tournament.entries if e.bot_version_id in test.field]
+        return AbTestCreated(
+            name=test.name,
+            new=test.new_version.label,
+            base=test.base_version.label,
+            table_size=test.tournament.table_size,
+            field=[version.label for version in seated],
+        )
+
+    return db.transaction(make)
+
+
+def stop(db: Database, name: str, owner: Owner | None = None) -> int:
+    """Stop the test undecided; how many queued matches were withdrawn."""
+    return db.transaction(lambda session: store.stop(session, name, owner))

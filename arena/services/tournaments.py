@@ -90,3 +90,8 @@ def _unit(format: str) -> str:
     if format in IN_ROUNDS:
         return "rounds"
     return "tables in play" if format == TournamentFormat.LADDER else "matches"
+
+
+def stop(db: Database, name: str, owner: Owner | None = None) -> int:
+    """Stop a ladder (``owner``: only its creator may); the queued matches dropped."""
+    return db.transaction(lambda session: store.stop(session, name, owner))

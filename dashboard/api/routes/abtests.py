@@ -4,12 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter, status
 
-from arena.abtest.sprt import Bounds
 from arena.engine import Ruleset
-from arena.referee import RefereeSettings
 from arena.services import abtests as abtest_service
-from arena.store import abtests
-from arena.store.errors import Invalid
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
 from dashboard.schemas import AbTestCreate, AbTestPublic, Responses, Started
 
@@ -36,27 +32,12 @@ def get_abtest(name: str, session: SessionDep) -> AbTestPublic:
 def create_abtest(body: AbTestCreate, owner: OwnerDep, platform: PlatformDep) -> AbTestPublic:
     """An owner tests their own versions (any that qualified, active or not) against a
     field of their bots and the samples; the operator tests any from the CLI."""
-    try:
-        bounds = Bounds(body.elo0, body.elo1, body.alpha, body.beta)
-    except ValueError as error:
-        raise Invalid(str(error)) from None
     ruleset = Ruleset.parse(body.rules.preset, body.rules.options)
-    platform.db.transaction(
-        lambda s: abtests.create(
-            s,
-            body.name,
-            body.new,
-            body.base,
-            ruleset,
-            bounds,
-            field=body.field,
-            table_size=body.table_size,
-            max_matches=body.max_matches,
-            settings=RefereeSettings(deadline=body.deadline),
-            owner=owner,
-            limits=platform.settings.private_limits,
-        )
-    )
+    request = abtest_service.AbTestRequest(
+        body.name, body.new, body.base, ruleset, body.elo0, body.elo1, body.alpha, body.beta,
+        body.field, body.table_size, body.max_matches, body.deadline,
+    )  # fmt: skip
+    abtest_service.create(platform.db, request, owner, platform.settings.private_limits)
     with platform.db.read() as session:
         return AbTestPublic.model_validate(abtest_service.status(session, body.name))
 
@@ -77,5 +58,5 @@ def start_abtest(name: str, owner: OwnerDep, platform: PlatformDep) -> Started:
 )
 def stop_abtest(name: str, owner: OwnerDep, platform: PlatformDep) -> Started:
     """Stop the test undecided; ``queued`` is the number of queued matches withdrawn."""
-    stopped = platform.db.transaction(lambda s: abtests.stop(s, name, owner))
+    stopped = abtest_service.stop(platform.db, name, owner)
     return Started(name=name, queued=stopped)

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
 from fastapi import APIRouter, status
-from sqlalchemy.orm import Session
 
 from arena.base.endpoints import EndpointError, pinned_public
 from arena.platform import Platform
-from arena.platform import queue as work_queue
 from arena.platform.submission import submit
-from arena.store import releases
+from arena.services import releases as release_service
 from arena.store.errors import Conflict, Invalid, NotFound
-from arena.store.models import AfterQualifying, BotKind, BotVersion, Owner
+from arena.store.models import AfterQualifying, BotKind, Owner
 from arena.store.rights import check_submission_rate
 from dashboard.deps import ActorDep, OwnerDep, PlatformDep, ReaderDep, SessionDep
 from dashboard.queries import bots as bot_queries
@@ -103,14 +100,14 @@ def promote(
     competitions the bot plays in seat it from now on."""
     bot_queries.bot_exists(session, name)
     spec = f"{name}:{body.version}"
-    return _release(platform, lambda s, owner: releases.promote(s, spec, owner), actor)
+    return _released(platform, release_service.promote(platform.db, spec, _id(actor)))
 
 
 @router.post("/bots/{name}/rollback", response_model=LiveVersion, responses=RELEASE_ERRORS)
 def rollback(name: str, actor: ActorDep, platform: PlatformDep, session: SessionDep) -> LiveVersion:
     """Make the version live before the live one live again."""
     bot_queries.bot_exists(session, name)
-    return _release(platform, lambda s, owner: releases.rollback(s, name, owner), actor)
+    return _released(platform, release_service.rollback(platform.db, name, _id(actor)))
 
 
 @router.patch("/bots/{name}/consent", response_model=BotPublic, responses=RELEASE_ERRORS)
@@ -119,35 +116,23 @@ def consent(
 ) -> BotPublic:
     """What the owner allows: ``people`` (that people play the bot at tables) and
     ``scrimmages`` (that other owners choose it as a scrimmage's rival)."""
-    platform.db.transaction(
-        lambda s: releases.set_consent(
-            s, name, s.get(Owner, actor.id) if actor else None, body.people, body.scrimmages
-        )
-    )
+    release_service.set_consent(platform.db, name, _id(actor), body.people, body.scrimmages)
     with platform.db.read() as fresh:
         return bot_queries.bot(fresh, name)
 
 
-def _release(
-    platform: Platform,
-    change: Callable[[Session, Owner | None], tuple[BotVersion, list[str]]],
-    actor: Owner | None,
-) -> LiveVersion:
-    def run(session: Session) -> tuple[LiveVersion, list[tuple[int, str]]]:
-        owner = session.get(Owner, actor.id) if actor is not None else None
-        version, playing = change(session, owner)
-        live = LiveVersion(
-            bot=version.bot.name,
-            version=version.number,
-            live_since=version.live_since.isoformat() if version.live_since else None,
-            competitions=playing,
-        )
-        return live, releases.first_tables(session, version)
+def _id(actor: Owner | None) -> int | None:
+    return actor.id if actor is not None else None
 
-    live, jobs = platform.db.transaction(run)
-    if jobs and platform.settings.redis_url:  # else a worker's next pass seats them
-        work_queue.enqueue_all(platform.queue, jobs)
-    return live
+
+def _released(platform: Platform, live: release_service.LiveVersion) -> LiveVersion:
+    platform.send(live.jobs)  # else a worker's next pass seats them
+    return LiveVersion(
+        bot=live.bot,
+        version=live.version,
+        live_since=live.live_since,
+        competitions=live.competitions,
+    )
 
 
 def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -> SubmissionPublic:

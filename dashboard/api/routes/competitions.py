@@ -4,16 +4,14 @@ with ``arena competition``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, status
-from sqlalchemy.orm import Session
 
 from arena.engine import Ruleset
-from arena.referee import RefereeSettings
+from arena.services import competitions as competition_service
 from arena.store import competitions
-from arena.store.models import Competition, CompetitionStatus
+from arena.store.models import CompetitionStatus
 from dashboard.deps import OperatorDep, PlatformDep, SessionDep
 from dashboard.schemas import CompetitionCreate, PaceIn, Responses
 
@@ -51,29 +49,16 @@ def get_competition(name: str, session: SessionDep) -> dict[str, Any]:
 def create_competition(body: CompetitionCreate, platform: PlatformDep) -> dict[str, Any]:
     """Open a competition: it plays as soon as a table's worth of bots entered."""
     ruleset = Ruleset.parse(body.rules.preset, body.rules.options)
-    return _changed(
-        platform,
-        body.name,
-        lambda s: competitions.create(
-            s,
-            body.name,
-            ruleset,
-            body.table_size,
-            body.tables,
-            body.bots,
-            RefereeSettings(deadline=body.deadline, time_bank=body.time_bank),
-            default=body.default,
-            opens_at=body.opens_at,
-            closes_at=body.closes_at,
-            format=body.format,
-            pace=body.pace,
-        ),
-    )
+    request = competition_service.CompetitionRequest(
+        body.name, ruleset, body.table_size, body.tables, body.bots, body.deadline,
+        body.time_bank, body.default, body.opens_at, body.closes_at, body.format, body.pace,
+    )  # fmt: skip
+    return competition_service.create(platform.db, request)
 
 
 def _status_route(action: str, to: CompetitionStatus, doc: str) -> None:
     def change(name: str, platform: PlatformDep) -> dict[str, Any]:
-        return _changed(platform, name, lambda s: competitions.set_status(s, name, to))
+        return competition_service.set_status(platform.db, name, to)
 
     change.__doc__ = doc
     change.__name__ = f"{action}_competition"
@@ -90,20 +75,11 @@ _status_route("close", CompetitionStatus.CLOSED, "End the season: its standings 
 @router.post("/competitions/{name}/new-season", dependencies=[OperatorDep], responses=CHANGED)
 def new_season(name: str, platform: PlatformDep) -> dict[str, Any]:
     """Close the season in play and open the next: the same bots, fresh ratings."""
-    return _changed(platform, name, lambda s: competitions.new_season(s, name))
+    return competition_service.new_season(platform.db, name)
 
 
 @router.post("/competitions/{name}/pace", dependencies=[OperatorDep], responses=CHANGED)
 def set_pace(name: str, body: PaceIn, platform: PlatformDep) -> dict[str, Any]:
     """How many tables a minute it seats once every rating is settled (null: unpaced,
     every table kept in play)."""
-    return _changed(platform, name, lambda s: competitions.set_pace(s, name, body.pace))
-
-
-def _changed(
-    platform: PlatformDep, name: str, work: Callable[[Session], Competition]
-) -> dict[str, Any]:
-    """Do ``work`` in a transaction; the competition's summary as it now reads."""
-    platform.db.transaction(work)
-    with platform.db.read() as session:
-        return competitions.summary(session, competitions.get(session, name))
+    return competition_service.set_pace(platform.db, name, body.pace)

@@ -113,7 +113,7 @@ def stop_tournament(name: str, owner: ActorDep, platform: PlatformDep) -> Starte
     recorded.
     ``queued`` is the number of queued matches dropped."""
 
-    dropped = platform.db.transaction(lambda s: tournament_store.stop(s, name, owner))
+    dropped = tournament_service.stop(platform.db, name, owner)
     return Started(name=name, queued=dropped)
 
 

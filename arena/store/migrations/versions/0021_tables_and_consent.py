@@ -18,12 +18,11 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("bots") as batch:
-        batch.add_column(
-            sa.Column("people_may_play", sa.Boolean(), nullable=False, server_default=sa.true())
-        )
-        batch.add_column(
-            sa.Column("scrimmage_rival", sa.Boolean(), nullable=False, server_default=sa.true())
+    # plain ADD COLUMN, never a batch: SQLite's batch copies the table and would drop the
+    # expression index on the folded name (uq_bots_name_folded), which it cannot reflect
+    for name in ("people_may_play", "scrimmage_rival"):
+        op.add_column(
+            "bots", sa.Column(name, sa.Boolean(), nullable=False, server_default=sa.true())
         )
     op.create_table(
         "tables",
@@ -53,6 +52,5 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("ix_tables_owner_id", "tables")
     op.drop_table("tables")
-    with op.batch_alter_table("bots") as batch:
-        batch.drop_column("scrimmage_rival")
-        batch.drop_column("people_may_play")
+    for name in ("scrimmage_rival", "people_may_play"):
+        op.drop_column("bots", name)
