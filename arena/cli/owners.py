@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from arena.cli.platform import out, platform
+from arena.services import owners as owner_service
 from arena.store import owners
 
 app = typer.Typer(help="Owners and their API tokens.", no_args_is_help=True)
@@ -28,9 +29,7 @@ def owner_list() -> None:
 @app.command("rotate")
 def owner_rotate(name: Annotated[str, typer.Argument(help="The owner's name.")]) -> None:
     """Give an owner a new API token (printed once); the old one stops working."""
-    token = platform().db.transaction(
-        lambda session: owners.rotate_token(session, owners.get(session, name))
-    )
+    token = owner_service.rotate(platform().db, name)
     out.print(f"new API token for {name} (the old one no longer works):", markup=False)
     print(token)
 
@@ -38,16 +37,14 @@ def owner_rotate(name: Annotated[str, typer.Argument(help="The owner's name.")])
 @app.command("revoke")
 def owner_revoke(name: Annotated[str, typer.Argument(help="The owner's name.")]) -> None:
     """Stop an owner's API token from working (``rotate`` gives a new one)."""
-    platform().db.transaction(
-        lambda session: owners.revoke_token(session, owners.get(session, name))
-    )
+    owner_service.revoke(platform().db, name)
     out.print(f"{name}'s API token is revoked", markup=False)
 
 
 @app.command("add")
 def owner_add(name: Annotated[str, typer.Argument(help="The owner's name.")]) -> None:
     """Create an owner and print its API token (shown once)."""
-    _, token = platform().db.transaction(lambda session: owners.add_owner(session, name))
+    token = owner_service.add(platform().db, name)
     out.print(
         f"owner {name} created; API token (keep it, it is not shown again; "
         f"'arena owner rotate {name}' makes a new one):",

@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, status
 
+from arena.services import owners as owner_service
 from arena.store import owners
 from arena.store.models import Owner
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
@@ -59,11 +60,11 @@ def my_matches(
 @router.post("/owners/me/token", response_model=NewToken, responses=NO_TOKEN)
 def rotate(owner: OwnerDep, platform: PlatformDep) -> NewToken:
     """A new token, shown once; the one used for this request stops working."""
-    token = platform.db.transaction(lambda s: owners.rotate_token(s, s.get_one(Owner, owner.id)))
+    token = owner_service.rotate(platform.db, owner.name)
     return NewToken(token=token)
 
 
 @router.delete("/owners/me/token", status_code=status.HTTP_204_NO_CONTENT, responses=NO_TOKEN)
 def revoke(owner: OwnerDep, platform: PlatformDep) -> None:
     """No token works for this owner any more (the operator can rotate one in)."""
-    platform.db.transaction(lambda s: owners.revoke_token(s, s.get_one(Owner, owner.id)))
+    owner_service.revoke(platform.db, owner.name)
