@@ -3,6 +3,7 @@ only carries work to the workers."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
@@ -120,18 +121,59 @@ class TournamentFormat(StrEnum):
     SCRIMMAGE = "scrimmage"
 
 
+@dataclass(frozen=True)
+class FormatTraits:
+    """What a format is, declared once (arena.store.scheduling keeps how it schedules)."""
+
+    #: schedules its matches as it plays (a refill after each recording), not at creation
+    self_scheduling: bool = False
+    #: of those, ends by itself (an A/B test at its verdict, a Swiss tournament after its
+    #: rounds; a ladder plays until stopped): what a worker that stops once the queue is
+    #: empty tops up
+    self_ending: bool = False
+    #: played in rounds (arena.store.rounds), with standings by its own rule
+    in_rounds: bool = False
+    #: made by a command of its own, never ``arena tournament create``: which
+    made_by: str | None = None
+    #: on the tournaments list (an A/B test is on /abtests, a qualification match on its
+    #: version's page)
+    listed: bool = True
+
+
+_ROUNDS = FormatTraits(self_scheduling=True, self_ending=True, in_rounds=True)
+#: every format's traits
+TRAITS: dict[TournamentFormat, FormatTraits] = {
+    TournamentFormat.ROUND_ROBIN: FormatTraits(),
+    TournamentFormat.LADDER: FormatTraits(self_scheduling=True),
+    TournamentFormat.ABTEST: FormatTraits(
+        self_scheduling=True,
+        self_ending=True,
+        made_by="an A/B test is made with `arena abtest create` (POST /api/v1/abtests)",
+        listed=False,
+    ),
+    TournamentFormat.QUALIFICATION: FormatTraits(
+        made_by="qualification matches are played when a bot is submitted", listed=False
+    ),
+    TournamentFormat.SWISS: _ROUNDS,
+    TournamentFormat.KNOCKOUT: _ROUNDS,
+    TournamentFormat.SCRIMMAGE: FormatTraits(
+        made_by="a scrimmage is made with `arena scrimmage` (POST /api/v1/scrimmages)"
+    ),
+}
+
+
+def _having(trait: str) -> tuple[TournamentFormat, ...]:
+    return tuple(name for name, traits in TRAITS.items() if getattr(traits, trait))
+
+
 #: formats that schedule their matches as they play, not all at creation
-SELF_SCHEDULING = (
-    TournamentFormat.LADDER,
-    TournamentFormat.ABTEST,
-    TournamentFormat.SWISS,
-    TournamentFormat.KNOCKOUT,
-)
-#: of those, the ones that end by themselves (an A/B test at its verdict; a ladder plays
-#: until it is stopped): all a worker that stops once the queue is empty tops up
-SELF_ENDING = (TournamentFormat.ABTEST, TournamentFormat.SWISS, TournamentFormat.KNOCKOUT)
+SELF_SCHEDULING = _having("self_scheduling")
+#: of those, the ones that end by themselves
+SELF_ENDING = _having("self_ending")
 #: formats played in rounds (arena.store.rounds)
-IN_ROUNDS = (TournamentFormat.SWISS, TournamentFormat.KNOCKOUT)
+IN_ROUNDS = _having("in_rounds")
+#: formats on the tournaments list
+LISTED = _having("listed")
 
 
 class MatchStatus(StrEnum):

@@ -4,6 +4,8 @@ recording, the reconciler for every one running (a worker may have died in betwe
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlalchemy import select
 
 from arena.store import abtests, ladder, rounds
@@ -16,16 +18,20 @@ from arena.store.models import (
     TournamentStatus,
 )
 
+Refill = Callable[[Database, int], list[tuple[int, str]]]
+#: how each format that schedules as it plays seats its next matches
+REFILLS: dict[TournamentFormat, Refill] = {
+    TournamentFormat.LADDER: ladder.refill,
+    TournamentFormat.ABTEST: abtests.refill,
+    **dict.fromkeys(IN_ROUNDS, rounds.refill),
+}
+assert set(REFILLS) == set(SELF_SCHEDULING), "a self-scheduling format without its refill"
+
 
 def refill(db: Database, tournament_id: int, format: str) -> list[tuple[int, str]]:
     """Queue the tournament's next matches; (match, job) to enqueue."""
-    if format == TournamentFormat.ABTEST:
-        return abtests.refill(db, tournament_id)
-    if format == TournamentFormat.LADDER:
-        return ladder.refill(db, tournament_id)
-    if format in IN_ROUNDS:
-        return rounds.refill(db, tournament_id)
-    return []
+    found = REFILLS.get(TournamentFormat(format)) if format in REFILLS else None
+    return found(db, tournament_id) if found is not None else []
 
 
 def refill_running(

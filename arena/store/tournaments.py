@@ -17,6 +17,7 @@ from arena.store.jobs import job_sizes, new_job_id
 from arena.store.limits import PrivateLimits
 from arena.store.models import (
     IN_ROUNDS,
+    TRAITS,
     BotVersion,
     Entry,
     MatchSeat,
@@ -77,8 +78,9 @@ def create(
     twice = sorted({name for name in bot_names if bot_names.count(name) > 1})
     if twice:
         raise Invalid(f"listed more than once: {', '.join(twice)}")
-    if format in MADE_ELSEWHERE:
-        raise Invalid(MADE_ELSEWHERE[format])
+    made_by = TRAITS[TournamentFormat(format)].made_by if format in TRAITS else None
+    if made_by is not None:
+        raise Invalid(made_by)
     try:
         versions = [active_version(session, bot) for bot in bot_names]
     except NotFound as error:  # the request names it: invalid input, not a missing page
@@ -102,16 +104,6 @@ def create(
         same_owner_tables=same_owner_tables,
         advance=advance,
     )
-
-
-#: formats a tournament is not created as, and where they are made
-MADE_ELSEWHERE: dict[str, str] = {
-    TournamentFormat.ABTEST: "an A/B test is made with `arena abtest create`"
-    " (POST /api/v1/abtests)",
-    TournamentFormat.QUALIFICATION: "qualification matches are played when a bot is submitted",
-    TournamentFormat.SCRIMMAGE: "a scrimmage is made with `arena scrimmage`"
-    " (POST /api/v1/scrimmages)",
-}
 
 
 def check_new(

@@ -11,11 +11,11 @@ from arena.store import rounds as rounds_store
 from arena.store import tournaments as tournament_store
 from arena.store.models import (
     IN_ROUNDS,
+    LISTED,
     BotVersion,
     Entry,
     RegisteredBot,
     Tournament,
-    TournamentFormat,
     TournamentMatch,
 )
 from arena.tournament.ratings import conservative
@@ -53,9 +53,7 @@ def tournaments(session: Session) -> list[TournamentRow]:
         if entry.games and (best is None or score > best[0]):
             leaders[entry.tournament_id] = (score, f"{entry.name} v{entry.number}")
     rows: list[TournamentRow] = []
-    # A/B tests are on /abtests, qualification matches on their versions' pages
-    unlisted = (TournamentFormat.ABTEST, TournamentFormat.QUALIFICATION)
-    listed = select(Tournament).where(Tournament.format.not_in(unlisted))
+    listed = select(Tournament).where(Tournament.format.in_(LISTED))
     for tournament in session.scalars(listed.order_by(Tournament.id.desc())):
         leader = leaders.get(tournament.id)
         rows.append(
