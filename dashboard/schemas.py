@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, Field
 
 from arena.store.bots import NAME
 from arena.store.models import TournamentFormat
@@ -589,30 +589,3 @@ class ScrimmageCreate(BaseModel):
     games: int = Field(default=20, ge=1, le=100_000)
     rules: str = Field("classic", max_length=40)
     deadline: float = Field(default=1.0, gt=0, le=60)
-
-
-class ScrimmageLinePublic(BaseModel):
-    model_config = ConfigDict(from_attributes=True)
-
-    bot: str
-    version: int
-    games: int
-    wins: int
-    mean_place: float | None
-    forfeits: int
-
-
-class ScrimmagePublic(BaseModel):
-    """A scrimmage and its results (each match's replay: ``/matches?tournament=NAME``)."""
-
-    model_config = ConfigDict(from_attributes=True)
-
-    name: str
-    bot: str
-    against: list[str]
-    status: str
-    games: int
-    played: int
-    results: list[ScrimmageLinePublic]
-    #: matches queued when it was created
-    queued: int | None = None

@@ -97,6 +97,16 @@ def browser_page(base_url: str) -> Iterator[Page]:
         browser.close()
 
 
+def _signed_in(page: Page, base_url: str, token: str) -> None:
+    """/owner, signed in afresh with ``token`` (whatever an earlier test left)."""
+    page.goto(f"{base_url}/owner")
+    page.evaluate("sessionStorage.clear()")
+    page.reload()
+    page.fill("#token", token)
+    page.click("#sign-in button")
+    expect(page.locator("#account")).to_be_visible()
+
+
 def _y_ticks(page: Page) -> list[str]:
     return page.locator("#tournament-chart text.y-tick").all_text_contents()
 
@@ -499,12 +509,7 @@ def test_an_owner_opens_a_rejected_versions_qualification_match_and_reads_its_tr
 ) -> None:
     app, token = served
     page = browser_page
-    page.goto(f"{base_url}/owner")
-    page.evaluate("sessionStorage.clear()")  # signed out, whatever an earlier test left
-    page.reload()
-    page.fill("#token", token)
-    page.click("#sign-in button")
-    expect(page.locator("#account")).to_be_visible()
+    _signed_in(page, base_url, token)
     page.fill("#bot-name", "raiser")
     page.fill("#bot-source", RAISER)
     page.click("#submit-form button")
@@ -601,12 +606,7 @@ def test_an_owner_stages_tests_promotes_rolls_back_and_studies_a_lost_match(
     )
     elsewhere = ThreadPoolExecutor(1)  # workers run beside Playwright's loop
     page = browser_page
-    page.goto(f"{base_url}/owner")
-    page.evaluate("sessionStorage.clear()")
-    page.reload()
-    page.fill("#token", token)
-    page.click("#sign-in button")
-    expect(page.locator("#account")).to_be_visible()
+    _signed_in(page, base_url, token)
 
     def submit(source: str, after: str, number: int) -> None:
         page.fill("#bot-name", "walker")
@@ -822,12 +822,7 @@ def test_an_owner_queues_a_scrimmage_reads_its_results_and_sets_consent(
         e2e = session.scalar(select(Owner.id).where(Owner.name == "e2e"))
     arena.db.transaction(lambda s: bots.add_bot(s, "sparring", BotKind.SAMPLE, "honest", e2e))
     page = browser_page
-    page.goto(f"{base_url}/owner")
-    page.evaluate("sessionStorage.clear()")
-    page.reload()
-    page.fill("#token", token)
-    page.click("#sign-in button")
-    expect(page.locator("#account")).to_be_visible()
+    _signed_in(page, base_url, token)
     page.fill("#scrimmage-bot", "sparring")
     page.fill("#scrimmage-against", "sample:random, sample:counter")
     page.fill("#scrimmage-games", "2")

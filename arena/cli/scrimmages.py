@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Annotated
 
 import typer
@@ -38,14 +38,16 @@ def scrimmage(
     asked = scrimmage_service.ScrimmageRequest(bot, rivals, games, rules, deadline)
     made = scrimmage_service.create(arena.db, asked, None, arena.settings.private_limits)
     queued = arena.start_tournament(made.name)
+    made = replace(made, queued=queued)
     if wait:
         follow(arena, made.name)
         with arena.db.read() as session:
             from arena.store import tournaments
 
-            made = scrimmage_service.described(session, tournaments.get(session, made.name))
+            found = tournaments.get(session, made.name)
+            made = replace(scrimmage_service.described(session, found), queued=queued)
     if json_:
-        print(json.dumps({**asdict(made), "queued": queued}))
+        print(json.dumps(asdict(made)))
         return
     out.print(
         f"scrimmage {made.name}: {made.bot} against {', '.join(made.against)}, "

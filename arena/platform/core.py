@@ -65,9 +65,10 @@ class Platform:
             return False
 
     def send(self, jobs: list[tuple[int, str]]) -> bool:
-        """Send matches the store queued to the workers listening; False (nothing sent)
-        without a worker: a worker's next pass finds them."""
-        if not jobs or not self.workers_running():
+        """Send matches the store queued to the queue (they wait there for a worker);
+        False (nothing sent) without a Redis or when it is away: the reconciler of the
+        next worker sends them."""
+        if not jobs or not self.settings.redis_url:
             return False
         try:
             work_queue.enqueue_all(self.queue, jobs)

@@ -40,6 +40,8 @@ class ScrimmageLine:
 
 @dataclass(frozen=True)
 class Scrimmage:
+    """A scrimmage and its results (each match's replay: ``/matches?tournament=NAME``)."""
+
     name: str
     #: the owner's version, as ``BOT vN``
     bot: str
@@ -49,6 +51,8 @@ class Scrimmage:
     played: int
     #: the bots by mean place, the best first
     results: list[ScrimmageLine]
+    #: matches queued when it was created (None: read later)
+    queued: int | None = None
 
 
 def create(

@@ -70,9 +70,8 @@ def create(
         games,
         None,
         RefereeSettings(deadline=deadline),
-        format=TournamentFormat.SCRIMMAGE,
-        owner=acting,
-        same_owner_tables=True,
+        tournaments.Shape(format=TournamentFormat.SCRIMMAGE, same_owner_tables=True),
+        acting,
     )
 
 

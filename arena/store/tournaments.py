@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from sqlalchemy import func, select, update
@@ -85,25 +85,25 @@ def create(
         versions = [active_version(session, bot) for bot in bot_names]
     except NotFound as error:  # the request names it: invalid input, not a missing page
         raise Invalid(str(error)) from None
-    return add(
-        session,
-        name,
-        ruleset,
-        versions,
-        table_size,
-        games,
-        seed,
-        settings,
-        duplicate=duplicate,
-        format=format,
-        reveal_delay=reveal_delay,
-        fresh_processes=fresh_processes,
-        owner=owner,
-        limits=limits,
-        waits_for_bots=waits_for_bots,
-        same_owner_tables=same_owner_tables,
-        advance=advance,
+    shape = Shape(
+        duplicate, format, reveal_delay, fresh_processes, waits_for_bots, same_owner_tables, advance
     )
+    return add(
+        session, name, ruleset, versions, table_size, games, seed, settings, shape, owner, limits
+    )
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How a tournament plays, beside its bots and size (see :func:`create`)."""
+
+    duplicate: bool = False
+    format: str = TournamentFormat.ROUND_ROBIN
+    reveal_delay: int = 3600
+    fresh_processes: bool = False
+    waits_for_bots: bool = False
+    same_owner_tables: bool = False
+    advance: int = 2
 
 
 def check_new(
@@ -135,22 +135,16 @@ def add(
     games: int,
     seed: str | None,
     settings: RefereeSettings,
-    *,
-    duplicate: bool = False,
-    format: str = TournamentFormat.ROUND_ROBIN,
-    reveal_delay: int = 3600,
-    fresh_processes: bool = False,
+    shape: Shape,
     owner: Owner | None = None,
     limits: PrivateLimits | None = None,
-    waits_for_bots: bool = False,
-    same_owner_tables: bool = False,
-    advance: int = 2,
 ) -> Tournament:
     """A checked tournament of these ``versions``, its matches scheduled (see :func:`create`)."""
+    format, duplicate, advance = shape.format, shape.duplicate, shape.advance
     key = seeds.key_for(seed)
     ids = [v.id for v in versions]
     # an owner's tournament ranks nothing: its bots (all theirs) may share tables
-    same_owner_tables = same_owner_tables or owner is not None
+    same_owner_tables = shape.same_owner_tables or owner is not None
     teams = {} if same_owner_tables else owner_teams(session, ids)
     try:
         if format not in set(TournamentFormat):
@@ -166,7 +160,7 @@ def add(
             duplicate = True  # a table is one deal, played once per seat rotation
             plan: list[tuple[int | None, list[int], str]] = []  # seated round by round
         elif format == TournamentFormat.LADDER:
-            if len(ids) < table_size and not waits_for_bots:
+            if len(ids) < table_size and not shape.waits_for_bots:
                 raise ValueError(f"a table of {table_size} needs at least {table_size} bots")
             plan = []  # scheduled as it goes (ladder)
         elif duplicate:
@@ -191,9 +185,9 @@ def add(
         format=format,
         advance=advance if format == TournamentFormat.KNOCKOUT else None,
         secret_key=key,
-        reveal_delay=reveal_delay,
+        reveal_delay=shape.reveal_delay,
         duplicate=duplicate,
-        fresh_processes=fresh_processes,
+        fresh_processes=shape.fresh_processes,
         same_owner_tables=same_owner_tables,
         settings=asdict(settings),
         owner_id=owner.id if owner is not None else None,

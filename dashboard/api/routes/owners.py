@@ -40,7 +40,9 @@ def my_matches(
     owner: OwnerDep,
     session: SessionDep,
     bot: str | None = None,
-    version: Annotated[int | None, Query(ge=1, description="A version of ``bot``")] = None,
+    version: Annotated[
+        int | None, Query(ge=1, le=2**31 - 1, description="A version of ``bot``")
+    ] = None,
     result: Annotated[
         Literal["won", "lost"] | None,
         Query(description="won: first place; lost: any place after the first"),

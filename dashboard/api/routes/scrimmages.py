@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from fastapi import APIRouter, status
 
 from arena.services import scrimmages as scrimmage_service
+from arena.services.scrimmages import Scrimmage
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
-from dashboard.schemas import Responses, ScrimmageCreate, ScrimmagePublic
+from dashboard.schemas import Responses, ScrimmageCreate
 
 router = APIRouter(tags=["scrimmages"])
 NO_TOKEN: Responses = {401: {"description": "No token, or a token that does not work"}}
@@ -14,7 +17,7 @@ NO_TOKEN: Responses = {401: {"description": "No token, or a token that does not 
 
 @router.post(
     "/scrimmages",
-    response_model=ScrimmagePublic,
+    response_model=Scrimmage,
     status_code=status.HTTP_201_CREATED,
     responses={
         **NO_TOKEN,
@@ -22,24 +25,17 @@ NO_TOKEN: Responses = {401: {"description": "No token, or a token that does not 
         403: {"description": "Another owner's bot, or a rival whose owner does not allow it"},
     },
 )
-def create_scrimmage(
-    body: ScrimmageCreate, owner: OwnerDep, platform: PlatformDep
-) -> ScrimmagePublic:
+def create_scrimmage(body: ScrimmageCreate, owner: OwnerDep, platform: PlatformDep) -> Scrimmage:
     """Queue the matches at once: they play after ranked work, within the owner's
     private limits; the results are the owner's (``GET /owners/me/scrimmages``)."""
     asked = scrimmage_service.ScrimmageRequest(
         body.bot, tuple(body.against), body.games, body.rules, body.deadline
     )
     made = scrimmage_service.create(platform.db, asked, owner, platform.settings.private_limits)
-    queued = platform.start_tournament(made.name)
-    shown = ScrimmagePublic.model_validate(made)
-    return shown.model_copy(update={"queued": queued})
+    return replace(made, queued=platform.start_tournament(made.name))
 
 
-@router.get("/owners/me/scrimmages", response_model=list[ScrimmagePublic], responses=NO_TOKEN)
-def my_scrimmages(owner: OwnerDep, session: SessionDep) -> list[ScrimmagePublic]:
+@router.get("/owners/me/scrimmages", response_model=list[Scrimmage], responses=NO_TOKEN)
+def my_scrimmages(owner: OwnerDep, session: SessionDep) -> list[Scrimmage]:
     """The owner's scrimmages, the newest first, with each bot's results."""
-    return [
-        ScrimmagePublic.model_validate(found)
-        for found in scrimmage_service.of_owner(session, owner)
-    ]
+    return scrimmage_service.of_owner(session, owner)
