@@ -220,3 +220,21 @@ def test_an_uploaded_bot_sits_at_a_persons_table_in_its_own_sandbox(settings: Se
         played = MatchLog.from_dict(client.get(f"/api/v1/tables/{table['id']}/log").json())
         assert played.seats[1].decisions > 0 and played.seats[1].forfeit is None
         assert replay(played).ok
+
+
+def test_one_person_plays_at_most_their_tables_at_once(settings: Settings) -> None:
+    with _client(settings, TableLimits(per_person=1)) as client:
+        first = _open(client)
+        again = client.post("/api/v1/tables", json={"bots": SAMPLES})
+        assert again.status_code == 429 and "as many as one person may" in again.json()["detail"]
+        arena = client.app.state.platform  # type: ignore[attr-defined]
+        _, token = arena.db.transaction(lambda s: add_owner(s, "dora"))
+        theirs = client.post(
+            "/api/v1/tables", json={"bots": SAMPLES}, headers={"Authorization": f"Bearer {token}"}
+        )
+        assert theirs.status_code == 201, "another person still sits down"
+        client.post(f"/api/v1/tables/{first['id']}/leave")
+        state = client.get(f"/api/v1/tables/{first['id']}?wait=30").json()
+        while state["status"] != "done":
+            state = client.get(f"/api/v1/tables/{first['id']}?wait=30").json()
+        assert client.post("/api/v1/tables", json={"bots": SAMPLES}).status_code == 201

@@ -53,6 +53,8 @@ class TableLimits:
     time_bank: float = 300.0
     #: tables in play at once on one site (more are refused until one ends)
     live: int = 16
+    #: tables one person (an owner, or a guest's address) plays at once
+    per_person: int = 2
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,7 @@ class Settings:
                 deadline=_positive(env, "ARENA_TABLE_DEADLINE", TableLimits.deadline),
                 time_bank=_positive(env, "ARENA_TABLE_TIME_BANK", TableLimits.time_bank),
                 live=_positive(env, "ARENA_TABLES", TableLimits.live),
+                per_person=_positive(env, "ARENA_TABLES_PER_PERSON", TableLimits.per_person),
             ),
         )
 

@@ -32,6 +32,7 @@ from arena.services.tables import TablePlan
 from arena.store import tables as store
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
+from arena.store.errors import TooMany
 from arena.store.models import PlayedTable, TableStatus
 from arena.store.tables import TableOpened
 
@@ -61,6 +62,8 @@ class LiveTable:
     over: bool = False
     #: why the last action was refused (an illegal action), if it was
     refused: str | None = None
+    #: who plays it: an owner's name, or a guest's address (a person's tables are counted)
+    who: str = ""
 
     @property
     def stats(self) -> SeatStats:
@@ -122,27 +125,36 @@ class TableRoom:
         self.cache = cache
         self.limits = limits
         self.live: dict[str, LiveTable] = {}
-        self._opening = 0
+        #: who is opening a table now (seating its bots takes a moment)
+        self._opening: list[str] = []
 
     def abandon_left_over(self) -> int:
         """Tables an earlier site process left playing are abandoned; how many."""
         return self.db.transaction(store.abandon_playing)
 
-    async def open(self, plan: TablePlan) -> LiveTable:
-        """Seat the bots and start the match; :class:`TablesFull` when the site plays
-        as many tables as it may."""
-        if len(self.live) + self._opening >= self.limits.live:
+    async def open(self, plan: TablePlan, who: str) -> LiveTable:
+        """Seat the bots and start the match for ``who`` (an owner's name, a guest's
+        address); :class:`TablesFull` when the site, or this person, plays as many
+        tables as they may."""
+        if len(self.live) + len(self._opening) >= self.limits.live:
             raise TablesFull(
                 f"{self.limits.live} tables are in play, as many as this site allows:"
                 " try again in a few minutes"
             )
-        self._opening += 1
+        theirs = sum(table.who == who for table in self.live.values()) + self._opening.count(who)
+        if theirs >= self.limits.per_person:
+            raise TooMany(
+                f"you play {theirs} tables already, as many as one person may at once:"
+                " finish or leave one first",
+                retry_after=60,
+            )
+        self._opening.append(who)
         try:
-            return await self._open(plan)
+            return await self._open(plan, who)
         finally:
-            self._opening -= 1
+            self._opening.remove(who)
 
-    async def _open(self, plan: TablePlan) -> LiveTable:
+    async def _open(self, plan: TablePlan, who: str) -> LiveTable:
         table_id, match_id = secrets.token_urlsafe(18), uuid.uuid4().hex
         seed = secrets.token_hex(16)  # the table's own deals: nobody else plays them
         opened = TableOpened(
@@ -170,7 +182,7 @@ class TableRoom:
             deadline=self.limits.deadline, time_bank=self.limits.time_bank, start_timeout=30.0
         )
         referee = Referee(plan.ruleset, seats, seed, settings, match_id=match_id)
-        table = LiveTable(table_id, match_id, plan, person, referee, stack)
+        table = LiveTable(table_id, match_id, plan, person, referee, stack, who=who)
         self.live[table_id] = table
         table.task = asyncio.create_task(self._play(table), name=f"table {table_id}")
         return table

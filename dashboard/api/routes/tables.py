@@ -37,6 +37,7 @@ def room(request: Request) -> TableRoom:
     responses={
         400: {"description": "Unknown rules or bot, a table size the rules refuse"},
         403: {"description": "A bot whose owner does not let people play it"},
+        429: {"description": "As many tables as one person may play at once"},
         503: {"description": "As many tables play as the site allows"},
     },
 )
@@ -52,7 +53,8 @@ async def create_table(
     asked = table_service.TableRequest(tuple(body.bots), body.rules, body.seat)
     with platform.db.read() as session:
         plan = table_service.plan(session, asked, reader)
-    table = await room(request).open(plan)
+    who = reader.name if reader is not None else f"guest@{_address(request)}"
+    table = await room(request).open(plan, who)
     response.headers.update(PRIVATE)
     return TableCreated(
         id=table.id,
@@ -61,6 +63,10 @@ async def create_table(
         names=plan.names,
         url=f"/tables/{table.id}",
     )
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client is not None else "unknown"
 
 
 @router.get("/tables/{table_id}", response_model=TableState, responses=NOT_FOUND)
