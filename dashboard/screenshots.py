@@ -1,7 +1,8 @@
 """Screenshots of the dashboard for the README: ``python -m dashboard.screenshots DIR``.
 
 Plays a small tournament of the sample bots into a temporary database, serves the
-dashboard, and photographs the leaderboard and a replay in headless Chromium.
+dashboard, and photographs the leaderboard, a replay and a person's table in headless
+Chromium.
 """
 
 from __future__ import annotations
@@ -90,7 +91,19 @@ def _shoot(base: str, match_id: int, out: Path) -> None:
         page.screenshot(path=str(out / "bot.png"), full_page=True)
         page.set_viewport_size({"width": 400, "height": 800})
         _replay_step(page, f"{base}/matches/{match_id}", out / "replay-phone.png")
+        page.set_viewport_size({"width": 1280, "height": 900})
+        _table(page, base, out / "table.png")
         browser.close()
+
+
+def _table(page, base: str, path: Path) -> None:
+    """A photograph of a person's table at their turn, a card of their hand chosen."""
+    page.goto(f"{base}/play")
+    page.locator("#sit").click()
+    page.wait_for_url("**/tables/*")
+    page.locator("#status").filter(has_text="Your turn").wait_for()
+    page.locator(".seat.mine button.card").first.click()
+    page.screenshot(path=str(path), full_page=True)
 
 
 def _replay_step(page, url: str, path: Path, steps: int = 7) -> None:
