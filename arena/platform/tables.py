@@ -29,6 +29,7 @@ from arena.referee.person import PersonSeat, legal_to_list, observation_to_dict
 from arena.referee.referee import SeatStats
 from arena.referee.seats import Seat
 from arena.services.tables import TablePlan
+from arena.store import logs
 from arena.store import tables as store
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
@@ -99,8 +100,6 @@ def _header(table_id: str, match_id: str, seat: int, names: list[str]) -> dict[s
 
 def recorded_state(table: PlayedTable) -> dict[str, Any]:
     """A table that is over, as the API shows it."""
-    from arena.store import logs
-
     ranking: list[list[str]] = []
     if table.log is not None:
         result = logs.decode(table.log)["result"]["ranking"]

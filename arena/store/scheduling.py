@@ -20,7 +20,7 @@ from arena.store.models import (
 
 Refill = Callable[[Database, int], list[tuple[int, str]]]
 #: how each format that schedules as it plays seats its next matches
-REFILLS: dict[TournamentFormat, Refill] = {
+REFILLS: dict[str, Refill] = {
     TournamentFormat.LADDER: ladder.refill,
     TournamentFormat.ABTEST: abtests.refill,
     **dict.fromkeys(IN_ROUNDS, rounds.refill),
@@ -30,7 +30,7 @@ assert set(REFILLS) == set(SELF_SCHEDULING), "a self-scheduling format without i
 
 def refill(db: Database, tournament_id: int, format: str) -> list[tuple[int, str]]:
     """Queue the tournament's next matches; (match, job) to enqueue."""
-    found = REFILLS.get(TournamentFormat(format)) if format in REFILLS else None
+    found = REFILLS.get(format)
     return found(db, tournament_id) if found is not None else []
 
 
