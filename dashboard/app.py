@@ -17,9 +17,10 @@ from arena.platform import Platform
 from arena.platform.settings import Settings
 from arena.platform.tables import TableRoom
 from arena.store.cache import ArtifactCache
-from dashboard import api, errors, operations, pages, tables
+from dashboard import api, errors, operations, pages, tables, timing
 from dashboard.cache import PageCache
 from dashboard.limits import BodyLimit
+from dashboard.timing import RequestTimer
 
 #: Swagger UI's files, as the fastapi-offline package ships them (version 5: OpenAPI 3.1)
 SWAGGER_UI = Path(fastapi_offline.__file__).parent / "static"
@@ -43,6 +44,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(PageCache, default_seconds=seconds)  # public pages, kept a moment
     errors.install(app)
     app.state.metrics = operations.registry(app.state.platform)
+    # outermost: the time a request waited for a kept page counts too
+    app.add_middleware(RequestTimer, seconds=timing.histogram(app.state.metrics))
     app.include_router(api.router)
     app.include_router(operations.router)
     app.include_router(pages.router)

@@ -52,6 +52,24 @@ def test_metrics_count_matches_forfeits_queued_jobs_and_workers(
     assert ready.status_code == 200 and ready.json() == {"database": "ok", "redis": "ok"}
 
 
+def test_the_site_times_each_request_by_kind_of_page(
+    app_and_token: tuple[TestClient, str, Platform],
+) -> None:
+    client, token, arena = app_and_token
+    played_tournament(client, token, arena, games=2)
+    for path in ("/leaderboard", "/leaderboard", "/api/v1/matches", "/matches/1", "/"):
+        assert client.get(path).status_code == 200
+    found = _samples(client)
+
+    def counted(kind: str) -> float:
+        return found["arena_http_request_seconds_count", (("kind", kind),)]
+
+    assert counted("leaderboard") == 2
+    assert counted("api/matches") == 1 and counted("matches") == 1 and counted("home") == 1
+    every = found["arena_http_request_seconds_bucket", (("kind", "leaderboard"), ("le", "+Inf"))]
+    assert every == 2
+
+
 def test_an_owners_own_tournament_is_counted_without_its_name(
     app_and_token: tuple[TestClient, str, Platform],
 ) -> None:

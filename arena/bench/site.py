@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import random
 import tempfile
 import time
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import func, select
 
 from arena.engine import Ruleset
@@ -68,6 +70,7 @@ def run(
             say(f"{readers} readers for {window:g} s")
             latencies: list[tuple[float, float]] = []  # (when it was asked, latency)
             errors: list[str] = []
+            before = _served(site.url)
             beside = _rate(
                 arena,
                 ladder_id,
@@ -75,6 +78,7 @@ def run(
                     _read(site.url, urls, readers, window, think, latencies, errors)
                 ),
             )
+            served = _minus(_served(site.url), before)
     ordered = sorted(latency for _, latency in latencies)
     steady = sorted(latency for began, latency in latencies if began >= WARM_SECONDS)
     return {
@@ -93,10 +97,42 @@ def run(
         # once every page was asked for once (the first readers find nothing kept)
         "steady_p99_ms": round(_quantile(steady, 0.99) * 1000, 1),
         "steady_after_s": WARM_SECONDS,
+        # the same requests as the server timed them (its histogram's bounds: "at most")
+        "server_p50_ms": _bound(served, 0.50),
+        "server_p95_ms": _bound(served, 0.95),
+        "server_p99_ms": _bound(served, 0.99),
         "recorded_per_min_alone": round(alone, 1),
         "recorded_per_min_beside_readers": round(beside, 1),
         "recording_drop_percent": round(100 * (alone - beside) / alone, 1) if alone else None,
     }
+
+
+def _served(base: str) -> dict[float, float]:
+    """The site's request-time histogram, every kind of page summed: upper bound (s) ->
+    requests at most that long (``/metrics``)."""
+    text = httpx.get(f"{base.rstrip('/')}/metrics", timeout=30).text
+    counts: dict[float, float] = {}
+    for family in text_string_to_metric_families(text):
+        if family.name != "arena_http_request_seconds":
+            continue
+        for sample in family.samples:
+            if sample.name.endswith("_bucket"):
+                bound = float(sample.labels["le"])
+                counts[bound] = counts.get(bound, 0.0) + sample.value
+    return counts
+
+
+def _minus(after: dict[float, float], before: dict[float, float]) -> dict[float, float]:
+    return {bound: count - before.get(bound, 0.0) for bound, count in after.items()}
+
+
+def _bound(counts: dict[float, float], fraction: float) -> float | None:
+    """The smallest histogram bound (ms) that holds ``fraction`` of the requests."""
+    total = counts.get(math.inf, 0.0)
+    if not total:
+        return None
+    bound = next(b for b in sorted(counts) if counts[b] >= fraction * total)
+    return bound * 1000 if bound != math.inf else None  # beyond the last bound
 
 
 @contextlib.contextmanager

@@ -694,6 +694,10 @@ def site(
         "250 ms, 0 errors"
     )
     out.print(
+        f"  as the server timed them (at most): p50 {figures['server_p50_ms']} ms, p95 "
+        f"{figures['server_p95_ms']} ms, p99 {figures['server_p99_ms']} ms"
+    )
+    out.print(
         f"  recorded a minute: {figures['recorded_per_min_alone']} alone, "
         f"{figures['recorded_per_min_beside_readers']} beside the readers "
         f"({figures['recording_drop_percent']}% fewer; target <= 20%)"
