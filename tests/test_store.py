@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timedelta
 
 import pytest
@@ -798,3 +799,24 @@ def test_a_host_left_behind_refuses_a_schema_a_newer_release_migrated(
     env = os.environ | {"ARENA_DATA_DIR": str(tmp_path), "ARENA_DATABASE_URL": database_url}
     worker = arena("worker", "--burst", env=env | {"REDIS_URL": "redis://127.0.0.1:1/0"})
     assert worker.returncode == 1 and f"schema {newer}" in worker.stderr, worker.stderr
+
+
+@pytest.mark.parametrize(
+    ("format", "said"),
+    [
+        ("bracket", "unknown format 'bracket': expected round_robin or scrimmage or ladder"),
+        ("abtest", "`arena abtest create`"),
+        ("qualification", "played when a bot is submitted"),
+        ("scrimmage", "`arena scrimmage`"),
+    ],
+)
+def test_a_tournament_is_made_only_as_a_format_it_can_be_made_as(
+    db: Database, format: str, said: str
+) -> None:
+    add_samples(db)
+    with pytest.raises(StoreError, match=re.escape(said)):
+        db.transaction(
+            lambda s: tournaments.create(
+                s, "t", Ruleset.parse("classic"), SAMPLES, 4, 4, format=format
+            )
+        )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -140,53 +141,31 @@ def add(
     limits: PrivateLimits | None = None,
 ) -> Tournament:
     """A checked tournament of these ``versions``, its matches scheduled (see :func:`create`)."""
-    format, duplicate, advance = shape.format, shape.duplicate, shape.advance
+    format = shape.format
     key = seeds.key_for(seed)
     ids = [v.id for v in versions]
     # an owner's tournament ranks nothing: its bots (all theirs) may share tables
     same_owner_tables = shape.same_owner_tables or owner is not None
     teams = {} if same_owner_tables else owner_teams(session, ids)
+    field = Field(ids, table_size, games, key, teams, shape, owner, limits)
+    if format not in SCHEDULES:
+        known = " or ".join(SCHEDULES)
+        raise Invalid(f"unknown format {format!r}: expected {known}")
     try:
-        if format not in set(TournamentFormat):
-            raise ValueError(f"unknown format {format!r}: expected {' or '.join(TournamentFormat)}")
-        if format in IN_ROUNDS:
-            games = _rounds_of(format, len(ids), table_size, games, advance)
-            most = games * len(ids)  # a round seats each bot once, a rotation per seat
-            if owner is not None and most > (limits or PrivateLimits()).games:
-                raise ValueError(
-                    f"a private tournament has at most {(limits or PrivateLimits()).games}"
-                    f" games: {games} rounds of {len(ids)} bots play up to {most}"
-                )
-            duplicate = True  # a table is one deal, played once per seat rotation
-            plan: list[tuple[int | None, list[int], str]] = []  # seated round by round
-        elif format == TournamentFormat.LADDER:
-            if len(ids) < table_size and not shape.waits_for_bots:
-                raise ValueError(f"a table of {table_size} needs at least {table_size} bots")
-            plan = []  # scheduled as it goes (ladder)
-        elif duplicate:
-            plan = [
-                (group, table, seeds.match_seed(key, seeds.group_place(group)))
-                for group, table in schedule.duplicate(ids, table_size, games, key, teams)
-            ]
-        else:
-            plan = [
-                (None, table, seeds.match_seed(key, seeds.round_robin_place(index)))
-                for index, table in enumerate(
-                    schedule.round_robin(ids, table_size, games, key, teams)
-                )
-            ]
+        seated = SCHEDULES[format](field)
     except ValueError as error:
         raise Invalid(str(error)) from None
+    plan = seated.plan
     tournament = Tournament(
         name=name,
         rules=ruleset.to_dict(),
         table_size=table_size,
-        games=len(plan) if format not in (TournamentFormat.LADDER, *IN_ROUNDS) else games,
+        games=seated.games,
         format=format,
-        advance=advance if format == TournamentFormat.KNOCKOUT else None,
+        advance=shape.advance if format == TournamentFormat.KNOCKOUT else None,
         secret_key=key,
         reveal_delay=shape.reveal_delay,
-        duplicate=duplicate,
+        duplicate=seated.duplicate,
         fresh_processes=shape.fresh_processes,
         same_owner_tables=same_owner_tables,
         settings=asdict(settings),
@@ -209,6 +188,82 @@ def add(
         session.add(match)
     session.flush()
     return tournament
+
+
+Plan = list[tuple[int | None, list[int], str]]
+
+
+@dataclass(frozen=True)
+class Field:
+    """A new tournament's bots and shape, as its format's schedule reads them."""
+
+    ids: list[int]
+    table_size: int
+    games: int
+    key: str
+    #: bot version -> its owner, for formats that keep an owner's bots apart
+    teams: dict[int, int]
+    shape: Shape
+    owner: Owner | None
+    limits: PrivateLimits | None
+
+
+@dataclass(frozen=True)
+class Seating:
+    """What a format schedules at creation: its matches (deal group, bots by seat, seed;
+    none for a format that seats as it plays), the games it counts, duplicate deals."""
+
+    plan: Plan
+    games: int
+    duplicate: bool
+
+
+def _round_robin(field: Field) -> Seating:
+    """Every match now: tables of the field rotating, or duplicate deal groups."""
+    ids, size, games, key, teams = field.ids, field.table_size, field.games, field.key, field.teams
+    if field.shape.duplicate:
+        plan: Plan = [
+            (group, table, seeds.match_seed(key, seeds.group_place(group)))
+            for group, table in schedule.duplicate(ids, size, games, key, teams)
+        ]
+    else:
+        plan = [
+            (None, table, seeds.match_seed(key, seeds.round_robin_place(index)))
+            for index, table in enumerate(schedule.round_robin(ids, size, games, key, teams))
+        ]
+    return Seating(plan, len(plan), field.shape.duplicate)
+
+
+def _ladder(field: Field) -> Seating:
+    """Nothing now: tables are seated as it plays (arena.store.ladder)."""
+    if len(field.ids) < field.table_size and not field.shape.waits_for_bots:
+        raise ValueError(f"a table of {field.table_size} needs at least {field.table_size} bots")
+    return Seating([], field.games, field.shape.duplicate)
+
+
+def _in_rounds(field: Field) -> Seating:
+    """Nothing now: each round is seated when the last is over (arena.store.rounds); a
+    table is one deal, played once per seat rotation."""
+    shape, bots = field.shape, len(field.ids)
+    rounds = _rounds_of(shape.format, bots, field.table_size, field.games, shape.advance)
+    most = rounds * bots  # a round seats each bot once, a rotation per seat
+    limit = (field.limits or PrivateLimits()).games
+    if field.owner is not None and most > limit:
+        raise ValueError(
+            f"a private tournament has at most {limit} games: {rounds} rounds of {bots}"
+            f" bots play up to {most}"
+        )
+    return Seating([], rounds, True)
+
+
+#: how each format a tournament is created as schedules its matches at creation (the
+#: others are made elsewhere: models.TRAITS)
+SCHEDULES: dict[str, Callable[[Field], Seating]] = {
+    TournamentFormat.ROUND_ROBIN: _round_robin,
+    TournamentFormat.SCRIMMAGE: _round_robin,
+    TournamentFormat.LADDER: _ladder,
+    **dict.fromkeys(IN_ROUNDS, _in_rounds),
+}
 
 
 def stop(session: Session, name: str, owner: Owner | None = None) -> int:
