@@ -795,6 +795,7 @@ def test_a_person_plays_a_whole_match_by_clicks_then_opens_its_replay(
         expect(status).to_contain_text(re.compile("Your turn|Over"), timeout=HANG_SECONDS * 1000)
         if "Over" in (status.text_content() or ""):
             break
+        assert page.locator("#controls").is_visible(), "'Your turn' said without the controls"
         expect(page.locator(".seat.mine")).to_have_count(1)
         done.append(_take_a_turn(page, len(done)))
         expect(page.locator("#refused")).to_be_hidden()

@@ -206,6 +206,7 @@
   function send(action) {
     if (sending) { return; }
     sending = true;
+    clearInterval(countdown);  // else its next tick says "Your turn" again while waiting
     $("controls").hidden = true;
     $("status").textContent = "The bots are playing\u2026";
     fetch(api + "/act", { method: "POST", headers: headers(), body: JSON.stringify({ action: action }) })
