@@ -242,6 +242,8 @@
   };
   $("leave").onclick = function () {
     if (!confirm("Leave the table? Your seat forfeits.")) { return; }
+    clearInterval(countdown);
+    $("controls").hidden = true;
     fetch(api + "/leave", { method: "POST", headers: headers() }).then(function () { state = null; follow(); });
   };
 
