@@ -216,7 +216,7 @@ def abtest_page(name: str, session: SessionDep) -> HTMLResponse:
         found = abtest_service.status(session, name)
     except StoreError as error:
         raise _not_found(error) from None
-    return render("abtest.html", a=found, c=charts.llr_chart(found["history"], found["bounds"]))
+    return render("abtest.html", a=found, c=charts.llr_chart(found.history, found.bounds))
 
 
 @router.get("/bots/{name}", response_class=HTMLResponse)

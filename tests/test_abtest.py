@@ -241,7 +241,7 @@ def test_a_version_its_competition_retired_is_tested_to_a_verdict(db: Database) 
     db.transaction(lambda s: abtests.start(s, "ab"))
     play_abtest(db, test.tournament_id)
     status = _status(db)
-    assert status["status"] == "accepted" and status["pairs"] > 0
+    assert status.status == "accepted" and status.pairs > 0
     with db.read() as s:
         errors = s.scalars(
             select(TournamentMatch.error).where(TournamentMatch.tournament_id == test.tournament_id)
@@ -310,11 +310,11 @@ def test_pairs_share_their_deal_and_table_and_the_test_stops_itself(db: Database
             == 0
         )
     status = _status(db)
-    assert status["status"] == "accepted" and status["matches"] >= 2 * status["pairs"]
-    assert status["elo_ci"][0] > 0 and len(status["history"]) == status["pairs"]
+    assert status.status == "accepted" and status.matches >= 2 * status.pairs
+    assert status.elo_ci[0] > 0 and len(status.history) == status.pairs
 
 
-def _status(db: Database, name: str = "ab") -> dict:
+def _status(db: Database, name: str = "ab") -> abtest_service.AbTestState:
     with db.read() as s:
         return abtest_service.status(s, name)
 
@@ -334,7 +334,7 @@ def test_a_pair_is_counted_once_however_often_its_closing_is_seen(db: Database) 
         db.transaction(
             lambda s: abtests.count_closed_pairs(s.connection(), test.tournament_id, [0])
         )
-    assert _status(db)["pairs"] == 1
+    assert _status(db).pairs == 1
 
 
 def test_stopping_withdraws_the_queued_matches_and_keeps_the_result(db: Database) -> None:
@@ -344,7 +344,7 @@ def test_stopping_withdraws_the_queued_matches_and_keeps_the_result(db: Database
     withdrawn = db.transaction(lambda s: abtests.stop(s, "ab"))
     assert withdrawn == 2 * abtests.DEFAULT_BATCH
     assert abtests.refill(db, test.tournament_id) == []
-    assert _status(db)["status"] == "stopped"
+    assert _status(db).status == "stopped"
     with pytest.raises(Conflict, match="over"):
         db.transaction(lambda s: abtests.start(s, "ab"))
 
@@ -355,17 +355,17 @@ def test_a_test_that_reaches_its_cap_undecided_is_capped_and_says_so(db: Databas
     test = _create(db, new="counter", base="honest", field=["random", "bluffer"], table_size=3,
                    max_matches=4, batch=1, bounds=strict)  # fmt: skip
     before = _status(db)
-    assert before["elo"] is None and before["elo_ci"] is None and before["score"] is None
-    assert before["outcome"] == "not started: arena abtest start ab"
+    assert before.elo is None and before.elo_ci is None and before.score is None
+    assert before.outcome == "not started: arena abtest start ab"
     db.transaction(lambda s: abtests.start(s, "ab"))
     assert play_abtest(db, test.tournament_id) == 4
     status = _status(db)
-    assert status["status"] == "capped"
-    assert status["matches"] == 4 and status["pairs"] == 2
-    assert status["outcome"] == "capped: its 4 matches were spent with 2 pairs counted, undecided"
-    interval = status["elo_ci"]
+    assert status.status == "capped"
+    assert status.matches == 4 and status.pairs == 2
+    assert status.outcome == "capped: its 4 matches were spent with 2 pairs counted, undecided"
+    interval = status.elo_ci
     assert interval is None or all(math.isfinite(end) for end in interval)
-    assert status["class_places"] == [-2, -1, 0, 1, 2]
+    assert status.class_places == [-2, -1, 0, 1, 2]
 
 
 def test_the_outcome_says_which_matches_did_not_count_and_why(db: Database) -> None:
@@ -382,8 +382,8 @@ def test_the_outcome_says_which_matches_did_not_count_and_why(db: Database) -> N
     )
     db.transaction(lambda s: abtests.stop(s, "ab"))
     status = _status(db)
-    assert status["uncounted"] == {"failed": 2}
-    assert status["outcome"] == (
+    assert status.uncounted == {"failed": 2}
+    assert status.outcome == (
         f"stopped undecided with 0 pairs counted; matches that did not count: 2 failed ({error})"
     )
 
@@ -411,7 +411,7 @@ def test_a_worker_queues_each_next_pair_as_one_job_of_both_matches(settings: Set
         ):
             pairs.setdefault(group, set()).add(state)
     assert all(MatchStatus.QUEUED not in states for states in pairs.values()), pairs
-    assert _status(platform.db)["status"] == "accepted"
+    assert _status(platform.db).status == "accepted"
 
 
 @pytest.mark.processes
@@ -489,3 +489,11 @@ def test_the_page_shows_the_llr_against_its_bounds_and_the_bot_page_lists_it(
     assert "/abtests/ab" in client.get("/abtests").text
     assert "abtest.ab" not in client.get("/").text, "a test's matches are not a tournament"
     assert client.get("/abtests/nothing").status_code == 404
+
+
+def test_the_api_answers_every_field_of_the_services_state_and_no_other() -> None:
+    from dataclasses import fields
+
+    from dashboard.schemas import AbTestPublic
+
+    assert set(AbTestPublic.model_fields) == {f.name for f in fields(abtest_service.AbTestState)}

@@ -581,7 +581,7 @@ def test_an_ab_test_is_followed_from_the_bot_page_to_its_llr_chart(
     expect(page.locator("#abtest-chart polyline.llr")).to_have_count(1)
     expect(page.locator("#abtest-chart line.bound")).to_have_count(3)
     counts = page.locator("#abtest-classes tbody td").all_text_contents()[1:]
-    pairs = app.state.platform.abtest_status("counter-vs-random")["pairs"]
+    pairs = app.state.platform.abtest_status("counter-vs-random").pairs
     assert sum(int(n) for n in counts) == pairs
     expect(page.locator("#abtest-matches")).to_contain_text(f"{pairs} pairs counted")
 

@@ -175,8 +175,8 @@ def test_a_gate_makes_a_better_version_live_when_its_abtest_accepts(arena: Platf
     play_abtest(arena.db, test.tournament_id)
     with arena.db.read() as s:
         status = abtest_service.status(s, test.name)
-    assert status["status"] == "accepted" and status["promote"]
-    assert status["outcome"].endswith("it went live")
+    assert status.status == "accepted" and status.promote
+    assert status.outcome.endswith("it went live")
     assert states(arena) == {1: (False, True), 2: (True, False)}
 
 
@@ -186,7 +186,7 @@ def test_a_gate_leaves_a_worse_version_staged(arena: Platform) -> None:
     version(arena, alice, "random", AfterQualifying.GATE)
     play_abtest(arena.db, gate_of(arena, 2).tournament_id)
     with arena.db.read() as s:
-        assert abtest_service.status(s, "mine-v2-gate")["status"] == "rejected"
+        assert abtest_service.status(s, "mine-v2-gate").status == "rejected"
     assert states(arena) == {1: (True, False), 2: (False, None)}
 
 

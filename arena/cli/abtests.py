@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -11,6 +11,7 @@ from arena.cli import console, options
 from arena.cli.platform import fail, out, platform
 from arena.cli.rules import ruleset_or_exit
 from arena.platform import Platform
+from arena.services.abtests import AbTestState
 from arena.store.errors import StoreError
 
 app = typer.Typer(
@@ -87,7 +88,7 @@ def abtest_status(
     """The LLR against its bounds, the Elo estimate, the pairs per class."""
     status = platform().abtest_status(name)
     if json_:
-        print(json.dumps(status))
+        print(json.dumps(status.to_dict()))
         return
     print_status(status)
 
@@ -114,26 +115,25 @@ def abtest_wait(
     except TimeoutError:
         fail(f"{name} is not over after {timeout:.0f} s", NOT_OVER)
     if json_:
-        print(json.dumps(status))
+        print(json.dumps(status.to_dict()))
     else:
         print_status(status)
-    raise typer.Exit(EXIT_BY_STATUS.get(status["status"], NOT_OVER))
+    raise typer.Exit(EXIT_BY_STATUS.get(status.status, NOT_OVER))
 
 
-def follow(arena: Platform, name: str, timeout: float) -> dict[str, Any]:
+def follow(arena: Platform, name: str, timeout: float) -> AbTestState:
     """The LLR as a bar between its bounds on stderr until the test is over."""
-    lower, upper = arena.abtest_status(name)["bounds"]
+    lower, upper = arena.abtest_status(name).bounds
 
-    def shown(status: dict[str, Any]) -> console.Shown:
-        llr = status["llr"]
+    def shown(status: AbTestState) -> console.Shown:
         described = (
-            f"{name}: LLR {llr:+.2f} [{lower:.2f}, {upper:.2f}], {status['matches']} matches"
+            f"{name}: LLR {status.llr:+.2f} [{lower:.2f}, {upper:.2f}], {status.matches} matches"
         )
-        return min(max(llr, lower), upper) - lower, described
+        return min(max(status.llr, lower), upper) - lower, described
 
     return console.follow(
         lambda: arena.abtest_status(name),
-        lambda status: status["status"] not in ("created", "running"),
+        lambda status: status.over,
         upper - lower,
         shown,
         timeout,
@@ -141,36 +141,36 @@ def follow(arena: Platform, name: str, timeout: float) -> dict[str, Any]:
     )
 
 
-def print_status(status: dict[str, Any]) -> None:
+def print_status(status: AbTestState) -> None:
     """The test in words; every figure is new minus base (positive: the new is better)."""
-    lower, upper = status["bounds"]
-    new, base = status["new"], status["base"]
+    lower, upper = status.bounds
+    new, base = status.new, status.base
     out.print(
-        f"{status['name']}: {status['status']} - {new['bot']} v{new['version']} (new) against "
-        f"{base['bot']} v{base['version']} (base)\n"
-        f"  {status['outcome']}\n"
-        f"  LLR {status['llr']:+.3f} in [{lower:.3f}, {upper:.3f}] "
-        f"(H0 elo <= {status['elo0']:g}, H1 elo >= {status['elo1']:g})\n"
+        f"{status.name}: {status.status} - {new.bot} v{new.version} (new) against "
+        f"{base.bot} v{base.version} (base)\n"
+        f"  {status.outcome}\n"
+        f"  LLR {status.llr:+.3f} in [{lower:.3f}, {upper:.3f}] "
+        f"(H0 elo <= {status.elo0:g}, H1 elo >= {status.elo1:g})\n"
         f"  {_estimate(status)}\n"
-        f"  {status['matches']} matches played ({status['pairs']} pairs counted) of at most "
-        f"{status['max_matches']}"
-        + (f", about {status['matches_left']} left" if status["matches_left"] else "")
+        f"  {status.matches} matches played ({status.pairs} pairs counted) of at most "
+        f"{status.max_matches}"
+        + (f", about {status.matches_left} left" if status.matches_left else "")
         + "\n  pairs by places the new version finished ahead of the base: "
         + " ".join(
             f"{places:+d}:{count}"
-            for places, count in zip(status["class_places"], status["counts"], strict=True)
+            for places, count in zip(status.class_places, status.counts, strict=True)
         ),
         markup=False,
     )
 
 
-def _estimate(status: dict[str, Any]) -> str:
+def _estimate(status: AbTestState) -> str:
     """The Elo estimate with its interval, or why there is none yet."""
-    if status["elo"] is None:
-        return "elo: no estimate yet" if not status["pairs"] else "elo: not finite yet"
-    interval = status["elo_ci"]
+    if status.elo is None:
+        return "elo: no estimate yet" if not status.pairs else "elo: not finite yet"
+    interval = status.elo_ci
     shown = f" [{interval[0]:+.1f}, {interval[1]:+.1f}] (95%)" if interval else ""
     return (
-        f"elo {status['elo']:+.1f}{shown}, pair score {status['score']:.3f} "
+        f"elo {status.elo:+.1f}{shown}, pair score {status.score:.3f} "
         "(new minus base: positive is better)"
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TypeVar
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -21,16 +21,18 @@ def stderr() -> Console:
 
 #: what a follower shows of a status: (done so far, description)
 Shown = tuple[float, str]
+#: what a follower reads again until it is over (a dict, or a service's frozen answer)
+Status = TypeVar("Status")
 
 
 def follow(
-    read: Callable[[], dict[str, Any]],
-    over: Callable[[dict[str, Any]], bool],
+    read: Callable[[], Status],
+    over: Callable[[Status], bool],
     total: float,
-    shown: Callable[[dict[str, Any]], Shown],
+    shown: Callable[[Status], Shown],
     timeout: float | None = None,
     counted: bool = True,
-) -> dict[str, Any]:
+) -> Status:
     """A progress bar on stderr, the status ``read`` again every half second until it
     is ``over``; the final status. TimeoutError after ``timeout`` seconds."""
     status = read()

@@ -6,7 +6,7 @@ The CLI, ``arena up`` and the dashboard use this; workers use ``worker.jobs``.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 from rq import Queue
@@ -18,6 +18,9 @@ from arena.store import tournaments
 from arena.store.db import Database, shown_url
 from arena.store.models import Owner
 from arena.store.schema import is_empty, upgrade
+
+if TYPE_CHECKING:
+    from arena.services.abtests import AbTestState
 
 
 class NoPlatform(PlatformError):
@@ -87,7 +90,7 @@ class Platform:
         work_queue.enqueue_all(self.queue, jobs)
         return len(jobs)
 
-    def abtest_status(self, name: str) -> dict[str, Any]:
+    def abtest_status(self, name: str) -> AbTestState:
         from arena.services import abtests as abtest_service
 
         with self.db.read() as session:

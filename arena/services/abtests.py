@@ -5,7 +5,7 @@ the tests, their pairs and the SPRT's steps."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from sqlalchemy import func, select
@@ -31,10 +31,71 @@ from arena.store.models import (
 )
 
 
-def status(session: Session, name: str) -> dict[str, Any]:
-    """Where the test stands (plain data: the CLI's --json, the API, the page). Every
+@dataclass(frozen=True)
+class Side:
+    bot: str
+    version: int
+
+
+@dataclass(frozen=True)
+class AbTestState:
+    """Where a test stands: the CLI (``--json``: its fields), the API and the page. Every
     figure is the new version's against the base's: positive means the new one is
-    better. ``elo`` and ``elo_ci`` are absent (None) until they are finite."""
+    better."""
+
+    name: str
+    #: created, running, accepted, rejected, stopped or capped
+    status: str
+    #: the state in one sentence: the verdict, or why there is none
+    outcome: str
+    #: a gate (``--promote-if-better``): the new version goes live if accepted
+    promote: bool
+    new: Side
+    base: Side
+    field: list[Side]
+    table_size: int
+    rules: dict[str, Any]
+    #: the tournament holding the test's matches
+    tournament: str
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    #: the LLR's lower (reject) and upper (accept) bounds
+    bounds: list[float]
+    llr: float
+    pairs: int
+    #: matches played and counted or waiting for their pair
+    matches: int
+    #: matches that did not count, by status (failed; stale: withdrawn)
+    uncounted: dict[str, int]
+    max_matches: int
+    #: a rough estimate from the LLR's drift so far (None before it has one)
+    matches_left: int | None
+    #: pairs per class (``class_places``: the places the new finished ahead of the base)
+    counts: list[int]
+    class_scores: list[float]
+    class_places: list[int]
+    #: the mean pair score (None before a pair counted); above 0.5: the new is better
+    score: float | None
+    #: the Elo of the new version over the base and its 95 % interval (None: not finite)
+    elo: float | None
+    elo_ci: list[float] | None
+    #: [matches, LLR] after each pair counted
+    history: list[list[float]]
+    created_at: str
+    finished_at: str | None
+
+    @property
+    def over(self) -> bool:
+        return self.status not in ("created", "running")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def status(session: Session, name: str) -> AbTestState:
+    """Where the test stands."""
     test = get(session, name)
     bounds = sprt.Bounds(test.elo0, test.elo1, test.alpha, test.beta)
     estimate = sprt.estimate(test.counts)
@@ -50,39 +111,39 @@ def status(session: Session, name: str) -> dict[str, Any]:
     ).all()
     field = session.scalars(select(BotVersion).where(BotVersion.id.in_(test.field))).all()
     by_id = {v.id: v for v in field}
-    interval = [_finite(estimate.elo_low), _finite(estimate.elo_high)]
-    return {
-        "name": test.name,
-        "status": test.status.value,
-        "outcome": _outcome(test, bounds, ends),
-        "promote": test.promote,
-        "new": _side(test.new_version),
-        "base": _side(test.base_version),
-        "field": [_side(by_id[v]) for v in test.field if v in by_id],
-        "table_size": test.tournament.table_size,
-        "rules": test.tournament.rules,
-        "tournament": test.tournament.name,
-        "elo0": test.elo0,
-        "elo1": test.elo1,
-        "alpha": test.alpha,
-        "beta": test.beta,
-        "bounds": [bounds.lower, bounds.upper],
-        "llr": test.llr,
-        "pairs": test.pairs,
-        "matches": ends.get(MatchStatus.DONE, (0, None))[0],
-        "uncounted": {k.value: n for k, (n, _) in ends.items() if k is not MatchStatus.DONE},
-        "max_matches": test.max_matches,
-        "matches_left": left,
-        "counts": list(test.counts),
-        "class_scores": sprt.class_scores(test.tournament.table_size),
-        "class_places": class_places(test.tournament.table_size),
-        "score": estimate.score if test.pairs else None,
-        "elo": _finite(estimate.elo) if test.pairs else None,
-        "elo_ci": interval if test.pairs and None not in interval else None,
-        "history": [[2 * counted, value] for counted, value in history],
-        "created_at": test.created_at.isoformat(),
-        "finished_at": test.finished_at.isoformat() if test.finished_at else None,
-    }
+    low, high = _finite(estimate.elo_low), _finite(estimate.elo_high)
+    return AbTestState(
+        name=test.name,
+        status=test.status.value,
+        outcome=_outcome(test, bounds, ends),
+        promote=test.promote,
+        new=_side(test.new_version),
+        base=_side(test.base_version),
+        field=[_side(by_id[v]) for v in test.field if v in by_id],
+        table_size=test.tournament.table_size,
+        rules=test.tournament.rules,
+        tournament=test.tournament.name,
+        elo0=test.elo0,
+        elo1=test.elo1,
+        alpha=test.alpha,
+        beta=test.beta,
+        bounds=[bounds.lower, bounds.upper],
+        llr=test.llr,
+        pairs=test.pairs,
+        matches=ends.get(MatchStatus.DONE, (0, None))[0],
+        uncounted={k.value: n for k, (n, _) in ends.items() if k is not MatchStatus.DONE},
+        max_matches=test.max_matches,
+        matches_left=left,
+        counts=list(test.counts),
+        class_scores=sprt.class_scores(test.tournament.table_size),
+        class_places=class_places(test.tournament.table_size),
+        score=estimate.score if test.pairs else None,
+        elo=_finite(estimate.elo) if test.pairs else None,
+        elo_ci=[low, high] if test.pairs and low is not None and high is not None else None,
+        history=[[2 * counted, value] for counted, value in history],
+        created_at=test.created_at.isoformat(),
+        finished_at=test.finished_at.isoformat() if test.finished_at else None,
+    )
 
 
 def class_places(table_size: int) -> list[int]:
@@ -149,11 +210,25 @@ def _finite(value: float) -> float | None:
     return value if abs(value) != float("inf") else None
 
 
-def _side(version: BotVersion) -> dict[str, Any]:
-    return {"bot": version.bot.name, "version": version.number}
+def _side(version: BotVersion) -> Side:
+    return Side(version.bot.name, version.number)
 
 
-def of_bot(session: Session, bot_name: str) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class AbTestRow:
+    """A test in a list."""
+
+    name: str
+    status: str
+    new: Side
+    base: Side
+    llr: float
+    pairs: int
+    elo: float | None
+    created_at: str
+
+
+def of_bot(session: Session, bot_name: str) -> list[AbTestRow]:
     """The tests a bot's versions took part in, newest first (the bot's page)."""
     bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == bot_name))
     if bot is None:
@@ -168,23 +243,23 @@ def of_bot(session: Session, bot_name: str) -> list[dict[str, Any]]:
     )
 
 
-def listing(session: Session) -> list[dict[str, Any]]:
+def listing(session: Session) -> list[AbTestRow]:
     """Every test, newest first."""
     return _rows(session.scalars(select(AbTest).order_by(AbTest.id.desc())).all())
 
 
-def _rows(tests: Sequence[AbTest]) -> list[dict[str, Any]]:
+def _rows(tests: Sequence[AbTest]) -> list[AbTestRow]:
     return [
-        {
-            "name": t.name,
-            "status": t.status.value,
-            "new": _side(t.new_version),
-            "base": _side(t.base_version),
-            "llr": t.llr,
-            "pairs": t.pairs,
-            "elo": _finite(sprt.estimate(t.counts).elo) if t.pairs else None,
-            "created_at": t.created_at.isoformat(),
-        }
+        AbTestRow(
+            name=t.name,
+            status=t.status.value,
+            new=_side(t.new_version),
+            base=_side(t.base_version),
+            llr=t.llr,
+            pairs=t.pairs,
+            elo=_finite(sprt.estimate(t.counts).elo) if t.pairs else None,
+            created_at=t.created_at.isoformat(),
+        )
         for t in tests
     ]
 

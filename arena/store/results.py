@@ -7,6 +7,7 @@ not replaced meanwhile; the rest is discarded.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -50,6 +51,14 @@ from arena.store.rating_policy import (
 from arena.tournament import ratings
 
 logger = logging.getLogger(__name__)
+
+#: in the recording transaction: tournament id, the deal groups of the results recorded
+CountResults = Callable[[Connection, int, list[int]], None]
+#: formats whose results are counted their own way instead of rated (an A/B test counts
+#: the pairs closed and steps its SPRT); every other format is rated
+INSTEAD_OF_RATING: dict[str, CountResults] = {
+    TournamentFormat.ABTEST: abtests.count_closed_pairs,
+}
 
 #: attempts before a match is failed: the first run and 3 retries
 #: times a batch is rated again from a newer snapshot before it is written (TrueSkill
@@ -314,7 +323,7 @@ class _Batch:
         self.versions = sorted({v for result in results for v in result.versions})
         #: duplicate deals are rated by group, under the lock
         self.grouped = results[0].plan.deal_group is not None
-        self.tested = results[0].plan.format == TournamentFormat.ABTEST
+        self.counted = INSTEAD_OF_RATING.get(results[0].plan.format)
         self.seen: int | None = None
         self.steps: list[list[ratings.Rating]] | None = None
         if not self.grouped:
@@ -372,9 +381,9 @@ class _Batch:
         connection.execute(_ENTRY_TOTALS, [row for result in mine for row in result.totals()])
         pairs.add(connection, [row for result in mine for row in result.pairs()])
         fairplay.keep(connection, self.tournament_id, [result.fairplay for result in mine])
-        if self.tested:  # an A/B test rates nothing: it counts the pairs closed
+        if self.counted is not None:
             groups = [r.plan.deal_group for r in mine if r.plan.deal_group is not None]
-            abtests.count_closed_pairs(connection, self.tournament_id, groups)
+            self.counted(connection, self.tournament_id, groups)
         elif self.grouped:
             self._rate_closed_groups(connection, mine, first)
         else:

@@ -16,7 +16,7 @@ NOT_YOURS: Responses = {401: {"description": "No token"}, 403: {"description": "
 
 @router.get("/abtests/{name}", response_model=AbTestPublic, responses=NOT_FOUND)
 def get_abtest(name: str, session: SessionDep) -> AbTestPublic:
-    return AbTestPublic.model_validate(abtest_service.status(session, name))
+    return AbTestPublic.model_validate(abtest_service.status(session, name), from_attributes=True)
 
 
 @router.post(
@@ -39,7 +39,8 @@ def create_abtest(body: AbTestCreate, owner: OwnerDep, platform: PlatformDep) ->
     )  # fmt: skip
     abtest_service.create(platform.db, request, owner, platform.settings.private_limits)
     with platform.db.read() as session:
-        return AbTestPublic.model_validate(abtest_service.status(session, body.name))
+        found = abtest_service.status(session, body.name)
+        return AbTestPublic.model_validate(found, from_attributes=True)
 
 
 @router.post(
