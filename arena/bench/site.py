@@ -11,10 +11,8 @@ seconds: their latencies (median, p95, p99), errors, and the recording rate besi
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import math
-import random
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -25,6 +23,7 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import func, select
 
+from arena.bench.readers import Crowd
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.redis_server import RedisServer
@@ -50,6 +49,7 @@ def run(
     database_url: str | None = None,
     progress: Callable[[str], None] | None = None,
     workers: int = 2,
+    processes: int = 2,
 ) -> dict[str, Any]:
     """``workers``: 0 measures the site alone (after a warm-up played by one worker)."""
     say = progress or (lambda _: None)
@@ -68,23 +68,22 @@ def run(
                 alone = _rate(arena, ladder_id, lambda: time.sleep(window))
             urls = _urls(arena, ladder_id)
             say(f"{readers} readers for {window:g} s")
-            latencies: list[tuple[float, float]] = []  # (when it was asked, latency)
-            errors: list[str] = []
+            crowd = Crowd(site.url, urls, readers, think, processes)
             before = _served(site.url)
             beside = _rate(
                 arena,
                 ladder_id,
-                lambda: asyncio.run(
-                    _read(site.url, urls, readers, window, think, latencies, errors)
-                ),
+                lambda: crowd.read(window),
             )
             served = _minus(_served(site.url), before)
+    latencies, errors = crowd.latencies, crowd.errors
     ordered = sorted(latency for _, latency in latencies)
     steady = sorted(latency for began, latency in latencies if began >= WARM_SECONDS)
     return {
         "database": "postgresql" if database_url else "sqlite",
         "workers": workers,
         "readers": readers,
+        "reader_processes": processes,
         "think_s": think,
         "window_s": window,
         "requests": len(latencies) + len(errors),
@@ -206,40 +205,6 @@ def _urls(arena: Platform, ladder_id: int) -> list[str]:
     ]  # fmt: skip
     matches = [f"/matches/{m}" for m in recent] + [f"/api/v1/matches/{m}/log" for m in recent]
     return fixed * (len(matches) // len(fixed) or 1) + matches
-
-
-async def _read(
-    base: str,
-    urls: list[str],
-    readers: int,
-    window: float,
-    think: float,
-    latencies: list[tuple[float, float]],
-    errors: list[str],
-) -> None:
-    limits = httpx.Limits(max_connections=readers, max_keepalive_connections=readers)
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30.0) as client:
-        start = time.monotonic()
-        end = start + window
-
-        async def reader(number: int) -> None:
-            rng = random.Random(number)
-            await asyncio.sleep(rng.random() * think)  # readers arrive spread out
-            while time.monotonic() < end:
-                url = rng.choice(urls)
-                began = time.perf_counter()
-                try:
-                    answer = await client.get(url)
-                    if answer.status_code != 200:
-                        errors.append(f"{url}: {answer.status_code}")
-                    else:
-                        asked = time.monotonic() - start
-                        latencies.append((asked, time.perf_counter() - began))
-                except httpx.HTTPError as error:
-                    errors.append(f"{url}: {type(error).__name__}")
-                await asyncio.sleep(think)
-
-        await asyncio.gather(*(reader(n) for n in range(readers)))
 
 
 def _quantile(ordered: list[float], q: float) -> float:

@@ -670,6 +670,9 @@ def site(
     workers: Annotated[
         int, typer.Option("--workers", min=0, help="Workers recording meanwhile (0: none).")
     ] = 2,
+    processes: Annotated[
+        int, typer.Option("--processes", min=1, help="Client processes the readers share.")
+    ] = 2,
 ) -> None:
     """The dashboard's latency under concurrent readers (loopback) while two workers
     record a competition at full speed, and what the readers cost the recording."""
@@ -677,7 +680,7 @@ def site(
 
     figures = _measured(
         "the site under readers",
-        lambda p: bench_site.run(readers, window, think, database_url, p, workers),
+        lambda p: bench_site.run(readers, window, think, database_url, p, workers, processes),
         json_,
     )
     if figures is None:
