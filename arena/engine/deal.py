@@ -95,7 +95,6 @@ _CARDS: Final = CARDS
 
 #: a deal's attributes (its slots, and what a copy copies)
 _FIELDS = (
-    "_allow_pass",
     "_active_view",
     "_anchor",
     "_cap",
@@ -104,31 +103,18 @@ _FIELDS = (
     "_declarable",
     "_exits_view",
     "_legal_span",
-    "_final_call",
-    "_fixed",
-    "_hand_size",
-    "_max_turns",
     "_next_rank",
     "_pile_cards",
-    "_protect",
-    "_honest",
     "_in_play_at_deal",
     "_lead_ranks",
     "_live_author",
-    "_believe_group",
-    "_believe_on",
-    "_calls_open",
-    "_first_out",
-    "_keeps_value",
     "_passed",
-    "_quartets_after_pickup",
-    "_quartets_always",
-    "_reveals_one",
     "_pending",
     "_resume",
     "_rng",
     "_seed",
     "_stock",
+    "rules",
     "active",
     "dealer",
     "dealt",
@@ -208,24 +194,7 @@ class Deal:
         self._passed: set[int] = set()
         self._pending: list[int] = []  # final_call: played out, waiting for their final call
         self._resume: tuple[int, Phase] | None = None  # after a quartets answer: next after seat
-        # the rules' answers, read once per game (asked at every decision)
-        (
-            self._fixed,
-            self._honest,
-            self._believe_on,
-            self._calls_open,
-            self._reveals_one,
-            self._keeps_value,
-            self._believe_group,
-            self._quartets_always,
-            self._quartets_after_pickup,
-            self._first_out,
-            self._protect,
-            self._allow_pass,
-            self._max_turns,
-            self._hand_size,
-            self._final_call,
-        ) = game.deal_rules
+        self.rules = game.deal_rules  # the rules' answers, asked at every decision
         self._legal_memo = game.legal_memo
         self._live_view: LiveGroup | None = None  # the live group as an observation shows it
         self._live_author = -1  # its author (a field of a named tuple is a lookup)
@@ -272,7 +241,7 @@ class Deal:
         if seat == self.to_act:
             return True
         return (
-            self._calls_open
+            self.rules.calls_open
             and kind in ("challenge", "believe")
             and self.live
             and 0 <= seat < self.players
@@ -294,7 +263,7 @@ class Deal:
             can_call = self._call_allowed(seat)
             return _new(
                 LegalActions,
-                (seat, phase, None, can_call, can_call and self._believe_on, False, ()),
+                (seat, phase, None, can_call, can_call and self.rules.believe_allowed, False, ()),
             )
         if phase is QUARTETS:
             ranks = tuple(sorted(self._fours(seat), key=_RANK_INDEX.__getitem__))
@@ -303,7 +272,7 @@ class Deal:
             can_call = self._call_allowed(seat)
             return _new(
                 LegalActions,
-                (seat, phase, None, can_call, can_call and self._believe_on, False, ()),
+                (seat, phase, None, can_call, can_call and self.rules.believe_allowed, False, ()),
             )
         cap = self._cap
         max_cards = len(self.hands[seat])
@@ -352,11 +321,11 @@ class Deal:
         play = None
         if max_cards:
             ranks = self._lead_ranks if rank is None else _ALONE[rank]
-            play = _new(PlaySpec, (ranks, max_cards, self._honest, max_count))
-        can_pass = phase is not LEAD and self._allow_pass
+            play = _new(PlaySpec, (ranks, max_cards, self.rules.honest_counts, max_count))
+        can_pass = phase is not LEAD and self.rules.allow_pass
         return _new(
             LegalActions,
-            (seat, phase, play, can_call, can_call and self._believe_on, can_pass, ()),
+            (seat, phase, play, can_call, can_call and self.rules.believe_allowed, can_pass, ()),
         )
 
     def observation(self, seat: int, since: int = 0) -> Observation:
@@ -403,7 +372,7 @@ class Deal:
         reason = self._dispatch(seat, action)
         if reason is not None:
             self._penalise(seat, reason)
-        if self.turns >= self._max_turns and self.phase is not OVER:
+        if self.turns >= self.rules.max_turns and self.phase is not OVER:
             self._finish(EndReason.MAX_TURNS)
 
     def time_out(self, seat: int) -> None:
@@ -417,7 +386,7 @@ class Deal:
         self._check_max_turns()
 
     def _check_max_turns(self) -> None:
-        if self.phase is not OVER and self.turns >= self._max_turns:
+        if self.phase is not OVER and self.turns >= self.rules.max_turns:
             self._finish(EndReason.MAX_TURNS)
 
     def forfeit(self, seat: int) -> None:
@@ -480,7 +449,7 @@ class Deal:
             return illegal_text(IllegalReason.NO_CARDS)
         if count < 1:
             return illegal_text(IllegalReason.ZERO_COUNT)
-        if self._honest and count != placed:
+        if self.rules.honest_counts and count != placed:
             return illegal_text(IllegalReason.COUNT_NOT_CARDS)
         cap = self._cap
         if cap is not None and (placed > cap or count > cap):
@@ -526,33 +495,35 @@ class Deal:
             return illegal_text(IllegalReason.NO_LIVE_GROUP, kind=kind)
         if not self._call_allowed(seat):
             return illegal_text(IllegalReason.PROTECTED_LEAD, kind=kind)
-        if kind == "believe" and not self._believe_on:
+        if kind == "believe" and not self.rules.believe_allowed:
             return illegal_text(IllegalReason.BELIEVE_NOT_ALLOWED)
         group = self.pile[-1]
         author, cards, rank, count, _ = group
         events = self.events
         events.append(_new(_CALLED, (seat, _CALL_KINDS[kind], author)))
-        shown = (cards[self._reveal_rng().randrange(len(cards))],) if self._reveals_one else cards
+        shown = (
+            (cards[self._reveal_rng().randrange(len(cards))],) if self.rules.reveals_one else cards
+        )
         # judged by the cards shown (one, where only one is revealed) and the count played
         truthful = len(cards) == count and true_to(shown, rank)
         events.append(_new(_REVEALED, (author, shown, truthful)))
         self._anchor = seat
         if kind == "challenge":
             if truthful:
-                keep = self._keeps_value
+                keep = self.rules.keeps_value
                 self._take_pile(seat, author_accepted=True, keep_value=keep)
             else:
                 self._take_pile(author, author_accepted=False)
         elif not truthful:
             self._take_pile(seat, author_accepted=True)
-        elif self._believe_group:
+        elif self.rules.believe_discards_group:
             self._believed_group(seat, group, shown)
         else:
             self._believed_table(seat, shown)
         return None
 
     def _pass(self, seat: int) -> str | None:
-        if not self._allow_pass:
+        if not self.rules.allow_pass:
             return illegal_text(IllegalReason.PASS_NOT_ALLOWED)
         if self.phase not in (RESPOND, CONTINUE):
             return illegal_text(IllegalReason.PASS_OUT_OF_PHASE, phase=self.phase.value)
@@ -602,14 +573,14 @@ class Deal:
         rank = self.round_rank
         if self._end_round():
             return
-        if self._quartets_always and self._discard_all_fours(picker):
+        if self.rules.quartets_always and self._discard_all_fours(picker):
             return
         following = LEAD
         if keep_value:
             self.round_rank = rank
             self._anchor = picker
             following = CONTINUE
-        if cards and self._quartets_after_pickup and self._fours(picker):
+        if cards and self.rules.quartets_after_pickup and self._fours(picker):
             self.phase = QUARTETS
             self.to_act = picker
             self._resume = (picker, following)
@@ -682,7 +653,7 @@ class Deal:
         """``author``'s group was accepted; an empty hand leaves. True if the deal ended."""
         if not self.active[author] or self.hands[author] or self._stock:
             return False
-        if played_over and self._final_call:
+        if played_over and self.rules.final_call:
             self._pending.append(author)
             return False
         return self._leave(author)
@@ -717,7 +688,7 @@ class Deal:
                 self._advance_from(seat, phase)
             return
         hand = self.hands[seat]
-        size = self._hand_size
+        size = self.rules.hand_size
         if size is not None and self._stock and len(hand) < size:
             take = min(size - len(hand), len(self._stock))
             drawn = self._stock[-take:]
@@ -725,7 +696,7 @@ class Deal:
             drawn.reverse()
             hand.extend(drawn)
             self.events.append(_new(Drew, (seat, take)))
-            if self._quartets_always and self._discard_all_fours(seat):
+            if self.rules.quartets_always and self._discard_all_fours(seat):
                 return
         if not hand:  # empty hand, empty stock: the player leaves at the start of the turn
             if not self._leave(seat):
@@ -751,7 +722,7 @@ class Deal:
     def _required_rank(self) -> str:
         rank = self.round_rank
         assert rank is not None
-        return rank if self._fixed else self._next_rank[rank]
+        return rank if self.rules.fixed_sequence else self._next_rank[rank]
 
     def _reveal_rng(self) -> random.Random:
         """The deal's own generator (which card a one-card reveal shows), seeded once."""
@@ -761,7 +732,7 @@ class Deal:
 
     def _call_allowed(self, seat: int) -> bool:
         """False for the next player on a protected one-card lead."""
-        if not self.live or not self._protect:
+        if not self.live or not self.rules.protect_single_lead:
             return self.live
         group = self.pile[-1]
         return not (
@@ -799,7 +770,7 @@ class Deal:
         self.exits.append(seat)
         self._active_view, self._exits_view = tuple(self.active), tuple(self.exits)
         self.events.append(_new(Left, (seat, len(self.exits))))
-        if self._first_out:
+        if self.rules.first_out_wins:
             self._finish(EndReason.FINISHED)
             return True
         return self._check_over()
@@ -815,7 +786,9 @@ class Deal:
         self.to_act = None
         self.round_rank = None
         self.end_reason = reason
-        self.ranking = self._rank(by_cards=reason is EndReason.MAX_TURNS or self._first_out)
+        self.ranking = self._rank(
+            by_cards=reason is EndReason.MAX_TURNS or self.rules.first_out_wins
+        )
         self.events.append(_new(DealOver, (self.ranking, reason)))
 
     def _rank(self, *, by_cards: bool) -> tuple[tuple[int, ...], ...]:
@@ -877,7 +850,7 @@ def _take(hand: list[str], cards: Sequence[str]) -> tuple[str, ...] | None:
 
 #: fields a copy shares: immutable
 _SHARED: Final = frozenset(
-    {"game", "options", "dealt", "hidden", "_declarable", "_next_rank", "_legal_memo"}
+    {"game", "options", "rules", "dealt", "hidden", "_declarable", "_next_rank", "_legal_memo"}
 )
 #: legal actions a game keeps at most (Deal.legal); then it starts again
 _LEGAL_MEMO_SIZE: Final = 1 << 16

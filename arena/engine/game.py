@@ -12,7 +12,6 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from arena.engine import draws
 from arena.engine.cards import RANKS, ascending_sequence, build_deck, deck_ranks
@@ -75,7 +74,7 @@ class Game:
         )
         set_(self, "max_play", max_play)
         set_(self, "lead_ranks", tuple(rank for rank in RANKS if rank in declarable))
-        set_(self, "deal_rules", DealRules.of(options))
+        set_(self, "deal_rules", DealRules(options))
 
     def __deepcopy__(self, memo: dict[int, object]) -> Game:
         return self  # immutable (its memo only caches): copies of a state share their game
@@ -121,26 +120,26 @@ class Game:
         return hands, cards[dealt:], hidden
 
 
-class DealRules(NamedTuple):
-    fixed_sequence: bool
-    honest_counts: bool
-    believe_allowed: bool
-    calls_open: bool
-    reveals_one: bool
-    keeps_value: bool
-    believe_discards_group: bool
-    quartets_always: bool
-    quartets_after_pickup: bool
-    first_out_wins: bool
-    protect_single_lead: bool
-    allow_pass: bool
-    max_turns: int
-    hand_size: int | None
-    final_call: bool
+class DealRules:
+    """The rules' answers a deal asks at every decision, by name (``rules.allow_pass``).
+    Compiled (arena/native.py), a native class: each answer is read in one load."""
 
-    @classmethod
-    def of(cls, options: Options) -> DealRules:
-        return cls(*(getattr(options, name) for name in cls._fields))
+    def __init__(self, options: Options) -> None:
+        self.fixed_sequence: bool = options.fixed_sequence
+        self.honest_counts: bool = options.honest_counts
+        self.believe_allowed: bool = options.believe_allowed
+        self.calls_open: bool = options.calls_open
+        self.reveals_one: bool = options.reveals_one
+        self.keeps_value: bool = options.keeps_value
+        self.believe_discards_group: bool = options.believe_discards_group
+        self.quartets_always: bool = options.quartets_always
+        self.quartets_after_pickup: bool = options.quartets_after_pickup
+        self.first_out_wins: bool = options.first_out_wins
+        self.protect_single_lead: bool = options.protect_single_lead
+        self.allow_pass: bool = options.allow_pass
+        self.max_turns: int = options.max_turns
+        self.hand_size: int | None = options.hand_size
+        self.final_call: bool = options.final_call
 
 
 def _resolve_deck(deck: Deck, players: int) -> int:
