@@ -107,7 +107,6 @@ _FIELDS = (
     "_pile_cards",
     "_in_play_at_deal",
     "_lead_ranks",
-    "_live_author",
     "_passed",
     "_pending",
     "_resume",
@@ -197,7 +196,6 @@ class Deal:
         self.rules = game.deal_rules  # the rules' answers, asked at every decision
         self._legal_memo = game.legal_memo
         self._live_view: LiveGroup | None = None  # the live group as an observation shows it
-        self._live_author = -1  # its author (a field of a named tuple is a lookup)
         self._cap = game.max_play
         self._declarable = game.declarable
         self._next_rank = game.next_rank
@@ -404,7 +402,7 @@ class Deal:
             self.discard.extend(hand)
             self.events.append(_new(Discarded, (seat, DiscardReason.FORFEIT, (), len(hand))))
             self.hands[seat] = []
-        authored_live = self.live and self._live_author == seat
+        authored_live = self.live and self.pile[-1].author == seat
         if authored_live:
             self.live = False  # the group is accepted; its cards stay in the pile
         if self._check_over():
@@ -470,10 +468,9 @@ class Deal:
         cards = taken  # the hand's own card objects
         hands[seat] = remaining
         pile = self.pile
-        covered = self._live_author if self.live else None
+        covered = pile[-1].author if self.live else None
         pile.append(_new(_GROUP, (seat, cards, rank, count, leading)))
         self._live_view = _new(_LIVE_GROUP, (seat, placed, rank, count, leading))
-        self._live_author = seat
         self._pile_cards.extend(cards)
         self.pile_count += placed
         self.live = True
@@ -549,7 +546,7 @@ class Deal:
         if self.phase is QUARTETS:
             self._resume_after_quartets()  # an illegal answer means "discard nothing"
             return
-        author_accepted = self.live and self._live_author != seat
+        author_accepted = self.live and self.pile[-1].author != seat
         self._take_pile(seat, author_accepted=author_accepted)
 
     # ------------------------------------------------------------------ outcomes
@@ -642,7 +639,7 @@ class Deal:
     def _clear_pile(self) -> int | None:
         """Empty the table (a new list of its cards: callers keep the old one); return the
         author of the group that was live, if any."""
-        author = self._live_author if self.live else None
+        author = self.pile[-1].author if self.live else None
         self.pile.clear()
         self._pile_cards = []
         self.pile_count = 0
