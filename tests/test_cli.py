@@ -90,6 +90,21 @@ def test_bench_engine_json_has_the_documented_keys() -> None:
     assert figures["decisions_per_s"] > figures["deals_per_s"], "a deal takes many decisions"
 
 
+def test_bench_engine_times_python_chess_perft_beside_it_when_asked() -> None:
+    from arena.bench import perft
+
+    result = arena("bench", "engine", "--json", "--seconds", "0.1", "--repeats", "1", "--chess")
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    assert figures["chess_perft_nodes_per_s"] > 0 and figures["chess_moves_made_per_s"] > 0
+    ratio = figures["decisions_per_s"] / figures["chess_perft_nodes_per_s"]
+    assert abs(figures["over_chess_perft"] - ratio) < 0.01 * ratio + 0.01
+    # the walks are the standard trees (python-chess's own perft figures)
+    import chess
+
+    assert perft._leaves(chess.Board(), 3) == 8_902
+
+
 def test_bench_instructions_counts_the_decisions_between_its_two_runs() -> None:
     from arena.bench.instructions import play
 

@@ -24,12 +24,22 @@ def run(
     players: int = 4,
     rules: str = "classic",
     progress: Callable[[int], None] | None = None,
+    chess: bool = False,
 ) -> dict[str, float | int | str]:
+    """``chess``: python-chess's perft timed too, alternating with the engine's repeats
+    (arena.bench.perft), and the engine's rate over each of its figures."""
     game = Game(Ruleset.parse(rules), players)
     policies = [RandomLegal(seat) for seat in range(players)]
     decision_rates, deal_rates = [], []
+    leaves: list[float] = []
+    moves: list[float] = []
     seed = 0
     for repeat in range(repeats):
+        if chess:
+            from arena.bench import perft
+
+            leaves.append(perft.leaves_per_s(seconds))
+            moves.append(perft.moves_per_s(seconds))
         decisions = deals = 0
         start = time.perf_counter()
         while (elapsed := time.perf_counter() - start) < seconds:
@@ -40,7 +50,7 @@ def run(
         deal_rates.append(deals / elapsed)
         if progress is not None:
             progress(repeat + 1)
-    return {
+    figures: dict[str, float | int | str] = {
         "decisions_per_s": round(statistics.median(decision_rates)),
         "deals_per_s": round(statistics.median(deal_rates), 1),
         "decisions_per_deal": round(sum(decision_rates) / sum(deal_rates), 1),
@@ -50,6 +60,13 @@ def run(
         "rules": rules,
         "engine": "compiled" if native.compiled() else "python",
     }
+    if chess:
+        rate = statistics.median(decision_rates)
+        figures["chess_perft_nodes_per_s"] = round(statistics.median(leaves))
+        figures["chess_moves_made_per_s"] = round(statistics.median(moves))
+        figures["over_chess_perft"] = round(rate / statistics.median(leaves), 2)
+        figures["over_chess_moves_made"] = round(rate / statistics.median(moves), 2)
+    return figures
 
 
 def play_seeded(game: Game, policies: list[RandomLegal], seed: int) -> int:

@@ -41,6 +41,12 @@ def engine(
     seconds: Seconds = 2.0,
     repeats: Repeats = 5,
     players: Players = 4,
+    chess: Annotated[
+        bool,
+        typer.Option(
+            "--chess", help="Time python-chess's perft too, in the same run (a yardstick)."
+        ),
+    ] = False,
 ) -> None:
     """Engine decisions and deals per second (4-player classic, random-legal policies)."""
     from arena.bench import engine as bench_engine
@@ -48,7 +54,9 @@ def engine(
     figures = _measure(
         "the engine",
         repeats,
-        lambda progress: bench_engine.run(seconds, repeats, players, progress=progress),
+        lambda progress: bench_engine.run(
+            seconds, repeats, players, progress=progress, chess=chess
+        ),
     )
     if json_:
         print(json.dumps(figures))
@@ -60,6 +68,13 @@ def engine(
     out.print(f"  decisions per second: {figures['decisions_per_s']:,}")
     out.print(f"  deals per second:     {figures['deals_per_s']:,}")
     out.print(f"  decisions per deal:   {figures['decisions_per_deal']}")
+    if chess:
+        out.print(
+            f"  python-chess perft:   {figures['chess_perft_nodes_per_s']:,} nodes/s "
+            f"(engine x{figures['over_chess_perft']}), "
+            f"{figures['chess_moves_made_per_s']:,} moves made/s "
+            f"(engine x{figures['over_chess_moves_made']})"
+        )
 
 
 @app.command()
