@@ -207,7 +207,7 @@ def test_workers_on_other_machines_play_bots_uploaded_elsewhere(
                 worker.stop()
 
     tournament("first", 12, machines)
-    assert submitter.tournament_status("first")["matches"]["done"] == 12
+    assert submitter.tournament_status("first").matches.done == 12
     with submitter.db.read() as session:
         digests = {artifacts.digest_in(t) for t in session.scalars(select(BotVersion.target))}
     seen: set[str] = set()
@@ -227,4 +227,4 @@ def test_workers_on_other_machines_play_bots_uploaded_elsewhere(
     log = (first.data_dir / "logs" / "worker-0.log").read_text()
     assert "the cached copy is missing or corrupt" in log
     status = submitter.tournament_status("second")
-    assert all(row["forfeits"] == 0 for row in status["leaderboard"])
+    assert all(row["forfeits"] == 0 for row in status.leaderboard)

@@ -23,7 +23,6 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
@@ -37,6 +36,7 @@ from arena.platform import queue as work_queue
 from arena.platform.redis_server import RedisServer
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
+from arena.services.tournaments import Progress, TournamentState
 from arena.store.models import MatchStatus, TournamentMatch
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.waiting import HANG_SECONDS
@@ -83,12 +83,12 @@ class Stall:
     machine's speed, never a verdict."""
 
     def __init__(self) -> None:
-        self.seen: dict[str, int] = {}
+        self.seen: Progress | None = None
         self.since = time.monotonic()
 
-    def check(self, status: dict[str, Any]) -> None:
-        if status["matches"] != self.seen:
-            self.seen, self.since = dict(status["matches"]), time.monotonic()
+    def check(self, status: TournamentState) -> None:
+        if status.matches != self.seen:
+            self.seen, self.since = status.matches, time.monotonic()
         assert time.monotonic() - self.since < HANG_SECONDS, f"nothing moved: {status}"
 
 
@@ -300,10 +300,10 @@ def test_chaos_loses_nothing_records_nothing_twice_and_recovers_within_the_bound
         try:
             arena.start_tournament("t")
             stall = Stall()  # a hang fails: nothing settled for a long while
-            while (status := arena.tournament_status("t"))["status"] != "done":
+            while not (status := arena.tournament_status("t")).over:
                 stall.check(status)
                 orphans.poll(arena)
-                fault = storm.due(status["matches"]["done"])
+                fault = storm.due(status.matches.done)
                 if fault is not None and fault != "kill":
                     print(f"chaos: {fault} lost at {time.monotonic() - orphans.began:.1f} s")
                 if fault == "redis":

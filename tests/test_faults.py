@@ -97,7 +97,7 @@ def test_a_redis_restart_loses_nothing(tmp_path: Path, database_url: str) -> Non
             time.sleep(1)
             server.start()
             status = wait_done(arena)
-    assert status["matches"]["failed"] == 0
+    assert status.matches.failed == 0
     assert_recorded_exactly_once(arena, 60)
     assert_ratings_replay(arena)
 
@@ -123,13 +123,13 @@ def test_dropped_postgresql_connections_are_retried(settings: Settings, database
             time.sleep(0.3)
         status = wait_done(arena)
     assert dropped > 0, "connections were dropped"
-    assert status["matches"]["failed"] == 0
+    assert status.matches.failed == 0
     assert_recorded_exactly_once(arena, 60)
     assert_ratings_replay(arena)
 
 
 def _wait_some_done(arena: Platform, count: int) -> None:
     wait_until(
-        lambda: arena.tournament_status("t")["matches"]["done"] >= count,
+        lambda: arena.tournament_status("t").matches.done >= count,
         f"never {count} matches done",
     )

@@ -378,7 +378,7 @@ def test_workers_register_again_when_redis_comes_back_empty(
             _registered(server.url, 2)
             arena.start_tournament("t")  # a new tournament is picked up at once
             status = wait_done(arena)
-        assert status["matches"]["done"] == 30
+        assert status.matches.done == 30
         logs = "".join(p.read_text() for p in (tmp_path / "logs").glob("worker-*.log"))
         assert "registering again" in logs
 

@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from arena.engine import Ruleset
+from arena.services import tournaments as tournament_service
 from arena.store import bots, tournaments
 from arena.store.db import Database
 from arena.store.errors import Invalid
@@ -140,7 +141,7 @@ def test_a_tournament_in_rounds_plays_through_the_store_to_its_standings(
     )
     assert play_out(db, "cup") == expected_matches
     with db.read() as s:
-        status = tournaments.status(s, "cup")
+        status = tournament_service.status(s, "cup")
         found = tournaments.get(s, "cup")
         groups = s.execute(
             select(TournamentMatch.deal_group, TournamentMatch.seed, TournamentMatch.round).where(
@@ -152,8 +153,8 @@ def test_a_tournament_in_rounds_plays_through_the_store_to_its_standings(
                 select(TournamentMatch.status).where(TournamentMatch.tournament_id == found.id)
             )
         )
-    assert status["status"] == TournamentStatus.DONE and statuses == {MatchStatus.DONE}
-    standings = status["standings"]
+    assert status.status == TournamentStatus.DONE and statuses == {MatchStatus.DONE}
+    standings = status.standings
     assert sorted(row["bot"] for row in standings) == names
     assert [row["place"] for row in standings] == list(range(1, count + 1))
     seeds_by_group: dict[int, set[str]] = {}
@@ -161,7 +162,7 @@ def test_a_tournament_in_rounds_plays_through_the_store_to_its_standings(
         seeds_by_group.setdefault(group, set()).add(seed)
     assert all(len(s) == 1 for s in seeds_by_group.values()), "a table's rotations share a deal"
     assert len({next(iter(s)) for s in seeds_by_group.values()}) == len(seeds_by_group)
-    assert all(row["games"] > 0 for row in status["leaderboard"]), "rated as duplicate deals"
+    assert all(row["games"] > 0 for row in status.leaderboard), "rated as duplicate deals"
 
 
 def test_a_knockout_sends_on_fewer_than_a_table_or_it_is_refused(db: Database) -> None:
@@ -197,7 +198,7 @@ def test_the_tournament_page_draws_the_rounds_and_the_standings(
     assert page.text.count("<h3>Round ") == 2
     assert page.text.count('<ol class="round-table">') == (4 if format == "swiss" else 3)
     with arena.db.read() as s:
-        first = tournaments.status(s, "cup")["standings"][0]["bot"]
+        first = tournament_service.status(s, "cup").standings[0]["bot"]
     standings = page.text[page.text.index('<table id="standings">') :]
     assert standings.index(f">{first}</a>") < min(
         standings.index(f">{name}</a>") for name in names if name != first

@@ -16,6 +16,7 @@ from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
+from arena.services.tournaments import TournamentState
 from arena.store import bots, tournaments
 from arena.store.models import BotKind, MatchSeat
 from tests.sandboxing import PLAIN_BOT, attack_bot, host_processes_with, listeners
@@ -45,8 +46,8 @@ def plain_bot(tmp_path: Path, name: str) -> Path:
     return folder
 
 
-def forfeits(status: dict) -> int:
-    return sum(row["forfeits"] for row in status["leaderboard"])
+def forfeits(status: TournamentState) -> int:
+    return sum(row["forfeits"] for row in status.leaderboard)
 
 
 def test_hostile_uploaded_bots_leave_the_worker_healthy(settings: Settings, tmp_path: Path) -> None:
@@ -75,7 +76,7 @@ def test_hostile_uploaded_bots_leave_the_worker_healthy(settings: Settings, tmp_
             arena.start_tournament("t")
             status = wait_done(arena, timeout=300)
         assert found[0].accepted == 0
-    assert status["matches"]["done"] == 6 and status["matches"]["failed"] == 0
+    assert status.matches.done == 6 and status.matches.failed == 0
     assert_recorded_exactly_once(arena, 6)
     assert client.get("arena-attack") is None
     assert not host_processes_with(mark), "the daemon outlived its matches"
@@ -93,8 +94,8 @@ def test_a_thousand_sandbox_starts_under_two_workers_charge_no_bot(
         arena.start_tournament("t")
         status = wait_done(arena, timeout=900)
     elapsed = time.monotonic() - began
-    assert status["matches"]["done"] == 250, status["matches"]
-    assert status["matches"]["failed"] == 0
+    assert status.matches.done == 250, status.matches
+    assert status.matches.failed == 0
     with arena.db.read() as session:
         reasons = session.execute(
             select(MatchSeat.match_id, MatchSeat.forfeit_kind, MatchSeat.forfeit_reason).where(

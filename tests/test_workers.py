@@ -49,7 +49,7 @@ def test_four_workers_play_200_matches_once_with_ratings_in_completion_order(
     with Workers(settings, 4, settings.data_dir / "logs"):
         arena.start_tournament("t")
         status = wait_done(arena)
-    assert status["matches"]["done"] == 200 and status["matches"]["failed"] == 0
+    assert status.matches.done == 200 and status.matches.failed == 0
     assert_recorded_exactly_once(arena, 200)
     assert_ratings_replay(arena)
     with arena.db.read() as s:
@@ -279,11 +279,11 @@ def test_a_match_that_waits_20_s_for_an_answer_is_never_taken_for_lost(
         with Workers(settings, 1, settings.data_dir / "logs"):
             arena.start_tournament("t")
             status = wait_done(arena, timeout=300)
-    assert status["matches"]["done"] == 1
+    assert status.matches.done == 1
     with arena.db.read() as s:
         match = s.scalars(select(TournamentMatch)).one()
         assert match.attempts == 1, "played once: never given to another worker"
-    [entry] = [row for row in status["leaderboard"] if row["bot"] == "pondering"]
+    [entry] = [row for row in status.leaderboard if row["bot"] == "pondering"]
     assert (entry["forfeits"], entry["strikes"]) == (0, 0)
 
 

@@ -48,14 +48,14 @@ def run(
         with Workers(settings, workers, Path(tmp) / "logs"):
             wait_registered(arena, workers)
             arena.start_tournament("t")
-            while arena.tournament_status("t")["matches"]["done"] < matches // 3:
+            while arena.tournament_status("t").matches.done < matches // 3:
                 time.sleep(0.02)
             if progress:
                 progress("Redis lost")
             redis.stop()
             lost, lost_at = time.monotonic(), now()
             redis.start()
-            while arena.tournament_status("t")["status"] != "done":
+            while not arena.tournament_status("t").over:
                 time.sleep(0.1)
             recovered_in = time.monotonic() - lost
         with arena.db.read() as s:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich import box
@@ -14,7 +14,7 @@ from arena.cli.platform import fail, out, platform
 from arena.cli.rules import ruleset_or_exit
 from arena.platform import Platform
 from arena.services import tournaments as tournament_service
-from arena.services.tournaments import DEFAULT_SWISS_ROUNDS, TournamentRequest
+from arena.services.tournaments import DEFAULT_SWISS_ROUNDS, TournamentRequest, TournamentState
 from arena.store.errors import StoreError
 
 app = typer.Typer(help="Create, start and follow tournaments.", no_args_is_help=True)
@@ -127,7 +127,7 @@ def tournament_status(
     """Progress and leaderboard (ordered by mu - 3 sigma)."""
     status = platform().tournament_status(name)
     if json_:
-        print(json.dumps(status))
+        print(json.dumps(status.to_dict()))
         return
     print_status(status)
 
@@ -185,35 +185,35 @@ def print_fairplay(found: dict) -> None:
     out.print(table)
 
 
-def follow(arena: Platform, name: str, timeout: float | None = None) -> dict[str, Any]:
+def follow(arena: Platform, name: str, timeout: float | None = None) -> TournamentState:
     """A progress bar on stderr until the tournament is over; its final status.
     Raises TimeoutError after ``timeout`` seconds."""
 
-    def shown(status: dict[str, Any]) -> console.Shown:
-        counts = status["matches"]
-        return counts["ended"], f"{name}: {counts['running']} running, {counts['failed']} failed"
+    def shown(status: TournamentState) -> console.Shown:
+        counts = status.matches
+        return counts.ended, f"{name}: {counts.running} running, {counts.failed} failed"
 
     return console.follow(
         lambda: arena.tournament_status(name),
-        lambda status: status["status"] == "done",
-        arena.tournament_status(name)["matches"]["total"],
+        lambda status: status.over,
+        arena.tournament_status(name).matches.total,
         shown,
         timeout,
     )
 
 
-def print_status(status: dict) -> None:
-    counts = status["matches"]
+def print_status(status: TournamentState) -> None:
+    counts = status.matches
     out.print(
-        f"{status['name']}: {status['status']}, {counts['done']}/{counts['total']} "
-        f"matches done, {counts['running']} running, {counts['queued']} queued, "
-        f"{counts['failed']} failed",
+        f"{status.name}: {status.status}, {counts.done}/{counts.total} "
+        f"matches done, {counts.running} running, {counts.queued} queued, "
+        f"{counts.failed} failed",
         markup=False,
     )
     # fits 80 columns: a bot's faults share one column (forfeits/strikes/illegal)
     table = Table("rank", "bot", "mu", "sigma", "mu-3σ", "games", "place", "wins", "f/s/i")
     table.box = box.SIMPLE_HEAD
-    for row in status["leaderboard"]:
+    for row in status.leaderboard:
         mean = f"{row['mean_place']:.2f}" if row["mean_place"] is not None else "-"
         table.add_row(
             str(row["rank"]),
@@ -227,9 +227,9 @@ def print_status(status: dict) -> None:
             f"{row['forfeits']}/{row['strikes']}/{row['illegal']}",
         )
     out.print(table)
-    if status.get("format") in ("swiss", "knockout"):
-        out.print(f"standings ({status['format']}):", markup=False)
-        for row in status["standings"]:
+    if status.format in ("swiss", "knockout"):
+        out.print(f"standings ({status.format}):", markup=False)
+        for row in status.standings:
             figures = ", ".join(
                 f"{key} {value}"
                 for key, value in row.items()

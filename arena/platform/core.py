@@ -6,7 +6,7 @@ The CLI, ``arena up`` and the dashboard use this; workers use ``worker.jobs``.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from redis.exceptions import RedisError
 from rq import Queue
@@ -21,6 +21,7 @@ from arena.store.schema import is_empty, upgrade
 
 if TYPE_CHECKING:
     from arena.services.abtests import AbTestState
+    from arena.services.tournaments import TournamentState
 
 
 class NoPlatform(PlatformError):
@@ -96,9 +97,11 @@ class Platform:
         with self.db.read() as session:
             return abtest_service.status(session, name)
 
-    def tournament_status(self, name: str) -> dict[str, Any]:
+    def tournament_status(self, name: str) -> TournamentState:
+        from arena.services import tournaments as tournament_service
+
         with self.db.read() as session:
-            return tournaments.status(session, name)
+            return tournament_service.status(session, name)
 
 
 def no_platform_here(settings: Settings) -> str:

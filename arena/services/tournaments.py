@@ -1,8 +1,12 @@
-"""Tournaments as use cases: create one (any format) from one request, whoever asks."""
+"""Tournaments as use cases: create one (any format) from one request, whoever asks;
+where one stands."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sqlalchemy.orm import Session
 
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
@@ -10,6 +14,60 @@ from arena.store import tournaments as store
 from arena.store.db import Database
 from arena.store.limits import PrivateLimits
 from arena.store.models import IN_ROUNDS, Owner, TournamentFormat
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A tournament's matches by status."""
+
+    pending: int
+    queued: int
+    running: int
+    done: int
+    failed: int
+    stale: int
+    total: int
+    #: played to the end or given up (failed, stale): none of them will play again
+    ended: int
+
+
+@dataclass(frozen=True)
+class TournamentState:
+    """Where a tournament stands: the CLI (``--json``: its fields), the bench, the tests."""
+
+    name: str
+    #: created, running or done
+    status: str
+    format: str
+    rules: dict[str, Any]
+    table_size: int
+    games: int
+    matches: Progress
+    #: bots of one owner may share a table (off: no team play)
+    same_owner_tables: bool
+    #: rows by ``mu - 3 sigma``, as the leaderboard shows them
+    leaderboard: list[dict[str, Any]]
+    #: every format's final word: bot, version and place (and the format's figures)
+    standings: list[dict[str, Any]]
+
+    @property
+    def over(self) -> bool:
+        return self.status == "done"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def status(session: Session, name: str) -> TournamentState:
+    tournament = store.get(session, name)
+    board = store.leaderboard(session, tournament)
+    summary = store.summary(session, tournament)
+    return TournamentState(
+        **{**summary, "matches": Progress(**summary["matches"])},
+        leaderboard=board,
+        standings=store.standings(session, tournament, board),
+    )
+
 
 #: a Swiss tournament's rounds unless the request says
 DEFAULT_SWISS_ROUNDS = 5

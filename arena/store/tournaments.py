@@ -408,16 +408,6 @@ def summary(session: Session, tournament: Tournament) -> dict[str, Any]:
     }
 
 
-def status(session: Session, name: str) -> dict[str, Any]:
-    tournament = get(session, name)
-    board = leaderboard(session, tournament)
-    return {
-        **summary(session, tournament),
-        "leaderboard": board,
-        "standings": standings(session, tournament, board),
-    }
-
-
 def standings(
     session: Session, tournament: Tournament, board: list[dict[str, Any]] | None = None
 ) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.settings import Settings
+from arena.services.tournaments import TournamentState
 from arena.store import bots, logs, tournaments
 from arena.store.models import (
     BotKind,
@@ -23,7 +24,6 @@ from arena.store.models import (
     RatingChange,
     StoredLog,
     TournamentMatch,
-    TournamentStatus,
 )
 from arena.tournament import ratings
 from tests.support.store import SAMPLES
@@ -40,10 +40,10 @@ def setup_tournament(arena: Platform, games: int, name: str = "t", **options) ->
     )
 
 
-def wait_done(arena: Platform, name: str = "t", timeout: float = HANG_SECONDS) -> dict:
+def wait_done(arena: Platform, name: str = "t", timeout: float = HANG_SECONDS) -> TournamentState:
     deadline = time.monotonic() + timeout
-    while (status := arena.tournament_status(name))["status"] != TournamentStatus.DONE.value:
-        assert time.monotonic() < deadline, f"not done in {timeout:g} s: {status['matches']}"
+    while not (status := arena.tournament_status(name)).over:
+        assert time.monotonic() < deadline, f"not done in {timeout:g} s: {status.matches}"
         time.sleep(0.2)
     return status
 
