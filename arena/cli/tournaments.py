@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich import box
@@ -16,6 +16,9 @@ from arena.platform import Platform
 from arena.services import tournaments as tournament_service
 from arena.services.tournaments import DEFAULT_SWISS_ROUNDS, TournamentRequest, TournamentState
 from arena.store.errors import StoreError
+
+if TYPE_CHECKING:
+    from arena.services.fairplay import FairPlayReport
 
 app = typer.Typer(help="Create, start and follow tournaments.", no_args_is_help=True)
 
@@ -157,16 +160,16 @@ def tournament_fairplay(
 
     found = fairplay.report(platform().db, name)
     if json_:
-        print(json.dumps(found))
+        print(json.dumps(found.to_dict()))
         return
     print_fairplay(found)
 
 
-def print_fairplay(found: dict) -> None:
-    flags = found["flags"]
+def print_fairplay(found: FairPlayReport) -> None:
+    flags = found.flags
     out.print(
-        f"{found['tournament']}: {found['tests']} tests of pairs, {len(flags)} flagged "
-        f"(family-wise error {found['alpha']:.0%}, Holm)",
+        f"{found.tournament}: {found.tests} tests of pairs, {len(flags)} flagged "
+        f"(family-wise error {found.alpha:.0%}, Holm)",
         markup=False,
     )
     if not flags:
@@ -174,13 +177,13 @@ def print_fairplay(found: dict) -> None:
     table = Table("pair", "test", "pair's rate", "others'", "chances", "p (Holm)", "matches")
     for flag in flags:
         table.add_row(
-            " -> ".join(flag["pair"]),
-            flag["test"],
-            f"{flag['pair_rate']:.3f}",
-            f"{flag['others_rate']:.3f}",
-            str(flag["opportunities"]),
-            f"{flag['p_value']:.2g}",
-            ", ".join(map(str, flag["matches"][:5])),
+            " -> ".join(flag.pair),
+            flag.test,
+            f"{flag.pair_rate:.3f}",
+            f"{flag.others_rate:.3f}",
+            str(flag.opportunities),
+            f"{flag.p_value:.2g}",
+            ", ".join(map(str, flag.matches[:5])),
         )
     out.print(table)
 

@@ -4,6 +4,7 @@ API, the CLI and the page show. The store keeps the totals (arena.store.fairplay
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session
@@ -16,7 +17,56 @@ if TYPE_CHECKING:
     from arena.fairplay.report import Finding
 
 
-def report(db: Database, name: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PairOutcome:
+    """A flagged pair's places together: evidence beside the flag, never a flag itself."""
+
+    #: others finishing ahead of either, expected less observed, per match together
+    places_gained: float
+    others_ahead: float
+    others_ahead_expected: float
+    statistic: float
+    p_raw: float
+    matches: int
+
+
+@dataclass(frozen=True)
+class Flag:
+    #: registered names: [author, responder] for an ordered test, the pair for outcome
+    pair: list[str]
+    #: soft_play, feeding, lie_targeting or outcome (docs/fair-play.md)
+    test: str
+    statistic: float
+    effect: float
+    #: after Holm's adjustment over every test of the report
+    p_value: float
+    p_raw: float
+    pair_rate: float
+    others_rate: float
+    opportunities: int
+    #: recorded matches where the pair sat together, newest first
+    matches: list[int]
+    outcome: PairOutcome | None
+
+
+@dataclass(frozen=True)
+class FairPlayReport:
+    tournament: str
+    same_owner_tables: bool
+    alpha: float
+    error_control: str
+    #: how far (log odds ratio) past both references a pair's treatment must be to flag it
+    margin: float
+    tests: int
+    min_chances: int
+    min_together: int
+    flags: list[Flag]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def report(db: Database, name: str) -> FairPlayReport:
     """The tournament's collusion report: every flag with the pair's registered names,
     the test, its strength and the matches that show it; every recorded match counts.
 
@@ -28,49 +78,49 @@ def report(db: Database, name: str) -> dict[str, Any]:
         return _report(session, tournament)
 
 
-def _report(session: Session, tournament: Tournament) -> dict[str, Any]:
+def _report(session: Session, tournament: Tournament) -> FairPlayReport:
     from arena.fairplay.report import ALPHA, MARGIN, MIN_CHANCES, MIN_TOGETHER
     from arena.fairplay.report import report as fair_play_report
 
     found = fair_play_report(totals(session, tournament.id))
     named = names(session, {version for f in found.findings for version in f.pair})
-    return {
-        "tournament": tournament.name,
-        "same_owner_tables": tournament.same_owner_tables,
-        "alpha": ALPHA,
-        "error_control": "Holm (family-wise error rate) over every test of every pair",
-        "margin": round(MARGIN, 4),
-        "tests": len(found.findings),
-        "min_chances": MIN_CHANCES,
-        "min_together": MIN_TOGETHER,
-        "flags": [
-            {
-                "pair": [named[version] for version in finding.pair],
-                "test": str(finding.test),
-                "statistic": round(finding.statistic, 3),
-                "effect": round(finding.effect, 3),
-                "p_value": finding.p_value,
-                "p_raw": finding.p_raw,
-                "pair_rate": round(finding.pair_rate, 4),
-                "others_rate": round(finding.others_rate, 4),
-                "opportunities": finding.opportunities,
-                "matches": matches_together(session, tournament.id, finding.pair),
-                "outcome": _outcome(found.outcome(finding.pair)),
-            }
+    return FairPlayReport(
+        tournament=tournament.name,
+        same_owner_tables=tournament.same_owner_tables,
+        alpha=ALPHA,
+        error_control="Holm (family-wise error rate) over every test of every pair",
+        margin=round(MARGIN, 4),
+        tests=len(found.findings),
+        min_chances=MIN_CHANCES,
+        min_together=MIN_TOGETHER,
+        flags=[
+            Flag(
+                pair=[named[version] for version in finding.pair],
+                test=str(finding.test),
+                statistic=round(finding.statistic, 3),
+                effect=round(finding.effect, 3),
+                p_value=finding.p_value,
+                p_raw=finding.p_raw,
+                pair_rate=round(finding.pair_rate, 4),
+                others_rate=round(finding.others_rate, 4),
+                opportunities=finding.opportunities,
+                matches=matches_together(session, tournament.id, finding.pair),
+                outcome=_outcome(found.outcome(finding.pair)),
+            )
             for finding in found.flags
         ],
-    }
+    )
 
 
-def _outcome(finding: Finding | None) -> dict[str, Any] | None:
+def _outcome(finding: Finding | None) -> PairOutcome | None:
     """The pair's places together, as evidence beside a flag (never a flag by itself)."""
     if finding is None:
         return None
-    return {
-        "places_gained": round(finding.effect, 3),
-        "others_ahead": round(finding.pair_rate, 3),
-        "others_ahead_expected": round(finding.others_rate, 3),
-        "statistic": round(finding.statistic, 3),
-        "p_raw": finding.p_raw,
-        "matches": finding.opportunities,
-    }
+    return PairOutcome(
+        places_gained=round(finding.effect, 3),
+        others_ahead=round(finding.pair_rate, 3),
+        others_ahead_expected=round(finding.others_rate, 3),
+        statistic=round(finding.statistic, 3),
+        p_raw=finding.p_raw,
+        matches=finding.opportunities,
+    )

@@ -128,4 +128,4 @@ def get_groups(name: str, session: SessionDep) -> list[DealGroup]:
 def get_fairplay(name: str, platform: PlatformDep) -> FairPlayReport:
     """The collusion report: every pair of bots tested for team play, the flags that
     survive Holm's family-wise error control (docs/fair-play.md)."""
-    return FairPlayReport.model_validate(fairplay.report(platform.db, name))
+    return FairPlayReport.model_validate(fairplay.report(platform.db, name), from_attributes=True)
