@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, Field
 
+from arena.services.tournaments import Progress
 from arena.store.bots import NAME
 from arena.store.models import TournamentFormat
 from arena.tournament.pacing import DEFAULT_PACE, MAX_PACE
@@ -177,18 +178,6 @@ class PaceIn(BaseModel):
     pace: float | None = Field(gt=0, le=MAX_PACE)
 
 
-class Progress(BaseModel):
-    pending: int
-    queued: int
-    running: int
-    done: int
-    failed: int
-    stale: int
-    total: int
-    #: matches that will not play again: done, failed or stale
-    ended: int
-
-
 class TournamentPublic(BaseModel):
     name: str
     status: str
@@ -299,59 +288,6 @@ class AbTestCreate(BaseModel):
     deadline: float = Field(default=1.0, gt=0, le=60)
 
 
-class Side(BaseModel):
-    bot: str
-    version: int
-
-
-class AbTestPublic(BaseModel):
-    name: str
-    #: created, running, accepted, rejected, stopped or capped
-    status: str
-    #: the state in one sentence: the verdict, or why there is none (a capped test says
-    #: how many pairs counted and why matches did not count)
-    outcome: str
-    #: a gate (``--promote-if-better``): the new version goes live if accepted
-    promote: bool = False
-    new: Side
-    base: Side
-    field: list[Side]
-    table_size: int
-    rules: dict[str, Any]
-    #: the tournament holding the test's matches (its matches and replays)
-    tournament: str
-    elo0: float
-    elo1: float
-    alpha: float
-    beta: float
-    #: the LLR's lower (reject) and upper (accept) bounds
-    bounds: list[float]
-    llr: float
-    pairs: int
-    #: matches played and counted or waiting for their pair
-    matches: int
-    #: matches that did not count, by status (failed; stale: withdrawn)
-    uncounted: dict[str, int] = Field(default_factory=dict)
-    max_matches: int
-    #: a rough estimate from the LLR's drift so far (None before it has one)
-    matches_left: int | None
-    #: pairs per class: the class's places the new version finished ahead of the base
-    #: are ``class_places`` (new minus base: positive is better)
-    counts: list[int]
-    class_scores: list[float]
-    class_places: list[int]
-    #: the mean pair score (None before a pair counted); above 0.5: the new is better
-    score: float | None
-    #: the Elo of the new version over the base (None: no finite estimate yet)
-    elo: float | None
-    #: its 95 % interval (None: not finite yet)
-    elo_ci: list[float] | None
-    #: [matches, LLR] after each pair counted
-    history: list[list[float]]
-    created_at: str
-    finished_at: str | None
-
-
 class Started(BaseModel):
     name: str
     queued: int
@@ -361,52 +297,6 @@ class DealGroup(BaseModel):
     group: int
     #: each bot's summed places over the group's rotations (lower is better)
     scores: dict[str, int]
-
-
-class FairPlayOutcome(BaseModel):
-    """A flagged pair's places together: evidence beside the flag, never a flag itself."""
-
-    #: others finishing ahead of either, expected less observed, per match together
-    places_gained: float
-    others_ahead: float
-    others_ahead_expected: float
-    statistic: float
-    p_raw: float
-    matches: int
-
-
-class FairPlayFlag(BaseModel):
-    #: registered names: [author, responder] for an ordered test, the pair for outcome
-    pair: list[str]
-    #: soft_play, feeding, lie_targeting or outcome (docs/fair-play.md)
-    test: str
-    #: z of the one-sided test
-    statistic: float
-    #: the smaller of the pair's odds ratios against its two references (the actor's
-    #: habits, the other's style; under 1: less often with this pair); outcome: places gained
-    effect: float
-    #: after Holm's adjustment over every test of the report
-    p_value: float
-    p_raw: float
-    pair_rate: float
-    others_rate: float
-    opportunities: int
-    #: recorded matches where the pair sat together, newest first (at most 20)
-    matches: list[int]
-    outcome: FairPlayOutcome | None
-
-
-class FairPlayReport(BaseModel):
-    tournament: str
-    same_owner_tables: bool
-    alpha: float
-    error_control: str
-    #: how far (log odds ratio) past both references a pair's treatment must be to flag it
-    margin: float
-    tests: int
-    min_chances: int
-    min_together: int
-    flags: list[FairPlayFlag]
 
 
 class OwnerPublic(BaseModel):

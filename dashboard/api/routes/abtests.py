@@ -6,22 +6,23 @@ from fastapi import APIRouter, status
 
 from arena.engine import Ruleset
 from arena.services import abtests as abtest_service
+from arena.services.abtests import AbTestState
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
-from dashboard.schemas import AbTestCreate, AbTestPublic, Responses, Started
+from dashboard.schemas import AbTestCreate, Responses, Started
 
 router = APIRouter(tags=["abtests"])
 NOT_FOUND: Responses = {404: {"description": "No such A/B test"}}
 NOT_YOURS: Responses = {401: {"description": "No token"}, 403: {"description": "Not your test"}}
 
 
-@router.get("/abtests/{name}", response_model=AbTestPublic, responses=NOT_FOUND)
-def get_abtest(name: str, session: SessionDep) -> AbTestPublic:
-    return AbTestPublic.model_validate(abtest_service.status(session, name), from_attributes=True)
+@router.get("/abtests/{name}", response_model=AbTestState, responses=NOT_FOUND)
+def get_abtest(name: str, session: SessionDep) -> AbTestState:
+    return abtest_service.status(session, name)
 
 
 @router.post(
     "/abtests",
-    response_model=AbTestPublic,
+    response_model=AbTestState,
     status_code=status.HTTP_201_CREATED,
     responses={
         400: {"description": "Unknown bot or version, the same version twice, bad bounds"},
@@ -29,7 +30,7 @@ def get_abtest(name: str, session: SessionDep) -> AbTestPublic:
         403: {"description": "Another owner's bot"},
     },
 )
-def create_abtest(body: AbTestCreate, owner: OwnerDep, platform: PlatformDep) -> AbTestPublic:
+def create_abtest(body: AbTestCreate, owner: OwnerDep, platform: PlatformDep) -> AbTestState:
     """An owner tests their own versions (any that qualified, active or not) against a
     field of their bots and the samples; the operator tests any from the CLI."""
     ruleset = Ruleset.parse(body.rules.preset, body.rules.options)
@@ -39,8 +40,7 @@ def create_abtest(body: AbTestCreate, owner: OwnerDep, platform: PlatformDep) ->
     )  # fmt: skip
     abtest_service.create(platform.db, request, owner, platform.settings.private_limits)
     with platform.db.read() as session:
-        found = abtest_service.status(session, body.name)
-        return AbTestPublic.model_validate(found, from_attributes=True)
+        return abtest_service.status(session, body.name)
 
 
 @router.post(

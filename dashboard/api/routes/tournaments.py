@@ -14,7 +14,6 @@ from dashboard.deps import ActorDep, OwnerDep, PlatformDep, SessionDep
 from dashboard.queries import tournaments as tournament_queries
 from dashboard.schemas import (
     DealGroup,
-    FairPlayReport,
     LeaderboardRow,
     Responses,
     Started,
@@ -124,8 +123,10 @@ def get_groups(name: str, session: SessionDep) -> list[DealGroup]:
     return [DealGroup.model_validate(group) for group in groups]
 
 
-@router.get("/tournaments/{name}/fairplay", response_model=FairPlayReport, responses=NOT_FOUND)
-def get_fairplay(name: str, platform: PlatformDep) -> FairPlayReport:
+@router.get(
+    "/tournaments/{name}/fairplay", response_model=fairplay.FairPlayReport, responses=NOT_FOUND
+)
+def get_fairplay(name: str, platform: PlatformDep) -> fairplay.FairPlayReport:
     """The collusion report: every pair of bots tested for team play, the flags that
     survive Holm's family-wise error control (docs/fair-play.md)."""
-    return FairPlayReport.model_validate(fairplay.report(platform.db, name), from_attributes=True)
+    return fairplay.report(platform.db, name)
