@@ -9,6 +9,7 @@ what an engine decision is, legal actions generated and one applied)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import chess
 
@@ -19,24 +20,22 @@ MOVES_MADE_3 = 20 + 400 + 8_902
 
 def leaves_per_s(seconds: float) -> float:
     """Depth-4 perft nodes counted a second, over whole trees for about ``seconds``."""
-    board, nodes = chess.Board(), 0
-    start = time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < seconds:
-        counted = _leaves(board, 4)
-        assert counted == PERFT_4_LEAVES
-        nodes += counted
-    return nodes / elapsed
+    return _rate(_leaves, 4, PERFT_4_LEAVES, seconds)
 
 
 def moves_per_s(seconds: float) -> float:
     """Moves generated, made and unmade a second (depth-3 trees)."""
-    board, made = chess.Board(), 0
+    return _rate(_walk, 3, MOVES_MADE_3, seconds)
+
+
+def _rate(tree: Callable[[chess.Board, int], int], depth: int, size: int, seconds: float) -> float:
+    """Whole trees walked from the start for about ``seconds``: ``size`` a tree, a second."""
+    board, counted = chess.Board(), 0
     start = time.perf_counter()
     while (elapsed := time.perf_counter() - start) < seconds:
-        walked = _walk(board, 3)
-        assert walked == MOVES_MADE_3
-        made += walked
-    return made / elapsed
+        assert tree(board, depth) == size
+        counted += size
+    return counted / elapsed
 
 
 def _leaves(board: chess.Board, depth: int) -> int:
