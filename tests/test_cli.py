@@ -99,6 +99,9 @@ def test_bench_engine_times_python_chess_perft_beside_it_when_asked() -> None:
     assert figures["chess_perft_nodes_per_s"] > 0 and figures["chess_moves_made_per_s"] > 0
     ratio = figures["decisions_per_s"] / figures["chess_perft_nodes_per_s"]
     assert abs(figures["over_chess_perft"] - ratio) < 0.01 * ratio + 0.01
+    made = figures["engine_moves_made_per_s"] / figures["chess_moves_made_per_s"]
+    assert abs(figures["made_over_chess_moves_made"] - made) < 0.01 * made + 0.01
+    assert figures["first_lead_plays"] > 1000, "a lead may place any cards of the hand"
     # the walks are the standard trees (python-chess's own perft figures)
     import chess
 

@@ -75,6 +75,15 @@ def engine(
             f"{figures['chess_moves_made_per_s']:,} moves made/s "
             f"(engine x{figures['over_chess_moves_made']})"
         )
+        out.print(
+            f"  engine moves made:    {figures['engine_moves_made_per_s']:,}/s, recorded "
+            f"decisions made again (x{figures['made_over_chess_moves_made']} python-chess's "
+            f"moves made, x{figures['made_over_chess_perft']} its perft nodes)"
+        )
+        out.print(
+            f"  plays open at deal 0's first lead: {figures['first_lead_plays']:,} "
+            "(a perft's bulk-counted leaves there)"
+        )
 
 
 @app.command()
