@@ -222,3 +222,18 @@ def test_the_command_list_says_what_each_command_says_of_itself() -> None:
         assert " ".join((command.help or "").split()).startswith(" ".join(entry.help.split()))
     listed = arena("--help").stdout
     assert all(name in listed for name in COMMANDS)
+
+
+def test_a_failing_command_says_its_error_as_written_brackets_and_all() -> None:
+    """Every failure goes through one path (arena.cli.main): one line, never read as
+    rich markup, whatever a name or a bot's output holds."""
+    result = arena("play", "[bold]x[/bold]", "sample:honest")
+    assert result.returncode == 2
+    assert "error: '[bold]x[/bold]' is not host:port" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_usage_error_names_the_option_it_is_about() -> None:
+    result = arena("bench", "pipeline", "--bots", "nonsense")
+    assert result.returncode == 2
+    assert "--bots" in result.stderr and "Traceback" not in result.stderr

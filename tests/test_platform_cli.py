@@ -76,6 +76,11 @@ def test_bots_and_a_tournament_from_the_command_line(settings: Settings) -> None
     assert all(row["games"] == 12 for row in status["leaderboard"])
     missing = arena("tournament", "status", "nope", env=env)
     assert missing.returncode == 2 and "no tournament named 'nope'" in missing.stderr
+    # wait's own status for "nothing to wait for": as for a timeout (exit 1)
+    not_there = arena("tournament", "wait", "nope", env=env)
+    assert not_there.returncode == 1 and "no tournament named 'nope'" in not_there.stderr
+    final = json.loads(arena("tournament", "wait", "cup", "--json", env=env).stdout)
+    assert final == status, "wait --json prints what status --json does, once over"
 
 
 def test_a_burst_worker_plays_the_queue_and_stops_beside_a_ladder_that_never_ends(

@@ -135,8 +135,9 @@ app = LazyGroup(
 
 
 def main() -> None:
-    """Run the command; a service that is down or a request the store refuses ends it
-    with one line on stderr (exit 1 and 2), never a traceback."""
+    """Run the command; a service that is down, a request the store refuses or a command
+    that fails (arena.cli.platform.fail) ends it with one line on stderr (exit 1, 2 or the
+    command's own status), never a traceback: the CLI's one error path."""
     try:
         app(prog_name="arena")
     except Exception as error:
@@ -146,7 +147,10 @@ def main() -> None:
         if explained is None:
             raise
         message, code = explained
+        from rich.text import Text
+
         from arena.cli import console
 
-        console.stderr().print(f"[red]error:[/red] {message}", highlight=False)
+        # a Text: a message that quotes a bot's output or a name is not read as markup
+        console.stderr().print(Text.assemble(("error:", "red"), " ", message), highlight=False)
         sys.exit(code)

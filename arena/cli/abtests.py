@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
 
-from arena.cli import console, options
-from arena.cli.platform import fail, out, platform
-from arena.cli.rules import ruleset_or_exit
+from arena.cli import console, options, runs
+from arena.cli.platform import out, platform
+from arena.cli.rules import checked_ruleset
 from arena.platform import Platform
 from arena.services.abtests import AbTestState
-from arena.store.errors import StoreError
 
 app = typer.Typer(
     help="A/B tests: is a new version better than a base, on paired deals (docs/abtest.md).",
@@ -49,7 +47,7 @@ def abtest_create(
     """Create an A/B test of two versions (start it with ``arena abtest start``)."""
     from arena.services import abtests as abtest_service
 
-    ruleset, _ = ruleset_or_exit(rules, option or [], table_size or 2)
+    ruleset, _ = checked_ruleset(rules, option or [], table_size or 2)
     opponents = [spec.strip() for spec in field.split(",") if spec.strip()] if field else None
     request = abtest_service.AbTestRequest(
         name, new, base, ruleset, elo0, elo1, alpha, beta, opponents, table_size, max_matches,
@@ -64,61 +62,9 @@ def abtest_create(
     )
 
 
-@app.command("start")
-def abtest_start(name: Annotated[str, typer.Argument(help="The test.")]) -> None:
-    """Send the test's first pairs to the workers; it queues more as they are recorded."""
-    sent = platform().start_abtest(name)
-    out.print(f"started {name}: {sent} matches queued")
-
-
-@app.command("stop")
-def abtest_stop(name: Annotated[str, typer.Argument(help="The test.")]) -> None:
-    """Stop the test undecided: matches not yet started are withdrawn."""
-    from arena.services import abtests as abtest_service
-
-    withdrawn = abtest_service.stop(platform().db, name)
-    out.print(f"stopped {name}: {withdrawn} queued matches withdrawn")
-
-
-@app.command("status")
-def abtest_status(
-    name: Annotated[str, typer.Argument(help="The test.")],
-    json_: options.JsonFlag = False,
-) -> None:
-    """The LLR against its bounds, the Elo estimate, the pairs per class."""
-    status = platform().abtest_status(name)
-    if json_:
-        print(json.dumps(status.to_dict()))
-        return
-    print_status(status)
-
-
 #: ``arena abtest wait``'s exit status by verdict (any other end: ``NOT_OVER``)
 EXIT_BY_STATUS = {"accepted": 0, "rejected": 1, "capped": 2, "stopped": 2}
 NOT_OVER = 3
-
-
-@app.command("wait")
-def abtest_wait(
-    name: Annotated[str, typer.Argument(help="The test.")],
-    timeout: Annotated[float, typer.Option(help="Give up after this many seconds.")] = 3600,
-    json_: options.JsonFlag = False,
-) -> None:
-    """Show the LLR until the test is over; the exit status says the verdict.
-
-    0: accepted (the new version is better), 1: rejected, 2: capped or stopped
-    undecided, 3: not over when the timeout came, or no such test."""
-    try:
-        status = follow(platform(), name, timeout)
-    except StoreError as error:
-        fail(str(error), NOT_OVER)
-    except TimeoutError:
-        fail(f"{name} is not over after {timeout:.0f} s", NOT_OVER)
-    if json_:
-        print(json.dumps(status.to_dict()))
-    else:
-        print_status(status)
-    raise typer.Exit(EXIT_BY_STATUS.get(status.status, NOT_OVER))
 
 
 def follow(arena: Platform, name: str, timeout: float) -> AbTestState:
@@ -174,3 +120,34 @@ def _estimate(status: AbTestState) -> str:
         f"elo {status.elo:+.1f}{shown}, pair score {status.score:.3f} "
         "(new minus base: positive is better)"
     )
+
+
+def _stop(arena: Platform, name: str) -> int:
+    from arena.services import abtests as abtest_service
+
+    return abtest_service.stop(arena.db, name)
+
+
+runs.add_commands(
+    app,
+    runs.Run(
+        noun="test",
+        start=Platform.start_abtest,
+        stop=_stop,
+        status=Platform.abtest_status,
+        follow=follow,
+        print_status=print_status,
+        helps={
+            "start": "Send the test's first pairs to the workers; it queues more as they are"
+            " recorded.",
+            "stop": "Stop the test undecided: matches not yet started are withdrawn.",
+            "status": "The LLR against its bounds, the Elo estimate, the pairs per class.",
+            "wait": "Show the LLR until the test is over; the exit status says the verdict."
+            "\n\n0: accepted (the new version is better), 1: rejected, 2: capped or stopped"
+            " undecided, 3: not over when the timeout came, or no such test.",
+        },
+        exit_status=lambda status: EXIT_BY_STATUS.get(status.status, NOT_OVER),
+        not_over=NOT_OVER,
+        stopped="withdrawn",
+    ),
+)

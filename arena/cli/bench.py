@@ -97,17 +97,13 @@ def instructions(
     loop that does not move with the machine's speed)."""
     from arena.bench import instructions as bench_instructions
 
-    try:
-        figures = _measured(
-            "instructions",
-            lambda progress: bench_instructions.run(
-                warm, deals, players, progress=lambda runs: progress(f"{runs} of 2 runs")
-            ),
-            json_,
-        )
-    except bench_instructions.ValgrindMissing as error:
-        console.stderr().print(f"error: {error}")
-        raise typer.Exit(2) from None
+    figures = _measured(  # without valgrind: ValgrindMissing, said by arena.cli.main
+        "instructions",
+        lambda progress: bench_instructions.run(
+            warm, deals, players, progress=lambda runs: progress(f"{runs} of 2 runs")
+        ),
+        json_,
+    )
     if figures is None:
         return
     out.print(
@@ -188,8 +184,7 @@ def pipeline(
     try:
         kinds = bench_pipeline.parse_kinds(bots)
     except ValueError as error:
-        console.stderr().print(f"error: --bots: {error}")
-        raise typer.Exit(2) from None
+        raise typer.BadParameter(str(error), param_hint="--bots") from None
     with console.stderr().status("benchmarking the pipeline...") as status:
         figures = bench_pipeline.run(
             workers,

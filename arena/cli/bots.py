@@ -8,8 +8,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from arena.base.endpoints import EndpointError, reachable
-from arena.cli.platform import err, fail, out, platform
+from arena.base.endpoints import reachable
+from arena.cli.errors import fail
+from arena.cli.platform import err, out, platform
 from arena.platform import Platform
 from arena.services import releases as release_service
 from arena.services.releases import LiveVersion
@@ -54,10 +55,7 @@ def bot_add(
 
 def _check_reachable(endpoint: str) -> None:
     """Fail unless ``endpoint`` is a valid HOST:PORT that accepts a connection now."""
-    try:
-        why = reachable(endpoint)
-    except EndpointError as error:
-        fail(str(error))
+    why = reachable(endpoint)  # a malformed endpoint: EndpointError, said by arena.cli.main
     if why is not None:
         fail(f"cannot connect to {endpoint} ({why}): start the bot first, or check the address")
 

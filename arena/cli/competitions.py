@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from arena.cli import options
-from arena.cli.platform import fail, out, platform
-from arena.cli.rules import ruleset_or_exit
+from arena.cli.platform import out, platform
+from arena.cli.rules import checked_ruleset
 from arena.services import competitions as competition_service
 from arena.store import competitions
 from arena.store.models import CompetitionStatus
@@ -72,7 +72,7 @@ def competition_create(
 
     It keeps its tables in play while a rating is provisional (a new version's first
     matches), then seats --pace tables a minute (docs/tournaments.md, "Pace")."""
-    ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
+    ruleset, _ = checked_ruleset(rules, option or [], table_size)
     names = [bot.strip() for bot in bots.split(",") if bot.strip()]
     request = competition_service.CompetitionRequest(
         name, ruleset, table_size, tables, names, deadline, time_bank, default, _utc(opens),
@@ -179,4 +179,6 @@ def _pace(text: str) -> float | None:
     try:
         return float(text)
     except ValueError:
-        fail(f"a pace is a number of tables a minute, or off: not {text!r}")
+        raise typer.BadParameter(
+            f"a number of tables a minute, or off: not {text!r}", param_hint="--pace"
+        ) from None

@@ -1,16 +1,12 @@
 """What the platform's commands share: the platform opened from the environment, and
-one line on stderr for a request that cannot be done."""
+their output."""
 
 from __future__ import annotations
 
-from typing import NoReturn
-
-import typer
-
 from arena.cli import console
+from arena.cli.errors import fail
 from arena.platform import Platform
-from arena.platform.core import NoPlatform
-from arena.platform.errors import SERVICE_ERRORS, unavailable
+from arena.platform.errors import SERVICE_ERRORS, PlatformError
 
 out = console.stdout()
 err = console.stderr()
@@ -21,16 +17,9 @@ def platform(create: bool = False) -> Platform:
     command refuses a database with no platform in it unless it is to ``create`` one."""
     try:
         return Platform(create=create)
-    except NoPlatform as error:
-        fail(str(error), 1)
-    except SERVICE_ERRORS as error:
-        fail(unavailable(error), 1)
-        raise
-    except Exception as error:
+    except PlatformError:
+        raise  # no platform there: said by arena.cli.main, as everywhere
+    except SERVICE_ERRORS:
+        raise  # a service down: the same
+    except Exception as error:  # a URL or file the database driver refuses
         fail(f"cannot open the database: {error}", 1)
-        raise
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    err.print(f"error: {message}", markup=False)
-    raise typer.Exit(code)

@@ -12,8 +12,9 @@ from rich.table import Table
 
 from arena.base import aio
 from arena.cli import console, options
-from arena.cli.rules import ruleset_or_exit
-from arena.platform.launcher import BotProcesses, BotSpecError, first_traceback, parse_bot
+from arena.cli.errors import fail
+from arena.cli.rules import checked_ruleset
+from arena.platform.launcher import BotProcesses, first_traceback, parse_bot
 from arena.referee import RefereeSettings
 from arena.referee.log import MatchLog
 from arena.referee.replay import replay
@@ -54,22 +55,13 @@ def play(
     forfeited every game (or could not be reached or started). A bot that crashed has its
     first traceback printed, whole, once."""
     if len(bots) < 2:
-        err.print("error: name at least two bots")
-        raise typer.Exit(2)
-    try:
-        specs = [parse_bot(bot) for bot in bots]
-    except BotSpecError as error:
-        err.print(f"error: {error}", markup=False)
-        raise typer.Exit(2) from None
-    ruleset, _ = ruleset_or_exit(rules, option or [], len(specs))
+        fail("name at least two bots")
+    specs = [parse_bot(bot) for bot in bots]  # BotSpecError: said by arena.cli.main
+    ruleset, _ = checked_ruleset(rules, option or [], len(specs))
     settings = RefereeSettings(deadline=deadline, time_bank=time_bank)
     names = _unique([spec.name for spec in specs])
     with BotProcesses(log_dir=logs) as processes:
-        try:
-            endpoints = [processes.endpoint(spec) for spec in specs]
-        except RuntimeError as error:
-            err.print(f"error: {error}", markup=False)
-            raise typer.Exit(1) from None
+        endpoints = [processes.endpoint(spec) for spec in specs]  # or BotDidNotStart
         with Progress(
             TextColumn("playing"),
             BarColumn(),
@@ -135,8 +127,7 @@ def replay_command(
     try:
         report = replay(MatchLog.from_dict(json.loads(log.read_text())))
     except (ValueError, KeyError) as error:
-        err.print(f"error: {log} is not a readable match log: {error}", markup=False)
-        raise typer.Exit(2) from None
+        raise typer.BadParameter(f"not a readable match log: {error}", param_hint="LOG") from None
     for mismatch in report.mismatches[:20]:
         out.print(f"MISMATCH {mismatch}", markup=False)
     verdict = "reproduced" if report.ok else "NOT reproduced"

@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena.cli import console, options
-from arena.engine import Game, RulesError, Ruleset
+from arena.cli import options
+from arena.engine import Game, Ruleset
 from arena.engine.cards import deck_ranks
 from arena.engine.rules import parse_option_pairs
 from arena.game import scenarios
@@ -69,7 +69,7 @@ def play(
     seed: options.Seed = 0,
 ) -> None:
     """Play games between built-in random-legal policies and summarise them."""
-    ruleset, game_players = ruleset_or_exit(rules, option or [], players)
+    ruleset, game_players = checked_ruleset(rules, option or [], players)
     with Progress(
         TextColumn("playing"),
         BarColumn(),
@@ -123,7 +123,7 @@ def show(
 ) -> None:
     """Print the effective rules: every option (the overridden ones marked) and what they
     make of a table of --players (the deck, the ranks that can be declared)."""
-    ruleset, _ = ruleset_or_exit(rules, option or [], players)
+    ruleset, _ = checked_ruleset(rules, option or [], players)
     game = Game(ruleset, players)
     effective = ruleset.effective()
     declarable = [r for r in deck_ranks(game.deck_size) if r in game.declarable]
@@ -152,12 +152,9 @@ def show(
     )
 
 
-def ruleset_or_exit(preset: str, pairs: list[str], players: int) -> tuple[Ruleset, int]:
-    """Parse and resolve the ruleset, or print the error and exit with code 2."""
-    try:
-        ruleset = Ruleset.parse(preset, parse_option_pairs(pairs))
-        Game(ruleset, players)
-    except RulesError as error:
-        console.stderr().print(f"error: {error}", markup=False)
-        raise typer.Exit(2) from None
+def checked_ruleset(preset: str, pairs: list[str], players: int) -> tuple[Ruleset, int]:
+    """Parse and resolve the ruleset for ``players`` (a RulesError if it cannot be: said by
+    arena.cli.main, exit 2)."""
+    ruleset = Ruleset.parse(preset, parse_option_pairs(pairs))
+    Game(ruleset, players)
     return ruleset, players

@@ -9,13 +9,12 @@ import typer
 from rich import box
 from rich.table import Table
 
-from arena.cli import console, options
-from arena.cli.platform import fail, out, platform
-from arena.cli.rules import ruleset_or_exit
+from arena.cli import console, options, runs
+from arena.cli.platform import out, platform
+from arena.cli.rules import checked_ruleset
 from arena.platform import Platform
 from arena.services import tournaments as tournament_service
 from arena.services.tournaments import DEFAULT_SWISS_ROUNDS, TournamentRequest, TournamentState
-from arena.store.errors import StoreError
 
 if TYPE_CHECKING:
     from arena.services.fairplay import FairPlayReport
@@ -80,7 +79,7 @@ def tournament_create(
     ] = False,
 ) -> None:
     """Create a tournament and schedule its matches."""
-    ruleset, _ = ruleset_or_exit(rules, option or [], table_size)
+    ruleset, _ = checked_ruleset(rules, option or [], table_size)
     names = [bot.strip() for bot in bots.split(",") if bot.strip()]
     request = TournamentRequest(
         name=name,
@@ -106,48 +105,6 @@ def tournament_create(
         + ("the key of --seed" if seed is not None else "a random secret key"),
         markup=False,
     )
-
-
-@app.command("start")
-def tournament_start(name: Annotated[str, typer.Argument(help="The tournament.")]) -> None:
-    """Send the tournament's matches to the workers."""
-    sent = platform().start_tournament(name)
-    out.print(f"started {name}: {sent} matches queued")
-
-
-@app.command("stop")
-def tournament_stop(name: Annotated[str, typer.Argument(help="The ladder.")]) -> None:
-    """Stop a ladder: no new tables; matches already playing are still recorded."""
-    dropped = tournament_service.stop(platform().db, name)
-    out.print(f"stopped {name}: {dropped} queued matches dropped")
-
-
-@app.command("status")
-def tournament_status(
-    name: Annotated[str, typer.Argument(help="The tournament.")],
-    json_: options.JsonFlag = False,
-) -> None:
-    """Progress and leaderboard (ordered by mu - 3 sigma)."""
-    status = platform().tournament_status(name)
-    if json_:
-        print(json.dumps(status.to_dict()))
-        return
-    print_status(status)
-
-
-@app.command("wait")
-def tournament_wait(
-    name: Annotated[str, typer.Argument(help="The tournament.")],
-    timeout: Annotated[float, typer.Option(help="Give up after this many seconds.")] = 3600,
-) -> None:
-    """Show progress until the tournament is over (exit 1 on timeout)."""
-    try:
-        status = follow(platform(), name, timeout)
-    except StoreError as error:
-        fail(str(error))
-    except TimeoutError:
-        fail(f"{name} is not over after {timeout:.0f} s", 1)
-    print_status(status)
 
 
 @app.command("fairplay")
@@ -241,3 +198,26 @@ def print_status(status: TournamentState) -> None:
             out.print(
                 f"  {row['place']:>3}. {row['bot']} v{row['version']}  {figures}", markup=False
             )
+
+
+def _stop(arena: Platform, name: str) -> int:
+    return tournament_service.stop(arena.db, name)
+
+
+runs.add_commands(
+    app,
+    runs.Run(
+        noun="tournament",
+        start=Platform.start_tournament,
+        stop=_stop,
+        status=Platform.tournament_status,
+        follow=follow,
+        print_status=print_status,
+        helps={
+            "start": "Send the tournament's matches to the workers.",
+            "stop": "Stop a ladder: no new tables; matches already playing are still recorded.",
+            "status": "Progress and leaderboard (ordered by mu - 3 sigma).",
+            "wait": "Show progress until the tournament is over (exit 1 on timeout).",
+        },
+    ),
+)

@@ -34,6 +34,10 @@ class BotSpecError(ValueError):
     """A BOT argument that names no bot."""
 
 
+class BotDidNotStart(RuntimeError):
+    """A bot process that exited, or did not say where it listens in time."""
+
+
 class SpecKind(StrEnum):
     """What a BOT argument of ``arena play`` names."""
 
@@ -132,7 +136,7 @@ class BotProcesses:
             code = _exit_code(process)
             self.stop(process)
             state = f"exited with code {code}" if code is not None else "did not start in time"
-            raise RuntimeError(
+            raise BotDidNotStart(
                 f"bot {name} {state} (command: {' '.join(command)}); "
                 f"the end of its output:\n{_tail(stderr)}"
             )
