@@ -35,11 +35,17 @@ from arena.platform.sandbox import (
     runtime,
 )
 from arena.platform.sandbox.uids import uid_range
+from arena.platform.seating import seats_for
 from arena.referee import LocalSeat, Referee, RefereeSettings
+from arena.referee.transport import SessionPool
+from arena.store.leases import SeatPlan
+from arena.store.models import BotKind
 from sample_bots import HonestBot
 from tests.sandboxing import ATTACKS, attack_bot, host_processes_with, listeners
 from tests.support.services import POSTGRES_ADMIN, redis_test_url
 from tests.support.waiting import wait_until
+from worker.seats import warm_seats
+from worker.warm import WarmSandboxes
 
 pytestmark = pytest.mark.sandbox
 
@@ -437,3 +443,65 @@ def test_no_host_counter_crosses_between_two_live_sandboxes(tmp_path: Path) -> N
     assert len(figures) == 14 and all("figures" not in line for line in figures), received
     assert f"ATTACK sysinfo: refused ({errno.EPERM})" in received, received
     assert f"ATTACK statfs: refused ({errno.EPERM})" in received, received
+
+
+def test_no_futex_on_a_shared_page_joins_two_sandboxes_on_one_image(tmp_path: Path) -> None:
+    """A shared futex on a page of a file both sandboxes map (the C library, on the same
+    copy of the runtime image) is keyed by the file, not the process: a waiter in one
+    sandbox would be woken from the other. Every futex call but the private ones (what
+    threads use) is refused, and the futex2 calls with it."""
+    values = {"ROUNDS": 3000}
+    waiter = attack_bot(tmp_path / "w", "futex", ROLE="wait", **values)
+    waker = attack_bot(tmp_path / "k", "futex", ROLE="wake", **values)
+    with Sandbox(waiter, limits=LIMITS) as waiting, Sandbox(waker, limits=LIMITS) as waking:
+        waited = wait_until(
+            lambda: _reported(waiting, "shared wait"), "the waiter says how its wait ended"
+        )
+        woke = wait_until(lambda: _reported(waking, "shared wake"), "the waker says what it did")
+        reports = waiting.output_tail(4000) + waking.output_tail(4000)
+    assert waited == f"refused ({errno.EPERM})", reports
+    assert woke == f"refused ({errno.EPERM})", reports
+    for futex2 in ("futex_wake", "futex_wait", "futex_waitv"):
+        assert reports.count(f"ATTACK {futex2}: refused ({errno.ENOSYS})") == 2, reports
+    assert reports.count(f"ATTACK private futex: refused ({errno.EAGAIN})") == 2, reports
+
+
+def _reported(box: Sandbox, attack: str) -> str | None:
+    """What an attack bot reported of ``attack``, once it has."""
+    for line in box.output_tail(4000).splitlines():
+        if line.startswith(f"ATTACK {attack}: "):
+            return line.split(": ", 1)[1]
+    return None
+
+
+def test_the_seats_of_one_table_run_on_copies_of_the_runtime_of_their_own(
+    tmp_path: Path,
+) -> None:
+    """Seats alive at one table share no page of the runtime image (no futex key, no
+    cache line), warm or fresh; a duplicate deal's rotations take copies no other
+    rotation or table uses."""
+    bots = [attack_bot(tmp_path / f"b{i}", "runtime_copy") for i in range(3)]
+    plans = [SeatPlan(i + 1, f"copy{i}", BotKind.PATH, str(bot)) for i, bot in enumerate(bots)]
+
+    async def warm_inodes(rotation: int | None) -> list[str]:
+        sandboxes = WarmSandboxes(limits=LIMITS)
+        try:
+            _, leases = await warm_seats(
+                plans, RULES, "s", SessionPool(), sandboxes, Path, rotation=rotation
+            )
+            return [_runtime_inode(lease.warm.box) for lease in leases.values()]
+        finally:
+            await sandboxes.close()
+
+    with contextlib.ExitStack() as stack:
+        seats = seats_for(plans, RULES, "s", stack)
+        fresh = [_runtime_inode(seat.box) for seat in seats if isinstance(seat, SandboxedSeat)]
+    warm = aio.run(warm_inodes(None))
+    rotations = [aio.run(warm_inodes(r)) for r in (0, 1)]
+    assert len(fresh) == 3 and fresh == warm, (fresh, warm)
+    assert len(set(warm + rotations[0] + rotations[1])) == 9, (warm, rotations)
+    assert runtime.copy_for(2) == 2 and runtime.copy_for(0, rotation=1, players=3) == 15
+
+
+def _runtime_inode(box: Sandbox) -> str:
+    return wait_until(lambda: _reported(box, "runtime"), "the bot says its runtime's inode")

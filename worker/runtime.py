@@ -135,7 +135,7 @@ class Runtime:
                 self.cache.code_for,
                 # a duplicate deal: no memory across its rotations
                 fresh=plan.fresh_processes or plan.deal_group is not None,
-                image=_image_for(plan),
+                rotation=_rotation_of(plan),
             )
             referee = Referee(
                 ruleset,
@@ -202,10 +202,11 @@ def _new_loop() -> asyncio.AbstractEventLoop:
     return uvloop.new_event_loop()
 
 
-def _image_for(plan: MatchPlan) -> int:
-    """The copy of the sandboxes' runtime a match's uploaded bots run on: one of its own
-    for each rotation of a duplicate deal, so that no page (its state in the CPU's caches
-    and the kernel's lists) is shared by two rotations, the first for everything else."""
+def _rotation_of(plan: MatchPlan) -> int | None:
+    """Which rotation of its duplicate deal a match is (None: not a duplicate deal): its
+    seats run on copies of the sandboxes' runtime that no other rotation's seats use, so
+    that no page (its state in the CPU's caches and the kernel's lists) is shared by two
+    rotations (``runtime.copy_for``)."""
     if plan.deal_group is None:
-        return 0
+        return None
     return rotation([seat.bot_version_id for seat in plan.seats])

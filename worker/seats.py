@@ -16,6 +16,7 @@ from arena.platform.sandbox import (
     SandboxError,
     SandboxUnavailable,
     availability,
+    runtime,
 )
 from arena.platform.seating import UnstartableSeat, seats_for
 from arena.referee import GrpcSeat, LocalSeat, Seat
@@ -37,14 +38,15 @@ async def warm_seats(
     code_for: Callable[[str], Path],
     *,
     fresh: bool = False,
-    image: int = 0,
+    rotation: int | None = None,
 ) -> tuple[list[Seat], dict[int, SeatLease]]:
     """The seats of a match in a worker's runtime: streams to endpoints come from ``pool``
     and outlive the match; uploaded bots run in warm sandboxes (``leases``, by seat, go
     back to ``sandboxes`` after the match), one process per bot version (two bots with
     the same code never share one), started from ``code_for(target)`` (the machine's
-    artifact cache); with ``fresh`` each gets a process of its own for this match, on the
-    runtime's copy ``image``."""
+    artifact cache); with ``fresh`` each gets a process of its own for this match. Each
+    seat runs on a copy of the runtime of its own (``runtime.copy_for``: by seat, and by
+    ``rotation`` for a duplicate deal's)."""
     players = len(plans)
     seats: list[Seat] = []
     leases: dict[int, SeatLease] = {}
@@ -64,7 +66,7 @@ async def warm_seats(
                         f"v{plan.bot_version_id}",
                         functools.partial(code_for, plan.target),
                         fresh=fresh,
-                        image=image,
+                        image=runtime.copy_for(index, rotation, players),
                     )
                 except SandboxError as error:  # the bot's failure: it forfeits
                     seats.append(UnstartableSeat(plan.name, str(error)))

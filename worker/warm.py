@@ -118,8 +118,8 @@ class WarmSandboxes:
         from ``code()`` (raises the sandbox's errors: SandboxError is the bot's,
         SandboxUnavailable the platform's). A ``fresh`` lease gets a process of its own,
         stopped after its match (nothing the bot remembers reaches another match), on the
-        runtime's copy ``image``."""
-        assert fresh or image == 0, "a warm process runs on the first copy"
+        runtime's copy ``image`` (a warm process serves only seats on its copy)."""
+        key = f"{key}@{image}"
         async with self._starting.setdefault(key, asyncio.Lock()):
             warm = None if fresh else self._free(key)
             if warm is None:

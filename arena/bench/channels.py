@@ -7,6 +7,10 @@ The receiver's readings are split into 0s and 1s at the threshold that decodes b
 (what a preamble of known bits gives an attacker); the figures are the bit rate, the
 bit errors and the capacity of that channel (a binary symmetric channel: rate x
 (1 - H(errors))). docs/sandbox.md says what such a channel can and cannot carry.
+
+``relay=True`` measures the relay: a third sandbox alive across two rotations of a
+duplicate deal reads the sender (the first rotation's), which is then closed, and sends
+what it read to a receiver started afterwards (the next rotation's).
 """
 
 from __future__ import annotations
@@ -37,8 +41,10 @@ def run(
     batches: int = 3,
     trials: int = 3,
     progress: Callable[[str], None] | None = None,
+    relay: bool = False,
 ) -> dict[str, Any]:
-    """``trials`` transmissions of ``bits`` bits; the medians and every trial."""
+    """``trials`` transmissions of ``bits`` bits (``relay``: through a third sandbox, the
+    sender closed before the receiver starts); the medians and every trial."""
     where = availability()
     if not where.runs_uploaded_bots:
         raise RuntimeError(f"no sandbox on this machine: {where.describe()}")
@@ -46,9 +52,12 @@ def run(
     results = []
     for trial in range(trials):
         say(f"trial {trial + 1} of {trials}: {bits} bits, {slot:g} s a bit")
-        results.append(transmit(_bits(bits, trial), slot, batches))
+        sent = _bits(bits, trial)
+        results.append(relayed(sent, slot, batches) if relay else transmit(sent, slot, batches))
     return {
-        "channel": "inode numbers of pipes (one host-wide counter)",
+        "channel": "inode numbers of pipes (one host-wide counter)"
+        + (", relayed by a third sandbox" if relay else ""),
+        "relay": relay,
         "bits": bits,
         "slot_s": slot,
         "batches_per_one": batches,
@@ -82,6 +91,49 @@ def transmit(bits: str, slot: float, batches: int) -> dict[str, Any]:
             m for m, b in zip(moves, bits, strict=True) if b == "1"
         ),
     }
+
+
+def relayed(bits: str, slot: float, batches: int) -> dict[str, Any]:
+    """One transmission from a sender to a receiver that are never alive at once, through
+    a relay alive beside each in turn: what the receiver decoded at the end."""
+    with tempfile.TemporaryDirectory(prefix="arena-bench-channels-") as tmp:
+        start = time.time() + START_SECONDS
+        resend = start + len(bits) * slot + START_SECONDS
+        values = {"BITS": bits, "START": start, "SLOT": slot, "BATCHES": batches}
+        sender = attack_bot(ATTACK, Path(tmp) / "send", {**values, "ROLE": "send"})
+        relaying = {**values, "ROLE": "relay", "RESEND": resend}
+        middle = attack_bot(ATTACK, Path(tmp) / "relay", relaying)
+        receiver = attack_bot(
+            ATTACK, Path(tmp) / "receive", {**values, "ROLE": "receive", "START": resend}
+        )
+        with Sandbox(middle) as relay:
+            with Sandbox(sender) as sending:
+                when_done(sending, start + len(bits) * slot + GRACE_SECONDS)
+            with Sandbox(receiver) as receiving:  # started once the sender is gone
+                until = resend + len(bits) * slot + GRACE_SECONDS
+                output = when_done(receiving, until)
+                relayed_output = when_done(relay, until)
+    moves = _moves(output)
+    first_hop = _relayed(relayed_output)
+    errors = _errors(_decoded(moves, bits), bits) / len(bits)
+    return {
+        "error_rate": round(errors, 4),
+        "first_hop_error_rate": round(_errors(first_hop, bits) / len(bits), 4),
+        "capacity_bits_per_s": round((1 - entropy(errors)) / slot, 2),
+        "median_move_on_0": statistics.median(
+            m for m, b in zip(moves, bits, strict=True) if b == "0"
+        ),
+        "median_move_on_1": statistics.median(
+            m for m, b in zip(moves, bits, strict=True) if b == "1"
+        ),
+    }
+
+
+def _relayed(output: str) -> str:
+    for line in output.splitlines():
+        if line.startswith("ATTACK relayed "):
+            return line.removeprefix("ATTACK relayed ")
+    raise RuntimeError(f"the relay read nothing: {output[-400:]}")
 
 
 def _bits(count: int, trial: int) -> str:

@@ -588,6 +588,14 @@ def channels(
         typer.Option("--batches", min=1, help="Batches of 1,024 numbers the sender takes for a 1."),
     ] = 1,
     trials: Annotated[int, typer.Option("--trials", min=1, help="Trials; medians.")] = 3,
+    relay: Annotated[
+        bool,
+        typer.Option(
+            "--relay",
+            help="Through a third sandbox: the sender is gone before the receiver starts "
+            "(two rotations of a duplicate deal and a bot alive across both).",
+        ),
+    ] = False,
 ) -> None:
     """What a live channel between two sandboxes alive at once carries: bits through the
     inode numbers of pipes (one host-wide counter), sent and read by real sandboxes."""
@@ -595,7 +603,7 @@ def channels(
 
     figures = _measured(
         "a live channel between two sandboxes",
-        lambda p: bench_channels.run(bits, slot, batches, trials, progress=p),
+        lambda p: bench_channels.run(bits, slot, batches, trials, progress=p, relay=relay),
         json_,
     )
     if figures is None:
@@ -609,9 +617,15 @@ def channels(
         f"{figures['capacity_bits_per_s']:g} bits/s (a binary symmetric channel)"
     )
     for number, trial in enumerate(figures["trials"], 1):
+        first_hop = (
+            f" (first hop {trial['first_hop_error_rate']:.1%})"
+            if "first_hop_error_rate" in trial
+            else ""
+        )
         out.print(
-            f"  trial {number}: errors {trial['error_rate']:.1%}, batches others took in a "
-            f"slot: {trial['median_move_on_0']:g} on a 0, {trial['median_move_on_1']:g} on a 1"
+            f"  trial {number}: errors {trial['error_rate']:.1%}{first_hop}, batches others "
+            f"took in a slot: {trial['median_move_on_0']:g} on a 0, "
+            f"{trial['median_move_on_1']:g} on a 1"
         )
 
 

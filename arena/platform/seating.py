@@ -18,6 +18,7 @@ from arena.platform.sandbox import (
     SandboxError,
     SandboxUnavailable,
     availability,
+    runtime,
 )
 from arena.referee import GrpcSeat, LocalSeat, Seat
 from arena.referee.failures import FailureKind, SeatFailure
@@ -48,7 +49,9 @@ def seats_for(
             if not where.runs_uploaded_bots:  # the platform's failure: the match goes back
                 raise SandboxUnavailable(where.describe())
             try:
-                box = stack.enter_context(Sandbox(code_for(plan.target)))
+                # a copy of the runtime by seat: seats alive at once share no page
+                copy = runtime.copy_for(index)
+                box = stack.enter_context(Sandbox(code_for(plan.target), image=copy))
             except SandboxError as error:  # the bot's failure: it forfeits, the job goes on
                 seats.append(UnstartableSeat(plan.name, str(error)))
                 continue

@@ -16,6 +16,7 @@ naming the variable.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 from collections.abc import Mapping
@@ -79,6 +80,9 @@ class Settings:
     #: seconds the dashboard keeps a public page or list it made (0: never)
     page_cache_seconds: float = 1.0
     table_limits: TableLimits = field(default_factory=TableLimits)
+    #: the proxies whose forwarding headers (``X-Forwarded-For``) the dashboard believes
+    #: (addresses or networks); from anybody else a client is the connection's address
+    trusted_proxies: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -117,6 +121,7 @@ class Settings:
                 live=_positive(env, "ARENA_TABLES", TableLimits.live),
                 per_person=_positive(env, "ARENA_TABLES_PER_PERSON", TableLimits.per_person),
             ),
+            trusted_proxies=_addresses(env, "ARENA_TRUSTED_PROXIES"),
         )
 
 
@@ -171,6 +176,17 @@ def _not_negative(env: Mapping[str, str], name: str, default: float) -> float:
     if value < 0:
         raise SystemExit(f"{name} must be 0 or more")
     return value
+
+
+def _addresses(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """The variable as comma-separated IP addresses or networks, each checked."""
+    found = tuple(part.strip() for part in env.get(name, "").split(",") if part.strip())
+    for text in found:
+        try:
+            ipaddress.ip_network(text, strict=False)
+        except ValueError:
+            raise SystemExit(f"{name}: {text!r} is not an IP address or network") from None
+    return found
 
 
 def _switch(env: Mapping[str, str], name: str) -> bool:

@@ -4,7 +4,11 @@ in batches of 1,024 per CPU. In each time slot the sender takes ``BATCHES`` batc
 another sandbox at the same time, ends each slot by making pipes until its own CPU's
 batch runs out and reads where the counter stands: how far it moved since the last
 slot (in batches, its own left out). Both agree on the slots by the clock they share.
-Run inside a sandbox as ``bot.py`` beside ``values.json`` (ROLE, BITS, START, SLOT, BATCHES)."""
+A ``relay`` receives the bits so from a sender, then sends what it read from ``RESEND``
+on: a third sandbox alive across two rotations of a duplicate deal, carrying what the
+first rotation's sender knew to the next rotation's receiver.
+Run inside a sandbox as ``bot.py`` beside ``values.json`` (ROLE, BITS, START, SLOT,
+BATCHES, and RESEND for a relay)."""
 
 import json
 import os
@@ -16,6 +20,8 @@ from plain import Plain  # type: ignore[import-not-found]  # copied beside it
 
 BATCH = 1024
 VALUES = json.loads(Path(__file__).with_name("values.json").read_text())
+#: the CPUs this process may run on, before a receiver pins itself to the first
+CPUS = os.sched_getaffinity(0)
 
 
 def pipe_number() -> int:
@@ -43,9 +49,9 @@ def wait_until(moment: float) -> None:
     time.sleep(max(0.0, moment - time.time()))
 
 
-def send() -> None:
-    start, slot = VALUES["START"], VALUES["SLOT"]
-    for index, bit in enumerate(VALUES["BITS"]):
+def send(bits: str = VALUES["BITS"], start: float = VALUES["START"]) -> None:
+    slot = VALUES["SLOT"]
+    for index, bit in enumerate(bits):
         wait_until(start + index * slot)
         if bit == "1":
             for _ in range(VALUES["BATCHES"] * BATCH):
@@ -53,7 +59,7 @@ def send() -> None:
     print("ATTACK done", flush=True)
 
 
-def receive() -> None:
+def moves_read() -> list[int]:
     start, slot = VALUES["START"], VALUES["SLOT"]
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     wait_until(start - slot / 2)
@@ -63,11 +69,27 @@ def receive() -> None:
         now = counter()
         moves.append(now - last - 1)  # the batches others took (one was the receiver's)
         last = now
-    print("ATTACK moves " + json.dumps(moves), flush=True)
+    return moves
+
+
+def receive() -> None:
+    print("ATTACK moves " + json.dumps(moves_read()), flush=True)
     print("ATTACK done", flush=True)
 
 
-threading.Thread(target=send if VALUES["ROLE"] == "send" else receive, daemon=True).start()
+def relay() -> None:
+    """Read the bits (a 1 moved the counter by at least half the sender's batches), then
+    send them on to a receiver that starts later."""
+    moves = moves_read()
+    bits = "".join("1" if move >= max(1, VALUES["BATCHES"] / 2) else "0" for move in moves)
+    print(f"ATTACK relayed {bits}", flush=True)
+    # off the receiver's CPU (the lowest): pipes made there would draw on its own batch
+    os.sched_setaffinity(0, {max(CPUS)})
+    send(bits, VALUES["RESEND"])
+
+
+ROLES = {"send": send, "receive": receive, "relay": relay}
+threading.Thread(target=ROLES[VALUES["ROLE"]], daemon=True).start()
 
 
 class InodeNumbers(Plain):

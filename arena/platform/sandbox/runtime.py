@@ -13,7 +13,8 @@ that folder is shown read only as the sandbox's ``/usr``. The bot's own code is 
 into its sandbox's folder, in memory too. Every page a sandbox can read is always
 resident; its residency carries nothing. A page read a moment ago still reads faster
 (the CPU's caches, the kernel's lists): sandboxes that must share nothing (the rotations
-of a duplicate deal) run on copies of the image of their own (``image(copy)``).
+of a duplicate deal, the seats of one table) run on copies of the image of their own
+(``image(copy)``, ``copy_for``).
 
 The image is named by a digest of what went into it; a worker that finds it made uses
 it, else builds it in a temporary folder and renames it into place (two workers building
@@ -35,6 +36,8 @@ import sysconfig
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+from arena.engine.game import MAX_PLAYERS
 
 #: bump when the image's layout changes
 FORMAT = 3
@@ -72,6 +75,22 @@ def scratch() -> Path:
     """Where images are kept: memory (``/dev/shm``) where the machine has it."""
     shm = Path("/dev/shm")
     return shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
+
+
+#: copies for the seats of tables that are not a duplicate deal's rotation: one per seat
+SEAT_COPIES = MAX_PLAYERS
+
+
+def copy_for(seat: int, rotation: int | None = None, players: int = 0) -> int:
+    """The copy of the image a table's ``seat`` runs on. Seats of one table are alive at
+    the same moment, so each has a copy of its own (two sandboxes that share no page
+    share no futex key, no cache line, no page's state): seat ``s`` runs on copy ``s``.
+    The rotations of a duplicate deal (``rotation`` of ``players`` seats) must share no
+    page with each other either: rotation ``r`` takes copies ``SEAT_COPIES + r * players``
+    onwards, one per seat, so a deal of n seats uses n x n copies of its own."""
+    if rotation is None:
+        return seat
+    return SEAT_COPIES + rotation * players + seat
 
 
 def image(copy: int = 0) -> Path:

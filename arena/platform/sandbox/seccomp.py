@@ -10,6 +10,12 @@ error (the bot sees ``EPERM``; it is never killed for asking):
 - file locks and leases (``flock``, ``fcntl`` lock, lease and notify commands): a lock
   on a shared read-only file (under ``/usr``) is seen by every sandbox;
 - file watches (``inotify``, ``fanotify``): another sandbox opening a shared file is seen;
+- shared futexes: a futex on a page of a file is keyed by the file's inode and the
+  page's offset, so a waiter in one sandbox is woken from another that maps the same
+  file (the C library of one runtime image); only private futexes (``FUTEX_PRIVATE_FLAG``,
+  keyed by the process's own memory: what threads, locks and ``asyncio`` use) are
+  allowed, and the futex2 calls, whose flags sit in memory the filter cannot read or
+  that a private call does not need, answer ``ENOSYS``;
 - sockets other than Unix, IP and netlink ones (``AF_VSOCK`` in particular: the VM
   socket family has no network namespace and reaches the host);
 - new namespaces (``unshare``, ``setns``, ``clone`` with a namespace flag; ``clone3``
@@ -71,6 +77,13 @@ FCNTL_LOCKS = {
     "F_SETLEASE": 1024, "F_GETLEASE": 1025, "F_NOTIFY": 1026,
 }  # fmt: skip
 
+#: ``futex`` operations without this flag are keyed by a shared file's inode and refused
+FUTEX_PRIVATE_FLAG = 128
+#: the futex2 calls (Linux 5.16 and 6.7): no C library needs them yet
+FUTEX2_CALLS = ("futex_waitv", "futex_wake", "futex_wait", "futex_requeue")
+#: their numbers, the same on x86_64 and aarch64, for a libseccomp older than the calls
+_FUTEX2_NUMBERS = {"futex_waitv": 449, "futex_wake": 454, "futex_wait": 455, "futex_requeue": 456}
+
 #: socket families a bot may open: Unix and netlink. Not IP, not even on its own
 #: loopback: TCP and UDP buffers are counted in one host-wide figure per protocol, which
 #: every network namespace reads in /proc/net/sockstat
@@ -120,6 +133,11 @@ def program() -> bytes:
     for flag in _NAMESPACE_FLAGS:
         _add(rules, seccomp, refuse, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     _add(rules, seccomp, seccomp.ERRNO(errno.ENOSYS), "clone3")
+    shared = seccomp.Arg(1, seccomp.MASKED_EQ, FUTEX_PRIVATE_FLAG, 0)
+    for name in ("futex", "futex_time64"):
+        _add(rules, seccomp, refuse, name, shared)
+    for name in FUTEX2_CALLS:
+        _add(rules, seccomp, seccomp.ERRNO(errno.ENOSYS), name, number=_FUTEX2_NUMBERS[name])
     memory = os.memfd_create("arena-seccomp", os.MFD_CLOEXEC)
     with os.fdopen(memory, "w+b") as sink:
         rules.export_bpf(sink)
@@ -127,11 +145,14 @@ def program() -> bytes:
         return sink.read()
 
 
-def _add(rules, seccomp, action, name: str, *args) -> None:
-    """Add a rule, skipping a call this architecture does not have."""
+def _add(rules, seccomp, action, name: str, *args, number: int | None = None) -> None:
+    """Add a rule, skipping a call this architecture does not have (``number``: the
+    call's number where this libseccomp may not know its name)."""
     try:
-        number = seccomp.resolve_syscall(seccomp.Arch.NATIVE, name)
+        resolved = seccomp.resolve_syscall(seccomp.Arch.NATIVE, name)
     except ValueError:
-        return
-    if number >= 0:
+        resolved = -1
+    if resolved >= 0:
         rules.add_rule(action, name, *args)
+    elif number is not None:
+        rules.add_rule(action, number, *args)
