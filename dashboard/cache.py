@@ -18,8 +18,15 @@ Readers asking for a page that is being made wait for it instead of making it ag
 and a page past its ``max-age`` is still served for :data:`STALE_SECONDS` while one
 fresh copy is made behind it (``stale-while-revalidate``): a reader never waits for a
 page others read a moment ago.
-A change made through the site (any other method than ``GET``) empties the cache: its
-author sees it on the next page; what workers record shows within the ``max-age``.
+A change made through the site (any other method than ``GET``, answered with a 2xx, on a
+path outside :data:`NEVER`) empties the cache: its author sees it on the next page;
+what workers record shows within the ``max-age``. A request that changed nothing (a
+404, a 401, a refused body: 50 of those a second once cut the pages served by a third)
+leaves it as it is.
+What is kept is bounded in entries (:data:`MAX_ENTRIES`) and in bytes
+(:data:`MAX_KEPT_BYTES`, the oldest read going first); the same page under many query
+strings is kept once (entries share a body by its digest), so made-up query strings
+cost a key each, not a page each.
 A page is at most its ``max-age`` and the time to make it again old: standings a second
 or two behind the database; a hand never shown before the platform shows it (a kept page
 is one anybody could read, and a page kept past its age is an older, more secret one).
@@ -28,11 +35,12 @@ is one anybody could read, and a page kept past its age is an older, more secret
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from arena.store.disclosure import Disclosure
@@ -50,9 +58,10 @@ STALE_SECONDS = 10.0
 SETTLED_SECONDS = 300
 #: the longest a route may ask for
 MAX_SECONDS = 3600.0
-#: pages kept at most, and the largest kept
+#: pages kept at most, the largest kept, and the bytes of all kept bodies together
 MAX_ENTRIES = 4096
 MAX_BODY_BYTES = 2 * 2**20
+MAX_KEPT_BYTES = 64 * 2**20
 #: pages made at once (each in a thread holding the GIL): more would starve the event
 #: loop that serves the kept ones (40 at once made every kept page wait seconds)
 MAKERS = 2
@@ -91,6 +100,9 @@ class Kept:
     headers: list[tuple[bytes, bytes]]
     body: bytes
     until: float
+    #: the route that made it (what the site's timer labels a request by)
+    route: object = None
+    digest: bytes = b""
 
 
 class PageCache:
@@ -104,6 +116,9 @@ class PageCache:
         self.default_seconds = default_seconds
         self.clock = clock
         self._kept: OrderedDict[tuple[str, bytes], Kept] = OrderedDict()
+        #: kept bodies by digest, with how many entries share each
+        self._bodies: dict[bytes, tuple[bytes, int]] = {}
+        self._bytes = 0
         self._making: dict[tuple[str, bytes], asyncio.Future[Kept | None]] = {}
         self._refreshing: set[asyncio.Task[None]] = set()
         self._makers = asyncio.Semaphore(MAKERS)
@@ -114,10 +129,7 @@ class PageCache:
             await self.app(scope, receive, send)
             return
         if scope["type"] == "http" and scope["method"] not in ("GET", "HEAD", "OPTIONS"):
-            try:  # a change made through the site is seen on its next page
-                await self.app(scope, receive, send)
-            finally:
-                self._kept.clear()
+            await self._changing(scope, receive, send)
             return
         if not _cacheable_request(scope):
             await self.app(scope, receive, send)
@@ -128,10 +140,38 @@ class PageCache:
             kept = await asyncio.shield(self._making[key])
         if kept is not None:
             self.hits += 1
+            scope["route"] = kept.route
             await _replay(kept, send)
             return
         self.misses += 1
         await self._made(key, scope, receive, send)
+
+    async def _changing(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A request that may change what pages show: once it changed something (a 2xx
+        outside the paths never kept), the cache is emptied, so its author sees it."""
+        answered = 0
+
+        async def watching(message: Message) -> None:
+            nonlocal answered
+            if message["type"] == "http.response.start":
+                answered = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watching)
+        finally:
+            if 200 <= answered < 300 and not scope["path"].startswith(NEVER):
+                self.clear()
+
+    def clear(self) -> None:
+        self._kept.clear()
+        self._bodies.clear()
+        self._bytes = 0
+
+    @property
+    def kept_bytes(self) -> int:
+        """The bytes of the kept bodies (each distinct body once)."""
+        return self._bytes
 
     def _servable(self, key: tuple[str, bytes], scope: Scope) -> Kept | None:
         """The page kept for ``key`` if it may be served: fresh, or stale for a few
@@ -141,7 +181,7 @@ class PageCache:
             return None
         now = self.clock()
         if kept.until + STALE_SECONDS <= now:
-            del self._kept[key]
+            self._forget(key)
             return None
         self._kept.move_to_end(key)
         if kept.until <= now and key not in self._making:
@@ -179,10 +219,25 @@ class PageCache:
             self._keep(key, kept)
 
     def _keep(self, key: tuple[str, bytes], kept: Kept) -> None:
-        self._kept[key] = kept
-        self._kept.move_to_end(key)
-        while len(self._kept) > MAX_ENTRIES:
-            self._kept.popitem(last=False)
+        if key in self._kept:
+            self._forget(key)
+        digest = hashlib.blake2b(kept.body, digest_size=16).digest()
+        body, users = self._bodies.get(digest, (kept.body, 0))
+        self._bodies[digest] = (body, users + 1)
+        self._kept[key] = replace(kept, body=body, digest=digest)
+        if users == 0:
+            self._bytes += len(body)
+        while len(self._kept) > MAX_ENTRIES or (self._bytes > MAX_KEPT_BYTES and self._kept):
+            self._forget(next(iter(self._kept)))
+
+    def _forget(self, key: tuple[str, bytes]) -> None:
+        kept = self._kept.pop(key)
+        body, users = self._bodies[kept.digest]
+        if users > 1:
+            self._bodies[kept.digest] = (body, users - 1)
+        else:
+            del self._bodies[kept.digest]
+            self._bytes -= len(body)
 
     async def _make(self, scope: Scope, receive: Receive, send: Send) -> Kept | None:
         """Run the route, passing its response on, and what may be kept of it."""
@@ -207,7 +262,8 @@ class PageCache:
         headers = self._marked(scope, start)
         seconds = _seconds({"headers": headers})
         assert seconds is not None
-        return Kept(start["status"], headers, b"".join(body), self.clock() + seconds)
+        made = b"".join(body)
+        return Kept(start["status"], headers, made, self.clock() + seconds, scope.get("route"))
 
     def _marked(self, scope: Scope, start: Message) -> list[tuple[bytes, bytes]]:
         """The response's headers, with the default ``Cache-Control`` for a public page

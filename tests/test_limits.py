@@ -19,6 +19,8 @@ from arena.platform.settings import Settings
 from arena.store.owners import add_owner
 from dashboard.app import create_app
 from dashboard.limits import MAX_BODY_BYTES
+from dashboard.server import MAX_HEAD_BYTES
+from dashboard.server import config as served
 from tests.sandboxing import listeners
 from tests.support.api import auth
 from tests.support.waiting import HANG_SECONDS
@@ -30,7 +32,8 @@ def served_app(settings) -> Iterator[int]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="error")
+    app = create_app(settings)
+    config = served(app, settings.trusted_proxies, host="127.0.0.1", port=port, log_level="error")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -162,3 +165,53 @@ def _client(settings: Settings) -> tuple[TestClient, str]:
     client = TestClient(create_app(settings))
     _, token = client.app.state.platform.db.transaction(lambda s: add_owner(s, "alice"))
     return client, token
+
+
+def test_a_huge_header_is_refused_as_it_arrives(settings) -> None:
+    """A 64 MB header was read whole (+146 MB) before any answer: past the bound on a
+    request's head the connection is answered 431 and closed, the rest never read."""
+    with served_app(settings) as port:
+        with socket.create_connection(("127.0.0.1", port)) as conn:
+            conn.sendall(b"GET /api/v1/bots HTTP/1.1\r\nHost: x\r\nX-Big: ")
+            sent = 0
+            with contextlib.suppress(ConnectionResetError, BrokenPipeError):
+                while sent < 64 * 2**20:  # never ends: the server must stop it
+                    conn.sendall(b"a" * 65536)
+                    sent += 65536
+            head = answer_of(conn)
+        assert head.startswith(b"HTTP/1.1 431"), head
+        assert sent < 64 * 2**20, "the server read a 64 MB header"
+        with socket.create_connection(("127.0.0.1", port)) as conn:  # a normal one passes
+            conn.sendall(
+                b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Some: " + b"a" * 4096 + b"\r\n\r\n"
+            )
+            assert answer_of(conn).startswith(b"HTTP/1.1 200")
+    assert MAX_HEAD_BYTES < 2**20
+
+
+def _open_table(port: int, forwarded_for: str) -> int:
+    with socket.create_connection(("127.0.0.1", port)) as conn:
+        body = b'{"bots": ["sample:counter", "sample:random"]}'
+        conn.sendall(
+            b"POST /api/v1/tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + f"X-Forwarded-For: {forwarded_for}\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        return int(answer_of(conn).split(b" ")[1])
+
+
+@pytest.mark.parametrize("trusted", [(), ("127.0.0.1",)])
+def test_a_client_names_itself_only_behind_a_trusted_proxy(settings, trusted) -> None:
+    """One client once opened every table of the site by naming itself anew in
+    X-Forwarded-For: the header is believed only from the operator's proxies."""
+    limited = replace(
+        settings,
+        trusted_proxies=trusted,
+        table_limits=replace(settings.table_limits, per_person=1, live=4),
+    )
+    with served_app(limited) as port:
+        answers = [_open_table(port, f"203.0.113.{i}") for i in range(3)]
+    if trusted:  # behind a proxy: each address its own person
+        assert answers == [201, 201, 201], answers
+    else:  # the connection's address: one person, one table
+        assert answers == [201, 429, 429], answers

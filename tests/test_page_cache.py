@@ -23,6 +23,7 @@ from arena.platform.settings import Settings
 from arena.store import matches as match_store
 from arena.store.disclosure import Disclosure
 from arena.store.owners import add_owner
+from dashboard import cache as cache_module
 from dashboard.app import create_app
 from dashboard.cache import SETTLED_SECONDS, STALE_SECONDS, PageCache, until_disclosed
 from tests.support.store import alices_running_table, play
@@ -50,6 +51,8 @@ def site(clock: Clock, made: list[str], gate: asyncio.Event | None = None) -> Pa
             "default": {},
         }.get(kind, {})
         status = 404 if kind == "missing" else 200
+        if kind.startswith("big"):  # the same 100 kB whatever the query string
+            return JSONResponse({"kind": kind, "filler": "x" * 100_000}, headers=headers)
         return JSONResponse({"kind": kind, "made": len(made)}, status, headers=headers)
 
     async def change(request: Request) -> Response:
@@ -66,14 +69,14 @@ class Reader:
         self.cache = cache
         self.runner = asyncio.Runner()
 
-    def get(self, path: str, **headers: str) -> httpx.Response:
+    def get(self, path: str, method: str = "GET", **headers: str) -> httpx.Response:
         async def fetch() -> httpx.Response:
             transport = httpx.ASGITransport(app=self.cache)
             async with httpx.AsyncClient(transport=transport, base_url="http://s") as client:
                 if path == "/change":
                     answer = await client.post(path)
                 else:
-                    answer = await client.get(path, headers=headers)
+                    answer = await client.request(method, path, headers=headers)
             await self.cache.settled()
             return answer
 
@@ -154,6 +157,35 @@ def test_a_change_through_the_site_empties_the_cache() -> None:
     reader.get("/public")
     assert reader.get("/change").json() == {"changed": True}
     assert reader.get("/public").json()["made"] == 2
+
+
+@pytest.mark.parametrize(("method", "path"), [("POST", "/nope"), ("DELETE", "/public")])
+def test_a_request_that_changed_nothing_leaves_the_cache_as_it_is(method: str, path: str) -> None:
+    """50 anonymous POST /nope a second once cut the pages served by a third: only a
+    change the site made (a 2xx) empties the cache."""
+    clock, made = Clock(), []
+    reader = Reader(site(clock, made))
+    reader.get("/public")
+    for _ in range(50):
+        assert reader.get(path, method=method).status_code >= 400
+    assert reader.get("/public").json()["made"] == 1 and len(made) == 1
+
+
+def test_made_up_query_strings_cost_a_key_each_not_a_page_each() -> None:
+    """600 query strings on one page once added 92 MB: the page is kept once."""
+    reader = Reader(site(Clock(), []))
+    for number in range(600):
+        assert reader.get(f"/big?junk={number}").status_code == 200
+    assert 100_000 < reader.cache.kept_bytes < 110_000
+
+
+def test_what_is_kept_never_grows_past_its_bound_in_bytes(monkeypatch) -> None:
+    monkeypatch.setattr(cache_module, "MAX_KEPT_BYTES", 1_000_000)
+    reader = Reader(site(Clock(), []))
+    for number in range(50):  # 50 distinct pages of 100 kB
+        reader.get(f"/big{number}")
+        assert reader.cache.kept_bytes <= 1_000_000
+    assert reader.get("/big49").status_code == 200 and reader.cache.kept_bytes > 800_000
 
 
 def test_readers_of_a_page_being_made_wait_for_it_instead_of_making_it_again() -> None:

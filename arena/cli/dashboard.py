@@ -24,9 +24,12 @@ def dashboard_command(
     """Serve the dashboard and the API (http://HOST:PORT/, the API under /api/v1)."""
     import uvicorn
 
+    from arena.platform.settings import Settings
+    from dashboard import server
     from dashboard.app import create_app
 
-    app = create_app()
+    settings = Settings.from_env()
+    app = create_app(settings)
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     out.print(
         f"Dashboard: http://{shown}:{port}/  (API: /api/v1, docs: /docs); Ctrl-C stops it",
@@ -36,10 +39,13 @@ def dashboard_command(
         # uvicorn's own ``fd=`` takes any inherited socket for a Unix one, and asyncio then
         # leaves Nagle's algorithm on for its TCP connections: each answer on a kept-alive
         # connection waited ~40 ms for the client's delayed ACK (arena bench site)
-        config = uvicorn.Config(app, log_level="info", access_log=True)
+        config = server.config(app, settings.trusted_proxies, log_level="info", access_log=True)
         uvicorn.Server(config).run(sockets=[inherited(fd)])
         return
-    uvicorn.run(app, host=host, port=port, log_level="info", access_log=True)
+    config = server.config(
+        app, settings.trusted_proxies, host=host, port=port, log_level="info", access_log=True
+    )
+    uvicorn.Server(config).run()
 
 
 def inherited(fd: int) -> socket.socket:

@@ -13,7 +13,9 @@ from dashboard.api.routes import (
     tournaments,
 )
 
-router = APIRouter(prefix="/api/v1")
+#: where the API's routes are served
+PREFIX = "/api/v1"
+router = APIRouter(prefix=PREFIX)
 router.include_router(bots.router)
 router.include_router(tournaments.router)
 router.include_router(competitions.router)
