@@ -4,17 +4,23 @@ log is not public; without it, or with another owner's, the public view."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from sqlalchemy import select
 
+from arena.base import aio
 from arena.engine import Ruleset
-from arena.referee.log import MatchLog
+from arena.referee import LocalSeat, Referee
+from arena.referee.log import FailureRecord, ForfeitRecord, MatchLog
+from arena.referee.views import owners_text_only, seat_view
 from arena.store import bots, logs, tournaments
 from arena.store import matches as match_store
 from arena.store.models import BotKind, Owner, StoredLog
 from arena.store.owners import add_owner
+from sample_bots import SAMPLES
 from tests.support.store import add_samples, alices_running_table, match_ids, play
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
@@ -157,3 +163,83 @@ def test_the_owner_pages_and_filters_their_matches_by_version_result_and_forfeit
 def _second_version(session) -> None:
     alice = session.scalars(select(Owner).where(Owner.name == "alice")).one()
     bots.add_version(session, "mine", BotKind.SAMPLE, "random", owner_id=alice.id)
+
+
+def test_a_forfeits_words_are_its_owners_alone_on_every_route(app_and_token) -> None:
+    """A bot's exception text (its forfeit's words) was in the public match list, the
+    match page, the log and the replay: only its owner reads it; everyone else, and the
+    other bots at the table, read the kind of forfeit."""
+    client, alice, arena = app_and_token
+    _, bob = arena.db.transaction(lambda s: add_owner(s, "bob"))
+    first, seat, rest = alices_running_table_with(arena.db, forfeit_words=SECRET)
+    routes = [
+        "/api/v1/matches",
+        f"/api/v1/matches/{first}",
+        f"/matches/{first}",
+        f"/api/v1/matches/{first}/log",
+        f"/api/v1/matches/{first}/replay",
+        "/bots/mine",
+    ]
+    for settled in (False, True):
+        for headers in ({}, bearer(bob)):
+            for route in routes:
+                answer = client.get(route, headers=headers)
+                assert answer.status_code == 200, (route, answer.text)
+                assert "alices-secret" not in answer.text, (route, settled)
+        own = client.get(f"/api/v1/matches/{first}", headers=bearer(alice)).json()
+        assert own["seats"][seat]["reason"] == SECRET and own["seats"][seat]["forfeit"]
+        own_log = client.get(f"/api/v1/matches/{first}/log", headers=bearer(alice)).json()
+        assert own_log["seats"][seat]["forfeit"]["detail"] == SECRET
+        for match in rest:  # the round robin ends: every card public, the words still not
+            plan = match_store.claim(arena.db, match, "w")
+            assert plan is not None and match_store.record(arena.db, plan, play(plan), 1.0)
+        rest = []
+
+
+def test_the_other_bots_end_of_match_logs_keep_no_forfeits_words(database_url) -> None:
+    log = forfeited(play_a_sample_match(), seat=0, words=SECRET)
+    assert SECRET in json.dumps(seat_view(log, 0).to_dict())
+    for other in range(1, log.players):
+        assert "alices-secret" not in json.dumps(seat_view(log, other).to_dict())
+    assert "alices-secret" not in json.dumps(owners_text_only(log, {1}).to_dict())
+
+
+SECRET = "RuntimeError: alices-secret plan (bot.py, line 17, in act)"
+
+
+def forfeited(log: MatchLog, seat: int, words: str) -> MatchLog:
+    """``log`` with ``seat`` forfeiting, saying ``words``."""
+    forfeit = ForfeitRecord(seat, "crashed", words, 0)
+    failure = FailureRecord(0, None, "forfeit", words)
+    seats = tuple(
+        replace(s, forfeit=forfeit, failures=(*s.failures, failure)) if s.seat == seat else s
+        for s in log.seats
+    )
+    return replace(log, seats=seats, forfeits=(forfeit,))
+
+
+def play_a_sample_match() -> MatchLog:
+    rules = Ruleset.parse("classic")
+    names = ("counter", "random", "honest")
+    seats = [LocalSeat(SAMPLES[n](ruleset=rules, players=3, seed=n), n) for n in names]
+    return aio.run(Referee(rules, seats, seed=3).run())
+
+
+def alices_running_table_with(db, forfeit_words: str) -> tuple[int, int, list[int]]:
+    """alices_running_table, alice's seat forfeiting in the recorded match."""
+    add_samples(db)
+
+    def alices_bot(session) -> None:
+        alice_ = session.scalars(select(Owner).where(Owner.name == "alice")).one()
+        bots.add_bot(session, "mine", BotKind.SAMPLE, "counter", owner_id=alice_.id)
+
+    db.transaction(alices_bot)
+    field = ["mine", "random", "honest", "bluffer"]
+    db.transaction(lambda s: tournaments.create(s, "t", Ruleset.parse("classic"), field, 4, 3))
+    db.transaction(lambda s: tournaments.start(s, "t"))
+    first, *rest = match_ids(db)
+    plan = match_store.claim(db, first, "w")
+    assert plan is not None
+    seat = next(i for i, s in enumerate(plan.seats) if s.name == "mine v1")
+    assert match_store.record(db, plan, forfeited(play(plan), seat, forfeit_words), 1.0)
+    return first, seat, rest

@@ -14,6 +14,10 @@ the match (docs/match-log.md "When a log becomes public"), readers get a view:
 
 A view is a :class:`~arena.referee.log.MatchLog` with the secret parts ``None`` (``null``
 in its JSON) that says which view it is in ``view``; it cannot be replayed.
+
+The words of a seat's forfeit (its exception's text, its traceback, what the platform
+saw of its process) are its owner's, in every view and in the full log alike: other
+readers get the forfeit's kind and :data:`PRIVATE_TEXT` (:func:`owners_text_only`).
 """
 
 from __future__ import annotations
@@ -22,7 +26,10 @@ from collections.abc import Collection
 from dataclasses import replace
 
 from arena.engine import Play
-from arena.referee.log import DealRecord, FaceDownPlay, MatchLog, Step
+from arena.referee.log import DealRecord, FaceDownPlay, ForfeitRecord, MatchLog, SeatRecord, Step
+
+#: what a reader who does not hold a seat reads in place of its forfeit's words
+PRIVATE_TEXT = "(shown to its owner only)"
 
 
 def public_view(log: MatchLog) -> MatchLog:
@@ -40,13 +47,39 @@ def seats_view(log: MatchLog, seats: Collection[int]) -> MatchLog:
     return _view(log, frozenset(seats))
 
 
-def _view(log: MatchLog, seats: frozenset[int]) -> MatchLog:
+def owners_text_only(log: MatchLog, seats: Collection[int]) -> MatchLog:
+    """The log with the words of each forfeit kept only for ``seats`` (the reader's)."""
+    mine = frozenset(seats)
     return replace(
         log,
+        seats=tuple(_seat_text(entry, mine) for entry in log.seats),
+        forfeits=tuple(_forfeit_text(forfeit, mine) for forfeit in log.forfeits),
+    )
+
+
+def _seat_text(entry: SeatRecord, seats: frozenset[int]) -> SeatRecord:
+    if entry.seat in seats:
+        return entry
+    failures = tuple(
+        replace(failure, detail=PRIVATE_TEXT) if failure.kind == "forfeit" else failure
+        for failure in entry.failures
+    )
+    forfeit = None if entry.forfeit is None else _forfeit_text(entry.forfeit, seats)
+    return replace(entry, failures=failures, forfeit=forfeit)
+
+
+def _forfeit_text(forfeit: ForfeitRecord, seats: frozenset[int]) -> ForfeitRecord:
+    return forfeit if forfeit.seat in seats else replace(forfeit, detail=PRIVATE_TEXT)
+
+
+def _view(log: MatchLog, seats: frozenset[int]) -> MatchLog:
+    shown = owners_text_only(log, seats)
+    return replace(
+        shown,
         view=_name(seats),
         seed=None,
         # a seat's style counts its bluffs: whether a face-down play matched its claim
-        seats=tuple(replace(entry, style=None) for entry in log.seats),
+        seats=tuple(replace(entry, style=None) for entry in shown.seats),
         deals=tuple(_deal(deal, seats) for deal in log.deals),
     )
 

@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from arena.referee.log import MatchLog
-from arena.referee.views import public_view, seats_view
+from arena.referee.views import owners_text_only, public_view, seats_view
 from arena.store import logs
 from arena.store.disclosure import Disclosure, disclosure
 from arena.store.errors import Invalid, NotFound
@@ -34,8 +34,10 @@ def matches(
     status: str | None = None,
     page: int = 1,
     per_page: int = PER_PAGE,
+    reader: int | None = None,
 ) -> MatchPage:
-    """A page of matches, newest first, filtered by tournament, bot and status."""
+    """A page of matches, newest first, filtered by tournament, bot and status; each
+    forfeit's words only for ``reader``'s own seats (an owner's id)."""
     query = select(TournamentMatch.id).order_by(TournamentMatch.id.desc())
     if tournament:
         query = query.join(Tournament, Tournament.id == TournamentMatch.tournament_id).where(
@@ -78,14 +80,16 @@ def matches(
         ).all()
     )
     return MatchPage(
-        items=[_match_row(found[i], names[found[i].tournament_id]) for i in ids],
+        items=[_match_row(found[i], names[found[i].tournament_id], reader) for i in ids],
         page=page,
         per_page=per_page,
         has_next=has_next,
     )
 
 
-def _match_row(match: TournamentMatch, tournament_name: str) -> MatchPublic:
+def _match_row(
+    match: TournamentMatch, tournament_name: str, reader: int | None = None
+) -> MatchPublic:
     return MatchPublic(
         id=match.id,
         tournament=tournament_name,
@@ -101,7 +105,8 @@ def _match_row(match: TournamentMatch, tournament_name: str) -> MatchPublic:
                 version=s.version.number,
                 place=s.place,
                 forfeit=s.forfeit_kind,
-                reason=s.forfeit_reason,
+                # a bot's exception text is its owner's
+                reason=s.forfeit_reason if _owns(reader, s) else None,
                 strikes=s.strikes,
                 illegal=s.illegal,
                 latency_mean_ms=s.latency_mean_ms,
@@ -112,7 +117,11 @@ def _match_row(match: TournamentMatch, tournament_name: str) -> MatchPublic:
     )
 
 
-def match(session: Session, match_id: int) -> MatchPublic:
+def _owns(reader: int | None, seat: MatchSeat) -> bool:
+    return reader is not None and seat.version.bot.owner_id == reader
+
+
+def match(session: Session, match_id: int, reader: int | None = None) -> MatchPublic:
     found = session.scalar(
         select(TournamentMatch)
         .where(TournamentMatch.id == match_id)
@@ -127,7 +136,7 @@ def match(session: Session, match_id: int) -> MatchPublic:
     name = session.scalars(
         select(Tournament.name).where(Tournament.id == found.tournament_id)
     ).one()
-    return _match_row(found, name)
+    return _match_row(found, name, reader)
 
 
 def match_log(session: Session, match_id: int) -> tuple[MatchLog, Disclosure]:
@@ -150,17 +159,18 @@ def readable_log(
     reader's bots held (their own hands: what those bots saw), else the public view
     (arena.referee.views)."""
     log, shown = match_log(session, match_id)
-    if shown.public:
-        return {**log.to_dict(), "disclosure": shown.reason}, shown
     mine = own_seats(session, match_id, reader)
+    if shown.public:  # every card; each forfeit's words still its owner's
+        return {**owners_text_only(log, mine).to_dict(), "disclosure": shown.reason}, shown
     readable = seats_view(log, mine) if mine else public_view(log)
     return {**readable.to_dict(), "disclosure": _seen(shown, mine)}, shown
 
 
 def replay(session: Session, match_id: int, reader: int | None = None) -> Replay:
     """The match's replay frames as the reader may see them (see :func:`readable_log`)."""
-    log, shown = match_log(session, match_id)
+    full, shown = match_log(session, match_id)
     mine = own_seats(session, match_id, reader)
+    log = owners_text_only(full, mine)
     visible = EVERY_SEAT if shown.public else frozenset(mine)
     return Replay(
         match=match_id,

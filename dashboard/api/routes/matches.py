@@ -21,6 +21,7 @@ MatchId = Annotated[int, Path(ge=1, le=2**63 - 1, description="A match id")]
 @router.get("/matches", response_model=MatchPage)
 def list_matches(
     session: SessionDep,
+    reader: ReaderDep,
     tournament: str | None = None,
     bot: str | None = None,
     status_: Annotated[
@@ -29,14 +30,17 @@ def list_matches(
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
     per_page: Annotated[int, Query(ge=1, le=200)] = match_queries.PER_PAGE,
 ) -> MatchPage:
-    return match_queries.matches(
-        session, tournament, bot, status_.value if status_ else None, page, per_page
-    )
+    """Matches, newest first; a forfeit's words (``reason``) only on the seats of the
+    reader's own bots (with an owner's token)."""
+    status = status_.value if status_ else None
+    mine = reader.id if reader else None
+    return match_queries.matches(session, tournament, bot, status, page, per_page, mine)
 
 
 @router.get("/matches/{match_id}", response_model=MatchPublic, responses=NOT_FOUND)
-def get_match(match_id: MatchId, session: SessionDep) -> MatchPublic:
-    return match_queries.match(session, match_id)
+def get_match(match_id: MatchId, session: SessionDep, reader: ReaderDep) -> MatchPublic:
+    """One match; a forfeit's words only on the reader's own seats."""
+    return match_queries.match(session, match_id, reader.id if reader else None)
 
 
 @router.get(

@@ -10,7 +10,9 @@ from fastapi.responses import JSONResponse
 from arena.engine import ActionError, action_from_dict
 from arena.engine.events import event_from_dict
 from arena.platform.tables import TableRoom
+from arena.referee.log import MatchLog
 from arena.referee.person import NotAsked
+from arena.referee.views import owners_text_only
 from arena.services import tables as table_service
 from arena.store import tables as store
 from arena.store.errors import Conflict, Invalid
@@ -139,8 +141,11 @@ async def leave(table_id: TableId, request: Request) -> Response:
     },
 )
 def get_log(table_id: TableId, session: SessionDep) -> JSONResponse:
-    log = store.log_of(session, table_id)
+    """Every card of the finished table; the bots' forfeits by kind only (their words
+    are their owners')."""
+    full = MatchLog.from_dict(store.log_of(session, table_id))
+    log = owners_text_only(full, {store.find(session, table_id).seat})
     return JSONResponse(
-        log,
+        log.to_dict(),
         headers={"Content-Disposition": f'attachment; filename="table-{table_id}.json"', **PRIVATE},
     )
