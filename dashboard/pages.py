@@ -31,6 +31,7 @@ from dashboard.queries import competitions as competition_queries
 from dashboard.queries import matches as match_queries
 from dashboard.queries import ratings as rating_queries
 from dashboard.queries import tournaments as tournament_queries
+from dashboard.queries.visibility import tournament_named
 from dashboard.schemas import LeaderboardRow
 
 templates = Environment(
@@ -129,7 +130,7 @@ def tournament_leaderboard_rows(name: str, session: SessionDep) -> HTMLResponse:
     """The leaderboard's rows, as the fragment the live page swaps in (the same
     template as the page's own)."""
     try:
-        rows = tournament_store.leaderboard(session, tournament_store.get(session, name))
+        rows = tournament_store.leaderboard(session, tournament_named(session, name))
     except StoreError as error:
         raise _not_found(error) from None
     leaderboard = [LeaderboardRow.model_validate(row) for row in rows]
@@ -189,7 +190,7 @@ def _chart_fragment(
 ) -> HTMLResponse:
     try:
         histories = history()
-        duplicate = tournament_store.get(session, tournament).duplicate
+        duplicate = tournament_named(session, tournament).duplicate
     except StoreError as error:
         raise _not_found(error) from None
     chart = rating_chart(histories, hidden, width)
@@ -199,6 +200,8 @@ def _chart_fragment(
 @router.get("/tournaments/{name}/fairplay", response_class=HTMLResponse)
 def fairplay_page(name: str, platform: PlatformDep) -> HTMLResponse:
     try:
+        with platform.db.read() as session:
+            tournament_named(session, name)
         found = fairplay.report(platform.db, name)
     except StoreError as error:
         raise _not_found(error) from None

@@ -12,7 +12,9 @@ from fastapi.testclient import TestClient
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.services import scrimmages as scrimmage_service
+from arena.services import tables as table_service
 from arena.store import bots, jobs, scrimmages
+from arena.store import matches as match_store
 from arena.store.errors import Forbidden, Invalid
 from arena.store.limits import PrivateLimits
 from arena.store.models import (
@@ -22,6 +24,7 @@ from arena.store.models import (
     Tournament,
     TournamentFormat,
     TournamentMatch,
+    VersionStatus,
 )
 from arena.store.owners import add_owner
 from dashboard.queries import bots as bot_queries
@@ -29,6 +32,7 @@ from tests.sandboxing import PLAIN_BOT
 from tests.support.api import auth
 from tests.support.cli import arena as arena_command
 from tests.support.cli import environment, run_queued_jobs
+from tests.support.store import play
 
 
 def _owned(arena: Platform, owner: str, bot: str, sample: str = "counter") -> Owner:
@@ -198,3 +202,68 @@ def test_the_command_queues_a_scrimmage_for_the_bots_owner(
         assert found.played == 3
     refused = arena_command("scrimmage", "alices", "--against", "alices", env=env)
     assert refused.returncode == 2 and "seats each bot once" in refused.stderr
+
+
+def test_a_staged_version_is_seated_by_its_owner_alone(db, owners_bots) -> None:
+    """Anyone could sit with bobbot:2 while it was staged, or pick it as a rival: a
+    version that is not live is its owner's until promoted."""
+    alice, mallory = owners_bots
+
+    def staged(session) -> None:
+        version = bots.add_version(
+            session, "mals", BotKind.SAMPLE, "honest", mallory.id, retire_others=False
+        )
+        version.status = VersionStatus.READY
+
+    db.transaction(staged)
+    with pytest.raises(Forbidden, match="mals v2 is not live"):
+        _scrimmage(db, alice, "alices", ["mals:2"])
+    assert _scrimmage(db, alice, "alices", ["mals"])  # the live one may be
+    assert _scrimmage(db, mallory, "mals:2", ["alices"])  # its owner may
+    table = table_service.TableRequest(("mals:2", "sample:random"))
+    with db.read() as session:
+        for person in (None, session.get(Owner, alice.id)):
+            with pytest.raises(Forbidden, match="not live"):
+                table_service.plan(session, table, person)
+        assert table_service.plan(session, table, session.get(Owner, mallory.id)).bots
+
+
+def test_a_scrimmage_is_its_owners_alone_on_every_public_route(
+    app_and_token: tuple[TestClient, str, Platform],
+) -> None:
+    """A scrimmage's list, results and logs were public: only its owner reads them."""
+    client, token, arena = app_and_token
+    _owned(arena, "alice", "mine")
+    made = client.post(
+        "/api/v1/scrimmages",
+        headers=auth(token),
+        json={"bot": "mine", "against": ["sample:random"], "games": 2},
+    )
+    assert made.status_code == 201, made.text
+    name = made.json()["name"]
+    with arena.db.read() as session:
+        ids = [m.id for m in _matches_of(session, name)]
+    for match_id in ids:
+        plan = match_store.claim(arena.db, match_id, "w")
+        assert plan is not None and match_store.record(arena.db, plan, play(plan), 1.0)
+    _, eve = arena.db.transaction(lambda s: add_owner(s, "eve"))
+    for headers in ({}, auth(eve)):
+        listed = client.get("/api/v1/matches", headers=headers).json()["items"]
+        assert not {m["id"] for m in listed} & set(ids)
+        assert name not in client.get("/api/v1/tournaments", headers=headers).text
+        assert name not in client.get("/", headers=headers).text
+        assert name not in client.get("/bots/mine", headers=headers).text
+        for route in (
+            f"/api/v1/tournaments/{name}",
+            f"/tournaments/{name}",
+            f"/api/v1/tournaments/{name}/fairplay",
+            f"/api/v1/matches/{ids[0]}",
+            f"/matches/{ids[0]}",
+            f"/api/v1/matches/{ids[0]}/log",
+            f"/api/v1/matches/{ids[0]}/replay",
+        ):
+            assert client.get(route, headers=headers).status_code == 404, route
+    for route in (f"/api/v1/tournaments/{name}", f"/api/v1/matches/{ids[0]}/log"):
+        assert client.get(route, headers=auth(token)).status_code == 200, route
+    mine = client.get("/api/v1/matches", headers=auth(token)).json()["items"]
+    assert set(ids) <= {m["id"] for m in mine}

@@ -60,18 +60,18 @@ def plan(session: Session, request: TableRequest, person: Owner | None) -> Table
         raise Invalid(f"{players} players under {request.rules!r}: {error}") from None
     if not 0 <= request.seat < players:
         raise Invalid(f"your seat is 0 to {players - 1}, not {request.seat}")
-    bots = tuple(_bot(session, spec) for spec in request.bots)
+    bots = tuple(_bot(session, spec, person) for spec in request.bots)
     name = person.name if person is not None else GUEST
     return TablePlan(ruleset, bots, request.seat, name, person.id if person else None)
 
 
-def _bot(session: Session, spec: str) -> SeatPlan:
+def _bot(session: Session, spec: str, person: Owner | None) -> SeatPlan:
     if spec.startswith("sample:"):
         sample = spec.removeprefix("sample:")
         if sample not in SAMPLE_NAMES:
             raise Invalid(f"no sample bot {sample!r}: expected one of {', '.join(SAMPLE_NAMES)}")
         return SeatPlan(0, spec, BotKind.SAMPLE, sample)
-    version = releases.qualified(session, spec)
+    version = releases.playable_by(session, spec, person.id if person else None)
     if not version.bot.people_may_play:
         raise Forbidden(f"{version.bot.name}'s owner does not let people play against it")
     return SeatPlan(version.id, version.label, version.kind, version.target)

@@ -110,7 +110,12 @@ def create(
             if version.bot.owner_id != owner.id:
                 raise Forbidden(f"{version.bot.name} is not your bot: you test your own versions")
     if field:
-        opponents = [releases.qualified(session, spec) for spec in field]
+        opponents = [  # the operator may seat any version; an owner others' live ones
+            releases.qualified(session, spec)
+            if owner is None
+            else releases.playable_by(session, spec, owner.id)
+            for spec in field
+        ]
     else:
         opponents = _default_field(session, {new_version.id, base_version.id})
     tested = {new_version.id, base_version.id}

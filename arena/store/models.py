@@ -138,6 +138,8 @@ class FormatTraits:
     #: on the tournaments list (an A/B test is on /abtests, a qualification match on its
     #: version's page)
     listed: bool = True
+    #: its matches, results and logs are its owner's alone (and the operator's)
+    private: bool = False
 
 
 _ROUNDS = FormatTraits(self_scheduling=True, self_ending=True, in_rounds=True)
@@ -157,7 +159,9 @@ TRAITS: dict[TournamentFormat, FormatTraits] = {
     TournamentFormat.SWISS: _ROUNDS,
     TournamentFormat.KNOCKOUT: _ROUNDS,
     TournamentFormat.SCRIMMAGE: FormatTraits(
-        made_by="a scrimmage is made with `arena scrimmage` (POST /api/v1/scrimmages)"
+        made_by="a scrimmage is made with `arena scrimmage` (POST /api/v1/scrimmages)",
+        listed=False,
+        private=True,
     ),
 }
 
@@ -174,6 +178,8 @@ SELF_ENDING = _having("self_ending")
 IN_ROUNDS = _having("in_rounds")
 #: formats on the tournaments list
 LISTED = _having("listed")
+#: formats whose matches, results and logs only their owner sees
+PRIVATE_FORMATS = _having("private")
 
 
 class MatchStatus(StrEnum):

@@ -83,6 +83,19 @@ def qualified(session: Session, spec: str) -> BotVersion:
     return version
 
 
+def playable_by(session: Session, spec: str, person: int | None) -> BotVersion:
+    """The qualified version ``spec`` names, as ``person`` (an owner's id; None: a guest)
+    may seat it: anyone the bot's live version, only its owner any other (a staged
+    version is its owner's until it is promoted)."""
+    version = qualified(session, spec)
+    if not version.active and version.bot.owner_id not in (None, person):
+        raise Forbidden(
+            f"{version.bot.name} v{version.number} is not live: only its owner may seat it"
+            f" (name {version.bot.name} for its live version)"
+        )
+    return version
+
+
 def live(bot: RegisteredBot) -> BotVersion | None:
     found = [v for v in bot.versions if v.active]
     return max(found, key=lambda v: v.number) if found else None

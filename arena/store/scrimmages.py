@@ -78,7 +78,7 @@ def create(
 def _rival(session: Session, owner: Owner, spec: str) -> BotVersion:
     if spec.startswith("sample:") and spec.removeprefix("sample:") in SAMPLE_NAMES:
         return bots.sample_version(session, spec.removeprefix("sample:"))
-    version = releases.qualified(session, spec)
+    version = releases.playable_by(session, spec, owner.id)
     theirs = version.bot.owner_id not in (None, owner.id)
     if theirs and not version.bot.scrimmage_rival:
         raise Forbidden(f"{version.bot.name}'s owner does not let it be a scrimmage's rival")

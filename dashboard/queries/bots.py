@@ -24,6 +24,7 @@ from arena.store.models import (
 )
 from dashboard.queries.matches import matches
 from dashboard.queries.ratings import rating_history
+from dashboard.queries.visibility import visible_to
 from dashboard.schemas import BotPage, BotPublic, SeatFailure, VersionPublic, VersionState
 
 
@@ -143,6 +144,7 @@ def bot_ratings(
         .where(
             Entry.bot_version_id.in_(versions),
             Entry.games > 0,
+            visible_to(None),
             *([Tournament.name == tournament] if tournament is not None else []),
         )
         .order_by(Tournament.id, Entry.bot_version_id)
@@ -200,9 +202,13 @@ def bot(session: Session, name: str, recent: int = 20, reader: Owner | None = No
             BotVersion.number,
         )
         .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
+        .join(TournamentMatch, TournamentMatch.id == MatchSeat.match_id)
         .where(
             MatchSeat.bot_version_id.in_(versions),
             (MatchSeat.forfeit.is_(True)) | (MatchSeat.strikes > 0) | (MatchSeat.illegal > 0),
+            TournamentMatch.tournament_id.not_in(
+                select(Tournament.id).where(~visible_to(reader.id if reader else None))
+            ),
         )
         .order_by(MatchSeat.match_id.desc())
         .limit(recent)

@@ -22,6 +22,7 @@ from arena.store.models import (
     TournamentMatch,
 )
 from dashboard.frames import EVERY_SEAT, frames
+from dashboard.queries.visibility import may_see, visible_to
 from dashboard.schemas import MatchPage, MatchPublic, Replay, SeatPublic
 
 PER_PAGE = 50
@@ -37,8 +38,14 @@ def matches(
     reader: int | None = None,
 ) -> MatchPage:
     """A page of matches, newest first, filtered by tournament, bot and status; each
-    forfeit's words only for ``reader``'s own seats (an owner's id)."""
-    query = select(TournamentMatch.id).order_by(TournamentMatch.id.desc())
+    forfeit's words only for ``reader``'s own seats (an owner's id); another owner's
+    private runs (scrimmages) left out."""
+    hidden = select(Tournament.id).where(~visible_to(reader))
+    query = (
+        select(TournamentMatch.id)
+        .where(TournamentMatch.tournament_id.not_in(hidden))
+        .order_by(TournamentMatch.id.desc())
+    )
     if tournament:
         query = query.join(Tournament, Tournament.id == TournamentMatch.tournament_id).where(
             Tournament.name == tournament
@@ -133,20 +140,28 @@ def match(session: Session, match_id: int, reader: int | None = None) -> MatchPu
     )
     if found is None:
         raise NotFound(f"no match {match_id}")
-    name = session.scalars(
-        select(Tournament.name).where(Tournament.id == found.tournament_id)
-    ).one()
-    return _match_row(found, name, reader)
+    tournament = _visible(session, found, reader)
+    return _match_row(found, tournament.name, reader)
 
 
-def match_log(session: Session, match_id: int) -> tuple[MatchLog, Disclosure]:
-    """The full log, for the server's own use, and whether it may be shown whole."""
+def _visible(session: Session, match: TournamentMatch, reader: int | None) -> Tournament:
+    """The match's tournament, if ``reader`` may see the match (else NotFound)."""
+    tournament = session.get_one(Tournament, match.tournament_id)
+    if not may_see(tournament, reader):
+        raise NotFound(f"no match {match.id}")
+    return tournament
+
+
+def match_log(
+    session: Session, match_id: int, reader: int | None = None
+) -> tuple[MatchLog, Disclosure]:
+    """The full log, for the server's own use, and whether it may be shown whole (a
+    private run's only if ``reader`` owns it)."""
     found = session.get(TournamentMatch, match_id)
     blob = session.scalar(select(StoredLog.data).where(StoredLog.match_id == match_id))
     if found is None or blob is None:
         raise NotFound(f"match {match_id} has no log (not played yet?)")
-    tournament = session.get(Tournament, found.tournament_id)
-    assert tournament is not None
+    tournament = _visible(session, found, reader)
     return MatchLog.from_dict(logs.decode(blob)), disclosure(session, found, tournament)
 
 
@@ -158,7 +173,7 @@ def readable_log(
     (arena.store.disclosure; it never changes again), else the view of the seats the
     reader's bots held (their own hands: what those bots saw), else the public view
     (arena.referee.views)."""
-    log, shown = match_log(session, match_id)
+    log, shown = match_log(session, match_id, reader)
     mine = own_seats(session, match_id, reader)
     if shown.public:  # every card; each forfeit's words still its owner's
         return {**owners_text_only(log, mine).to_dict(), "disclosure": shown.reason}, shown
@@ -168,7 +183,7 @@ def readable_log(
 
 def replay(session: Session, match_id: int, reader: int | None = None) -> Replay:
     """The match's replay frames as the reader may see them (see :func:`readable_log`)."""
-    full, shown = match_log(session, match_id)
+    full, shown = match_log(session, match_id, reader)
     mine = own_seats(session, match_id, reader)
     log = owners_text_only(full, mine)
     visible = EVERY_SEAT if shown.public else frozenset(mine)

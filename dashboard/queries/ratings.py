@@ -16,6 +16,7 @@ from arena.store.models import (
     TournamentMatch,
 )
 from dashboard import charts
+from dashboard.queries.visibility import tournament_named
 
 #: bots drawn on a tournament's rating chart (its leaders)
 CHART_BOTS = 8
@@ -23,7 +24,7 @@ CHART_BOTS = 8
 
 def leaders_ratings(session: Session, name: str) -> dict[str, list[dict[str, Any]]]:
     """The rating histories of a tournament's leaders (its chart)."""
-    found = tournament_store.get(session, name)
+    found = tournament_named(session, name)
     leaders = tournament_store.leaderboard(session, found)[:CHART_BOTS]
     return rating_history(session, found.id, [row["version_id"] for row in leaders])
 

@@ -20,6 +20,7 @@ from arena.store.models import (
 )
 from arena.tournament.ratings import conservative
 from dashboard.queries.ratings import head_to_head
+from dashboard.queries.visibility import tournament_named
 from dashboard.schemas import DealGroup, LeaderboardRow, TournamentPage, TournamentRow
 
 #: bots in a tournament's head-to-head table (its leaders)
@@ -73,9 +74,10 @@ def _tournament_summary(session: Session, tournament: Tournament) -> dict[str, A
     }
 
 
-def tournament(session: Session, name: str) -> TournamentPage:
-    """A tournament with its standings and (duplicate deals) its newest deal groups."""
-    return _tournament(session, tournament_store.get(session, name))[0]
+def tournament(session: Session, name: str, reader: int | None = None) -> TournamentPage:
+    """A tournament with its standings and (duplicate deals) its newest deal groups, if
+    ``reader`` may see it."""
+    return _tournament(session, tournament_named(session, name, reader))[0]
 
 
 def _tournament(session: Session, found: Tournament) -> tuple[TournamentPage, list[int]]:
@@ -97,7 +99,7 @@ def _tournament(session: Session, found: Tournament) -> tuple[TournamentPage, li
 def tournament_page(session: Session, name: str) -> TournamentPage:
     """A tournament as its page shows it: ``tournament`` plus the leaders' head-to-head
     table (the rating chart comes separately: ``leaders_ratings``)."""
-    found = tournament_store.get(session, name)
+    found = tournament_named(session, name)
     page, versions = _tournament(session, found)
     table = head_to_head(session, found.id, versions[:HEAD_TO_HEAD_BOTS])
     return page.model_copy(update={"head_to_head": table})

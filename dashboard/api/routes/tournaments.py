@@ -10,8 +10,9 @@ from arena.services import tournaments as tournament_service
 from arena.services.tournaments import TournamentRequest
 from arena.store import tournaments as tournament_store
 from arena.store.rights import check_may_run
-from dashboard.deps import ActorDep, OwnerDep, PlatformDep, SessionDep
+from dashboard.deps import ActorDep, OwnerDep, PlatformDep, ReaderDep, SessionDep
 from dashboard.queries import tournaments as tournament_queries
+from dashboard.queries.visibility import tournament_named
 from dashboard.schemas import (
     DealGroup,
     LeaderboardRow,
@@ -33,15 +34,16 @@ def list_tournaments(session: SessionDep) -> list[TournamentRow]:
 
 
 @router.get("/tournaments/{name}", response_model=TournamentDetail, responses=NOT_FOUND)
-def get_tournament(name: str, session: SessionDep) -> TournamentDetail:
-    return tournament_queries.tournament(session, name)
+def get_tournament(name: str, session: SessionDep, reader: ReaderDep) -> TournamentDetail:
+    return tournament_queries.tournament(session, name, reader.id if reader else None)
 
 
 @router.get(
     "/tournaments/{name}/leaderboard", response_model=list[LeaderboardRow], responses=NOT_FOUND
 )
-def get_leaderboard(name: str, session: SessionDep) -> list[LeaderboardRow]:
-    rows = tournament_store.leaderboard(session, tournament_store.get(session, name))
+def get_leaderboard(name: str, session: SessionDep, reader: ReaderDep) -> list[LeaderboardRow]:
+    found = tournament_named(session, name, reader.id if reader else None)
+    rows = tournament_store.leaderboard(session, found)
     return [LeaderboardRow.model_validate(row) for row in rows]
 
 
@@ -119,7 +121,7 @@ def stop_tournament(name: str, owner: ActorDep, platform: PlatformDep) -> Starte
 @router.get("/tournaments/{name}/groups", response_model=list[DealGroup], responses=NOT_FOUND)
 def get_groups(name: str, session: SessionDep) -> list[DealGroup]:
     """Duplicate tournaments: each bot's score per deal group, newest first."""
-    groups = tournament_store.group_scores(session, tournament_store.get(session, name))
+    groups = tournament_store.group_scores(session, tournament_named(session, name))
     return [DealGroup.model_validate(group) for group in groups]
 
 
@@ -129,4 +131,6 @@ def get_groups(name: str, session: SessionDep) -> list[DealGroup]:
 def get_fairplay(name: str, platform: PlatformDep) -> fairplay.FairPlayReport:
     """The collusion report: every pair of bots tested for team play, the flags that
     survive Holm's family-wise error control (docs/fair-play.md)."""
+    with platform.db.read() as session:
+        tournament_named(session, name)
     return fairplay.report(platform.db, name)

@@ -1,0 +1,38 @@
+"""Which tournaments a reader may see: every one, but an owner's private run (a
+scrimmage: its list, its matches, their results and logs) is its owner's alone.
+Anyone else is told there is no such thing (404), as for a name that was never made."""
+
+from __future__ import annotations
+
+from sqlalchemy import ColumnElement, true
+from sqlalchemy.orm import Session
+
+from arena.store import tournaments as tournament_store
+from arena.store.errors import NotFound
+from arena.store.models import PRIVATE_FORMATS, Tournament
+
+
+def visible_to(reader: int | None) -> ColumnElement[bool]:
+    """A condition on ``Tournament``: what ``reader`` (an owner's id; None: anyone) sees."""
+    if not PRIVATE_FORMATS:
+        return true()
+    public = Tournament.format.not_in(PRIVATE_FORMATS)
+    return public if reader is None else public | (Tournament.owner_id == reader)
+
+
+def may_see(tournament: Tournament, reader: int | None) -> bool:
+    return tournament.format not in PRIVATE_FORMATS or (
+        reader is not None and tournament.owner_id == reader
+    )
+
+
+def shown(tournament: Tournament, reader: int | None = None) -> Tournament:
+    """``tournament`` if ``reader`` may see it, else NotFound (as if it did not exist)."""
+    if not may_see(tournament, reader):
+        raise NotFound(f"no tournament named {tournament.name!r}")
+    return tournament
+
+
+def tournament_named(session: Session, name: str, reader: int | None = None) -> Tournament:
+    """The tournament called ``name`` as ``reader`` may see it."""
+    return shown(tournament_store.get(session, name), reader)
