@@ -18,8 +18,9 @@ from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
+from arena.referee import RefereeSettings
 from arena.services import abtests as abtest_service
-from arena.store import abtests, bots, competitions, matches, releases
+from arena.store import abtests, bots, competitions, jobs, matches, releases
 from arena.store.db import Database
 from arena.store.errors import Conflict, Forbidden, Invalid
 from arena.store.models import (
@@ -30,6 +31,7 @@ from arena.store.models import (
     BotVersion,
     Entry,
     MatchStatus,
+    Owner,
     RatingChange,
     TournamentMatch,
     VersionStatus,
@@ -490,3 +492,60 @@ def test_the_page_shows_the_llr_against_its_bounds_and_the_bot_page_lists_it(
     assert "/abtests/ab" in client.get("/abtests").text
     assert "abtest.ab" not in client.get("/").text, "a test's matches are not a tournament"
     assert client.get("/abtests/nothing").status_code == 404
+
+
+def _owners_counter(db: Database) -> Owner:
+    """alice, owner of "mine" (the counter sample) with a second version qualified."""
+    add_samples(db)
+    owner, _ = db.transaction(lambda s: add_owner(s, "alice"))
+    db.transaction(lambda s: bots.add_bot(s, "mine", BotKind.SAMPLE, "counter", owner.id))
+    _second_version(db, "mine", VersionStatus.READY)
+    return owner
+
+
+@pytest.mark.parametrize(
+    ("asked", "message"),
+    [
+        ({"bounds": sprt.Bounds(0, 5, alpha=1e-9)}, "alpha is between 0.01 and 0.2"),
+        ({"bounds": sprt.Bounds(0, 5, beta=0.45)}, "beta is between 0.01 and 0.2"),
+        ({"max_matches": 100_000}, "at most 4,000 matches"),
+        ({"batch": 500}, "at most 8 pairs in play"),
+        ({"settings": RefereeSettings(deadline=3.0)}, "deadline is at most 1 s"),
+    ],
+)
+def test_an_owners_test_is_bounded_in_matches_pairs_deadline_and_error_rates(
+    db: Database, asked: dict, message: str
+) -> None:
+    """Three owners' tests of 100,000 matches at a 5 s deadline once took the ranked
+    competition from 4.8 to 1.6 matches a minute."""
+    owner, asked = _owners_counter(db), dict(asked)
+    db.transaction(
+        lambda s: competitions.create(
+            s, "main", CLASSIC, 4, tables=2, bot_names=SAMPLES, default=True
+        )
+    )
+    with pytest.raises(Invalid, match=message):
+        db.transaction(
+            lambda s: abtests.create(
+                s, "mine-2", "mine:2", "mine:1", CLASSIC, asked.pop("bounds", BOUNDS),
+                owner=s.merge(owner), **asked,
+            )
+        )  # fmt: skip
+
+
+def test_an_owners_test_waits_in_the_private_lane_and_the_operators_in_the_ranked(
+    db: Database,
+) -> None:
+    owner = _owners_counter(db)
+    db.transaction(
+        lambda s: abtests.create(
+            s, "mine-2", "mine:2", "mine:1", CLASSIC, BOUNDS, owner=s.merge(owner)
+        )
+    )
+    _create(
+        db, "operators", new="counter", base="random", field=["honest", "bluffer"], table_size=3
+    )
+    owners = db.transaction(lambda s: abtests.start(s, "mine-2"))
+    operators = db.transaction(lambda s: abtests.start(s, "operators"))
+    assert owners and all(jobs.is_private(job) for _, job in owners)
+    assert operators and not any(jobs.is_private(job) for _, job in operators)

@@ -3,11 +3,20 @@
 A platform as ``arena up`` runs it (a private Redis, SQLite, two workers) with a
 competition of the four samples and the README's truthful bot, uploaded (tables of 4, 2
 in play, unpaced: it plays as fast as the workers let it). Its matches a minute are
-counted over ``window`` seconds, ``windows`` times; then an owner starts three private
-tournaments of 200 games (the limits) of an uploaded bot that sleeps ``deadline - 0.4``
-seconds at each decision, beside three samples, and the competition is counted again.
-Before the private lane and the private share of a worker, this cut the competition
-from 649 matches a minute to 2 for about 16 minutes (issue 37).
+counted over ``window`` seconds, ``windows`` times; then an owner starts as much
+private work of one kind as the limits let it, with an uploaded bot that sleeps
+``deadline - 0.4`` seconds at each decision, and the competition is counted again. The
+kinds (each on a platform of its own):
+
+- ``tournaments``: three private tournaments of 200 games, beside three samples;
+- ``abtests``: three A/B tests of the slow bot's second version against its first, of
+  as many matches as an owner may ask (4,000), at the longest deadline allowed;
+- ``scrimmages``: three scrimmages of 200 games against three samples.
+
+Before the private lane and the private share of a worker, private tournaments cut the
+competition from 649 matches a minute to 2 for about 16 minutes (issue 37); A/B tests,
+in the ranked lane then, took it from 4.8 to 1.6 matches a minute (issue 49).
+(People's tables are played by the site, not the workers: they take no worker's slot.)
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ from arena.bench.pipeline import wait_registered
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.services import Workers
-from arena.platform.submission import submit
+from arena.platform.submission import AfterQualifying, submit
 from arena.referee import RefereeSettings
 from arena.store import bots as bot_store
 from arena.store import competitions, tournaments
@@ -39,31 +48,43 @@ PRIVATE_TOURNAMENTS = 3
 PRIVATE_GAMES = 200
 
 
+KINDS = ("tournaments", "abtests", "scrimmages")
+
+
 def run(
     window: float = 60.0,
     windows: int = 3,
     workers: int = 2,
     progress: Callable[[str], None] | None = None,
+    kinds: tuple[str, ...] = KINDS,
 ) -> dict[str, Any]:
+    """The competition alone and beside each kind of private work; figures by kind."""
+    unknown = set(kinds) - set(KINDS)
+    if unknown:
+        raise ValueError(f"no kind of private work {sorted(unknown)}: expected {KINDS}")
     say = progress or (lambda _: None)
+    by_kind = {kind: _beside(kind, window, windows, workers, say) for kind in kinds}
+    return {"window_s": window, "windows": windows, "workers": workers, "kinds": by_kind}
+
+
+def _beside(
+    kind: str, window: float, windows: int, workers: int, say: Callable[[str], None]
+) -> dict[str, Any]:
     with local_platform("arena-bench-lanes-") as (arena, tmp):
-        say("a competition of the samples and an upload; a slow bot qualifying")
+        say(f"{kind}: a competition of the samples and an upload; a slow bot qualifying")
         owner_id = _slow_bot(arena, tmp)  # first: it enters no competition
         ladder_id = _competition(arena)
         with Workers(arena.settings, workers, tmp / "logs"):
             wait_registered(arena, workers)
             _start(arena, ladder_id)
-            say(f"the competition alone: {windows} x {window:g} s")
+            say(f"{kind}: the competition alone, {windows} x {window:g} s")
             alone = [_rate(arena, ladder_id, window) for _ in range(windows)]
-            say(f"{PRIVATE_TOURNAMENTS} private tournaments of {PRIVATE_GAMES} slow games")
-            _private_work(arena, owner_id)
+            say(f"{kind}: the competition beside the slow bot's {kind}")
+            PRIVATE_WORK[kind](arena, owner_id)
             beside = [_rate(arena, ladder_id, window) for _ in range(windows)]
             private = _private_played(arena)
     before, after = statistics.median(alone), statistics.median(beside)
     return {
-        "window_s": window,
-        "windows": windows,
-        "workers": workers,
         "alone_matches_per_min": round(before, 1),
         "beside_private_matches_per_min": round(after, 1),
         "drop_percent": round(100 * (before - after) / before, 1) if before else None,
@@ -96,10 +117,53 @@ def _slow_bot(arena: Platform, folder: Path) -> int:
     path.parent.mkdir()
     sleep = RefereeSettings().deadline - MARGIN_SECONDS
     path.write_text(UPLOADED.read_text().replace("THINK_SECONDS = 0.0", f"THINK_SECONDS = {sleep}"))
-    made = submit(arena, "slow", BotKind.PATH, str(path.parent), owner_id=owner.id)
-    if not made.accepted:
-        raise RuntimeError(f"the slow bot did not qualify: {made.reason}")
+    for after in (AfterQualifying.LIVE, AfterQualifying.STAGE):  # two versions: A/B tests
+        made = submit(arena, "slow", BotKind.PATH, str(path.parent), owner_id=owner.id, after=after)
+        if not made.accepted:
+            raise RuntimeError(f"the slow bot did not qualify: {made.reason}")
     return owner.id
+
+
+def _abtests(arena: Platform, owner_id: int) -> None:
+    """As many A/B tests of the slow bot as the owner may run, as long as allowed."""
+    from arena.abtest import sprt
+    from arena.store import abtests, rights
+    from arena.store.limits import PrivateLimits
+    from arena.store.models import Owner
+
+    limits = PrivateLimits()
+
+    def create(session) -> None:
+        owner = session.get_one(Owner, owner_id)
+        deadline = rights.private_deadline(session, limits)
+        for index in range(limits.running):
+            abtests.create(
+                session, f"slow-{index}", "slow:2", "slow:1", Ruleset.parse("classic"),
+                sprt.Bounds(0.0, 5.0), owner=owner, max_matches=limits.abtest_matches,
+                settings=RefereeSettings(deadline=deadline), limits=limits,
+            )  # fmt: skip
+
+    arena.db.transaction(create)
+    with arena.db.read() as session:
+        owner = session.get_one(Owner, owner_id)
+    for index in range(limits.running):
+        arena.start_abtest(f"slow-{index}", owner)
+
+
+def _scrimmages(arena: Platform, owner_id: int) -> None:
+    from arena.services import scrimmages
+    from arena.store.limits import PrivateLimits
+    from arena.store.models import Owner
+
+    limits = PrivateLimits()
+    with arena.db.read() as session:
+        owner = session.get_one(Owner, owner_id)
+    for _ in range(limits.running):
+        asked = scrimmages.ScrimmageRequest(
+            "slow", ("sample:random", "sample:honest", "sample:counter"), games=limits.games
+        )
+        made = scrimmages.create(arena.db, asked, owner, limits)
+        arena.start_tournament(made.name)
 
 
 def _private_work(arena: Platform, owner_id: int) -> None:
@@ -116,6 +180,13 @@ def _private_work(arena: Platform, owner_id: int) -> None:
     arena.db.transaction(create)
     for index in range(PRIVATE_TOURNAMENTS):
         arena.start_tournament(f"slow-{index}")
+
+
+PRIVATE_WORK: dict[str, Callable[[Platform, int], None]] = {
+    "tournaments": _private_work,
+    "abtests": _abtests,
+    "scrimmages": _scrimmages,
+}
 
 
 def _rate(arena: Platform, ladder_id: int, window: float) -> float:

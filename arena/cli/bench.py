@@ -554,14 +554,26 @@ def lanes(
     json_: options.JsonFlag = False,
     window: Annotated[float, typer.Option("--window", min=5, help="Seconds of each count.")] = 60.0,
     windows: Annotated[int, typer.Option("--windows", min=1, help="Windows; medians.")] = 3,
+    kinds: Annotated[
+        str,
+        typer.Option("--kinds", help="Kinds of private work, comma-separated."),
+    ] = ",".join(("tournaments", "abtests", "scrimmages")),
 ) -> None:
-    """A competition's matches a minute alone, then beside an owner's three private
-    tournaments of a bot that sleeps almost its whole deadline at each decision."""
+    """A competition's matches a minute alone, then beside an owner's private work of
+    each kind (tournaments, A/B tests, scrimmages) of a bot that sleeps almost its whole
+    deadline at each decision."""
     from arena.bench import lanes as bench_lanes
 
+    asked = tuple(kind.strip() for kind in kinds.split(",") if kind.strip())
+    unknown = set(asked) - set(bench_lanes.KINDS)
+    if unknown:
+        raise typer.BadParameter(
+            f"no kind {', '.join(sorted(unknown))}: give {', '.join(bench_lanes.KINDS)}",
+            param_hint="--kinds",
+        )
     figures = _measured(
         "ranked play beside private work",
-        lambda p: bench_lanes.run(window, windows, progress=p),
+        lambda p: bench_lanes.run(window, windows, progress=p, kinds=asked),
         json_,
     )
     if figures is None:
@@ -570,12 +582,12 @@ def lanes(
         f"a competition of 4 samples and an upload (tables of 4, 2 in play, unpaced), "
         f"{figures['workers']} workers, SQLite; medians of {windows} x {window:g} s"
     )
-    out.print(f"  alone:                  {figures['alone_matches_per_min']:.1f} matches a minute")
-    out.print(
-        f"  beside private work:    {figures['beside_private_matches_per_min']:.1f} matches a "
-        f"minute ({figures['drop_percent']}% fewer; target <= 20%)"
-    )
-    out.print(f"  private matches played meanwhile: {figures['private_matches_played']}")
+    for kind, found in figures["kinds"].items():
+        out.print(
+            f"  {kind}: alone {found['alone_matches_per_min']:.1f} matches a minute, beside "
+            f"{found['beside_private_matches_per_min']:.1f} ({found['drop_percent']}% fewer;"
+            f" target <= 10%); {found['private_matches_played']} private matches played"
+        )
 
 
 @app.command()

@@ -108,6 +108,9 @@ class Settings:
                 tables=_positive(env, "ARENA_PRIVATE_MAX_TABLES", limits.tables),
                 deadline=_positive(env, "ARENA_PRIVATE_MAX_DEADLINE", limits.deadline),
                 running=_positive(env, "ARENA_PRIVATE_MAX_RUNNING", limits.running),
+                abtest_matches=_positive(
+                    env, "ARENA_PRIVATE_MAX_ABTEST_MATCHES", limits.abtest_matches
+                ),
             ),
             submission_rate=SubmissionRate(
                 _positive(env, "ARENA_SUBMISSIONS_PER_HOUR", SubmissionRate.per_hour)

@@ -148,8 +148,8 @@ def create(
     if owner is not None:
         limits = limits or PrivateLimits()
         rights.check_running_private(session, owner, limits)
-        if settings.deadline > limits.deadline:
-            raise Invalid(f"your A/B test's deadline is at most {limits.deadline:g} s")
+        rights.check_private_deadline(session, "your A/B test", settings.deadline, limits)
+        _check_owners_test(bounds, max_matches, batch, limits)
     tournament = Tournament(
         name=tournament_name(name),
         rules=ruleset.to_dict(),
@@ -187,6 +187,24 @@ def create(
     session.add(test)
     session.flush()
     return test
+
+
+#: the error rates an owner's test may ask for: a smaller one only plays to its cap
+OWNERS_ERROR_RATES = (0.01, 0.2)
+
+
+def _check_owners_test(
+    bounds: sprt.Bounds, max_matches: int, batch: int, limits: PrivateLimits
+) -> None:
+    """An owner's test plays within the private limits and decides in sane time."""
+    low, high = OWNERS_ERROR_RATES
+    for name, rate in (("alpha", bounds.alpha), ("beta", bounds.beta)):
+        if not low <= rate <= high:
+            raise Invalid(f"your A/B test's {name} is between {low:g} and {high:g}, not {rate:g}")
+    if max_matches > limits.abtest_matches:
+        raise Invalid(f"your A/B test plays at most {limits.abtest_matches:,} matches")
+    if batch > DEFAULT_BATCH:
+        raise Invalid(f"your A/B test keeps at most {DEFAULT_BATCH} pairs in play")
 
 
 def _label(version: BotVersion) -> str:
@@ -292,7 +310,8 @@ def _queue_pair(
         session.add(match)
         made.append(match)
     session.flush()
-    job_id = new_job_id(made[0].id)
+    # an owner's test is the owner's own work: it waits behind ranked play
+    job_id = new_job_id(made[0].id, private=test.owner_id is not None)
     for match in made:
         match.job_id = job_id
     return [(match.id, job_id) for match in made]

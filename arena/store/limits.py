@@ -13,8 +13,11 @@ class PrivateLimits:
 
     games: int = 200
     tables: int = 2
+    #: seconds a decision; never more than the default competition's (rights)
     deadline: float = 5.0
     running: int = 3
+    #: matches one A/B test may play
+    abtest_matches: int = 4000
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from arena.store.limits import PrivateLimits, SubmissionRate
 from arena.store.models import (
     BotKind,
     BotVersion,
+    Competition,
     Owner,
     RegisteredBot,
     Tournament,
@@ -51,9 +52,30 @@ def check_private(
         raise Invalid(f"a private ladder has at most {limits.tables} tables in play")
     if format != TournamentFormat.LADDER and games > limits.games:
         raise Invalid(f"a private tournament has at most {limits.games} games")
-    if deadline > limits.deadline:
-        raise Invalid(f"a private tournament's deadline is at most {limits.deadline:g} s")
+    check_private_deadline(session, "a private tournament", deadline, limits)
     check_running_private(session, owner, limits)
+
+
+def private_deadline(session: Session, limits: PrivateLimits) -> float:
+    """The longest deadline an owner's private work may give a bot: the limit, and
+    never more than the default competition's (what ranked play gives): a private
+    match is never slower to play than a ranked one."""
+    settings = session.scalar(
+        select(Tournament.settings)
+        .join(Competition, Competition.tournament_id == Tournament.id)
+        .where(Competition.is_default.is_(True))
+    )
+    ranked = (settings or {}).get("deadline")
+    return min(limits.deadline, ranked) if isinstance(ranked, int | float) else limits.deadline
+
+
+def check_private_deadline(
+    session: Session, what: str, deadline: float, limits: PrivateLimits
+) -> None:
+    """Refuse a deadline over :func:`private_deadline` for ``what``."""
+    allowed = private_deadline(session, limits)
+    if deadline > allowed:
+        raise Invalid(f"{what}'s deadline is at most {allowed:g} s")
 
 
 def check_running_private(session: Session, owner: Owner, limits: PrivateLimits) -> None:

@@ -55,8 +55,7 @@ def create(
         raise Invalid(f"a scrimmage seats each bot once: {', '.join(twice)} more than once")
     if games > limits.games:
         raise Invalid(f"a scrimmage plays at most {limits.games} games")
-    if deadline > limits.deadline:
-        raise Invalid(f"a scrimmage's deadline is at most {limits.deadline:g} s")
+    rights.check_private_deadline(session, "a scrimmage", deadline, limits)
     rights.check_running_private(session, acting, limits)
     name = tournaments.check_new(
         session, PREFIX + secrets.token_hex(4), ruleset, len(seated), games, reveal_delay=0
