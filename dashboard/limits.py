@@ -1,5 +1,7 @@
 """Request bodies capped before anything reads them: ``BodyLimit``, an ASGI middleware
-outside every route (authentication included), answers 413 to a body over the cap.
+outside every route (authentication included), answers 413 to a body over the cap. What
+anybody may send without a token (a person's table: a few bots' names, one action) is
+capped far lower (:data:`SMALL_BODY_BYTES` under :data:`SMALL_BODY_PATHS`).
 
 A body that says its length (``Content-Length``) is refused before a byte of it is
 read; one that does not (chunked) is read up to the cap, then refused. The cap is set by
@@ -19,6 +21,10 @@ from dashboard.schemas import MAX_SOURCE_CHARS
 #: accepts fits, with 64 KiB for the other fields
 MAX_BODY_BYTES = 6 * MAX_SOURCE_CHARS + 64 * 1024
 
+#: paths anyone may write to, and what one of their bodies may weigh
+SMALL_BODY_PATHS = ("/api/v1/tables",)
+SMALL_BODY_BYTES = 16 * 1024
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -34,21 +40,22 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = SMALL_BODY_BYTES if scope["path"].startswith(SMALL_BODY_PATHS) else self.limit
         length = _declared_length(scope)
-        if length is not None and length > self.limit:
-            await self._refuse(send)
+        if length is not None and length > limit:
+            await self._refuse(send, limit)
             return
         if length is not None:  # what it declares is checked; the server reads no more
             await self.app(scope, receive, send)
             return
-        body, complete = await _read_up_to(receive, self.limit)
+        body, complete = await _read_up_to(receive, limit)
         if not complete:
-            await self._refuse(send)
+            await self._refuse(send, limit)
             return
         await self.app(scope, _replay(body, receive), send)
 
-    async def _refuse(self, send: Send) -> None:
-        detail = {"detail": f"the request body is over {self.limit:,} bytes"}
+    async def _refuse(self, send: Send, limit: int) -> None:
+        detail = {"detail": f"the request body is over {limit:,} bytes"}
         payload = json.dumps(detail).encode()
         await send(
             {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, Field
 
@@ -420,7 +420,7 @@ class TableCreate(BaseModel):
     play it), and their own seat."""
 
     rules: str = Field("classic", max_length=40)
-    bots: list[str] = Field(min_length=1, max_length=7)
+    bots: list[Annotated[str, Field(max_length=120)]] = Field(min_length=1, max_length=7)
     seat: int = Field(0, ge=0, le=7)
 
 

@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 from fastapi.testclient import TestClient
 
+from arena.engine.cards import RANK_OF
 from arena.platform.settings import Settings, TableLimits
 from arena.referee.log import MatchLog
 from arena.referee.replay import replay
@@ -74,7 +75,7 @@ def test_an_illegal_action_is_refused_with_its_reason_and_counted(client: TestCl
     table = _open(client)
     state = _turn(client, table["id"])
     play = next(legal for legal in state["legal"] if legal["do"] == "play")
-    wrong = {"do": "play", "cards": ["XX"], "rank": play["ranks"][0], "count": 1}
+    wrong = {"do": "play", "cards": [_not_held(state)], "rank": play["ranks"][0], "count": 1}
     answer = client.post(f"/api/v1/tables/{table['id']}/act", json={"action": wrong})
     assert answer.status_code == 200
     after = answer.json()
@@ -84,6 +85,66 @@ def test_an_illegal_action_is_refused_with_its_reason_and_counted(client: TestCl
     legal = random_action(after, random.Random(1))
     fine = client.post(f"/api/v1/tables/{table['id']}/act", json={"action": legal}).json()
     assert fine["refused"] is None and fine["illegal"] == 1
+
+
+def _not_held(state: dict) -> str:
+    """A card of the game that is not in the person's hand."""
+    return next(card for card in RANK_OF if card not in state["observation"]["hand"])
+
+
+@pytest.mark.parametrize(
+    ("action", "said"),
+    [
+        ({"do": "play", "cards": ["XX"], "rank": "7", "count": 1}, "no such card"),
+        ({"do": "play", "cards": ["7C"], "rank": "eleven", "count": 1}, "no such rank"),
+        ({"do": "play", "cards": ["7C"] * 65, "rank": "7"}, "1 to 64 cards"),
+        ({"do": "play", "cards": ["7C"], "rank": "7", "count": 10**9}, "claims 1 to 64"),
+        ({"do": "quartets", "ranks": ["Z" * 50]}, "quartets names ranks"),
+        ({"do": {}}, "unknown action"),
+        ({"do": ["play"]}, "unknown action"),
+    ],
+)
+def test_what_is_not_the_games_words_is_refused_before_it_is_counted_or_kept(
+    client: TestClient, action: dict, said: str
+) -> None:
+    """A guest once wrote 15 MB into the database in 16 s: each illegal action was kept
+    whole, whatever strings its cards were. Only the game's cards and ranks are counted
+    (and kept); the rest is a 400 that leaves the table as it was."""
+    table = _open(client)
+    _turn(client, table["id"])
+    answer = client.post(f"/api/v1/tables/{table['id']}/act", json={"action": action})
+    assert answer.status_code == 400 and said in answer.json()["detail"], answer.text
+    assert client.get(f"/api/v1/tables/{table['id']}").json()["illegal"] == 0
+
+
+def test_a_guests_table_stores_a_bounded_log_whatever_the_guest_sends(
+    client: TestClient,
+) -> None:
+    table = _open(client)
+    big = client.post(
+        f"/api/v1/tables/{table['id']}/act",
+        json={"action": {"do": "play", "cards": ["7C" * 400_000], "rank": "7"}},
+    )
+    assert big.status_code == 413, "a body over the tables' cap is never read"
+    state = _turn(client, table["id"])
+    while state["status"] == "your_turn":  # illegal actions until the rules end it
+        play = next(legal for legal in state["legal"] if legal["do"] == "play")
+        wrong = {"do": "play", "cards": [_not_held(state)] * 64, "rank": play["ranks"][0]}
+        answer = client.post(f"/api/v1/tables/{table['id']}/act", json={"action": wrong})
+        state = answer.json() if answer.status_code == 200 else state
+        if answer.status_code == 409:
+            break
+        if state["status"] != "your_turn":
+            state = client.get(f"/api/v1/tables/{table['id']}?wait=30").json()
+    client.post(f"/api/v1/tables/{table['id']}/leave")
+    over = client.get(f"/api/v1/tables/{table['id']}?wait=30").json()
+    while over["status"] not in ("done", "abandoned"):
+        over = client.get(f"/api/v1/tables/{table['id']}?wait=30").json()
+    arena = client.app.state.platform  # type: ignore[attr-defined]
+    with arena.db.read() as session:
+        kept = session.get(PlayedTable, table["id"])
+        assert kept is not None and kept.log is not None
+        assert len(kept.log) < 64 * 1024, len(kept.log)
 
 
 def test_what_is_not_an_action_or_not_a_turn_is_refused_without_counting(

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from arena.engine.cards import JOKER, RANK_OF, RANKS
+
 
 class ActionError(ValueError):
     """Text or JSON that does not describe an action (a harness error, not an illegal move)."""
@@ -149,7 +151,7 @@ _FIELDS: dict[str, set[str]] = {
 def action_from_dict(data: Mapping[str, Any]) -> Action:
     """Parse the JSON form; unknown keys are errors (so a typo never passes silently)."""
     kind = data.get("do")
-    if kind not in _FIELDS:
+    if not isinstance(kind, str) or kind not in _FIELDS:
         raise ActionError(f"unknown action {kind!r}: expected one of {', '.join(_FIELDS)}")
     unknown = set(data) - _FIELDS[kind] - {"do"}
     if unknown:
@@ -170,6 +172,30 @@ def action_from_dict(data: Mapping[str, Any]) -> Action:
             raise ActionError("quartets needs 'ranks', a list of rank ids")
         return Quartets(tuple(ranks))
     return BARE_ACTIONS[kind]
+
+
+#: cards an action may name at most: more than any hand can hold
+MAX_ACTION_CARDS = 64
+
+
+def check_vocabulary(action: Action) -> Action:
+    """``action`` if it names only cards and ranks that exist, in sane numbers (what a
+    person's table accepts before the action is counted and kept: an illegal action is
+    still one of the game's words); else ActionError."""
+    if isinstance(action, Play):
+        if not 1 <= len(action.cards) <= MAX_ACTION_CARDS:
+            raise ActionError(f"a play places 1 to {MAX_ACTION_CARDS} cards")
+        unknown = [card for card in action.cards if card not in RANK_OF and card != JOKER]
+        if unknown:
+            raise ActionError(f"no such card: {unknown[0][:8]!r} (cards are like '7C' or 'JK')")
+        if action.rank not in RANKS:
+            raise ActionError(f"no such rank: {action.rank[:8]!r} (ranks are 2-9, T, J, Q, K, A)")
+        if not 1 <= action.count <= MAX_ACTION_CARDS:
+            raise ActionError(f"a play claims 1 to {MAX_ACTION_CARDS} cards")
+    elif isinstance(action, Quartets):
+        if len(action.ranks) > len(RANKS) or any(rank not in RANKS for rank in action.ranks):
+            raise ActionError("quartets names ranks, each 2-9, T, J, Q, K or A")
+    return action
 
 
 def parse_action(text: str) -> Action:

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Path, Query, Request, Response, status
 from fastapi.responses import JSONResponse
 
 from arena.engine import ActionError, action_from_dict
+from arena.engine.actions import check_vocabulary
 from arena.engine.events import event_from_dict
 from arena.platform.tables import TableRoom
 from arena.referee.log import MatchLog
@@ -94,8 +95,8 @@ async def get_table(
 async def act(table_id: TableId, body: TableAction, request: Request) -> JSONResponse:
     """Play your action. An illegal one is refused with the reason (``refused``) and
     counted as the rules say; the answer is the table once the bots have moved."""
-    try:
-        action = action_from_dict(body.action)
+    try:  # an illegal action is still the game's words: nothing else is counted or kept
+        action = check_vocabulary(action_from_dict(body.action))
     except ActionError as error:
         raise Invalid(str(error)) from None
     tables = room(request)
