@@ -130,6 +130,12 @@ def test_submissions_are_limited_per_owner(settings: Settings) -> None:
         "192.168.0.7:50051",
         "169.254.169.254:80",
         "0.0.0.0:{port}",
+        "[::127.0.0.1]:{port}",
+        "[::ffff:127.0.0.1]:{port}",
+        "[64:ff9b::7f00:1]:{port}",
+        "[64:ff9b:1::7f00:1]:{port}",
+        "[2002:7f00:1::]:{port}",
+        "[2001:0:4136:e378:8000:63bf:80ff:fffe]:{port}",
     ],  # fmt: skip
 )
 def test_an_owners_endpoint_on_this_machine_or_network_is_refused(
@@ -138,7 +144,7 @@ def test_an_owners_endpoint_on_this_machine_or_network_is_refused(
 ) -> None:
     client, token, _ = app_and_token
     with listeners((socket.AF_INET, ("127.0.0.1", 0)), (socket.AF_INET6, ("::1", 0))) as found:
-        port = found[0].address[1] if "[" not in target else found[1].address[1]
+        port = found[1].address[1] if target.startswith("[::1]") else found[0].address[1]
         body = {"name": "inside", "kind": "endpoint", "target": target.format(port=port)}
         answer = client.post("/api/v1/bots", headers=auth(token), json=body)
         assert answer.status_code == 400, answer.text

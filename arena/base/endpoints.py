@@ -60,6 +60,35 @@ def reachable(text: str, timeout: float = 2.0) -> str | None:
 ALLOW_PRIVATE_ENV = "ARENA_ALLOW_PRIVATE_ENDPOINTS"
 
 
+_NAT64 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"))
+
+
+def embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address carries, and so may reach: mapped
+    (``::ffff:a.b.c.d``), IPv4-compatible (``::a.b.c.d``), NAT64 (``64:ff9b::a.b.c.d``),
+    6to4 (``2002:AABB:CCDD::``) or Teredo (its client)."""
+    low = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if int(address) >> 32 == 0 and int(address) > 1:  # ::a.b.c.d, not :: or ::1
+        return low
+    if any(address in network for network in _NAT64):
+        return low
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address.teredo is not None:
+        return address.teredo[1]
+    return None
+
+
+def _public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """A global address, and (IPv6) so is any IPv4 address it carries."""
+    if not address.is_global:
+        return False
+    inner = embedded_ipv4(address) if isinstance(address, ipaddress.IPv6Address) else None
+    return inner is None or inner.is_global
+
+
 def pinned_public(text: str) -> str:
     """An owner's ``HOST:PORT`` as the public address it resolves to now (``IP:PORT``):
     EndpointError when it names a loopback, private, link-local or otherwise non-public
@@ -71,7 +100,7 @@ def pinned_public(text: str) -> str:
     except OSError as error:
         raise EndpointError(f"{text!r}: {host} does not resolve ({error})") from None
     addresses = sorted(ipaddress.ip_address(str(a).split("%")[0]) for a in found)
-    closed = [str(a) for a in addresses if not a.is_global]
+    closed = [str(a) for a in addresses if not _public(a)]
     if closed:
         raise EndpointError(
             f"{text!r}: {', '.join(closed)} is not a public address; the platform's operator "
