@@ -192,9 +192,10 @@ def check_vocabulary(action: Action) -> Action:
             raise ActionError(f"no such rank: {action.rank[:8]!r} (ranks are 2-9, T, J, Q, K, A)")
         if not 1 <= action.count <= MAX_ACTION_CARDS:
             raise ActionError(f"a play claims 1 to {MAX_ACTION_CARDS} cards")
-    elif isinstance(action, Quartets):
-        if len(action.ranks) > len(RANKS) or any(rank not in RANKS for rank in action.ranks):
-            raise ActionError("quartets names ranks, each 2-9, T, J, Q, K or A")
+    elif isinstance(action, Quartets) and (
+        len(action.ranks) > len(RANKS) or any(rank not in RANKS for rank in action.ranks)
+    ):
+        raise ActionError("quartets names ranks, each 2-9, T, J, Q, K or A")
     return action
 
 
