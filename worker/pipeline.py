@@ -33,6 +33,9 @@ from arena.store.models import SELF_SCHEDULING, BotKind, TournamentFormat
 from worker import metrics
 from worker.runtime import ClaimLost, in_process, sandboxed
 
+#: the shortest time between two tries, after records, to claim the deferred matches
+DEFERRED_RETRY_SECONDS = 0.5
+
 if TYPE_CHECKING:
     from worker.runtime import Playout, Runtime
 
@@ -81,6 +84,8 @@ class Pipeline:
         #: matches a claim left queued because a bot was at its limit of matches at once:
         #: claimed again when a match ends here, and at each heartbeat
         self._deferred: list[int] = []
+        self._retried = 0.0  # when the deferred matches were last tried
+        self._deferred_private: set[int] = set()  # of those, the private lane's
         self._claiming = 0  # claims under way (between the claim and the start)
         self._requeue, self._send, self._flush_seconds = requeue, send, flush_seconds
         #: sends jobs to the front of the queue: a job's matches passed on were there
@@ -95,6 +100,8 @@ class Pipeline:
         self._playing_sandboxed = 0  # of the outside ones: with an uploaded bot
         #: private matches with outside bots taken here and not yet recorded nor given back
         self._private: set[int] = set()
+        #: tournaments whose matches came here from the private lane: refilled last
+        self._private_tournaments: set[int] = set()
         self._pending: list[matches.PlayedMatch] = []
         #: open claims being recorded or given back: a lease not renewed then was not lost
         self._settling: set[tuple[int, str]] = set()
@@ -130,6 +137,8 @@ class Pipeline:
         played, left = self._claim(mine)
         with self._cond:
             self._deferred.extend(m for m in left if m not in self._deferred)
+            if private:
+                self._deferred_private.update(left)
             self._private &= {match for match, _ in self._open}  # not claimed here after all
         passed = matches.pass_on(self.db, extra)
         if passed and private:  # to the back: the next owner's private job goes first
@@ -207,13 +216,22 @@ class Pipeline:
         """Nothing claimed here is left to play or record, and no claim is under way."""
         return not self._open and not self._claiming
 
-    def _retry_deferred(self) -> None:
-        """Claim again the matches left for their bots' limits (a match of theirs ended);
-        they stay deferred until claimed here or taken elsewhere (drain waits for them)."""
+    def _retry_deferred(self, throttled: bool = False) -> None:
+        """Claim again the matches left for their bots' limits (a match of theirs ended)
+        or for their deal's other rotation; they stay deferred until claimed here or taken
+        elsewhere (drain waits for them). ``throttled`` (after each record): at most once
+        in ``DEFERRED_RETRY_SECONDS``; each try is a write, and an A/B test's second
+        rotations, tried after every record of a fast competition, once took two thirds
+        of its pace (``arena bench lanes``)."""
         with self._cond:
             deferred = list(self._deferred)
-        if not deferred:
-            return
+            moment = time.monotonic()
+            if not deferred or (throttled and moment - self._retried < DEFERRED_RETRY_SECONDS):
+                return
+            self._retried = moment
+            # a private job's match stays private when it is claimed later (its results
+            # never hold a ranked match's record back)
+            self._private.update(m for m in deferred if m in self._deferred_private)
         try:
             _, left = self._claim(deferred)
         except Exception:  # tried again at the next beat; the reconciler sends them too
@@ -222,6 +240,8 @@ class Pipeline:
         gone = set(deferred) - set(left)
         with self._cond:
             self._deferred = [m for m in self._deferred if m not in gone]
+            self._deferred_private -= gone
+            self._private &= {match for match, _ in self._open}
             self._cond.notify_all()
 
     def start(self, plans: list[matches.MatchPlan], claim_ms: float = 0.0) -> None:
@@ -322,6 +342,8 @@ class Pipeline:
 
     def _one_fewer_playing(self, plan: matches.MatchPlan) -> None:
         metrics.IN_FLIGHT.dec()
+        if plan.match_id in self._private:
+            self._private_tournaments.add(plan.tournament_id)
         self._private.discard(plan.match_id)
         if in_process(plan):
             self._playing_inside -= 1
@@ -409,7 +431,7 @@ class Pipeline:
                 self._lost.discard(_claim_of(played.plan))
             self._log_timing()
             self._cond.notify_all()
-        self._retry_deferred()
+        self._retry_deferred(throttled=True)
 
     def _heard(self, plan: matches.MatchPlan, announced: dict[int, int | None]) -> None:
         """A match's bots said Hello (on the runtime's thread): keep what the endpoints
@@ -462,8 +484,10 @@ class Pipeline:
     def _refill(self, tournaments: set[tuple[int, str]]) -> None:
         """Queue the next matches of these ladders and A/B tests (those of the formats it
         refills; recorded results are never given back for a failed refill: the
-        reconciler tops them up too)."""
-        for tournament_id, format in tournaments:
+        reconciler tops them up too). Ranked play's first: an owner's A/B test, topped up
+        in the same pass, never delays a competition's next table."""
+        private = self._private_tournaments
+        for tournament_id, format in sorted(tournaments, key=lambda t: t[0] in private):
             if format not in self.refilled:
                 continue
             try:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,7 @@ from arena.platform.submission import AfterQualifying, submit
 from arena.referee import RefereeSettings
 from arena.store import bots as bot_store
 from arena.store import competitions, tournaments
-from arena.store.models import BotKind, MatchStatus, Tournament, TournamentMatch
+from arena.store.models import BotKind, MatchStatus, Tournament, TournamentMatch, now
 from arena.store.owners import add_owner
 
 #: the slow bot's sleep below the deadline (the attack's margin)
@@ -57,34 +58,57 @@ def run(
     workers: int = 2,
     progress: Callable[[str], None] | None = None,
     kinds: tuple[str, ...] = KINDS,
+    pace: float | None = None,
 ) -> dict[str, Any]:
-    """The competition alone and beside each kind of private work; figures by kind."""
+    """The competition alone and beside each kind of private work; figures by kind.
+    ``pace``: the competition plays that many tables a minute once its ratings settle,
+    as ``arena up``'s does (None: unpaced, as fast as the workers let it)."""
     unknown = set(kinds) - set(KINDS)
     if unknown:
         raise ValueError(f"no kind of private work {sorted(unknown)}: expected {KINDS}")
     say = progress or (lambda _: None)
-    by_kind = {kind: _beside(kind, window, windows, workers, say) for kind in kinds}
-    return {"window_s": window, "windows": windows, "workers": workers, "kinds": by_kind}
+    by_kind = {kind: _beside(kind, window, windows, workers, say, pace) for kind in kinds}
+    return {
+        "window_s": window,
+        "windows": windows,
+        "workers": workers,
+        "pace": pace,
+        "kinds": by_kind,
+    }
 
 
 def _beside(
-    kind: str, window: float, windows: int, workers: int, say: Callable[[str], None]
+    kind: str,
+    window: float,
+    windows: int,
+    workers: int,
+    say: Callable[[str], None],
+    pace: float | None,
 ) -> dict[str, Any]:
     with local_platform("arena-bench-lanes-") as (arena, tmp):
         say(f"{kind}: a competition of the samples and an upload; a slow bot qualifying")
         owner_id = _slow_bot(arena, tmp)  # first: it enters no competition
-        ladder_id = _competition(arena)
+        ladder_id = _competition(arena, pace)
         with Workers(arena.settings, workers, tmp / "logs"):
             wait_registered(arena, workers)
             _start(arena, ladder_id)
+            if pace is not None:
+                say(f"{kind}: until every rating settles and the competition plays at its pace")
+                _settled(arena, ladder_id)
             say(f"{kind}: the competition alone, {windows} x {window:g} s")
+            since = now()
             alone = [_rate(arena, ladder_id, window) for _ in range(windows)]
+            waits_alone = _waits(arena, ladder_id, since)
             say(f"{kind}: the competition beside the slow bot's {kind}")
             PRIVATE_WORK[kind](arena, owner_id)
+            since = now()
             beside = [_rate(arena, ladder_id, window) for _ in range(windows)]
+            waits_beside = _waits(arena, ladder_id, since)
             private = _private_played(arena)
     before, after = statistics.median(alone), statistics.median(beside)
     return {
+        "queue_wait_ms_alone": waits_alone,
+        "queue_wait_ms_beside": waits_beside,
         "alone_matches_per_min": round(before, 1),
         "beside_private_matches_per_min": round(after, 1),
         "drop_percent": round(100 * (before - after) / before, 1) if before else None,
@@ -94,12 +118,12 @@ def _beside(
     }
 
 
-def _competition(arena: Platform) -> int:
+def _competition(arena: Platform, pace: float | None = None) -> int:
     arena.db.transaction(lambda s: [bot_store.register_sample(s, n) for n in SAMPLES])
     arena.db.transaction(
         lambda s: competitions.create(
             s, "main", Ruleset.parse("classic"), 4, tables=2, bot_names=SAMPLES, default=True,
-            pace=None,
+            pace=pace,
         )
     )  # fmt: skip
     made = submit(arena, "truthful", BotKind.PATH, str(UPLOADED))
@@ -187,6 +211,45 @@ PRIVATE_WORK: dict[str, Callable[[Platform, int], None]] = {
     "abtests": _abtests,
     "scrimmages": _scrimmages,
 }
+
+
+def _settled(arena: Platform, ladder_id: int, poll: float = 1.0) -> None:
+    """Until no entry of the competition is provisional (it then plays at its pace)."""
+    from arena.store.models import Entry
+    from arena.tournament import pacing
+
+    while True:
+        with arena.db.read() as session:
+            entries = session.execute(
+                select(Entry.games, Entry.sigma).where(
+                    Entry.tournament_id == ladder_id, Entry.retired.is_(False)
+                )
+            ).all()
+        if entries and not any(pacing.provisional(g, s) for g, s in entries):
+            return
+        time.sleep(poll)
+
+
+def _waits(arena: Platform, ladder_id: int, since: datetime) -> dict[str, float | None]:
+    """The median and 90th percentile of the competition's matches' wait in the queue
+    (queued to started, ms), of those started since ``since``."""
+    with arena.db.read() as session:
+        rows = session.execute(
+            select(TournamentMatch.queued_at, TournamentMatch.started_at).where(
+                TournamentMatch.tournament_id == ladder_id,
+                TournamentMatch.started_at >= since,
+                TournamentMatch.queued_at.is_not(None),
+            )
+        ).all()
+    waits = sorted(
+        (started - queued).total_seconds() * 1000 for queued, started in rows if queued and started
+    )
+    if not waits:
+        return {"median": None, "p90": None}
+    return {
+        "median": round(statistics.median(waits), 1),
+        "p90": round(waits[int(0.9 * (len(waits) - 1))], 1),
+    }
 
 
 def _rate(arena: Platform, ladder_id: int, window: float) -> float:

@@ -558,6 +558,14 @@ def lanes(
         str,
         typer.Option("--kinds", help="Kinds of private work, comma-separated."),
     ] = ",".join(("tournaments", "abtests", "scrimmages")),
+    pace: Annotated[
+        float | None,
+        typer.Option(
+            "--pace",
+            min=0.1,
+            help="Tables a minute once settled, as arena up's competition (default: unpaced).",
+        ),
+    ] = None,
 ) -> None:
     """A competition's matches a minute alone, then beside an owner's private work of
     each kind (tournaments, A/B tests, scrimmages) of a bot that sleeps almost its whole
@@ -573,13 +581,14 @@ def lanes(
         )
     figures = _measured(
         "ranked play beside private work",
-        lambda p: bench_lanes.run(window, windows, progress=p, kinds=asked),
+        lambda p: bench_lanes.run(window, windows, progress=p, kinds=asked, pace=pace),
         json_,
     )
     if figures is None:
         return
+    paced = f"{pace:g} tables a minute once settled" if pace else "unpaced"
     out.print(
-        f"a competition of 4 samples and an upload (tables of 4, 2 in play, unpaced), "
+        f"a competition of 4 samples and an upload (tables of 4, 2 in play, {paced}), "
         f"{figures['workers']} workers, SQLite; medians of {windows} x {window:g} s"
     )
     for kind, found in figures["kinds"].items():
@@ -587,6 +596,11 @@ def lanes(
             f"  {kind}: alone {found['alone_matches_per_min']:.1f} matches a minute, beside "
             f"{found['beside_private_matches_per_min']:.1f} ({found['drop_percent']}% fewer;"
             f" target <= 10%); {found['private_matches_played']} private matches played"
+        )
+        alone, beside = found["queue_wait_ms_alone"], found["queue_wait_ms_beside"]
+        out.print(
+            f"    its matches' wait in the queue: median {alone['median']} ms alone, "
+            f"{beside['median']} ms beside; 90th percentile {alone['p90']} / {beside['p90']} ms"
         )
 
 
