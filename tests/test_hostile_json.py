@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import OPERATOR_TOKEN
+from tests.support.api import OPERATOR_TOKEN
 from tests.support.store import add_samples
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)

@@ -307,12 +307,15 @@ def test_a_versions_qualification_match_is_a_match_with_its_replay_and_its_owner
     match_id = version["qualification_match"]
     assert isinstance(match_id, int), version
 
-    match = client.get(f"/api/v1/matches/{match_id}").json()
+    match = client.get(f"/api/v1/matches/{match_id}", headers=auth(token)).json()
     assert match["status"] == "done" and match["tournament"] == "platform.qualification"
     [mine] = [seat for seat in match["seats"] if seat["bot"] == "keyerror"]
     others = [seat for seat in match["seats"] if seat is not mine]
     assert mine["forfeit"] == "crashed", mine
-    assert "KeyError: 'x' (bot.py, line 6, in act)" in mine["reason"]
+    assert "KeyError: 'x' (bot.py, line 6, in act)" in mine["reason"]  # its owner's eyes
+    anyone = client.get(f"/api/v1/matches/{match_id}").json()
+    [seen] = [seat for seat in anyone["seats"] if seat["bot"] == "keyerror"]
+    assert seen["forfeit"] == "crashed" and seen["reason"] is None
     # a table of the platform's usual size (no competition here), filled with samples
     assert len(others) == 3 and all(seat["bot"] in NAMES and not seat["forfeit"] for seat in others)
     assert "output" not in mine, "what a bot printed is its owner's"

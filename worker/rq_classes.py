@@ -26,6 +26,9 @@ from arena.platform.queue import JOB_FUNCTION, MAX_JOB_MATCHES, QUALIFY_FUNCTION
 ALL_LANES, RANKED_ONLY = "all", "ranked only: its private share is in play"
 #: how often a burst worker whose private share is in play looks for room or a ranked job
 PRIVATE_LOOK_SECONDS = 0.02
+#: the least time between two private jobs a worker takes (it reads the ranked lane
+#: alone meanwhile)
+PRIVATE_JOB_GAP_SECONDS = 0.5
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +140,8 @@ class MatchWorker(SimpleWorker):
         #: private lane, are then not read: it takes ranked jobs only)
         self._private_full = private_full or (lambda: False)
         self._lanes_said: str | None = None
+        #: no private job before this moment (time.monotonic)
+        self._private_after = 0.0
         self._prepare = prepare
         self._prepared = threading.Event()
         if prepare is None:
@@ -221,21 +226,33 @@ class MatchWorker(SimpleWorker):
     ) -> tuple[Job, Queue] | None:
         """The next job, from the ranked lane alone while the private share is in play
         (looked at again each second, or at once in a burst): a private job is never
-        taken only to be handed back."""
+        taken only to be handed back. Between two private jobs the worker reads the
+        ranked lane alone for :data:`PRIVATE_JOB_GAP_SECONDS`: a private job costs the
+        worker's one thread a few milliseconds of claims and writes, and a competition
+        whose next table is queued a moment after its last one is recorded (its lane
+        empty in between) once lost half its pace to A/B tests' pairs taken in those
+        moments (``arena bench lanes``)."""
         while True:
-            if len(self.queues) == 1 or not self._private_full():
+            if len(self.queues) == 1 or (
+                not self._private_full() and time.monotonic() >= self._private_after
+            ):
                 self._say_lanes(ALL_LANES)
                 self._ordered_queues = list(self.queues)
-                return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
-            self._say_lanes(RANKED_ONLY)
+                found = super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+                if found is not None and found[1].name != self.queues[0].name:
+                    self._private_after = time.monotonic() + PRIVATE_JOB_GAP_SECONDS
+                return found
+            full = self._private_full()
+            if full:
+                self._say_lanes(RANKED_ONLY)
             self._ordered_queues = self.queues[:1]
-            found = super().dequeue_job_and_maintain_ttl(
-                None if timeout is None else 1, None if timeout is None else 1
-            )
+            gap = 1.0 if full else max(0.05, self._private_after - time.monotonic())
+            wait = None if timeout is None else gap
+            found = super().dequeue_job_and_maintain_ttl(wait, wait)  # type: ignore[arg-type]
             if found is not None:
                 return found
             if timeout is None:  # a burst: wait for room, not for the lane to fill
-                time.sleep(PRIVATE_LOOK_SECONDS)
+                time.sleep(PRIVATE_LOOK_SECONDS if full else gap)
 
     def _say_lanes(self, lanes: str) -> None:
         """Write which lanes the worker reads beside its registration (on a change)."""
