@@ -171,7 +171,9 @@ def test_a_forfeits_words_are_its_owners_alone_on_every_route(app_and_token) -> 
     other bots at the table, read the kind of forfeit."""
     client, alice, arena = app_and_token
     _, bob = arena.db.transaction(lambda s: add_owner(s, "bob"))
-    first, seat, rest = alices_running_table_with(arena.db, forfeit_words=SECRET)
+    first, seat, rest = alices_running_table(
+        arena.db, "f", changed=lambda log, seat: forfeited(log, seat, SECRET)
+    )
     routes = [
         "/api/v1/matches",
         f"/api/v1/matches/{first}",
@@ -223,23 +225,3 @@ def play_a_sample_match() -> MatchLog:
     names = ("counter", "random", "honest")
     seats = [LocalSeat(SAMPLES[n](ruleset=rules, players=3, seed=n), n) for n in names]
     return aio.run(Referee(rules, seats, seed=3).run())
-
-
-def alices_running_table_with(db, forfeit_words: str) -> tuple[int, int, list[int]]:
-    """alices_running_table, alice's seat forfeiting in the recorded match."""
-    add_samples(db)
-
-    def alices_bot(session) -> None:
-        alice_ = session.scalars(select(Owner).where(Owner.name == "alice")).one()
-        bots.add_bot(session, "mine", BotKind.SAMPLE, "counter", owner_id=alice_.id)
-
-    db.transaction(alices_bot)
-    field = ["mine", "random", "honest", "bluffer"]
-    db.transaction(lambda s: tournaments.create(s, "t", Ruleset.parse("classic"), field, 4, 3))
-    db.transaction(lambda s: tournaments.start(s, "t"))
-    first, *rest = match_ids(db)
-    plan = match_store.claim(db, first, "w")
-    assert plan is not None
-    seat = next(i for i, s in enumerate(plan.seats) if s.name == "mine v1")
-    assert match_store.record(db, plan, forfeited(play(plan), seat, forfeit_words), 1.0)
-    return first, seat, rest

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
 
 from sqlalchemy import select
@@ -107,9 +108,12 @@ def play_abtest(db: Database, tournament_id: int) -> int:
         abtests.refill(db, tournament_id)
 
 
-def alices_running_table(db: Database, seed: str) -> tuple[int, int, list[int]]:
+def alices_running_table(
+    db: Database, seed: str, changed: Callable[[MatchLog, int], MatchLog] | None = None
+) -> tuple[int, int, list[int]]:
     """A round robin "t" still running (its logs are not public) with one match recorded,
     owner alice's bot "mine" (the counter sample) at one of its seats; alice must exist.
+    ``changed(log, alice's seat)``: the log as recorded instead of as played.
     (the match, alice's seat, the matches still queued)."""
     from arena.store.models import BotKind, Owner
 
@@ -127,8 +131,10 @@ def alices_running_table(db: Database, seed: str) -> tuple[int, int, list[int]]:
     db.transaction(lambda s: tournaments.start(s, "t"))
     first, *rest = match_ids(db)
     plan = matches.claim(db, first, "w")
-    assert plan is not None and matches.record(db, plan, play(plan), 1.0)
+    assert plan is not None
     seat = next(i for i, s in enumerate(plan.seats) if s.name == "mine v1")
+    played = play(plan) if changed is None else changed(play(plan), seat)
+    assert matches.record(db, plan, played, 1.0)
     return first, seat, rest
 
 
