@@ -100,8 +100,8 @@ class Pipeline:
         self._playing_sandboxed = 0  # of the outside ones: with an uploaded bot
         #: private matches with outside bots taken here and not yet recorded nor given back
         self._private: set[int] = set()
-        #: tournaments whose matches came here from the private lane: refilled last
-        self._private_tournaments: set[int] = set()
+        #: of the results waiting to be recorded, those of the private lane's matches
+        self._private_pending: set[int] = set()
         self._pending: list[matches.PlayedMatch] = []
         #: open claims being recorded or given back: a lease not renewed then was not lost
         self._settling: set[tuple[int, str]] = set()
@@ -338,12 +338,12 @@ class Pipeline:
                     played.announced,
                 )
             )
+            if plan.match_id in self._private:
+                self._private_pending.add(plan.match_id)
             self._one_fewer_playing(plan)
 
     def _one_fewer_playing(self, plan: matches.MatchPlan) -> None:
         metrics.IN_FLIGHT.dec()
-        if plan.match_id in self._private:
-            self._private_tournaments.add(plan.tournament_id)
         self._private.discard(plan.match_id)
         if in_process(plan):
             self._playing_inside -= 1
@@ -408,6 +408,12 @@ class Pipeline:
 
     def _flush(self, batch: list[matches.PlayedMatch]) -> None:
         """Record ``batch`` in one transaction, then top up its ladders and A/B tests."""
+        ids = {played.plan.match_id for played in batch}
+        with self._cond:
+            private = {
+                p.plan.tournament_id for p in batch if p.plan.match_id in self._private_pending
+            }
+            self._private_pending -= ids
         began = time.perf_counter()
         try:
             recorded = matches.record_all(self.db, batch)
@@ -422,7 +428,7 @@ class Pipeline:
         self._note_announced([p for p, done in zip(batch, recorded, strict=True) if done])
         # the next matches are queued before these count as done: a worker that drains
         # (``--burst``) then finds them in the queue
-        self._refill({(p.plan.tournament_id, p.plan.format) for p in batch})
+        self._refill({(p.plan.tournament_id, p.plan.format) for p in batch}, private)
         with self._cond:
             for played, done in zip(batch, recorded, strict=True):
                 self._time(played.plan.tournament_id, {"record_ms": record_ms})
@@ -481,12 +487,12 @@ class Pipeline:
             return
         self._retry_deferred()
 
-    def _refill(self, tournaments: set[tuple[int, str]]) -> None:
+    def _refill(self, tournaments: set[tuple[int, str]], private: set[int]) -> None:
         """Queue the next matches of these ladders and A/B tests (those of the formats it
         refills; recorded results are never given back for a failed refill: the
-        reconciler tops them up too). Ranked play's first: an owner's A/B test, topped up
-        in the same pass, never delays a competition's next table."""
-        private = self._private_tournaments
+        reconciler tops them up too). Ranked play's first: an owner's A/B test (one of the
+        ``private`` tournaments), topped up in the same pass, never delays a competition's
+        next table."""
         for tournament_id, format in sorted(tournaments, key=lambda t: t[0] in private):
             if format not in self.refilled:
                 continue

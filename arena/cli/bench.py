@@ -555,9 +555,13 @@ def lanes(
     window: Annotated[float, typer.Option("--window", min=5, help="Seconds of each count.")] = 60.0,
     windows: Annotated[int, typer.Option("--windows", min=1, help="Windows; medians.")] = 3,
     kinds: Annotated[
-        str,
-        typer.Option("--kinds", help="Kinds of private work, comma-separated."),
-    ] = ",".join(("tournaments", "abtests", "scrimmages")),
+        str | None,
+        typer.Option(
+            "--kinds",
+            help="Kinds of private work, comma-separated (tournaments, abtests, scrimmages; "
+            "default: all).",
+        ),
+    ] = None,
     pace: Annotated[
         float | None,
         typer.Option(
@@ -572,7 +576,7 @@ def lanes(
     deadline at each decision."""
     from arena.bench import lanes as bench_lanes
 
-    asked = tuple(kind.strip() for kind in kinds.split(",") if kind.strip())
+    asked = tuple(k.strip() for k in (kinds or "").split(",") if k.strip()) or bench_lanes.KINDS
     unknown = set(asked) - set(bench_lanes.KINDS)
     if unknown:
         raise typer.BadParameter(

@@ -24,7 +24,7 @@ from arena.store.models import (
 )
 from dashboard.queries.matches import matches
 from dashboard.queries.ratings import rating_history
-from dashboard.queries.visibility import visible_to
+from dashboard.queries.visibility import hidden_from, visible_to
 from dashboard.schemas import BotPage, BotPublic, SeatFailure, VersionPublic, VersionState
 
 
@@ -206,9 +206,7 @@ def bot(session: Session, name: str, recent: int = 20, reader: Owner | None = No
         .where(
             MatchSeat.bot_version_id.in_(versions),
             (MatchSeat.forfeit.is_(True)) | (MatchSeat.strikes > 0) | (MatchSeat.illegal > 0),
-            TournamentMatch.tournament_id.not_in(
-                select(Tournament.id).where(~visible_to(reader.id if reader else None))
-            ),
+            TournamentMatch.tournament_id.not_in(hidden_from(reader.id if reader else None)),
         )
         .order_by(MatchSeat.match_id.desc())
         .limit(recent)

@@ -22,7 +22,7 @@ from arena.store.models import (
     TournamentMatch,
 )
 from dashboard.frames import EVERY_SEAT, frames
-from dashboard.queries.visibility import may_see, visible_to
+from dashboard.queries.visibility import hidden_from, may_see
 from dashboard.schemas import MatchPage, MatchPublic, Replay, SeatPublic
 
 PER_PAGE = 50
@@ -40,10 +40,9 @@ def matches(
     """A page of matches, newest first, filtered by tournament, bot and status; each
     forfeit's words only for ``reader``'s own seats (an owner's id); another owner's
     private runs (scrimmages) left out."""
-    hidden = select(Tournament.id).where(~visible_to(reader))
     query = (
         select(TournamentMatch.id)
-        .where(TournamentMatch.tournament_id.not_in(hidden))
+        .where(TournamentMatch.tournament_id.not_in(hidden_from(reader)))
         .order_by(TournamentMatch.id.desc())
     )
     if tournament:

@@ -4,7 +4,7 @@ Anyone else is told there is no such thing (404), as for a name that was never m
 
 from __future__ import annotations
 
-from sqlalchemy import ColumnElement, true
+from sqlalchemy import ColumnElement, Select, select
 from sqlalchemy.orm import Session
 
 from arena.store import tournaments as tournament_store
@@ -14,10 +14,13 @@ from arena.store.models import PRIVATE_FORMATS, Tournament
 
 def visible_to(reader: int | None) -> ColumnElement[bool]:
     """A condition on ``Tournament``: what ``reader`` (an owner's id; None: anyone) sees."""
-    if not PRIVATE_FORMATS:
-        return true()
     public = Tournament.format.not_in(PRIVATE_FORMATS)
     return public if reader is None else public | (Tournament.owner_id == reader)
+
+
+def hidden_from(reader: int | None) -> Select[int]:
+    """The ids of the tournaments ``reader`` may not see (a few: others' private runs)."""
+    return select(Tournament.id).where(~visible_to(reader))
 
 
 def may_see(tournament: Tournament, reader: int | None) -> bool:
