@@ -18,7 +18,10 @@ of a duplicate deal, the seats of one table) run on copies of the image of their
 
 The image is named by a digest of what went into it; a worker that finds it made uses
 it, else builds it in a temporary folder and renames it into place (two workers building
-at once waste a copy, never mix one).
+at once waste a copy, never mix one). A new image sweeps older ones away, but never one a
+live process uses: each process holds a shared lock on its image's name from the moment
+it asks for it (two installations on one machine never pull an image from under each
+other's sandboxes).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import fcntl
 import functools
 import hashlib
 import importlib.metadata
+import json
 import os
 import re
 import shutil
@@ -40,7 +44,7 @@ from pathlib import Path
 from arena.engine.game import MAX_PLAYERS
 
 #: bump when the image's layout changes
-FORMAT = 3
+FORMAT = 4
 PREFIX = "arena-runtime-"
 #: an empty file, shown over the host-wide counters of /proc
 EMPTY = Path("empty")
@@ -99,6 +103,7 @@ def image(copy: int = 0) -> Path:
     its own (made once, from the first): sandboxes on two copies share no page."""
     first = scratch() / f"{PREFIX}{digest()}"
     root = first if copy == 0 else first.with_name(f"{first.name}.{copy}")
+    _hold(first.name)  # before it is looked for: no sweep removes it from now on
     if not (root / "usr").is_dir():
         with open(scratch() / f".{PREFIX}lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
@@ -149,7 +154,7 @@ def _fill(root: Path) -> None:
     stdlib = Path(sysconfig.get_path("stdlib"))
     target = root / "usr/lib" / stdlib.name
     _copy_tree(stdlib, target, skip=_PRUNED)
-    site = target / "site-packages"
+    site = root / _site_inside().relative_to("/")
     for dist in _distributions():
         for file in dist.files or ():
             source = Path(str(dist.locate_file(file)))
@@ -170,6 +175,22 @@ def _fill(root: Path) -> None:
     localtime = Path("/etc/localtime")
     if localtime.exists():
         _copy(localtime.resolve(), root / "etc/localtime")
+
+
+@functools.cache
+def _site_inside() -> Path:
+    """Where this interpreter, run as ``/usr/bin/python3`` in a sandbox, looks for
+    packages: a Python built from source reads ``/usr/lib/python3.X/site-packages``,
+    Debian's own reads ``dist-packages`` folders. Asked of the interpreter itself."""
+    interpreter = str(Path(sys.executable).resolve())
+    asked = "import json, site; print(json.dumps(site.getsitepackages(['/usr'])))"
+    found = subprocess.run(
+        [interpreter, "-I", "-c", asked], capture_output=True, text=True, check=True, env={}
+    )
+    for path in json.loads(found.stdout):
+        if path.startswith("/usr/lib/"):
+            return Path(path)
+    raise RuntimeError(f"{interpreter} reads no package folder under /usr/lib: {found.stdout}")
 
 
 def _inside_usr(path: str) -> Path:
@@ -265,7 +286,8 @@ def _closure(files: Iterable[Path]) -> set[Path]:
     for path in files:
         libraries, _ = _ldd(path)
         found |= {library for library in libraries if library.exists()}
-    return {library for library in found if "site-packages" not in library.parts}
+    packages = {"site-packages", "dist-packages"}  # copied with their distributions
+    return {library for library in found if not packages & set(library.parts)}
 
 
 def _loaders(root: Path) -> set[str]:
@@ -286,12 +308,61 @@ def _dlopened() -> set[Path]:
     return found
 
 
+#: the lock files this process holds shared, by image name (held for its life)
+_HELD: dict[str, int] = {}
+
+
+def _users(name: str) -> Path:
+    return scratch() / f".{name}.users"
+
+
+def _hold(name: str) -> None:
+    """Hold a shared lock on image ``name`` for this process's life (and its children's:
+    they share the open file). A sweep removes an image only under the exclusive lock, and
+    unlinks the lock file under it: a file locked after that is found changed and opened
+    again."""
+    while name not in _HELD:
+        descriptor = os.open(_users(name), os.O_CREAT | os.O_RDWR, 0o600)
+        fcntl.flock(descriptor, fcntl.LOCK_SH)
+        try:
+            same = os.stat(_users(name)).st_ino == os.fstat(descriptor).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            _HELD[name] = descriptor
+        else:
+            os.close(descriptor)
+
+
 def _sweep(keep: Path) -> None:
-    """Remove older images (made by an earlier installation) that no worker uses."""
-    for other in keep.parent.glob(f"{PREFIX}*"):
-        mine = other.name.split(".")[0] == keep.name
-        if not mine and other.is_dir() and not _in_use(other):
-            shutil.rmtree(other, ignore_errors=True)
+    """Remove older images (made by an earlier installation) that no process holds and
+    no sandbox has mounted."""
+    for users in keep.parent.glob(f".{PREFIX}*.users"):
+        name = users.name.removeprefix(".").removesuffix(".users")
+        if name == keep.name:
+            continue
+        descriptor = os.open(users, os.O_RDWR)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(descriptor)
+            continue  # a live process uses it
+        try:
+            _remove_images(keep.parent, name)
+            users.unlink(missing_ok=True)
+        finally:
+            os.close(descriptor)
+    for other in keep.parent.glob(f"{PREFIX}*"):  # images no process of today's made
+        name = other.name.split(".")[0]
+        if name != keep.name and not _users(name).exists():
+            _remove_images(keep.parent, name)
+
+
+def _remove_images(folder: Path, name: str) -> None:
+    """Image ``name`` and its copies, unless a sandbox has one mounted."""
+    for image in [folder / name, *folder.glob(f"{name}.*")]:
+        if image.is_dir() and not _in_use(image):
+            shutil.rmtree(image, ignore_errors=True)
 
 
 def _in_use(root: Path) -> bool:
