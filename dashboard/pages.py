@@ -21,7 +21,7 @@ from arena.store import competitions, qualifications
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
 from arena.store.models import MatchStatus
-from arena.tournament import pacing
+from arena.tournament import pacing, ratings
 from dashboard import charts, workers
 from dashboard.cache import until_disclosed
 from dashboard.deps import PlatformDep, SessionDep
@@ -70,6 +70,8 @@ templates.filters["when"] = when
 templates.filters["rules"] = lambda rules: str(Ruleset.from_dict(rules))
 #: how a ladder plays now, in words
 templates.filters["pace"] = pacing.describe
+#: a rating system's name as people read it ("trueskill" -> "TrueSkill")
+templates.filters["rating_label"] = lambda name: ratings.named(name).label
 
 
 def progress(tournament: Any) -> str:

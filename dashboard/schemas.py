@@ -10,6 +10,8 @@ from arena.services.tournaments import Progress
 from arena.store.bots import NAME
 from arena.store.models import TournamentFormat
 from arena.tournament.pacing import DEFAULT_PACE, MAX_PACE
+from arena.tournament.ratings import DEFAULT as DEFAULT_RATING
+from arena.tournament.ratings import SYSTEMS as RATING_SYSTEMS
 
 #: the error answers a route documents (FastAPI's ``responses``)
 Responses = dict[int | str, dict[str, Any]]
@@ -121,6 +123,14 @@ class RulesIn(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
 
 
+#: the rating of record, by its registered name (arena.tournament.ratings)
+Rating = Field(
+    default=DEFAULT_RATING.name,
+    pattern=f"^({'|'.join(RATING_SYSTEMS)})$",
+    description=f"The rating of record: {' or '.join(RATING_SYSTEMS)}.",
+)
+
+
 class TournamentCreate(BaseModel):
     name: str = Name
     rules: RulesIn = Field(default_factory=RulesIn)
@@ -147,6 +157,7 @@ class TournamentCreate(BaseModel):
     advance: int = Field(default=2, ge=1, le=11)
     #: ladders: seconds after a match before its seed and hands are public
     reveal_after: int = Field(default=3600, ge=0, le=365 * 24 * 3600)
+    rating: str = Rating
 
 
 class CompetitionCreate(BaseModel):
@@ -171,6 +182,7 @@ class CompetitionCreate(BaseModel):
     closes_at: AwareDatetime | None = None
     #: tables a minute once every rating is settled (null: every table kept in play)
     pace: float | None = Field(default=DEFAULT_PACE, gt=0, le=MAX_PACE)
+    rating: str = Rating
 
 
 class PaceIn(BaseModel):
@@ -183,6 +195,8 @@ class TournamentPublic(BaseModel):
     status: str
     #: round_robin or ladder
     format: str = "round_robin"
+    #: its rating of record: trueskill or openskill
+    rating: str = DEFAULT_RATING.name
     rules: dict[str, Any]
     table_size: int
     games: int
@@ -388,6 +402,8 @@ class CompetitionRow(BaseModel):
 
 class CompetitionPage(CompetitionRow):
     format: str
+    #: its rating of record: trueskill or openskill
+    rating: str
     tables: int
     opens_at: str | None
     closes_at: str | None

@@ -24,7 +24,9 @@ from arena.store.models import (
     TournamentStatus,
     now,
 )
+from arena.tournament import ratings
 from tests.support.store import SAMPLES, add_samples, play
+from tests.support.workers import assert_ratings_replay
 
 RULES = Ruleset.parse("classic")
 
@@ -129,6 +131,33 @@ def test_a_competition_pauses_closes_with_final_standings_and_opens_a_new_season
     assert fresh["season"] == 2 and fresh["ladder"] == "cup-season-2"
     assert all(row["games"] == 0 for row in fresh["leaderboard"]) and len(fresh["leaderboard"]) == 3
     assert sum(row["games"] for row in final["leaderboard"]) > 0, "season 1 keeps its standings"
+
+
+def test_a_competition_on_openskill_rates_every_result_with_it_and_ranks_by_it(
+    settings: Settings,
+) -> None:
+    arena = Platform(settings)
+    add_samples(arena.db, ["random", "counter", "honest", "bluffer"])
+    arena.db.transaction(
+        lambda s: competitions.create(
+            s, "open", RULES, 3, tables=2, bot_names=["random", "counter", "honest", "bluffer"],
+            rating="openskill", pace=None,
+        )
+    )  # fmt: skip
+    tournament = ladder_id(arena, "open")
+    play_open_tables(arena, tournament, 8)
+    assert_ratings_replay(arena)  # every stored rating is OpenSkill's over the results
+    with arena.db.read() as session:
+        summary = competitions.summary(session, competitions.get(session, "open"))
+        entries = session.scalars(select(Entry)).all()
+    assert summary["rating"] == "openskill"
+    board = summary["leaderboard"]
+    assert all(row["games"] > 0 for row in board) and len(board) == 4
+    assert [row["score"] for row in board] == sorted((row["score"] for row in board), reverse=True)
+    start = ratings.named("trueskill").start()
+    assert all((e.mu, e.sigma) != (start.mu, start.sigma) for e in entries)
+    with pytest.raises(Invalid, match="unknown rating system 'glicko'"):
+        arena.db.transaction(lambda s: competitions.create(s, "glicko", RULES, 3, rating="glicko"))
 
 
 def test_a_competition_plays_between_its_opening_and_its_closing(settings: Settings) -> None:
@@ -250,8 +279,17 @@ def test_the_operator_runs_a_competition_through_the_api(app_and_token, settings
 
     client, alice, arena = app_and_token
     add_samples(arena.db)
-    body = {"name": "cup", "bots": SAMPLES, "table_size": 3, "format": "duplicate-ladder"}
+    body = {
+        "name": "cup",
+        "bots": SAMPLES,
+        "table_size": 3,
+        "format": "duplicate-ladder",
+        "rating": "openskill",
+    }
     assert client.post("/api/v1/competitions", json=body, headers=auth(alice)).status_code == 401
+    unknown = {**body, "name": "glicko-cup", "rating": "glicko"}
+    refused = client.post("/api/v1/competitions", json=unknown, headers=auth(OPERATOR_TOKEN))
+    assert refused.status_code == 422 and "trueskill|openskill" in refused.text
     made = client.post("/api/v1/competitions", json=body, headers=auth(OPERATOR_TOKEN))
     assert made.status_code == 201, made.text
     assert (made.json()["format"], made.json()["status"], made.json()["bots"]) == (
@@ -259,6 +297,7 @@ def test_the_operator_runs_a_competition_through_the_api(app_and_token, settings
         "open",
         len(SAMPLES),
     )
+    assert made.json()["rating"] == "openskill"
     again = client.post("/api/v1/competitions", json=body, headers=auth(OPERATOR_TOKEN))
     assert again.status_code == 409, again.text
     bad = {**body, "name": "bad", "rules": {"preset": "classic", "options": {"nope": 1}}}
@@ -274,6 +313,7 @@ def test_the_operator_runs_a_competition_through_the_api(app_and_token, settings
     season = client.post("/api/v1/competitions/cup/new-season", headers=auth(OPERATOR_TOKEN))
     assert (season.json()["season"], season.json()["status"]) == (2, "open"), season.text
     assert season.json()["format"] == "duplicate-ladder", "a new season keeps the format"
+    assert season.json()["rating"] == "openskill", "and its rating system"
     ladder_name = season.json()["ladder"]
     stop = client.post(f"/api/v1/tournaments/{ladder_name}/stop", headers=auth(OPERATOR_TOKEN))
     assert stop.status_code == 200, stop.text
@@ -309,6 +349,7 @@ def test_a_competitions_page_shows_its_standings_pace_seasons_and_how_to_enter(
         assert f'href="/bots/{bot}"' in text
     assert text.count('class="hint provisional"') == len(SAMPLES), "4 games: all provisional"
     assert "main-season-1" in text and 'id="recent-matches"' in text
+    assert "Rated by TrueSkill, ordered by mu − 3σ." in text
     home = client.get("/").text
     assert home.index('id="competitions"') < home.index('id="tournaments"'), "competitions lead"
     assert 'data-tournament="main-season-1"' not in home, "a competition is not a tournament"

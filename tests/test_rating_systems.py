@@ -10,14 +10,16 @@ import pytest
 from arena.tournament import rating_systems, ratings
 
 
-def test_trueskill_as_a_strategy_gives_the_rating_of_records_own_figures() -> None:
-    field = rating_systems.SYSTEMS["trueskill"].field(["a", "b", "c", "d"])
-    current = [ratings.new_rating() for _ in range(4)]
+@pytest.mark.parametrize("name", list(ratings.SYSTEMS))
+def test_a_rating_of_record_in_the_benchmark_gives_the_platforms_own_figures(name: str) -> None:
+    system = ratings.named(name)
+    field = rating_systems.SYSTEMS[name].field(["a", "b", "c", "d"])
+    current = [system.start() for _ in range(4)]
     rng = random.Random(7)
     for _ in range(20):
         order = rng.sample(range(4), 4)
         ranking = [[order[0]], [order[1], order[2]], [order[3]]]  # a shared place
-        current = ratings.rate(current, ranking)
+        current = system.rate(current, ranking)
         field.record([["abcd"[seat] for seat in group] for group in ranking])
     for seat, player in enumerate("abcd"):
         assert field.rating(player) == (current[seat].mu, current[seat].sigma)

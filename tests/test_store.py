@@ -300,7 +300,8 @@ def _assert_ratings_replay(db: Database) -> None:
     """Tournament "t"'s ratings equal a sequential replay of its results in completion order."""
     with db.read() as s:
         tournament = tournaments.get(s, "t")
-        expected = {e.bot_version_id: ratings.new_rating() for e in tournament.entries}
+        system = tournament.rating
+        expected = {e.bot_version_id: system.start() for e in tournament.entries}
         recorded = (
             select(TournamentMatch)
             .where(TournamentMatch.completion.is_not(None))
@@ -309,7 +310,7 @@ def _assert_ratings_replay(db: Database) -> None:
         for match in s.scalars(recorded):
             log = logs.decode(s.get(StoredLog, match.id).data)
             versions = [seat.bot_version_id for seat in match.seats]
-            rated = ratings.rate([expected[v] for v in versions], log["result"]["ranking"])
+            rated = system.rate([expected[v] for v in versions], log["result"]["ranking"])
             expected.update(zip(versions, rated, strict=True))
         for entry in s.scalars(select(Entry)):
             assert entry.mu == pytest.approx(expected[entry.bot_version_id].mu, abs=1e-9)
@@ -548,7 +549,7 @@ def test_duplicate_groups_are_rated_once_from_summed_places_in_closing_order(
     with db.read() as s:
         changes = list(s.scalars(select(RatingChange).order_by(RatingChange.id)))
         assert [c.match_id for c in changes] == [second[3]] * 4 + [first[3]] * 4
-        expected = {e.bot_version_id: ratings.new_rating() for e in s.scalars(select(Entry))}
+        expected = {e.bot_version_id: ratings.DEFAULT.start() for e in s.scalars(select(Entry))}
         for group in (second, first):  # the order the groups closed in
             summed: dict[int, int] = {}
             for seat in s.scalars(select(MatchSeat).where(MatchSeat.match_id.in_(group))):
@@ -556,7 +557,7 @@ def test_duplicate_groups_are_rated_once_from_summed_places_in_closing_order(
             versions = sorted(summed)
             levels = sorted(set(summed.values()))
             ranking = [[i for i, v in enumerate(versions) if summed[v] == x] for x in levels]
-            rated = ratings.rate([expected[v] for v in versions], ranking)
+            rated = ratings.DEFAULT.rate([expected[v] for v in versions], ranking)
             expected.update(zip(versions, rated, strict=True))
         for entry in s.scalars(select(Entry)):
             assert entry.mu == pytest.approx(expected[entry.bot_version_id].mu, abs=1e-9)

@@ -132,7 +132,7 @@ def _seed(db, bots: int, matches: int, logged_matches: int) -> list[int]:
                 created_at=now(),
             )
         )
-        start = ratings.new_rating()
+        start = ratings.DEFAULT.start()
         connection.execute(
             insert(Entry),
             [

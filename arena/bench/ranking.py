@@ -31,7 +31,7 @@ from arena.engine.match import Match
 from arena.game.selfplay import play_deal
 from arena.policies import RandomLegal
 from arena.tournament import rating_systems, ratings
-from arena.tournament.rating_systems import RatingSystem
+from arena.tournament.rating_systems import FieldSystem
 from arena.tournament.schedule import duplicate
 from sample_bots import CounterBot
 
@@ -104,7 +104,7 @@ def _ranking(score: dict[int, int]) -> list[list[int]]:
 
 
 def settle_time(
-    system: RatingSystem, mode: str, matches: list[dict[int, int]]
+    system: FieldSystem, mode: str, matches: list[dict[int, int]]
 ) -> tuple[int, list[float]]:
     """Matches until ``system``'s order equals the true order and stays so; and the
     seconds each update took."""

@@ -67,6 +67,7 @@ def competition_create(
         ),
     ] = competitions.LADDER,
     pace: Pace = str(DEFAULT_PACE),
+    rating: options.Rating = "trueskill",
 ) -> None:
     """Open a competition: a ladder that plays as soon as a table's worth of bots entered.
 
@@ -76,11 +77,12 @@ def competition_create(
     names = [bot.strip() for bot in bots.split(",") if bot.strip()]
     request = competition_service.CompetitionRequest(
         name, ruleset, table_size, tables, names, deadline, time_bank, default, _utc(opens),
-        _utc(closes), format_, _pace(pace),
+        _utc(closes), format_, _pace(pace), rating,
     )  # fmt: skip
     competition_service.create(platform().db, request)
     out.print(
-        f"opened competition {name} ({format_}): {tables} tables of {table_size}, {ruleset}, "
+        f"opened competition {name} ({format_}, {rating}): {tables} tables of {table_size},"
+        f" {ruleset}, "
         f"{len(names)} bots entered" + (" (the default)" if default else ""),
         markup=False,
     )

@@ -16,6 +16,14 @@ Games = Annotated[int, typer.Option("--games", min=1, help="Games (matches) to p
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 #: the slowest a tournament may ask bots to be: thinking bots (a remote model, a search)
 MAX_DEADLINE_SECONDS = 60.0
+Rating = Annotated[
+    str,
+    typer.Option(
+        "--rating",
+        help="The rating of record: trueskill (the default) or openskill (Weng-Lin,"
+        " Plackett-Luce; docs/benchmarks.md compares them).",
+    ),
+]
 Deadline = Annotated[
     float,
     typer.Option(min=0.001, max=MAX_DEADLINE_SECONDS, help="Seconds per decision (up to 60)."),

@@ -77,6 +77,7 @@ def tournament_create(
             " no team play; the operator's bots, without an owner, always may)."
         ),
     ] = False,
+    rating: options.Rating = "trueskill",
 ) -> None:
     """Create a tournament and schedule its matches."""
     ruleset, _ = checked_ruleset(rules, option or [], table_size)
@@ -97,6 +98,7 @@ def tournament_create(
         reveal_after=reveal_after,
         fresh_processes=fresh_processes,
         same_owner_tables=same_owner_tables,
+        rating=rating,
     )
     created = tournament_service.create(platform().db, request)
     out.print(

@@ -16,7 +16,7 @@ from arena.referee import RefereeSettings
 from arena.store import competitions as store
 from arena.store.db import Database
 from arena.store.models import Competition, CompetitionStatus
-from arena.tournament import pacing
+from arena.tournament import pacing, ratings
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,8 @@ class CompetitionRequest:
     closes_at: datetime | None = None
     format: str = store.LADDER
     pace: float | None = pacing.DEFAULT_PACE
+    #: the rating of record's name (arena.tournament.ratings), every season's
+    rating: str = ratings.DEFAULT.name
 
 
 def create(db: Database, request: CompetitionRequest) -> dict[str, Any]:
@@ -53,6 +55,7 @@ def create(db: Database, request: CompetitionRequest) -> dict[str, Any]:
             closes_at=request.closes_at,
             format=request.format,
             pace=request.pace,
+            rating=request.rating,
         ),
     )
 

@@ -14,6 +14,7 @@ from arena.store import tournaments as store
 from arena.store.db import Database
 from arena.store.limits import PrivateLimits
 from arena.store.models import IN_ROUNDS, Owner, TournamentFormat
+from arena.tournament import ratings
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,8 @@ class TournamentState:
     #: created, running or done
     status: str
     format: str
+    #: the rating of record's name (arena.tournament.ratings)
+    rating: str
     rules: dict[str, Any]
     table_size: int
     games: int
@@ -97,6 +100,8 @@ class TournamentRequest:
     reveal_after: int = 3600
     fresh_processes: bool = False
     same_owner_tables: bool = False
+    #: the rating of record's name (arena.tournament.ratings)
+    rating: str = ratings.DEFAULT.name
 
 
 @dataclass(frozen=True)
@@ -136,6 +141,7 @@ def create(
             limits=limits,
             same_owner_tables=request.same_owner_tables,
             advance=request.advance,
+            rating=request.rating,
         )
     )
     return TournamentCreated(

@@ -35,7 +35,6 @@ from arena.store.models import (
     AbTestStatus,
     BotKind,
     BotVersion,
-    Entry,
     MatchSeat,
     MatchStatus,
     Owner,
@@ -47,7 +46,7 @@ from arena.store.models import (
     now,
     table_of,
 )
-from arena.tournament import ratings, seeds
+from arena.tournament import seeds
 
 DEFAULT_ELO0, DEFAULT_ELO1 = 0.0, 25.0
 DEFAULT_MAX_MATCHES = 4000
@@ -164,11 +163,7 @@ def create(
     )
     session.add(tournament)
     session.flush()
-    start = ratings.new_rating()
-    session.add_all(
-        Entry(tournament_id=tournament.id, bot_version_id=v.id, mu=start.mu, sigma=start.sigma)
-        for v in [new_version, base_version, *opponents]
-    )
+    session.add_all(tournament.new_entry(v.id) for v in [new_version, base_version, *opponents])
     test = AbTest(
         name=name,
         tournament_id=tournament.id,

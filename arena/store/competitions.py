@@ -58,11 +58,13 @@ def create(
     closes_at: datetime | None = None,
     format: str = LADDER,
     pace: float | None = pacing.DEFAULT_PACE,
+    rating: str = ratings.DEFAULT.name,
 ) -> Competition:
     """Open a competition; its ladder runs (and plays once it has enough bots, from
     ``opens_at`` if given, until ``closes_at`` if given). A ``duplicate-ladder`` plays
     each table once per seat rotation on the same deal. ``pace``: tables a minute once
-    every rating is settled (None: every table kept in play; arena.tournament.pacing)."""
+    every rating is settled (None: every table kept in play; arena.tournament.pacing).
+    ``rating``: the rating of record's name (arena.tournament.ratings), every season's."""
     name = check_name(name, "competition")
     if format not in FORMATS:
         raise Invalid(f"unknown competition format {format!r}: expected {' or '.join(FORMATS)}")
@@ -74,7 +76,7 @@ def create(
         name=name, season=1, is_default=default, opens_at=opens_at, closes_at=closes_at
     )
     competition.tournament = _season_ladder(
-        session, name, 1, ruleset, table_size, tables, settings, format == DUPLICATE_LADDER
+        session, name, 1, ruleset, table_size, tables, settings, format == DUPLICATE_LADDER, rating
     )
     competition.tournament.pace = _checked(pace)
     if default:
@@ -104,6 +106,7 @@ def _season_ladder(
     tables: int,
     settings: RefereeSettings | None,
     duplicate: bool = False,
+    rating: str = ratings.DEFAULT.name,
 ) -> Tournament:
     ladder_name = _ladder_name(name, season)
     made = tournaments.create(
@@ -118,6 +121,7 @@ def _season_ladder(
         duplicate=duplicate,
         reveal_delay=600,
         waits_for_bots=True,
+        rating=rating,
     )
     made.status, made.started_at = TournamentStatus.RUNNING, now()
     return made
@@ -220,15 +224,7 @@ def _seat_version(session: Session, competition: Competition, version: BotVersio
     for entry in entries:
         entry.retired = entry.bot_version_id != version.id
     if not any(entry.bot_version_id == version.id for entry in entries):
-        start = ratings.new_rating()
-        session.add(
-            Entry(
-                tournament_id=tournament_id,
-                bot_version_id=version.id,
-                mu=start.mu,
-                sigma=start.sigma,
-            )
-        )
+        session.add(competition.tournament.new_entry(version.id))
     session.flush()
 
 
@@ -260,6 +256,7 @@ def new_season(session: Session, name: str) -> Competition:
         old.games,
         RefereeSettings(**old.settings),
         old.duplicate,
+        old.rating_system,
     )
     competition.tournament.pace = old.pace
     competition.status = CompetitionStatus.OPEN
@@ -311,6 +308,7 @@ def summary(session: Session, competition: Competition) -> dict[str, Any]:
         "closes_at": _iso(competition.closes_at),
         "ladder": tournament.name,
         "format": DUPLICATE_LADDER if tournament.duplicate else LADDER,
+        "rating": tournament.rating_system,
         "rules": tournament.rules,
         "table_size": tournament.table_size,
         "tables": tournament.games,

@@ -78,7 +78,8 @@ def _paced(tournament: Tournament, entries: list[Entry], free: int) -> tuple[lis
     one around the provisional entries, else (paced, settled) one when its time came."""
     if tournament.pace is None or free <= 0:
         return entries, max(0, free)
-    provisional = [e for e in entries if pacing.provisional(e.games, e.sigma)]
+    settled = tournament.rating.settled_sigma
+    provisional = [e for e in entries if pacing.provisional(e.games, e.sigma, settled)]
     if provisional:
         return provisional, free
     moment = now()
@@ -94,7 +95,9 @@ def pace_of(session: Session, tournament: Tournament) -> dict[str, Any]:
     uncertain, with their games) or ``settled`` (the next table's moment)."""
     if tournament.pace is None:
         return {"mode": "unpaced", "pace": None, "tables": tournament.games}
-    uncertain = [e for e in _entries(session, tournament) if pacing.provisional(e.games, e.sigma)]
+    settled = tournament.rating.settled_sigma
+    entries = _entries(session, tournament)
+    uncertain = [e for e in entries if pacing.provisional(e.games, e.sigma, settled)]
     due = tournament.next_table_at
     return {
         "mode": "provisional" if uncertain else "settled",
@@ -111,7 +114,7 @@ def pace_of(session: Session, tournament: Tournament) -> dict[str, Any]:
         ],  # fmt: skip
         "next_table_at": due.isoformat(timespec="seconds") if due else None,
         "provisional_games": pacing.PROVISIONAL_GAMES,
-        "settled_sigma": pacing.SETTLED_SIGMA,
+        "settled_sigma": settled,
     }
 
 
@@ -246,12 +249,15 @@ def _draw_table(
     near = [e for e in others if load[e.bot_version_id] <= lightest + 1]
     far = [e for e in others if load[e.bot_version_id] > lightest + 1]
     wanted = tournament.table_size - 1
-    chosen = matchmaking.draw(_rating(seed), {e: _rating(e) for e in near}, wanted, rng, team)
+    system = tournament.rating
+    chosen = matchmaking.draw(
+        system, _rating(seed), {e: _rating(e) for e in near}, wanted, rng, team
+    )
     if len(chosen) < wanted:
         taken = {team[e] for e in chosen if e in team}
         far = [e for e in far if team.get(e, e) not in taken]
         chosen += matchmaking.draw(
-            _rating(seed), {e: _rating(e) for e in far}, wanted - len(chosen), rng, team
+            system, _rating(seed), {e: _rating(e) for e in far}, wanted - len(chosen), rng, team
         )
     if len(chosen) < wanted:
         return None

@@ -28,6 +28,8 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
 
+from arena.tournament import ratings
+
 
 def now() -> datetime:
     return datetime.now(UTC)
@@ -274,6 +276,10 @@ class Tournament(Base):
     format: Mapped[str] = mapped_column(String(32), default=TournamentFormat.ROUND_ROBIN)
     #: a knockout's: how many of each table go on
     advance: Mapped[int | None] = mapped_column(Integer)
+    #: the rating of record's registered name (arena.tournament.ratings.SYSTEMS)
+    rating_system: Mapped[str] = mapped_column(
+        String(16), default=ratings.DEFAULT.name, server_default=ratings.DEFAULT.name
+    )
     table_size: Mapped[int] = mapped_column(Integer)
     games: Mapped[int] = mapped_column(Integer)
     #: each deal is played once per seat rotation (deal groups)
@@ -303,6 +309,16 @@ class Tournament(Base):
     started_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     entries: Mapped[list[Entry]] = relationship(order_by="Entry.id")
+
+    @property
+    def rating(self) -> ratings.RatingSystem:
+        """Its rating of record."""
+        return ratings.named(self.rating_system)
+
+    def new_entry(self, version_id: int) -> Entry:
+        """An entry of bot version ``version_id`` at its rating system's start."""
+        mu, sigma = self.rating.start()
+        return Entry(tournament_id=self.id, bot_version_id=version_id, mu=mu, sigma=sigma)
 
 
 class Entry(PlayStyle, Base):

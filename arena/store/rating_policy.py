@@ -1,6 +1,7 @@
-"""How results move ratings: one TrueSkill update per match, in completion order; in a
-duplicate tournament one per deal group, applied when its last rotation is over, from
-the places each bot summed over the rotations (a deal's luck cancels out)."""
+"""How results move ratings: one update of the tournament's rating system per match, in
+completion order; in a duplicate tournament one per deal group, applied when its last
+rotation is over, from the places each bot summed over the rotations (a deal's luck
+cancels out)."""
 
 from __future__ import annotations
 
@@ -40,8 +41,8 @@ _matches, _seats, _tournaments = (
 )
 _entries_table, _versions = table_of(Entry), table_of(BotVersion)
 
-#: times a batch is rated again from a newer snapshot before it is written (TrueSkill
-#: takes about a millisecond per match: better outside the write lock than under it)
+#: times a batch is rated again from a newer snapshot before it is written (a TrueSkill
+#: update takes about a millisecond per match: better outside the write lock than under it)
 RATE_AGAIN = 3
 
 
@@ -56,7 +57,13 @@ ENTRIES = select(
 )
 
 
-SNAPSHOT = ENTRIES.add_columns(COMPLETED.scalar_subquery().label("completed"))
+SYSTEM = select(_tournaments.c.rating_system).where(_tournaments.c.id == bindparam("tournament"))
+
+
+SNAPSHOT = ENTRIES.add_columns(
+    COMPLETED.scalar_subquery().label("completed"),
+    SYSTEM.scalar_subquery().label("rating_system"),
+)
 
 
 ENTRY = (
@@ -96,11 +103,20 @@ RATING_CHANGE = table_of(RatingChange).insert()
 Ratings = dict[int, ratings.Rating]  # by bot version
 
 
-def rate_in_turn(current: Ratings, results: Sequence[Ranked]) -> list[list[ratings.Rating]]:
-    """Each result's new ratings (by seat), applied one result after another."""
+def system_of(connection: Connection, tournament_id: int) -> ratings.RatingSystem:
+    """The rating of record of tournament ``tournament_id``."""
+    name = connection.execute(SYSTEM, {"tournament": tournament_id}).scalar_one()
+    return ratings.named(name)
+
+
+def rate_in_turn(
+    system: ratings.RatingSystem, current: Ratings, results: Sequence[Ranked]
+) -> list[list[ratings.Rating]]:
+    """Each result's new ratings (by seat) under ``system``, applied one result after
+    another."""
     current, steps = dict(current), []
     for result in results:
-        rated = ratings.rate([current[v] for v in result.versions], result.ranking)
+        rated = system.rate([current[v] for v in result.versions], result.ranking)
         current.update(zip(result.versions, rated, strict=True))
         steps.append(rated)
     return steps
@@ -133,7 +149,8 @@ def rate_group_if_closed(
     entries = {"tournament": tournament_id, "versions": versions}
     by_version = ratings_of(connection.execute(ENTRIES, entries))
     current = [by_version[v] for v in versions]
-    rated = ratings.rate(current, ratings.ranking_by_score([place for _, place in summed]))
+    system = system_of(connection, tournament_id)
+    rated = system.rate(current, ratings.ranking_by_score([place for _, place in summed]))
     connection.execute(
         ENTRY_RATING,
         [

@@ -47,6 +47,7 @@ from arena.store.rating_policy import (
     rate_group_if_closed,
     rate_in_turn,
     ratings_of,
+    system_of,
 )
 from arena.tournament import ratings
 
@@ -326,6 +327,7 @@ class _Batch:
         self.counted = INSTEAD_OF_RATING.get(results[0].plan.format)
         self.seen: int | None = None
         self.steps: list[list[ratings.Rating]] | None = None
+        self.system: ratings.RatingSystem | None = None
         if not self.grouped:
             self.prepare(db)
 
@@ -334,7 +336,8 @@ class _Batch:
         with db.read_core() as connection:
             rows = connection.execute(SNAPSHOT, self._entries_of()).all()
         self.seen = rows[0].completed
-        self.steps = rate_in_turn(ratings_of(rows), self.results)
+        self.system = ratings.named(rows[0].rating_system)
+        self.steps = rate_in_turn(self.system, ratings_of(rows), self.results)
 
     def up_to_date(self, db: Database) -> bool:
         """Whether no result was recorded since the snapshot (one row read)."""
@@ -396,7 +399,8 @@ class _Batch:
         if steps is None or self.seen != first - 1 or len(mine) < len(self.results):
             # another result was recorded since the snapshot (or one of ours was lost)
             current = ratings_of(connection.execute(ENTRIES, self._entries_of()))
-            steps = rate_in_turn(current, mine)
+            system = self.system or system_of(connection, self.tournament_id)
+            steps = rate_in_turn(system, current, mine)
         final: Ratings = {}
         for result, rated in zip(mine, steps, strict=True):
             final.update(zip(result.versions, rated, strict=True))

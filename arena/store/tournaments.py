@@ -56,6 +56,7 @@ def create(
     waits_for_bots: bool = False,
     same_owner_tables: bool = False,
     advance: int = 2,
+    rating: str = ratings.DEFAULT.name,
 ) -> Tournament:
     """A tournament: round robin (matches scheduled now, not yet started), or a ladder
     (tables scheduled as it plays, ``games`` of them in play at once).
@@ -69,7 +70,8 @@ def create(
     table: it plays once enough have entered. Two bots of one owner never share a table
     unless ``same_owner_tables`` (the operator's bots, without an owner, always may).
     A Swiss tournament plays ``games`` rounds; a knockout sends each table's best
-    ``advance`` on (arena.store.rounds)."""
+    ``advance`` on (arena.store.rounds). ``rating``: its rating of record's name
+    (arena.tournament.ratings)."""
     name = check_new(session, name, ruleset, table_size, games, reveal_delay)
     settings = settings or RefereeSettings()
     if owner is not None:
@@ -87,7 +89,14 @@ def create(
     except NotFound as error:  # the request names it: invalid input, not a missing page
         raise Invalid(str(error)) from None
     shape = Shape(
-        duplicate, format, reveal_delay, fresh_processes, waits_for_bots, same_owner_tables, advance
+        duplicate,
+        format,
+        reveal_delay,
+        fresh_processes,
+        waits_for_bots,
+        same_owner_tables,
+        advance,
+        rating,
     )
     return add(
         session, name, ruleset, versions, table_size, games, seed, settings, shape, owner, limits
@@ -105,6 +114,7 @@ class Shape:
     waits_for_bots: bool = False
     same_owner_tables: bool = False
     advance: int = 2
+    rating: str = ratings.DEFAULT.name
 
 
 def check_new(
@@ -152,6 +162,10 @@ def add(
         known = " or ".join(SCHEDULES)
         raise Invalid(f"unknown format {format!r}: expected {known}")
     try:
+        ratings.named(shape.rating)
+    except ValueError as error:
+        raise Invalid(str(error)) from None
+    try:
         seated = SCHEDULES[format](field)
     except ValueError as error:
         raise Invalid(str(error)) from None
@@ -162,6 +176,7 @@ def add(
         table_size=table_size,
         games=seated.games,
         format=format,
+        rating_system=shape.rating,
         advance=shape.advance if format == TournamentFormat.KNOCKOUT else None,
         secret_key=key,
         reveal_delay=shape.reveal_delay,
@@ -173,11 +188,7 @@ def add(
     )
     session.add(tournament)
     session.flush()
-    start = ratings.new_rating()
-    session.add_all(
-        Entry(tournament_id=tournament.id, bot_version_id=v.id, mu=start.mu, sigma=start.sigma)
-        for v in versions
-    )
+    session.add_all(tournament.new_entry(v.id) for v in versions)
     for index, (group, table, match_seed) in enumerate(plan):
         match = TournamentMatch(
             tournament_id=tournament.id, index=index, seed=match_seed, deal_group=group
@@ -399,6 +410,7 @@ def summary(session: Session, tournament: Tournament) -> dict[str, Any]:
         "name": tournament.name,
         "status": tournament.status.value,
         "format": tournament.format,
+        "rating": tournament.rating_system,
         "rules": tournament.rules,
         "table_size": tournament.table_size,
         "games": tournament.games,

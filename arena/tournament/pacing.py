@@ -3,15 +3,15 @@
 A competition's ladder could keep every table in play forever; with nothing new, that
 burns every core to move ratings that no longer move. A *paced* ladder spends its play
 where the ranking is uncertain, as Halite's and Kaggle's matchmakers do: an entry is
-*provisional* until it has played ``PROVISIONAL_GAMES`` rated matches and its TrueSkill
-σ has fallen to ``SETTLED_SIGMA`` (σ starts at 25/3 and settles near 0.65-0.8 at
-tables of 2 to 8, so the bound is always reached: about 50 matches for a newcomer to a
-settled field). While any entry is provisional, every table the ladder may keep in play
-is seated at once, each around a provisional entry (a new version gets its first
-matches at once, and many of them). Once all are settled, the ladder seats one table
-every ``60 / pace`` seconds, around the least played entry: a trickle that keeps the
-standings honest (an endpoint may change behind its address) and leaves the machine
-idle. Pure: the store applies it (arena.store.ladder).
+*provisional* until it has played ``PROVISIONAL_GAMES`` rated matches and its σ has
+fallen to its rating system's ``settled_sigma`` (arena.tournament.ratings: TrueSkill's σ
+starts at 25/3 and settles near 0.65-0.8 at tables of 2 to 8, so its bound of 1 is always
+reached, in about 50 matches for a newcomer to a settled field). While any entry is
+provisional, every table the ladder may keep in play is seated at once, each around a
+provisional entry (a new version gets its first matches at once, and many of them).
+Once all are settled, the ladder seats one table every ``60 / pace`` seconds, around the
+least played entry: a trickle that keeps the standings honest (an endpoint may change
+behind its address) and leaves the machine idle. Pure: the store applies it (arena.store.ladder).
 """
 
 from __future__ import annotations
@@ -21,17 +21,16 @@ from typing import Any
 
 #: rated matches before an entry can be settled
 PROVISIONAL_GAMES = 50
-#: the σ at or under which a rating is settled (TrueSkill's σ0 is 25/3)
-SETTLED_SIGMA = 1.0
 #: a competition's tables a minute once every entry is settled: one every 10 s
 DEFAULT_PACE = 6.0
 #: the most tables a minute a pace may ask for (beyond, the ladder is unpaced)
 MAX_PACE = 600.0
 
 
-def provisional(games: int, sigma: float) -> bool:
-    """Whether an entry's rating is still uncertain: it gets its tables at once."""
-    return games < PROVISIONAL_GAMES or sigma > SETTLED_SIGMA
+def provisional(games: int, sigma: float, settled_sigma: float) -> bool:
+    """Whether an entry's rating is still uncertain (``settled_sigma``: its rating
+    system's): it gets its tables at once."""
+    return games < PROVISIONAL_GAMES or sigma > settled_sigma
 
 
 def interval(pace: float) -> timedelta:

@@ -1,5 +1,6 @@
-"""Rating systems as strategies: TrueSkill (the platform's rating of record), OpenSkill
-(Weng–Lin, Plackett–Luce) and Elo-MMR, behind one protocol.
+"""Rating systems side by side for ``arena bench ranking``: the ratings of record
+(TrueSkill, the default, and OpenSkill: arena.tournament.ratings) and Elo-MMR, behind one
+protocol.
 
 A system makes a :class:`RatedField`: the players it rates, each match's ranking fed in
 turn (groups of players sharing a place, best first), and each player's rating and
@@ -12,12 +13,9 @@ compares them on the same matches.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from arena.tournament import ratings
-
-if TYPE_CHECKING:  # loaded only when the system is used
-    from openskill.models import PlackettLuce
 
 Player = Hashable
 #: a match's result: groups of players sharing a place, best first
@@ -34,7 +32,9 @@ class RatedField(Protocol):
         """``(mu, sigma)`` on the system's own scale."""
 
 
-class RatingSystem(Protocol):
+class FieldSystem(Protocol):
+    """A rating system as the benchmark drives it: a field of players rated in turn."""
+
     name: str
 
     def field(self, players: Iterable[Player]) -> RatedField:
@@ -46,9 +46,12 @@ def score(field: RatedField, player: Player) -> float:
     return ratings.conservative(*field.rating(player))
 
 
-class _TrueSkillField:
-    def __init__(self, players: Iterable[Player]) -> None:
-        self._ratings = {player: ratings.new_rating() for player in players}
+class _RecordField:
+    """A field rated by a rating of record, exactly as the platform records matches."""
+
+    def __init__(self, system: ratings.RatingSystem, players: Iterable[Player]) -> None:
+        self._system = system
+        self._ratings = {player: system.start() for player in players}
 
     def record(self, ranking: Ranking) -> None:
         # in the field's order, as the platform rates seats in seat order (TrueSkill's
@@ -56,53 +59,25 @@ class _TrueSkillField:
         playing = {player for group in ranking for player in group}
         seated = [player for player in self._ratings if player in playing]
         index = {player: seat for seat, player in enumerate(seated)}
-        rated = ratings.rate(
+        rated = self._system.rate(
             [self._ratings[player] for player in seated],
             [[index[player] for player in group] for group in ranking],
         )
         self._ratings.update(zip(seated, rated, strict=True))
 
     def rating(self, player: Player) -> tuple[float, float]:
-        rating = self._ratings[player]
-        return rating.mu, rating.sigma
+        return self._ratings[player]
 
 
-class TrueSkill:
-    """The rating of record (:mod:`arena.tournament.ratings`, the same figures)."""
+class OfRecord:
+    """A rating of record (arena.tournament.ratings) in the benchmark: the same figures."""
 
-    name = "trueskill"
-
-    def field(self, players: Iterable[Player]) -> RatedField:
-        return _TrueSkillField(players)
-
-
-class _OpenSkillField:
-    def __init__(self, model: PlackettLuce, players: Iterable[Player]) -> None:
-        self._model = model
-        self._ratings = {player: model.rating() for player in players}
-
-    def record(self, ranking: Ranking) -> None:
-        seated = [player for group in ranking for player in group]
-        ranks = [place for place, group in enumerate(ranking) for _ in group]
-        teams = [[self._ratings[player]] for player in seated]
-        rated = self._model.rate(teams, ranks=[float(rank) for rank in ranks])
-        self._ratings.update((player, team[0]) for player, team in zip(seated, rated, strict=True))
-
-    def rating(self, player: Player) -> tuple[float, float]:
-        rating = self._ratings[player]
-        return rating.mu, rating.sigma
-
-
-class OpenSkill:
-    """Weng–Lin Bayesian ratings with the Plackett–Luce model (``openskill``), on
-    TrueSkill's scale (mu 25, sigma 25/3)."""
-
-    name = "openskill"
+    def __init__(self, system: ratings.RatingSystem) -> None:
+        self.system = system
+        self.name = system.name
 
     def field(self, players: Iterable[Player]) -> RatedField:
-        from openskill.models import PlackettLuce
-
-        return _OpenSkillField(PlackettLuce(), players)
+        return _RecordField(self.system, players)
 
 
 class _EloMmrField:
@@ -139,13 +114,14 @@ class EloMmr:
         return _EloMmrField(players)
 
 
-#: every rating system by name; TrueSkill is the platform's rating of record
-SYSTEMS: dict[str, RatingSystem] = {
-    system.name: system for system in (TrueSkill(), OpenSkill(), EloMmr())
+#: every rating system the benchmark compares, by name: the ratings of record, and Elo-MMR
+SYSTEMS: dict[str, FieldSystem] = {
+    **{name: OfRecord(system) for name, system in ratings.SYSTEMS.items()},
+    EloMmr.name: EloMmr(),
 }
 
 
-def named(names: Iterable[str]) -> list[RatingSystem]:
+def named(names: Iterable[str]) -> list[FieldSystem]:
     """The systems called ``names``; ValueError names the unknown ones."""
     names = list(names)
     unknown = [name for name in names if name not in SYSTEMS]

@@ -1,8 +1,8 @@
 """A series of matches between the same bots at one table, with per-bot figures.
 
 Seats come from :func:`arena.tournament.schedule.round_robin`: over every ``n!`` games each bot
-sits in every seat, and after every other bot, equally often. Ratings are TrueSkill
-over the series, in game order.
+sits in every seat, and after every other bot, equally often. Ratings are the rating
+system's (TrueSkill by default) over the series, in game order.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class BotFigures:
     timeouts: int = 0
     illegal: int = 0
     latencies_ms: list[float] = field(default_factory=list)
-    rating: ratings.Rating = field(default_factory=ratings.new_rating)
+    rating: ratings.Rating = field(default_factory=ratings.DEFAULT.start)
     forfeit_reasons: Counter[str] = field(default_factory=Counter)
     #: each forfeit's sentence ("kind: detail"), how many times
     forfeit_details: Counter[str] = field(default_factory=Counter)
@@ -82,11 +82,12 @@ async def run_series(
     settings: RefereeSettings,
     logs: Path | None = None,
     progress: Callable[[int], None] | None = None,
+    system: ratings.RatingSystem = ratings.DEFAULT,
 ) -> list[BotFigures]:
     """Play ``games`` matches, seats rotating; each match dealt from a seed keyed by ``key``
     (arena.tournament.seeds: no match's deals can be told from another's log without the key)."""
     count = len(names)
-    figures = [BotFigures(name) for name in names]
+    figures = [BotFigures(name, rating=system.start()) for name in names]
     if logs is not None:
         logs.mkdir(parents=True, exist_ok=True)
     tables = round_robin(list(range(count)), count, games, key)
@@ -96,7 +97,7 @@ async def run_series(
         log = await Referee(ruleset, seats, seed, settings).run()
         if logs is not None:
             (logs / f"game-{game:05d}.json").write_text(json.dumps(log.to_dict()))
-        _record(figures, order, log)
+        _record(figures, order, log, system)
         if progress is not None:
             progress(game + 1)
     return figures
@@ -107,7 +108,9 @@ def grpc_seats(endpoints: Sequence[str], pool: SessionPool | None = None) -> Sea
     return lambda bot, name: GrpcSeat(endpoints[bot], name, pool=pool)
 
 
-def _record(figures: list[BotFigures], order: list[int], log: MatchLog) -> None:
+def _record(
+    figures: list[BotFigures], order: list[int], log: MatchLog, system: ratings.RatingSystem
+) -> None:
     ranking = log.result.ranking
     for place, group in places(ranking):
         for seat in group:
@@ -124,7 +127,7 @@ def _record(figures: list[BotFigures], order: list[int], log: MatchLog) -> None:
             bot.forfeit_reasons[entry.forfeit.kind] += 1
             bot.forfeit_details[f"{entry.forfeit.kind}: {entry.forfeit.detail}"] += 1
     current = [figures[order[seat]].rating for seat in range(len(order))]
-    for seat, rating in enumerate(ratings.rate(current, ranking)):
+    for seat, rating in enumerate(system.rate(current, ranking)):
         figures[order[seat]].rating = rating
 
 
@@ -148,12 +151,21 @@ async def run_grpc_series(
     settings: RefereeSettings,
     logs: Path | None = None,
     progress: Callable[[int], None] | None = None,
+    system: ratings.RatingSystem = ratings.DEFAULT,
 ) -> list[BotFigures]:
     """:func:`run_series` between bots at ``endpoints``, one channel per bot for the series."""
     pool = SessionPool()
     try:
         return await run_series(
-            names, grpc_seats(endpoints, pool), ruleset, games, key, settings, logs, progress
+            names,
+            grpc_seats(endpoints, pool),
+            ruleset,
+            games,
+            key,
+            settings,
+            logs,
+            progress,
+            system,
         )
     finally:
         await pool.close()

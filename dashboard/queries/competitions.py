@@ -51,6 +51,7 @@ def competition_page(session: Session, name: str) -> CompetitionPage:
     return CompetitionPage(
         **row.model_dump(),
         format=summary["format"],
+        rating=summary["rating"],
         tables=summary["tables"],
         opens_at=summary["opens_at"],
         closes_at=summary["closes_at"],

@@ -23,6 +23,7 @@ from arena.store.models import (
     MatchStatus,
     RatingChange,
     StoredLog,
+    Tournament,
     TournamentMatch,
 )
 from arena.tournament import ratings
@@ -81,15 +82,22 @@ def assert_recorded_exactly_once(arena: Platform, games: int) -> None:
 
 
 def assert_ratings_replay(arena: Platform) -> None:
-    """The stored ratings equal a sequential replay of the recorded results."""
+    """The stored ratings equal a sequential replay of the recorded results under their
+    tournament's rating system."""
     with arena.db.read() as s:
         expected: dict[int, ratings.Rating] = {}
-        for match in s.scalars(select(TournamentMatch).order_by(TournamentMatch.completion)):
+        recorded = (
+            select(TournamentMatch)
+            .where(TournamentMatch.completion.is_not(None))
+            .order_by(TournamentMatch.completion)
+        )
+        for match in s.scalars(recorded):
             log = logs.decode(s.get(StoredLog, match.id).data)
             versions = [seat.bot_version_id for seat in match.seats]
-            current = [expected.get(v, ratings.new_rating()) for v in versions]
+            system = s.get(Tournament, match.tournament_id).rating
+            current = [expected.get(v, system.start()) for v in versions]
             expected.update(
-                zip(versions, ratings.rate(current, log["result"]["ranking"]), strict=True)
+                zip(versions, system.rate(current, log["result"]["ranking"]), strict=True)
             )
         for entry in s.scalars(select(Entry)):
             assert entry.mu == pytest.approx(expected[entry.bot_version_id].mu, abs=1e-9)

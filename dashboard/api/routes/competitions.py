@@ -52,6 +52,7 @@ def create_competition(body: CompetitionCreate, platform: PlatformDep) -> dict[s
     request = competition_service.CompetitionRequest(
         body.name, ruleset, body.table_size, body.tables, body.bots, body.deadline,
         body.time_bank, body.default, body.opens_at, body.closes_at, body.format, body.pace,
+        body.rating,
     )  # fmt: skip
     return competition_service.create(platform.db, request)
 

@@ -75,6 +75,7 @@ def create_tournament(
         advance=body.advance,
         reveal_after=body.reveal_after,
         fresh_processes=body.fresh_processes,
+        rating=body.rating,
     )
     tournament_service.create(platform.db, request, owner, platform.settings.private_limits)
     with platform.db.read() as session:
