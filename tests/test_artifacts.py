@@ -82,6 +82,33 @@ def test_an_upload_that_unpacks_to_far_more_than_it_packs_is_refused(tmp_path: P
     assert not (tmp_path / "out" / "bot.py").exists()
 
 
+@pytest.mark.parametrize("filtered", [True, False], ids=["data-filter", "python-before-3.11.4"])
+def test_an_archive_unpacks_only_plain_files_inside_its_folder_without_special_modes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, filtered: bool
+) -> None:
+    """With tarfile's ``data`` filter, and on a Python that has none (Debian 12's 3.11.2):
+    a name outside the folder is refused, set-user-id and foreign owners never land."""
+    if not filtered:
+        monkeypatch.delattr(tarfile, "data_filter", raising=False)
+
+    def archive(name: str, mode: int = 0o644, uid: int = 0) -> bytes:
+        raw = io.BytesIO()
+        with tarfile.open(fileobj=raw, mode="w") as tar:
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.uid, info.uname = 5, mode, uid, "nobody-here"
+            tar.addfile(info, io.BytesIO(b"pass\n"))
+        return gzip.compress(raw.getvalue())
+
+    for outside in ("../escape.py", "/tmp/escape.py", "a/../../escape.py"):
+        with pytest.raises(StoreError, match="outside its folder"):
+            artifacts.unpack(archive(outside), tmp_path / "out")
+    assert not (tmp_path / "escape.py").exists()
+    entry = artifacts.unpack(archive("bot.py", mode=0o4777, uid=12345), tmp_path / "in")
+    landed = (entry / "bot.py").stat()
+    assert landed.st_mode & 0o7000 == 0 and landed.st_uid == os.getuid()
+    assert (entry / "bot.py").read_text() == "pass\n"
+
+
 def _empty(tmp_path: Path) -> Path:
     folder = tmp_path / "empty"
     folder.mkdir()
