@@ -44,12 +44,18 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# Test processes: two per core (most tests wait on processes, sandboxes and sockets).
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
+
 test: $(NATIVE) browser
-	$(BIN)/ruff check arena worker dashboard sample_bots tests examples
-	$(BIN)/ruff format --check arena worker dashboard sample_bots tests examples
-	$(BIN)/mypy
-	$(BIN)/pytest -n 4 --dist worksteal -m "not alone"
-	$(BIN)/pytest -m alone
+	@started=$$(date +%s); \
+	$(BIN)/ruff check arena worker dashboard sample_bots tests examples && \
+	$(BIN)/ruff format --check arena worker dashboard sample_bots tests examples && \
+	$(BIN)/mypy && \
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal -m "not alone" && \
+	$(BIN)/pytest -m alone; \
+	status=$$?; echo "make test: $$(( $$(date +%s) - started )) s, exit status $$status"; \
+	exit $$status
 
 # While working (well under a minute): the engine, protocol, store on SQLite and API
 # tests; no long runs, services, processes, browser or sandboxes (markers in pyproject).

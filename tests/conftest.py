@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-import psycopg
 import pytest
 import redis
 from fastapi.testclient import TestClient
@@ -20,8 +18,9 @@ from arena.store.owners import add_owner
 from arena.store.schema import upgrade
 from dashboard.app import create_app
 from tests.support.api import OPERATOR_TOKEN
+from tests.support.databases import Templates, fresh_database
 from tests.support.lifetime import mark_session, sweep_dead_sessions
-from tests.support.services import POSTGRES_ADMIN, redis_test_url
+from tests.support.services import redis_test_url
 
 #: ``make test-fast`` runs property tests with fewer examples (``make test``: the default)
 hypothesis_settings.register_profile("fast", max_examples=20)
@@ -35,26 +34,52 @@ def pytest_configure(config: pytest.Config) -> None:
         print(f"killed {len(swept)} processes left by an earlier test session: {swept}")
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A fresh, empty database of each kind: a SQLite file, or a new PostgreSQL database."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'arena.db'}"
-        return
-    name = f"arena_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    base = POSTGRES_ADMIN.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://")
-    try:
-        yield f"{base}/{name}"
-    finally:
-        with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
-            admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                "WHERE datname = %s AND pid <> pg_backend_pid()",
-                (name,),
-            )
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+@pytest.fixture(scope="session")
+def templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Templates]:
+    """This test process's migrated databases, copied for each test."""
+    made = Templates(tmp_path_factory.mktemp("templates"))
+    yield made
+    made.close()
+
+
+#: the database fixtures, each parametrized by kind (:func:`pytest_generate_tests`)
+DATABASE_FIXTURES = ("database_url", "empty_database_url")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Every test of a database runs on SQLite; the store's contract and what needs
+    PostgreSQL's locking (modules marked ``both_databases``) runs on PostgreSQL too. A
+    test that names its kinds (``parametrize("database_url", [...], indirect=True)``)
+    keeps them."""
+    named = {
+        name.strip()
+        for marker in metafunc.definition.iter_markers("parametrize")
+        for name in (
+            marker.args[0].split(",") if isinstance(marker.args[0], str) else marker.args[0]
+        )
+    }
+    both = metafunc.definition.get_closest_marker("both_databases") is not None
+    for fixture in DATABASE_FIXTURES:
+        if fixture in metafunc.fixturenames and fixture not in named:
+            kinds = ["sqlite", "postgresql"] if both else ["sqlite"]
+            metafunc.parametrize(fixture, kinds, indirect=True)
+
+
+@pytest.fixture
+def database_url(
+    request: pytest.FixtureRequest, tmp_path: Path, templates: Templates
+) -> Iterator[str]:
+    """A fresh database at this release's schema: a SQLite file, or a new PostgreSQL
+    database, copied from a template migrated once per test process."""
+    with fresh_database(request.param, tmp_path, templates) as url:
+        yield url
+
+
+@pytest.fixture
+def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh, empty database (for the tests of migrating itself)."""
+    with fresh_database(request.param, tmp_path, None) as url:
+        yield url
 
 
 @pytest.fixture
@@ -100,7 +125,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     uses), so ``make test-fast`` can leave them out."""
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
-        if _SERVICE_FIXTURES & set(item.fixturenames) or params.get("database_url") == (
-            "postgresql"
-        ):
+        postgres = "postgresql" in (params.get("database_url"), params.get("empty_database_url"))
+        if _SERVICE_FIXTURES & set(item.fixturenames) or postgres:
             item.add_marker(pytest.mark.services)

@@ -46,6 +46,9 @@ from tests.support.workers import (
     setup_tournament,
 )
 
+#: the store's contract: on SQLite and PostgreSQL alike
+pytestmark = pytest.mark.both_databases
+
 MATCHES = 400
 WORKERS = 3
 #: worker kills, at recorded counts MATCHES * k / (KILLS + 2) for k = 1 .. KILLS

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from alembic import command
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
@@ -16,6 +17,9 @@ from dashboard import charts
 from dashboard.queries import matches as match_queries
 from dashboard.queries import ratings as rating_queries
 from tests.support.api import played_tournament
+
+#: the store's contract: on SQLite and PostgreSQL alike
+pytestmark = pytest.mark.both_databases
 
 
 def test_ticks_are_round_and_cover_the_range() -> None:

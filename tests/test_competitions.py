@@ -28,6 +28,9 @@ from arena.tournament import ratings
 from tests.support.store import SAMPLES, add_samples, play
 from tests.support.workers import assert_ratings_replay
 
+#: the store's contract: on SQLite and PostgreSQL alike
+pytestmark = pytest.mark.both_databases
+
 RULES = Ruleset.parse("classic")
 
 

@@ -29,7 +29,7 @@ from tests.support.workers import (
     wait_done,
 )
 
-pytestmark = pytest.mark.processes
+pytestmark = [pytest.mark.processes, pytest.mark.both_databases]
 
 
 def running_match(arena: Platform) -> TournamentMatch:

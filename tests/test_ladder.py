@@ -6,6 +6,7 @@ import itertools
 from collections import Counter
 from datetime import timedelta
 
+import pytest
 from alembic import command
 from sqlalchemy import func, select, update
 
@@ -26,6 +27,9 @@ from arena.store.models import (
 )
 from arena.store.schema import alembic_config
 from tests.support.store import play
+
+#: the store's contract: on SQLite and PostgreSQL alike
+pytestmark = pytest.mark.both_databases
 
 NAMES = [f"bot{i}" for i in range(6)]
 KINDS = ["random", "honest", "counter", "bluffer", "random", "counter"]

@@ -55,6 +55,9 @@ from worker import rq_classes
 from worker.pipeline import Pipeline
 from worker.runtime import Runtime
 
+#: the store's contract: on SQLite and PostgreSQL alike
+pytestmark = pytest.mark.both_databases
+
 
 def _rq_time(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -28,6 +28,9 @@ from arena.store.models import (
 from arena.store.owners import add_owner
 from tests.support.store import SAMPLES, add_samples, play_abtest
 
+#: the store's contract: on SQLite and PostgreSQL alike
+pytestmark = pytest.mark.both_databases
+
 
 @pytest.fixture
 def arena(database_url: str, tmp_path: Path) -> Iterator[Platform]:

@@ -21,6 +21,9 @@ from dashboard.queries import bots as bot_queries
 from tests.support.api import auth, played_tournament
 from tests.support.store import SAMPLES, add_samples, match_ids, played_competition
 
+#: the store's contract: on SQLite and PostgreSQL alike
+pytestmark = pytest.mark.both_databases
+
 DOC = Path(__file__).resolve().parents[1] / "docs" / "api.md"
 #: a table id nobody was given (a table's id is the key to its seat)
 NOBODYS = "n0-such-table-id"

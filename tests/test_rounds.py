@@ -26,6 +26,9 @@ from arena.tournament.rounds import Field, TableResult
 from tests.support.api import auth
 from tests.support.store import SAMPLES, add_samples, play_out
 
+#: the store's contract: on SQLite and PostgreSQL alike
+pytestmark = pytest.mark.both_databases
+
 SWISS, KNOCKOUT = ROUND_FORMATS["swiss"], ROUND_FORMATS["knockout"]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import select
 
 from arena.engine import Ruleset
@@ -10,6 +11,9 @@ from arena.store.db import Database
 from arena.store.models import BotKind, TournamentMatch
 from arena.tournament import seeds
 from tests.support.store import SAMPLES
+
+#: the store's contract: on SQLite and PostgreSQL alike
+pytestmark = pytest.mark.both_databases
 
 
 def test_a_random_key_holds_256_bits_and_is_new_each_time() -> None:

@@ -40,6 +40,9 @@ from arena.store.schema import alembic_config, current, head, upgrade
 from arena.tournament import ratings
 from tests.support.store import SAMPLES, add_samples, make_tournament, match_ids, play
 
+#: the store's contract: on SQLite and PostgreSQL alike
+pytestmark = pytest.mark.both_databases
+
 
 def test_migrations_reach_head_and_match_the_models(db: Database) -> None:
     assert current(db) == head()
@@ -64,13 +67,13 @@ def test_names_stay_unique_whatever_their_case_in_the_migrated_schema(db: Databa
             connection.execute(text(statement), {"name": second, "hash": second, **moment})
 
 
-def test_the_quick_schema_check_agrees_with_alembic(database_url: str) -> None:
+def test_the_quick_schema_check_agrees_with_alembic(empty_database_url: str) -> None:
     """``upgrade`` reads the head from the file names and the revision with one query;
     Alembic's own answers are the same, before and after migrating."""
     from alembic.script import ScriptDirectory
 
     assert head() == ScriptDirectory.from_config(alembic_config()).get_current_head()
-    fresh = Database(database_url)
+    fresh = Database(empty_database_url)
     try:
         with fresh.engine.connect() as connection:
             assert MigrationContext.configure(connection).get_current_revision() is None

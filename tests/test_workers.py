@@ -38,7 +38,7 @@ from tests.support.workers import (
     worker_in_this_process,
 )
 
-pytestmark = pytest.mark.processes
+pytestmark = [pytest.mark.processes, pytest.mark.both_databases]
 
 
 def test_four_workers_play_200_matches_once_with_ratings_in_completion_order(

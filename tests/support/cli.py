@@ -1,14 +1,21 @@
-"""Running ``arena`` commands as a user does: a subprocess with its own environment."""
+"""Running ``arena`` commands as a user does: with its own environment, its output and its
+exit status. Commands whose subject is not the process (creating, listing, submitting,
+following) run in the test's process, as ``arena`` would run them (the same entry point
+and error path), which spares each the two seconds a new interpreter's imports take;
+those that hold a process (``up``, ``worker``, ``dashboard``, ``play``, ``bench``) and
+every call with ``process=True`` run as a subprocess."""
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import subprocess
 import sys
 import time
+import traceback
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from arena.platform import Platform, children
@@ -17,18 +24,66 @@ from arena.platform.settings import Settings
 ROOT = Path(__file__).resolve().parents[2]
 
 
+#: commands that run as their own process (they serve, play or measure)
+PROCESS_COMMANDS = frozenset({"up", "worker", "dashboard", "play", "bench"})
+
+
 def arena(
-    *args: str, env: dict[str, str] | None = None, timeout: float = 300
+    *args: str, env: dict[str, str] | None = None, timeout: float = 300, process: bool = False
 ) -> subprocess.CompletedProcess[str]:
     """``arena ARGS`` run from the checkout (with ``env``, else this process's)."""
-    return children.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
+    if process or not args or args[0] in PROCESS_COMMANDS:
+        return children.run(
+            [sys.executable, "-m", "arena", *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    return _in_process(list(args), env)
+
+
+def _in_process(args: list[str], env: dict[str, str] | None) -> subprocess.CompletedProcess[str]:
+    """``arena ARGS`` through the command's own entry point in this process: its
+    environment exactly ``env`` meanwhile, its output captured, its exit status kept."""
+    from arena.command import main
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    saved_environ, saved_argv, saved_cwd = dict(os.environ), sys.argv, os.getcwd()
+    if env is not None:
+        os.environ.clear()
+        os.environ.update(env)
+    sys.argv = ["arena", *args]
+    os.chdir(ROOT)
+    try:
+        with redirect_stdout(stdout), redirect_stderr(stderr):
+            try:
+                main()
+                code = 0
+            except SystemExit as ended:
+                code = _exit_status(ended.code, stderr)
+            except Exception:  # what the interpreter would print before exiting 1
+                traceback.print_exc(file=stderr)
+                code = 1
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_environ)
+        sys.argv = saved_argv
+        os.chdir(saved_cwd)
+    return subprocess.CompletedProcess(
+        [sys.executable, "-m", "arena", *args], code, stdout.getvalue(), stderr.getvalue()
     )
+
+
+def _exit_status(code: object, stderr: io.StringIO) -> int:
+    """What ``sys.exit(code)`` leaves as the process's status (a message: printed, 1)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=stderr)
+    return 1
 
 
 def environment(settings: Settings) -> dict[str, str]:
