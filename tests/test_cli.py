@@ -170,11 +170,13 @@ def test_bench_ranking_reports_each_systems_settle_times_within_the_horizon() ->
         assert system["matches_duplicate"] == sorted(system["per_trial"]["duplicate_group"])[1]
         assert all(n % 4 == 0 for n in system["per_trial"]["duplicate_group"]), "whole groups"
         assert system["us_per_update"] > 0
+        assert all(0 <= share <= 1 for share in system["right_late"].values()), name
     assert figures["fastest"] in figures["systems"]
     text = arena("bench", "ranking", "--trials", "1", "--horizon", "8", "--ratings", "openskill")
     assert text.returncode == 0, text.stderr
     assert "duplicate (rated per deal group)" in text.stdout and "target <= 0.5" in text.stdout
     assert "openskill:" in text.stdout and "trueskill" not in text.stdout
+    assert "order right in the second half" in text.stdout
     refused = arena("bench", "ranking", "--ratings", "glicko")
     assert refused.returncode == 2 and "unknown rating system glicko" in refused.stderr
 

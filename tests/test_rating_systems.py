@@ -51,3 +51,15 @@ def test_an_unknown_rating_system_is_refused_with_the_known_ones_named() -> None
     with pytest.raises(ValueError, match=r"unknown rating system glicko \(known: trueskill"):
         rating_systems.named(["trueskill", "glicko"])
     assert [s.name for s in rating_systems.named(["elo-mmr"])] == ["elo-mmr"]
+
+
+def test_the_ranking_bench_counts_a_kept_order_and_how_often_a_tracking_one_is_right() -> None:
+    from arena.bench.ranking import settle_time
+
+    planted = [{0: 0, 1: 1, 2: 2, 3: 3}] * 40  # the true order, every match
+    settled, spent, right = settle_time(rating_systems.SYSTEMS["trueskill"], "random", planted)
+    assert settled == 1 and right == 1.0 and len(spent) == 40
+    swapping = [{0: 0, 1: 1, 2: 2, 3: 3}, {0: 1, 1: 0, 2: 2, 3: 3}] * 20  # the top two trade
+    settled, _, right = settle_time(rating_systems.SYSTEMS["elo-mmr"], "random", swapping)
+    assert settled == 40, "never kept: counted as the horizon"
+    assert 0 < right < 1, "right at some checks of the second half, wrong at others"

@@ -105,14 +105,17 @@ def _ranking(score: dict[int, int]) -> list[list[int]]:
 
 def settle_time(
     system: FieldSystem, mode: str, matches: list[dict[int, int]]
-) -> tuple[int, list[float]]:
-    """Matches until ``system``'s order equals the true order and stays so; and the
-    seconds each update took."""
+) -> tuple[int, list[float], float]:
+    """Matches until ``system``'s order equals the true order and stays so; the seconds
+    each update took; and the share of the checks in the horizon's second half at which
+    the order was right (a system that keeps tracking recent results, as Elo-MMR does,
+    may be right most of the time without ever keeping the order)."""
     size = len(NOISE)
     field = system.field(range(size))
     settled_at: int | None = None
     summed: dict[int, int] = dict.fromkeys(range(size), 0)
     spent: list[float] = []
+    late: list[bool] = []  # whether the order was right, at each check of the second half
     for index, place in enumerate(matches):
         group_over = mode == "random" or (index + 1) % size == 0
         if mode == "duplicate_group":
@@ -131,8 +134,11 @@ def settle_time(
             continue
         # equal scores count as wrong (a stable sort would keep the planted order)
         order = sorted(range(size), key=lambda b: (-rating_systems.score(field, b), -b))
-        settled_at = (settled_at or index + 1) if order == list(range(size)) else None
-    return settled_at or len(matches), spent
+        right = order == list(range(size))
+        settled_at = (settled_at or index + 1) if right else None
+        if 2 * (index + 1) > len(matches):
+            late.append(right)
+    return settled_at or len(matches), spent, sum(late) / len(late) if late else 0.0
 
 
 def run(
@@ -143,6 +149,7 @@ def run(
 ) -> dict[str, Any]:
     chosen = rating_systems.named(systems or list(rating_systems.SYSTEMS))
     results: dict[str, dict[str, list[int]]] = {s.name: {m: [] for m in MODES} for s in chosen}
+    rights: dict[str, dict[str, list[float]]] = {s.name: {m: [] for m in MODES} for s in chosen}
     spent: dict[str, list[float]] = {s.name: [] for s in chosen}
     for trial in range(trials):
         if progress is not None:
@@ -150,10 +157,13 @@ def run(
         matches = played(trial, horizon)
         for system in chosen:
             for mode in MODES:
-                settled, seconds = settle_time(system, mode, matches[mode])
+                settled, seconds, right = settle_time(system, mode, matches[mode])
                 results[system.name][mode].append(settled)
+                rights[system.name][mode].append(right)
                 spent[system.name] += seconds
-    figures = {name: _summary(per_mode, spent[name]) for name, per_mode in results.items()}
+    figures = {
+        name: _summary(per_mode, spent[name], rights[name]) for name, per_mode in results.items()
+    }
     return {
         "trials": trials,
         "horizon": horizon,
@@ -165,10 +175,14 @@ def run(
     }
 
 
-def _summary(results: dict[str, list[int]], spent: list[float]) -> dict[str, Any]:
+def _summary(
+    results: dict[str, list[int]], spent: list[float], rights: dict[str, list[float]]
+) -> dict[str, Any]:
     medians = {mode: statistics.median(values) for mode, values in results.items()}
     means = {mode: statistics.mean(values) for mode, values in results.items()}
     return {
+        #: the mean share of the second half's checks at which the order was right
+        "right_late": {mode: round(statistics.mean(v), 3) for mode, v in rights.items()},
         "matches_random": medians["random"],
         "matches_duplicate": medians["duplicate_group"],
         "matches_duplicate_rated_per_match": medians["duplicate_match"],

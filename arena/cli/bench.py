@@ -385,6 +385,11 @@ def ranking(
             out.print(
                 f"  {label:50} {system[key]:6} {system['mean'][mode]:6.0f}  {low:.0f}-{high:.0f}"
             )
+        late = system["right_late"]
+        out.print(
+            f"  order right in the second half: {late['random']:.0%} of the checks (random"
+            f" seating), {late['duplicate_group']:.0%} (duplicate, per deal group)"
+        )
         out.print(
             f"  duplicate / random: {system['ratio']:.2f} (medians), "
             f"{system['ratio_of_means']:.2f} (means); target <= 0.5; "
