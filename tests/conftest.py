@@ -122,12 +122,9 @@ _SERVICE_FIXTURES = {"redis_url", "settings", "app_and_token"}
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that needs Redis or PostgreSQL ``services`` (from the fixtures it
-    uses), so ``make test-fast`` can leave them out; and run the long ones (``slow``)
-    first, so that no test process is left with a long test at the end while the others
-    are idle."""
+    uses), so ``make test-fast`` can leave them out."""
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
         postgres = "postgresql" in (params.get("database_url"), params.get("empty_database_url"))
         if _SERVICE_FIXTURES & set(item.fixturenames) or postgres:
             item.add_marker(pytest.mark.services)
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable
