@@ -12,7 +12,7 @@ from sqlalchemy import select
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.settings import Settings
-from arena.platform.submission import _add_pending, qualify, submit
+from arena.platform.submission import _add_pending, qualify, submit, wait
 from arena.policies import RandomLegal
 from arena.sdk import Bot
 from arena.sdk.bot import MatchInfo
@@ -374,6 +374,36 @@ def test_a_qualified_version_links_the_match_it_finished(settings: Settings) -> 
 
 
 @pytest.mark.sandbox
+def test_a_qualification_the_platform_fails_to_play_says_so_and_charges_no_bot(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug of the platform's while it plays a qualification (an upload unpacked on a
+    Python without tarfile's filter once raised TypeError): the version stays pending,
+    never rejected, and its owner reads that the platform failed (the error's kind, not
+    the platform's text)."""
+    from arena.platform import submission
+    from tests.support.workers import worker_in_this_process
+    from worker.rq_classes import MatchWorker
+
+    arena_ = Platform(settings)
+    add_samples(arena_.db)
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / "bot.py").write_text(PLAIN_BOT.read_text())
+
+    def broken(db: Database, data_dir: Path, version_id: int):
+        raise TypeError("extractall() got an unexpected keyword argument 'filter'")
+
+    monkeypatch.setattr(submission, "qualify", broken)
+    made = submit(arena_, "plain", BotKind.PATH, str(folder), queued=True)
+    with worker_in_this_process(settings, monkeypatch):
+        MatchWorker([arena_.queue], connection=arena_.queue.connection).work(burst=True)
+    settled = wait(arena_.db, "plain", made.version, timeout=0)
+    assert settled.status == "pending", settled
+    assert "the platform failed to play its qualification match (TypeError)" in settled.reason
+    assert "extractall" not in settled.reason
+
+
 def test_a_qualification_the_platform_could_not_play_is_played_again(
     settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -135,6 +135,13 @@ def qualify_version(
         note = f"not qualified yet: the platform could not start a sandbox ({error})"
         db.transaction(lambda s: _note(s, version_id, note))
         raise PlatformError(f"{note}; try again later") from None
+    except Exception as error:  # the platform's own failure: never the bot's, and said
+        failed = (
+            "not qualified yet: the platform failed to play its qualification match"
+            f" ({type(error).__name__}); it is tried again, and the worker's log says why"
+        )
+        db.transaction(lambda s: _note(s, version_id, failed))
+        raise
     reason, jobs = db.transaction(lambda s: _settle(s, version_id, played, limits))
     status = VersionStatus.READY if played.accepted else VersionStatus.REJECTED
     return Submission(name, number, status.value, reason, tuple(jobs))
