@@ -261,7 +261,8 @@ class Pipeline:
         for plan in plans:
             heard = functools.partial(self._heard, plan)
             ours = functools.partial(self._still_ours, plan)
-            future = self.runtime.submit(self.runtime.play(plan, heard, ours))
+            private = plan.match_id in self._private
+            future = self.runtime.submit(self.runtime.play(plan, heard, ours, private))
             future.add_done_callback(functools.partial(self._played, plan))
 
     def wait_for_room(self) -> None:

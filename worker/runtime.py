@@ -110,12 +110,14 @@ class Runtime:
         plan: MatchPlan,
         on_hello: Callable[[dict[int, int | None]], None] | None = None,
         still_ours: Callable[[], bool] | None = None,
+        private: bool = False,
     ) -> Playout:
         """Play one claimed match when a slot is free; the bots' failures are in the log,
         anything raised is the platform's. ``on_hello`` hears, once the seats have
         started (on the runtime's thread: it must not block), what each bot that said
         Hello announced. ``still_ours`` is asked once a slot is free: a match whose
-        claim was lost meanwhile (it plays elsewhere) is not started (ClaimLost)."""
+        claim was lost meanwhile (it plays elsewhere) is not started (ClaimLost). A
+        ``private`` match (an owner's) starts its sandboxes apart from ranked ones."""
         if self._slots is None or self._cpu_lane is None or self._sandbox_lane is None:
             self._slots = asyncio.Semaphore(self.concurrency)
             self._cpu_lane = asyncio.Semaphore(1)
@@ -136,6 +138,7 @@ class Runtime:
                 # a duplicate deal: no memory across its rotations
                 fresh=plan.fresh_processes or plan.deal_group is not None,
                 rotation=_rotation_of(plan),
+                private=private,
             )
             referee = Referee(
                 ruleset,

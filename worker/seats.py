@@ -39,6 +39,7 @@ async def warm_seats(
     *,
     fresh: bool = False,
     rotation: int | None = None,
+    private: bool = False,
 ) -> tuple[list[Seat], dict[int, SeatLease]]:
     """The seats of a match in a worker's runtime: streams to endpoints come from ``pool``
     and outlive the match; uploaded bots run in warm sandboxes (``leases``, by seat, go
@@ -46,7 +47,8 @@ async def warm_seats(
     the same code never share one), started from ``code_for(target)`` (the machine's
     artifact cache); with ``fresh`` each gets a process of its own for this match. Each
     seat runs on a copy of the runtime of its own (``runtime.copy_for``: by seat, and by
-    ``rotation`` for a duplicate deal's)."""
+    ``rotation`` for a duplicate deal's). A ``private`` match's sandboxes start apart from
+    ranked ones (``WarmSandboxes.lease``)."""
     players = len(plans)
     seats: list[Seat] = []
     leases: dict[int, SeatLease] = {}
@@ -67,6 +69,7 @@ async def warm_seats(
                         functools.partial(code_for, plan.target),
                         fresh=fresh,
                         image=runtime.copy_for(index, rotation, players),
+                        private=private,
                     )
                 except SandboxError as error:  # the bot's failure: it forfeits
                     seats.append(UnstartableSeat(plan.name, str(error)))

@@ -108,24 +108,39 @@ class WarmSandboxes:
         self.policy = policy or WarmPolicy()
         self._warm: dict[str, list[Warm]] = {}
         self._starting: dict[str, asyncio.Lock] = {}
+        # starts for ranked matches, for owners' private ones, and stops each have threads
+        # of their own: a ranked table's sandbox never waits behind an A/B test's fresh
+        # processes starting or stopping (arena bench lanes)
         self._starter = ThreadPoolExecutor(max_workers=2, thread_name_prefix="arena-sandboxes")
+        self._private_starter = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="arena-private-sandboxes"
+        )
+        self._stopper = ThreadPoolExecutor(max_workers=2, thread_name_prefix="arena-stops")
         self.started = 0
 
     async def lease(
-        self, key: str, code: Callable[[], Path], *, fresh: bool = False, image: int = 0
+        self,
+        key: str,
+        code: Callable[[], Path],
+        *,
+        fresh: bool = False,
+        image: int = 0,
+        private: bool = False,
     ) -> Warm:
         """A live process for ``key`` with a free seat: a warm one, else a new one started
         from ``code()`` (raises the sandbox's errors: SandboxError is the bot's,
         SandboxUnavailable the platform's). A ``fresh`` lease gets a process of its own,
         stopped after its match (nothing the bot remembers reaches another match), on the
-        runtime's copy ``image`` (a warm process serves only seats on its copy)."""
+        runtime's copy ``image`` (a warm process serves only seats on its copy). A
+        ``private`` match's processes start on a thread of their own."""
         key = f"{key}@{image}"
         async with self._starting.setdefault(key, asyncio.Lock()):
             warm = None if fresh else self._free(key)
             if warm is None:
                 loop = asyncio.get_running_loop()
                 start = functools.partial(self._start, code, image)
-                box = await loop.run_in_executor(self._starter, start)
+                starter = self._private_starter if private else self._starter
+                box = await loop.run_in_executor(starter, start)
                 self.started += 1
                 warm = Warm(key, box, retiring="fresh for one match" if fresh else None)
                 self._warm.setdefault(key, []).append(warm)
@@ -192,13 +207,14 @@ class WarmSandboxes:
     async def close(self) -> None:
         for warm in [w for warms in self._warm.values() for w in warms]:
             await self._stop(warm)
-        self._starter.shutdown(wait=True)
+        for executor in (self._starter, self._private_starter, self._stopper):
+            executor.shutdown(wait=True)
 
     async def _stop(self, warm: Warm) -> None:
         warms = self._warm.get(warm.key, [])
         if warm in warms:
             warms.remove(warm)
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._starter, warm.box.close)
+        await loop.run_in_executor(self._stopper, warm.box.close)
         if self.on_stop is not None and warm.box.endpoint:
             await self.on_stop(warm.box.endpoint)
