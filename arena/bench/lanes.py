@@ -216,8 +216,10 @@ PRIVATE_WORK: dict[str, Callable[[Platform, int], None]] = {
 def _settled(arena: Platform, ladder_id: int, poll: float = 1.0) -> None:
     """Until no entry of the competition is provisional (it then plays at its pace)."""
     from arena.store.models import Entry
-    from arena.tournament import pacing, ratings
+    from arena.tournament import pacing
 
+    with arena.db.read() as session:
+        settled = session.get_one(Tournament, ladder_id).rating.settled_sigma
     while True:
         with arena.db.read() as session:
             entries = session.execute(
@@ -225,7 +227,6 @@ def _settled(arena: Platform, ladder_id: int, poll: float = 1.0) -> None:
                     Entry.tournament_id == ladder_id, Entry.retired.is_(False)
                 )
             ).all()
-        settled = ratings.DEFAULT.settled_sigma  # the competition's: TrueSkill
         if entries and not any(pacing.provisional(g, s, settled) for g, s in entries):
             return
         time.sleep(poll)

@@ -2,8 +2,8 @@
 exit status. Commands whose subject is not the process (creating, listing, submitting,
 following) run in the test's process, as ``arena`` would run them (the same entry point
 and error path), which spares each the two seconds a new interpreter's imports take;
-those that hold a process (``up``, ``worker``, ``dashboard``, ``play``, ``bench``) and
-every call with ``process=True`` run as a subprocess."""
+those that hold a process (``up``, ``worker``, ``dashboard``, ``play``, ``bench``) run as
+a subprocess, within ``timeout``."""
 
 from __future__ import annotations
 
@@ -29,10 +29,10 @@ PROCESS_COMMANDS = frozenset({"up", "worker", "dashboard", "play", "bench"})
 
 
 def arena(
-    *args: str, env: dict[str, str] | None = None, timeout: float = 300, process: bool = False
+    *args: str, env: dict[str, str] | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
     """``arena ARGS`` run from the checkout (with ``env``, else this process's)."""
-    if process or not args or args[0] in PROCESS_COMMANDS:
+    if not args or args[0] in PROCESS_COMMANDS:
         return children.run(
             [sys.executable, "-m", "arena", *args],
             cwd=ROOT,

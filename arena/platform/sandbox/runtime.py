@@ -341,7 +341,10 @@ def _sweep(keep: Path) -> None:
         name = users.name.removeprefix(".").removesuffix(".users")
         if name == keep.name:
             continue
-        descriptor = os.open(users, os.O_RDWR)
+        try:
+            descriptor = os.open(users, os.O_RDWR)
+        except FileNotFoundError:
+            continue  # another sweep removed it meanwhile
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
