@@ -78,7 +78,7 @@ def progress(tournament: Any) -> str:
     """A round robin's matches played of all, and those that failed; a ladder never
     ends: matches played (live.js writes the same)."""
     matches = tournament.matches
-    if tournament.format == "ladder":
+    if tournament.plays_until_stopped:
         return f"{matches.done} played"
     failed = f" ({matches.failed} failed)" if matches.failed else ""
     return f"{matches.done} / {matches.total}{failed}"

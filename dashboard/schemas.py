@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, Field
 
 from arena.services.tournaments import Progress
 from arena.store.bots import NAME
-from arena.store.models import TournamentFormat
+from arena.tournament import formats
 from arena.tournament.pacing import DEFAULT_PACE, MAX_PACE
 from arena.tournament.ratings import DEFAULT as DEFAULT_RATING
 from arena.tournament.ratings import SYSTEMS as RATING_SYSTEMS
@@ -16,7 +16,15 @@ from arena.tournament.ratings import SYSTEMS as RATING_SYSTEMS
 #: the error answers a route documents (FastAPI's ``responses``)
 Responses = dict[int | str, dict[str, Any]]
 
+
 #: letters, digits, ".", "_" and "-" (names go in URL paths and in comma lists)
+def _creatable_format(name: str) -> str:
+    """A format a tournament may be created as (arena.tournament.formats)."""
+    if name not in formats.creatable():
+        raise ValueError(f"unknown format {name!r}: expected {' or '.join(formats.creatable())}")
+    return name
+
+
 Name = Field(min_length=1, max_length=100, pattern=f"^{NAME.pattern}$")
 
 
@@ -143,14 +151,14 @@ class TournamentCreate(BaseModel):
     duplicate: bool = False
     #: uploaded bots start afresh for every match instead of staying warm
     fresh_processes: bool = False
-    #: ``ladder``: plays until stopped, ``games`` tables in play at once; ``swiss``:
-    #: ``rounds`` rounds; ``knockout``: each table's best ``advance`` go on
-    format: Literal[
-        TournamentFormat.ROUND_ROBIN,
-        TournamentFormat.LADDER,
-        TournamentFormat.SWISS,
-        TournamentFormat.KNOCKOUT,
-    ] = TournamentFormat.ROUND_ROBIN
+    #: a registered format's name (arena.tournament.formats): ``ladder`` plays until
+    #: stopped, ``games`` tables in play at once; ``swiss``: ``rounds`` rounds;
+    #: ``knockout``: each table's best ``advance`` go on
+    format: Annotated[str, AfterValidator(_creatable_format)] = Field(
+        default=formats.DEFAULT.name,
+        max_length=32,
+        json_schema_extra={"examples": list(formats.creatable())},
+    )
     #: Swiss: rounds to play
     rounds: int = Field(default=5, ge=1, le=100)
     #: knockout: bots of each table that go on
@@ -174,7 +182,7 @@ class CompetitionCreate(BaseModel):
     deadline: float = Field(default=1.0, gt=0, le=60)
     time_bank: float = Field(default=5.0, ge=0, le=600)
     #: ``duplicate-ladder``: each table played once per seat rotation on the same deal
-    format: Literal["ladder", "duplicate-ladder"] = "ladder"
+    format: Literal["ladder", "duplicate-ladder"] = "ladder"  # a competition's, not a tournament's
     #: submissions enter it, /leaderboard shows it
     default: bool = False
     #: no table before this moment, and closed (final standings) at this one
@@ -193,8 +201,12 @@ class PaceIn(BaseModel):
 class TournamentPublic(BaseModel):
     name: str
     status: str
-    #: round_robin or ladder
-    format: str = "round_robin"
+    #: its format's registered name: round_robin, ladder, swiss, knockout, ...
+    format: str = formats.DEFAULT.name
+    #: what its ``games`` count: matches, tables in play (a ladder), rounds
+    unit: str = formats.DEFAULT.unit
+    #: it plays until stopped (a ladder): its progress is the matches played
+    plays_until_stopped: bool = False
     #: its rating of record: trueskill or openskill
     rating: str = DEFAULT_RATING.name
     rules: dict[str, Any]
@@ -424,6 +436,10 @@ class TournamentPage(TournamentDetail):
     groups_total: int
     #: the leaders' head-to-head table (the tournament's page only)
     head_to_head: dict[str, Any] | None = None
+    #: what the page draws for its format beside the leaderboard and the ratings
+    #: ("rounds" or "bracket", "standings"), and the format in a sentence
+    draws: list[str] = []
+    explained: str = ""
     #: formats played in rounds: each round's tables (a bracket, for a knockout) and the
     #: format's standings
     rounds: list[dict[str, Any]] = []

@@ -17,19 +17,18 @@ from arena.store.errors import Invalid
 from arena.store.models import (
     BotKind,
     MatchStatus,
-    TournamentFormat,
     TournamentMatch,
     TournamentStatus,
 )
-from arena.tournament.formats import ROUND_FORMATS
-from arena.tournament.rounds import Field, TableResult
+from arena.tournament import formats
+from arena.tournament.formats.rounds import Field, TableResult
 from tests.support.api import auth
 from tests.support.store import SAMPLES, add_samples, play_out
 
 #: the store's contract: on SQLite and PostgreSQL alike
 pytestmark = pytest.mark.both_databases
 
-SWISS, KNOCKOUT = ROUND_FORMATS["swiss"], ROUND_FORMATS["knockout"]
+SWISS, KNOCKOUT = formats.SWISS, formats.KNOCKOUT
 
 
 def _play_round(
@@ -175,7 +174,7 @@ def test_a_knockout_sends_on_fewer_than_a_table_or_it_is_refused(db: Database) -
         with pytest.raises(Invalid, match="a knockout sends 1 to 3 of each table on"):
             db.transaction(
                 lambda s, a=advance: tournaments.create(
-                    s, "ko", rules, names, 4, 1, format=TournamentFormat.KNOCKOUT, advance=a
+                    s, "ko", rules, names, 4, 1, format="knockout", advance=a
                 )
             )
     with pytest.raises(Invalid, match="needs at least 4 bots"):

@@ -22,7 +22,6 @@ from arena.store.models import (
     MatchSeat,
     Owner,
     Tournament,
-    TournamentFormat,
     TournamentMatch,
     VersionStatus,
 )
@@ -150,9 +149,7 @@ def test_an_owner_may_keep_their_bot_out_of_other_owners_scrimmages(db, owners_b
     assert _scrimmage(db, mallory, "mals", ["alices"])  # their own scrimmages still may
     with db.read() as session:
         assert _matches_of(session, first)
-        assert session.query(Tournament).filter_by(name=first).one().format == (
-            TournamentFormat.SCRIMMAGE
-        )
+        assert session.query(Tournament).filter_by(name=first).one().format == "scrimmage"
 
 
 def test_the_running_limit_counts_scrimmages_with_private_tournaments(db, owners_bots) -> None:

@@ -21,11 +21,12 @@ from rq import Queue, get_current_job
 
 from arena.base.timing import FLUSH_SECONDS, PRIVATE_WAIT_SECONDS
 from arena.platform import queue as work_queue
+from arena.platform.extensions import load_formats
 from arena.platform.settings import Settings
+from arena.store import scheduling
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.jobs import is_private
-from arena.store.models import SELF_ENDING, SELF_SCHEDULING, TournamentFormat
 from arena.store.schema import upgrade
 
 if TYPE_CHECKING:
@@ -35,8 +36,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-#: the self-scheduling formats whose next matches this worker queues (``stop_when_empty``)
-_refilled: tuple[TournamentFormat, ...] = SELF_SCHEDULING
+#: this worker stops once the queue is empty (``stop_when_empty``)
+_burst = False
 
 
 def stop_when_empty(burst: bool) -> None:
@@ -44,19 +45,22 @@ def stop_when_empty(burst: bool) -> None:
     tops up A/B tests, which end at their verdict, but seats no ladder table: a ladder
     plays until it is stopped, so the queue would never be empty (long-running workers
     keep the ladders going)."""
-    global _refilled
-    _refilled = SELF_ENDING if burst else SELF_SCHEDULING
+    global _burst
+    _burst = burst
 
 
-def refilled() -> tuple[TournamentFormat, ...]:
+def refilled() -> tuple[str, ...]:
     """The formats this worker tops up, after a record and at each reconciliation."""
-    return _refilled
+    return scheduling.self_ending() if _burst else scheduling.self_scheduling()
 
 
 @lru_cache(maxsize=1)
 def settings() -> Settings:
-    """The worker's settings, read from its environment once."""
-    return Settings.from_env()
+    """The worker's settings, read from its environment once (the formats it names
+    registered)."""
+    found = Settings.from_env()
+    load_formats(found)
+    return found
 
 
 @lru_cache(maxsize=1)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from arena.base.timing import HEARTBEAT_SECONDS
 from arena.store import bots, matches, scheduling
 from arena.store.db import Database
-from arena.store.models import SELF_SCHEDULING, BotKind, TournamentFormat
+from arena.store.models import BotKind
 from worker import metrics
 from worker.runtime import ClaimLost, in_process, sandboxed
 
@@ -76,10 +76,12 @@ class Pipeline:
         worker: str = "worker",
         send_first: Callable[[list[tuple[int, str]]], None] | None = None,
         attempts: int = matches.MAX_ATTEMPTS,
-        refilled: tuple[TournamentFormat, ...] = SELF_SCHEDULING,
+        refilled: tuple[str, ...] | None = None,
     ) -> None:
         self.db, self.runtime, self.worker = db, runtime, worker
-        self.refilled = refilled  # the formats whose next matches it queues after a record
+        #: the formats whose next matches it queues after a record (None: every one that
+        #: seats as it plays)
+        self.refilled = scheduling.self_scheduling() if refilled is None else refilled
         self.attempts = attempts  # a match's, before a platform failure fails it
         #: matches a claim left queued because a bot was at its limit of matches at once:
         #: claimed again when a match ends here, and at each heartbeat

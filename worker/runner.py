@@ -26,6 +26,7 @@ from arena.base.timing import (
     RESTART_CHECK_SECONDS,
 )
 from arena.platform import queue as work_queue
+from arena.platform.extensions import load_formats
 from arena.platform.queue import lane_names
 from arena.platform.sandbox import availability
 from arena.platform.sandbox.box import orphaned, sweep_folders
@@ -157,6 +158,7 @@ def run(burst: bool = False, reconcile: bool = True) -> None:
     referee and gRPC) is loaded beside it (``_prepare``), and it takes no job before
     that is done."""
     settings = Settings.from_env()
+    load_formats(settings)
     level = settings.log_level
     _log_to_stderr(level)
     if not settings.redis_url:

@@ -36,7 +36,7 @@ from arena.store.models import (
     TournamentStatus,
     now,
 )
-from arena.tournament import ratings, seeds
+from arena.tournament import formats, ratings, seeds
 from dashboard.app import create_app
 from sample_bots import RandomBot
 
@@ -122,7 +122,7 @@ def _seed(db, bots: int, matches: int, logged_matches: int) -> list[int]:
                 id=1,
                 name="bench",
                 rules=rules.to_dict(),
-                format="round_robin",
+                format=formats.ROUND_ROBIN.name,
                 table_size=4,
                 games=matches,
                 secret_key=seeds.key_from_seed("bench"),

@@ -24,7 +24,7 @@ from arena.store import tournaments as tournament_store
 from arena.store.db import Database
 from arena.store.models import BotKind, Entry, MatchSeat, MatchStatus, TournamentMatch, now
 from arena.store.schema import upgrade
-from arena.tournament import seeds
+from arena.tournament import formats, seeds
 
 BOTS = 8
 TABLE = 4
@@ -59,7 +59,13 @@ def _ladder_with_history(db: Database, history: int) -> int:
         for name in names:
             bot_store.add_bot(session, name, BotKind.SAMPLE, "random")
         tournament = tournament_store.create(
-            session, "ladder", Ruleset.parse("classic"), names, TABLE, IN_PLAY, format="ladder"
+            session,
+            "ladder",
+            Ruleset.parse("classic"),
+            names,
+            TABLE,
+            IN_PLAY,
+            format=formats.LADDER.name,
         )
         return tournament.id
 

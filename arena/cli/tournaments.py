@@ -15,6 +15,7 @@ from arena.cli.rules import checked_ruleset
 from arena.platform import Platform
 from arena.services import tournaments as tournament_service
 from arena.services.tournaments import DEFAULT_SWISS_ROUNDS, TournamentRequest, TournamentState
+from arena.tournament import formats
 
 if TYPE_CHECKING:
     from arena.services.fairplay import FairPlayReport
@@ -44,11 +45,9 @@ def tournament_create(
         str,
         typer.Option(
             "--format",
-            help="round_robin; ladder (plays until stopped; --games tables in play); swiss"
-            " (--rounds rounds of tables of similar standing); knockout (each table's best"
-            " --advance go on, down to a final table).",
+            help=formats.described(),
         ),
-    ] = "round_robin",
+    ] = formats.DEFAULT.name,
     rounds: Annotated[
         int | None, typer.Option("--rounds", min=1, help="Swiss: rounds to play.")
     ] = None,
@@ -189,7 +188,7 @@ def print_status(status: TournamentState) -> None:
             f"{row['forfeits']}/{row['strikes']}/{row['illegal']}",
         )
     out.print(table)
-    if status.format in ("swiss", "knockout"):
+    if "standings" in formats.named(status.format).draws:
         out.print(f"standings ({status.format}):", markup=False)
         for row in status.standings:
             figures = ", ".join(

@@ -31,7 +31,8 @@ from arena.store import competitions
 from arena.store import tournaments as tournament_store
 from arena.store.bots import StoreError
 from arena.store.db import Database
-from arena.store.models import Tournament, TournamentFormat, TournamentStatus
+from arena.store.models import Tournament, TournamentStatus
+from arena.tournament import formats
 from sample_bots import SAMPLES
 
 out = console.stdout()
@@ -172,7 +173,7 @@ def _demo_tournament(arena: Platform, games: int) -> str:
             list(SAMPLES),
             table_size=2,
             games=1,
-            format=TournamentFormat.LADDER,
+            format=formats.LADDER.name,
         )
         return name
 

@@ -13,6 +13,7 @@ from rq import Queue
 
 from arena.platform import queue as work_queue
 from arena.platform.errors import PlatformError
+from arena.platform.extensions import load_formats
 from arena.platform.settings import Settings
 from arena.store import tournaments
 from arena.store.db import Database, shown_url
@@ -34,6 +35,7 @@ class Platform:
         with ``create`` False, refuse (``NoPlatform``) a database that holds none yet
         rather than make an empty one."""
         self.settings = settings or Settings.from_env()
+        load_formats(self.settings)
         if not create and is_empty(self.settings.database_url):
             raise NoPlatform(no_platform_here(self.settings))
         self.db = Database(self.settings.database_url)

@@ -83,6 +83,9 @@ class Settings:
     #: the proxies whose forwarding headers (``X-Forwarded-For``) the dashboard believes
     #: (addresses or networks); from anybody else a client is the connection's address
     trusted_proxies: tuple[str, ...] = ()
+    #: modules that register formats of their own (``ARENA_FORMATS``, comma-separated),
+    #: imported by every process of the platform as it starts (arena.platform.extensions)
+    format_modules: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -125,6 +128,7 @@ class Settings:
                 per_person=_positive(env, "ARENA_TABLES_PER_PERSON", TableLimits.per_person),
             ),
             trusted_proxies=_addresses(env, "ARENA_TRUSTED_PROXIES"),
+            format_modules=_names(env, "ARENA_FORMATS"),
         )
 
 
@@ -189,6 +193,15 @@ def _addresses(env: Mapping[str, str], name: str) -> tuple[str, ...]:
             ipaddress.ip_network(text, strict=False)
         except ValueError:
             raise SystemExit(f"{name}: {text!r} is not an IP address or network") from None
+    return found
+
+
+def _names(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """The variable as comma-separated dotted module names, each checked."""
+    found = tuple(part.strip() for part in env.get(name, "").split(",") if part.strip())
+    for text in found:
+        if not all(piece.isidentifier() for piece in text.split(".")):
+            raise SystemExit(f"{name}: {text!r} is not a module name (like my_formats.gauntlet)")
     return found
 
 

@@ -13,8 +13,8 @@ from arena.referee import RefereeSettings
 from arena.store import tournaments as store
 from arena.store.db import Database
 from arena.store.limits import PrivateLimits
-from arena.store.models import IN_ROUNDS, Owner, TournamentFormat
-from arena.tournament import ratings
+from arena.store.models import Owner
+from arena.tournament import formats, ratings
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,8 @@ class TournamentRequest:
     deadline: float = 1.0
     time_bank: float = 5.0
     duplicate: bool = False
-    format: str = TournamentFormat.ROUND_ROBIN
+    #: its format's registered name (arena.tournament.formats)
+    format: str = formats.DEFAULT.name
     #: Swiss: rounds to play
     rounds: int = DEFAULT_SWISS_ROUNDS
     #: knockout: bots of each table that go on
@@ -122,7 +123,8 @@ def create(
 ) -> TournamentCreated:
     """Create the tournament (an ``owner``'s is private, within ``limits``); the store's
     refusals (StoreError) say what is wrong with the request."""
-    games = request.rounds if request.format == TournamentFormat.SWISS else request.games
+    format = store.format_named(request.format)
+    games = format.games_from(request.games, request.rounds)
     tournament = db.transaction(
         lambda session: store.create(
             session,
@@ -145,15 +147,8 @@ def create(
         )
     )
     return TournamentCreated(
-        tournament.name, tournament.format, tournament.games, _unit(request.format), request.bots
+        tournament.name, tournament.format, tournament.games, format.unit, request.bots
     )
-
-
-def _unit(format: str) -> str:
-    """What a format's ``games`` count."""
-    if format in IN_ROUNDS:
-        return "rounds"
-    return "tables in play" if format == TournamentFormat.LADDER else "matches"
 
 
 def stop(db: Database, name: str, owner: Owner | None = None) -> int:

@@ -40,13 +40,12 @@ from arena.store.models import (
     Owner,
     RegisteredBot,
     Tournament,
-    TournamentFormat,
     TournamentMatch,
     TournamentStatus,
     now,
     table_of,
 )
-from arena.tournament import seeds
+from arena.tournament import formats, seeds
 
 DEFAULT_ELO0, DEFAULT_ELO1 = 0.0, 25.0
 DEFAULT_MAX_MATCHES = 4000
@@ -154,7 +153,7 @@ def create(
         rules=ruleset.to_dict(),
         table_size=size,
         games=max_matches,
-        format=TournamentFormat.ABTEST,
+        format=formats.ABTEST.name,
         secret_key=seeds.new_key(),
         duplicate=True,
         settings=asdict(settings),

@@ -32,15 +32,14 @@ from arena.store.models import (
     Entry,
     RegisteredBot,
     Tournament,
-    TournamentFormat,
     TournamentStatus,
     VersionStatus,
     now,
 )
-from arena.tournament import pacing, ratings
+from arena.tournament import formats, pacing, ratings
 
 #: a competition's formats: a ladder, or a ladder on duplicate deals
-LADDER = "ladder"
+LADDER = formats.LADDER.name
 DUPLICATE_LADDER = "duplicate-ladder"
 FORMATS = (LADDER, DUPLICATE_LADDER)
 
@@ -117,7 +116,7 @@ def _season_ladder(
         table_size,
         tables,
         settings=settings,
-        format=TournamentFormat.LADDER,
+        format=formats.LADDER.name,
         duplicate=duplicate,
         reveal_delay=600,
         waits_for_bots=True,

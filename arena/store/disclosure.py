@@ -23,11 +23,12 @@ from sqlalchemy.orm import Session
 from arena.store.models import (
     MatchStatus,
     Tournament,
-    TournamentFormat,
     TournamentMatch,
     TournamentStatus,
     now,
 )
+from arena.tournament import formats
+from arena.tournament.formats.base import Reveal
 
 #: a match in one of these is played (or never will be): its deal is no longer in play
 FINISHED = (MatchStatus.DONE, MatchStatus.FAILED, MatchStatus.STALE)
@@ -47,13 +48,15 @@ def disclosure(
 ) -> Disclosure:
     if match.status is not MatchStatus.DONE:
         return Disclosure(False, "the match is not played")
-    if tournament.format == TournamentFormat.QUALIFICATION:
-        return Disclosure(True, "a qualification match: its deal came from a key used once")
+    format = formats.named(tournament.format)
+    reveal = format.reveal
+    if reveal is Reveal.AT_ONCE:
+        return Disclosure(True, f"a {format.label} match: its deal came from a key used once")
     if tournament.status is TournamentStatus.DONE:
         return Disclosure(True, "the tournament is over")
     if match.deal_group is not None and _group_unfinished(session, match):
         return Disclosure(False, "public once every rotation of its deal group is played")
-    if tournament.format == TournamentFormat.LADDER:
+    if reveal is Reveal.AFTER_A_DELAY:
         due = _last_finish(session, match) + timedelta(seconds=tournament.reveal_delay)
         if (moment or now()) >= due:
             return Disclosure(True, f"it finished over {tournament.reveal_delay} s ago")

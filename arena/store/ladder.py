@@ -38,12 +38,11 @@ from arena.store.models import (
     MatchSeat,
     MatchStatus,
     Tournament,
-    TournamentFormat,
     TournamentMatch,
     TournamentStatus,
     now,
 )
-from arena.tournament import matchmaking, pacing, seeds
+from arena.tournament import formats, matchmaking, pacing, seeds
 from arena.tournament.schedule import assign_seats
 
 
@@ -55,7 +54,7 @@ def refill(db: Database, tournament_id: int) -> list[tuple[int, str]]:
 def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
     tournament = locked(session, Tournament, tournament_id)
     if (
-        tournament.format != TournamentFormat.LADDER
+        not formats.named(tournament.format).keeps_tables
         or tournament.status is not TournamentStatus.RUNNING
         or not _seats_tables(session, tournament)
     ):

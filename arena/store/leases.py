@@ -22,7 +22,6 @@ from arena.store.db import Database, rows_changed
 from arena.store.jobs import job_sizes, renewed
 from arena.store.models import (
     OPEN_STATUSES,
-    SELF_SCHEDULING,
     BotKind,
     BotVersion,
     Entry,
@@ -30,13 +29,13 @@ from arena.store.models import (
     MatchStatus,
     RegisteredBot,
     Tournament,
-    TournamentFormat,
     TournamentMatch,
     TournamentStatus,
     now,
     table_of,
 )
 from arena.store.rating_policy import rate_group_if_closed
+from arena.tournament import formats
 
 #: a result row of any columns
 AnyRow = Row[*tuple[Any, ...]]
@@ -74,7 +73,7 @@ class MatchPlan:
     seed: str
     settings: dict[str, Any]
     seats: list[SeatPlan]
-    format: str = TournamentFormat.ROUND_ROBIN
+    format: str = formats.DEFAULT.name
     #: duplicate tournaments: the deal group (rated once, when all its rotations are over)
     deal_group: int | None = None
     #: the tournament asks for a new process per match for each uploaded bot
@@ -347,8 +346,11 @@ def _one_rotation_at_a_time(connection: Connection, match_ids: list[int]) -> lis
     return allowed
 
 
-#: an owner's own tournament (an A/B test is ranked work, not private)
-_PRIVATE = _tournaments.c.owner_id.is_not(None) & (_tournaments.c.format != TournamentFormat.ABTEST)
+#: an owner's own tournament (an A/B test is ranked work, not private; a format registered
+#: later is private work when an owner makes it)
+_PRIVATE = _tournaments.c.owner_id.is_not(None) & _tournaments.c.format.not_in(
+    formats.having(lambda format: format.ranked_work)
+)
 _PRIVATE_MATCHES = _matches.join(_tournaments, _tournaments.c.id == _matches.c.tournament_id)
 #: the private matches among ``matches`` still queued, with their owners
 _PRIVATE_QUEUED = (
@@ -617,7 +619,7 @@ _FINISH = (
     .where(
         _tournaments.c.id == bindparam("tournament"),
         # a ladder ends when it is stopped, an A/B test when it decides
-        _tournaments.c.format.not_in(SELF_SCHEDULING),
+        _tournaments.c.format.not_in(bindparam("self_scheduling", expanding=True)),
         _tournaments.c.status == TournamentStatus.RUNNING,
         ~select(_matches.c.id)
         .where(
@@ -632,4 +634,8 @@ _FINISH = (
 
 def finish_if_complete(connection: Connection, tournament_id: int) -> None:
     """Mark a running tournament done once none of its matches is still open."""
-    connection.execute(_FINISH, {"tournament": tournament_id, "finished_at": now()})
+    self_scheduling = formats.having(lambda format: format.self_scheduling)
+    connection.execute(
+        _FINISH,
+        {"tournament": tournament_id, "finished_at": now(), "self_scheduling": self_scheduling},
+    )

@@ -3,7 +3,6 @@ only carries work to the workers."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
@@ -28,7 +27,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
 
-from arena.tournament import ratings
+from arena.tournament import formats, ratings
 
 
 def now() -> datetime:
@@ -100,88 +99,6 @@ class TournamentStatus(StrEnum):
     CREATED = "created"
     RUNNING = "running"
     DONE = "done"
-
-
-class TournamentFormat(StrEnum):
-    """A round robin schedules every match at creation; a ladder keeps tables in play
-    until it is stopped (arena.store.ladder)."""
-
-    ROUND_ROBIN = "round_robin"
-    LADDER = "ladder"
-    #: the matches of an A/B test (arena.store.abtests): scheduled in pairs as it plays
-    ABTEST = "abtest"
-    #: the platform's record of qualification matches (arena.store.qualifications):
-    #: played when a version is submitted, never scheduled, never rated
-    QUALIFICATION = "qualification"
-    #: played in rounds (arena.store.rounds, arena.tournament.formats): each round seats
-    #: bots of similar standing together (``games`` rounds)
-    SWISS = "swiss"
-    #: played in rounds: each table's best ``advance`` go on, down to a final table
-    KNOCKOUT = "knockout"
-    #: an owner's unranked matches of one bot version against rivals they chose
-    #: (arena.store.scrimmages): every match seats them all, scheduled at creation
-    SCRIMMAGE = "scrimmage"
-
-
-@dataclass(frozen=True)
-class FormatTraits:
-    """What a format is, declared once (arena.store.scheduling keeps how it schedules)."""
-
-    #: schedules its matches as it plays (a refill after each recording), not at creation
-    self_scheduling: bool = False
-    #: of those, ends by itself (an A/B test at its verdict, a Swiss tournament after its
-    #: rounds; a ladder plays until stopped): what a worker that stops once the queue is
-    #: empty tops up
-    self_ending: bool = False
-    #: played in rounds (arena.store.rounds), with standings by its own rule
-    in_rounds: bool = False
-    #: made by a command of its own, never ``arena tournament create``: which
-    made_by: str | None = None
-    #: on the tournaments list (an A/B test is on /abtests, a qualification match on its
-    #: version's page)
-    listed: bool = True
-    #: its matches, results and logs are its owner's alone (and the operator's)
-    private: bool = False
-
-
-_ROUNDS = FormatTraits(self_scheduling=True, self_ending=True, in_rounds=True)
-#: every format's traits
-TRAITS: dict[TournamentFormat, FormatTraits] = {
-    TournamentFormat.ROUND_ROBIN: FormatTraits(),
-    TournamentFormat.LADDER: FormatTraits(self_scheduling=True),
-    TournamentFormat.ABTEST: FormatTraits(
-        self_scheduling=True,
-        self_ending=True,
-        made_by="an A/B test is made with `arena abtest create` (POST /api/v1/abtests)",
-        listed=False,
-    ),
-    TournamentFormat.QUALIFICATION: FormatTraits(
-        made_by="qualification matches are played when a bot is submitted", listed=False
-    ),
-    TournamentFormat.SWISS: _ROUNDS,
-    TournamentFormat.KNOCKOUT: _ROUNDS,
-    TournamentFormat.SCRIMMAGE: FormatTraits(
-        made_by="a scrimmage is made with `arena scrimmage` (POST /api/v1/scrimmages)",
-        listed=False,
-        private=True,
-    ),
-}
-
-
-def _having(trait: str) -> tuple[TournamentFormat, ...]:
-    return tuple(name for name, traits in TRAITS.items() if getattr(traits, trait))
-
-
-#: formats that schedule their matches as they play, not all at creation
-SELF_SCHEDULING = _having("self_scheduling")
-#: of those, the ones that end by themselves
-SELF_ENDING = _having("self_ending")
-#: formats played in rounds (arena.store.rounds)
-IN_ROUNDS = _having("in_rounds")
-#: formats on the tournaments list
-LISTED = _having("listed")
-#: formats whose matches, results and logs only their owner sees
-PRIVATE_FORMATS = _having("private")
 
 
 class MatchStatus(StrEnum):
@@ -273,7 +190,8 @@ class Tournament(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)  # {"preset": ..., "options": {...}}
-    format: Mapped[str] = mapped_column(String(32), default=TournamentFormat.ROUND_ROBIN)
+    #: its format's registered name (arena.tournament.formats)
+    format: Mapped[str] = mapped_column(String(32), default=formats.DEFAULT.name)
     #: a knockout's: how many of each table go on
     advance: Mapped[int | None] = mapped_column(Integer)
     #: the rating of record's registered name (arena.tournament.ratings.SYSTEMS)
@@ -403,7 +321,7 @@ ABTEST_OVER = (
 
 class AbTest(Base):
     """A sequential test of a new version against a base on paired duplicate deals
-    (arena.abtest); its matches are those of a tournament of the ABTEST format, rated
+    (arena.abtest); its matches are those of a tournament of the A/B test format, rated
     never. ``counts``: pairs per pair-score class; ``llr``: the SPRT's statistic."""
 
     __tablename__ = "abtests"

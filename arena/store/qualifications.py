@@ -27,13 +27,12 @@ from arena.store.models import (
     MatchStatus,
     StoredLog,
     Tournament,
-    TournamentFormat,
     TournamentMatch,
     TournamentStatus,
     now,
 )
 from arena.store.results import seat_results
-from arena.tournament import seeds
+from arena.tournament import formats, seeds
 
 #: the tournament's name: with a '.', like an A/B test's, and refused to others
 #: (arena.store.tournaments.RESERVED)
@@ -168,7 +167,7 @@ def _tournament(session: Session, rules: Ruleset, settings: RefereeSettings) -> 
         rules=rules.to_dict(),
         table_size=FALLBACK_SIZE,
         games=0,
-        format=TournamentFormat.QUALIFICATION,
+        format=formats.QUALIFICATION.name,
         secret_key=seeds.new_key(),  # unused: each match is dealt from a key of its own
         reveal_delay=0,
         settings=asdict(settings),

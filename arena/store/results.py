@@ -30,7 +30,6 @@ from arena.store.models import (
     MatchStatus,
     StoredLog,
     Tournament,
-    TournamentFormat,
     TournamentMatch,
     now,
     table_of,
@@ -49,16 +48,17 @@ from arena.store.rating_policy import (
     ratings_of,
     system_of,
 )
-from arena.tournament import ratings
+from arena.tournament import formats, ratings
+from arena.tournament.formats.base import Counting
 
 logger = logging.getLogger(__name__)
 
 #: in the recording transaction: tournament id, the deal groups of the results recorded
 CountResults = Callable[[Connection, int, list[int]], None]
-#: formats whose results are counted their own way instead of rated (an A/B test counts
-#: the pairs closed and steps its SPRT); every other format is rated
-INSTEAD_OF_RATING: dict[str, CountResults] = {
-    TournamentFormat.ABTEST: abtests.count_closed_pairs,
+#: how results are counted instead of rated (an A/B test's pairs: the pairs closed and
+#: its SPRT stepped); a format whose ``counting`` is not here is rated
+INSTEAD_OF_RATING: dict[Counting, CountResults] = {
+    Counting.PAIRS: abtests.count_closed_pairs,
 }
 
 #: attempts before a match is failed: the first run and 3 retries
@@ -324,7 +324,7 @@ class _Batch:
         self.versions = sorted({v for result in results for v in result.versions})
         #: duplicate deals are rated by group, under the lock
         self.grouped = results[0].plan.deal_group is not None
-        self.counted = INSTEAD_OF_RATING.get(results[0].plan.format)
+        self.counted = INSTEAD_OF_RATING.get(formats.named(results[0].plan.format).counting)
         self.seen: int | None = None
         self.steps: list[list[ratings.Rating]] | None = None
         self.system: ratings.RatingSystem | None = None

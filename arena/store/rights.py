@@ -26,10 +26,10 @@ from arena.store.models import (
     Owner,
     RegisteredBot,
     Tournament,
-    TournamentFormat,
     TournamentStatus,
     now,
 )
+from arena.tournament.formats.base import Format
 
 
 def check_private(
@@ -37,7 +37,7 @@ def check_private(
     owner: Owner,
     bot_names: list[str],
     games: int,
-    format: str,
+    format: Format,
     deadline: float,
     limits: PrivateLimits,
 ) -> None:
@@ -48,9 +48,9 @@ def check_private(
         raise Forbidden(
             f"a private tournament takes your own bots and the samples only: {', '.join(foreign)}"
         )
-    if format == TournamentFormat.LADDER and games > limits.tables:
-        raise Invalid(f"a private ladder has at most {limits.tables} tables in play")
-    if format != TournamentFormat.LADDER and games > limits.games:
+    if format.keeps_tables and games > limits.tables:
+        raise Invalid(f"a private {format.label} has at most {limits.tables} tables in play")
+    if not format.keeps_tables and games > limits.games:
         raise Invalid(f"a private tournament has at most {limits.games} games")
     check_private_deadline(session, "a private tournament", deadline, limits)
     check_running_private(session, owner, limits)

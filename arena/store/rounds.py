@@ -1,5 +1,5 @@
-"""Tournaments played in rounds (Swiss, knockout): the store's side of the formats in
-arena.tournament.formats.
+"""Tournaments played in rounds (Swiss, knockout): the store's side of the formats
+played in rounds (arena.tournament.formats.rounds).
 
 When no match of the tournament is open, ``refill`` asks its format for the next round
 and seats it: each table one deal, played once per seat rotation (a deal group, rated
@@ -18,7 +18,6 @@ from sqlalchemy.orm import Session, joinedload
 from arena.store.db import Database, locked
 from arena.store.jobs import new_job_id
 from arena.store.models import (
-    IN_ROUNDS,
     OPEN_STATUSES,
     BotVersion,
     Entry,
@@ -29,19 +28,18 @@ from arena.store.models import (
     TournamentStatus,
     now,
 )
-from arena.tournament import seeds
-from arena.tournament.formats import ROUND_FORMATS
+from arena.tournament import formats, seeds
+from arena.tournament.formats.rounds import Field, InRounds, TableResult
 from arena.tournament.ratings import conservative
-from arena.tournament.rounds import Field, RoundFormat, TableResult
 
 
-def format_of(tournament: Tournament) -> RoundFormat:
-    return ROUND_FORMATS[tournament.format]
+def format_of(tournament: Tournament) -> InRounds:
+    return formats.in_rounds(tournament.format)
 
 
 def option_of(tournament: Tournament) -> int:
     """The format's parameter: a Swiss tournament's rounds, a knockout's advance."""
-    return tournament.games if tournament.format == "swiss" else tournament.advance or 1
+    return format_of(tournament).option_of(tournament.games, tournament.advance)
 
 
 def refill(db: Database, tournament_id: int) -> list[tuple[int, str]]:
@@ -51,7 +49,10 @@ def refill(db: Database, tournament_id: int) -> list[tuple[int, str]]:
 
 def refill_in(session: Session, tournament_id: int) -> list[tuple[int, str]]:
     tournament = locked(session, Tournament, tournament_id)
-    if tournament.format not in IN_ROUNDS or tournament.status is not TournamentStatus.RUNNING:
+    if (
+        not formats.named(tournament.format).in_rounds
+        or tournament.status is not TournamentStatus.RUNNING
+    ):
         return []
     if _open(session, tournament):
         return []

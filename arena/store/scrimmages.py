@@ -19,7 +19,8 @@ from arena.referee import RefereeSettings
 from arena.store import bots, releases, rights, tournaments
 from arena.store.errors import Forbidden, Invalid
 from arena.store.limits import PrivateLimits
-from arena.store.models import BotVersion, Owner, Tournament, TournamentFormat
+from arena.store.models import BotVersion, Owner, Tournament
+from arena.tournament import formats
 from sample_bots import NAMES as SAMPLE_NAMES
 
 #: a scrimmage's name: the prefix and a random part
@@ -69,7 +70,7 @@ def create(
         games,
         None,
         RefereeSettings(deadline=deadline),
-        tournaments.Shape(format=TournamentFormat.SCRIMMAGE, same_owner_tables=True),
+        tournaments.Shape(format=formats.SCRIMMAGE.name, same_owner_tables=True),
         acting,
     )
 
@@ -91,7 +92,7 @@ def of_owner(session: Session, owner: Owner, limit: int = 50) -> list[Tournament
             select(Tournament)
             .where(
                 Tournament.owner_id == owner.id,
-                Tournament.format == TournamentFormat.SCRIMMAGE,
+                Tournament.format == formats.SCRIMMAGE.name,
             )
             .order_by(Tournament.id.desc())
             .limit(limit)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -17,8 +16,6 @@ from arena.store.errors import Conflict, Invalid, NotFound
 from arena.store.jobs import job_sizes, new_job_id
 from arena.store.limits import PrivateLimits
 from arena.store.models import (
-    IN_ROUNDS,
-    TRAITS,
     BotVersion,
     Entry,
     MatchSeat,
@@ -26,13 +23,12 @@ from arena.store.models import (
     Owner,
     RegisteredBot,
     Tournament,
-    TournamentFormat,
     TournamentMatch,
     TournamentStatus,
     now,
 )
-from arena.tournament import ratings, schedule, seeds
-from arena.tournament.formats import ROUND_FORMATS
+from arena.tournament import formats, ratings, seeds
+from arena.tournament.formats.base import Format, NewTournament, Plays
 
 #: name prefixes of the platform's own tournaments (A/B tests, qualification matches)
 RESERVED = ("abtest.", "platform.")
@@ -48,7 +44,7 @@ def create(
     seed: str | None = None,
     settings: RefereeSettings | None = None,
     duplicate: bool = False,
-    format: str = TournamentFormat.ROUND_ROBIN,
+    format: str = formats.DEFAULT.name,
     reveal_delay: int = 3600,
     fresh_processes: bool = False,
     owner: Owner | None = None,
@@ -69,21 +65,27 @@ def create(
     ladder that ``waits_for_bots`` (a competition's) may start with fewer bots than a
     table: it plays once enough have entered. Two bots of one owner never share a table
     unless ``same_owner_tables`` (the operator's bots, without an owner, always may).
-    A Swiss tournament plays ``games`` rounds; a knockout sends each table's best
-    ``advance`` on (arena.store.rounds). ``rating``: its rating of record's name
-    (arena.tournament.ratings)."""
+    ``format``: its format's registered name (arena.tournament.formats): a Swiss
+    tournament plays ``games`` rounds; a knockout sends each table's best ``advance`` on
+    (arena.store.rounds). ``rating``: its rating of record's name (arena.tournament.ratings)."""
     name = check_new(session, name, ruleset, table_size, games, reveal_delay)
     settings = settings or RefereeSettings()
+    made_by = format_named(format).made_by
+    if made_by is not None:
+        raise Invalid(made_by)
     if owner is not None:
         rights.check_private(
-            session, owner, bot_names, games, format, settings.deadline, limits or PrivateLimits()
+            session,
+            owner,
+            bot_names,
+            games,
+            format_named(format),
+            settings.deadline,
+            limits or PrivateLimits(),
         )
     twice = sorted({name for name in bot_names if bot_names.count(name) > 1})
     if twice:
         raise Invalid(f"listed more than once: {', '.join(twice)}")
-    made_by = TRAITS[TournamentFormat(format)].made_by if format in TRAITS else None
-    if made_by is not None:
-        raise Invalid(made_by)
     try:
         versions = [active_version(session, bot) for bot in bot_names]
     except NotFound as error:  # the request names it: invalid input, not a missing page
@@ -108,13 +110,21 @@ class Shape:
     """How a tournament plays, beside its bots and size (see :func:`create`)."""
 
     duplicate: bool = False
-    format: str = TournamentFormat.ROUND_ROBIN
+    format: str = formats.DEFAULT.name
     reveal_delay: int = 3600
     fresh_processes: bool = False
     waits_for_bots: bool = False
     same_owner_tables: bool = False
     advance: int = 2
     rating: str = ratings.DEFAULT.name
+
+
+def format_named(name: str) -> Format:
+    """The registered format ``name`` (``Invalid`` when there is none)."""
+    try:
+        return formats.named(name)
+    except formats.UnknownFormat as error:
+        raise Invalid(str(error)) from None
 
 
 def check_new(
@@ -150,23 +160,25 @@ def add(
     owner: Owner | None = None,
     limits: PrivateLimits | None = None,
 ) -> Tournament:
-    """A checked tournament of these ``versions``, its matches scheduled (see :func:`create`)."""
-    format = shape.format
+    """A checked tournament of these ``versions``, its matches scheduled by its format
+    (see :func:`create`)."""
+    format = format_named(shape.format)
     key = seeds.key_for(seed)
     ids = [v.id for v in versions]
     # an owner's tournament ranks nothing: its bots (all theirs) may share tables
     same_owner_tables = shape.same_owner_tables or owner is not None
     teams = {} if same_owner_tables else owner_teams(session, ids)
-    field = Field(ids, table_size, games, key, teams, shape, owner, limits)
-    if format not in SCHEDULES:
-        known = " or ".join(SCHEDULES)
-        raise Invalid(f"unknown format {format!r}: expected {known}")
+    games_limit = (limits or PrivateLimits()).games if owner is not None else None
+    new = NewTournament(
+        ids, table_size, games, key, teams, shape.duplicate, shape.waits_for_bots, shape.advance,
+        games_limit,
+    )  # fmt: skip
     try:
         ratings.named(shape.rating)
     except ValueError as error:
         raise Invalid(str(error)) from None
     try:
-        seated = SCHEDULES[format](field)
+        seated = format.seating(new)
     except ValueError as error:
         raise Invalid(str(error)) from None
     plan = seated.plan
@@ -175,9 +187,9 @@ def add(
         rules=ruleset.to_dict(),
         table_size=table_size,
         games=seated.games,
-        format=format,
+        format=format.name,
         rating_system=shape.rating,
-        advance=shape.advance if format == TournamentFormat.KNOCKOUT else None,
+        advance=shape.advance if "advance" in format.parameters else None,
         secret_key=key,
         reveal_delay=shape.reveal_delay,
         duplicate=seated.duplicate,
@@ -201,96 +213,21 @@ def add(
     return tournament
 
 
-Plan = list[tuple[int | None, list[int], str]]
-
-
-@dataclass(frozen=True)
-class Field:
-    """A new tournament's bots and shape, as its format's schedule reads them."""
-
-    ids: list[int]
-    table_size: int
-    games: int
-    key: str
-    #: bot version -> its owner, for formats that keep an owner's bots apart
-    teams: dict[int, int]
-    shape: Shape
-    owner: Owner | None
-    limits: PrivateLimits | None
-
-
-@dataclass(frozen=True)
-class Seating:
-    """What a format schedules at creation: its matches (deal group, bots by seat, seed;
-    none for a format that seats as it plays), the games it counts, duplicate deals."""
-
-    plan: Plan
-    games: int
-    duplicate: bool
-
-
-def _round_robin(field: Field) -> Seating:
-    """Every match now: tables of the field rotating, or duplicate deal groups."""
-    ids, size, games, key, teams = field.ids, field.table_size, field.games, field.key, field.teams
-    if field.shape.duplicate:
-        plan: Plan = [
-            (group, table, seeds.match_seed(key, seeds.group_place(group)))
-            for group, table in schedule.duplicate(ids, size, games, key, teams)
-        ]
-    else:
-        plan = [
-            (None, table, seeds.match_seed(key, seeds.round_robin_place(index)))
-            for index, table in enumerate(schedule.round_robin(ids, size, games, key, teams))
-        ]
-    return Seating(plan, len(plan), field.shape.duplicate)
-
-
-def _ladder(field: Field) -> Seating:
-    """Nothing now: tables are seated as it plays (arena.store.ladder)."""
-    if len(field.ids) < field.table_size and not field.shape.waits_for_bots:
-        raise ValueError(f"a table of {field.table_size} needs at least {field.table_size} bots")
-    return Seating([], field.games, field.shape.duplicate)
-
-
-def _in_rounds(field: Field) -> Seating:
-    """Nothing now: each round is seated when the last is over (arena.store.rounds); a
-    table is one deal, played once per seat rotation."""
-    shape, bots = field.shape, len(field.ids)
-    rounds = _rounds_of(shape.format, bots, field.table_size, field.games, shape.advance)
-    most = rounds * bots  # a round seats each bot once, a rotation per seat
-    limit = (field.limits or PrivateLimits()).games
-    if field.owner is not None and most > limit:
-        raise ValueError(
-            f"a private tournament has at most {limit} games: {rounds} rounds of {bots}"
-            f" bots play up to {most}"
-        )
-    return Seating([], rounds, True)
-
-
-#: how each format a tournament is created as schedules its matches at creation (the
-#: others are made elsewhere: models.TRAITS)
-SCHEDULES: dict[str, Callable[[Field], Seating]] = {
-    TournamentFormat.ROUND_ROBIN: _round_robin,
-    TournamentFormat.SCRIMMAGE: _round_robin,
-    TournamentFormat.LADDER: _ladder,
-    **dict.fromkeys(IN_ROUNDS, _in_rounds),
-}
-
-
 def stop(session: Session, name: str, owner: Owner | None = None) -> int:
     """Stop a ladder (``owner``: only its creator may; None: the operator); the queued
     matches dropped. A round robin ends by itself."""
     tournament = get(session, name)
     rights.check_may_run(owner, tournament)
-    if tournament.format != TournamentFormat.LADDER:
-        raise Invalid(f"{name!r} is not a ladder (a round robin ends by itself)")
+    if format_named(tournament.format).ends_by_itself:
+        raise Invalid(f"{name!r} is not a ladder (a {tournament.format} ends by itself)")
     return ladder.stop(session, tournament)
 
 
 def is_private_tournament(tournament: Tournament) -> bool:
-    """An owner's own tournament (not an A/B test): its matches are played only when no
-    ranked match (a competition's, a qualification, an A/B test's) waits."""
-    return tournament.owner_id is not None and tournament.format != TournamentFormat.ABTEST
+    """An owner's own tournament (not ranked work, as an A/B test is): its matches are
+    played only when no ranked match (a competition's, a qualification, an A/B test's)
+    waits."""
+    return tournament.owner_id is not None and not format_named(tournament.format).ranked_work
 
 
 def get(session: Session, name: str) -> Tournament:
@@ -316,9 +253,10 @@ def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]
         raise Conflict(f"tournament {name!r} is over")
     tournament.status = TournamentStatus.RUNNING
     tournament.started_at = tournament.started_at or now()
-    if tournament.format == TournamentFormat.LADDER:
+    plays = format_named(tournament.format).plays
+    if plays is Plays.TABLES_IN_PLAY:
         return ladder.refill_in(session, tournament.id)
-    if tournament.format in IN_ROUNDS:
+    if plays is Plays.IN_ROUNDS:
         return rounds.refill_in(session, tournament.id)
     pending = list(
         session.scalars(
@@ -425,23 +363,13 @@ def standings(
 ) -> list[dict[str, Any]]:
     """Every format's final word: bot, version and place (a format in rounds by its own
     rule, the others by the leaderboard's score)."""
-    if tournament.format in IN_ROUNDS:
+    if format_named(tournament.format).in_rounds:
         return rounds.standings(session, tournament)
     board = leaderboard(session, tournament) if board is None else board
     return [
         {"bot": row["bot"], "version": row["version"], "place": row["rank"], "score": row["score"]}
         for row in board
     ]
-
-
-def _rounds_of(format: str, bots: int, table_size: int, games: int, advance: int) -> int:
-    """A format in rounds: how many it plays (a Swiss tournament's ``games``), checked."""
-    if bots < table_size:
-        raise ValueError(f"a table of {table_size} needs at least {table_size} bots")
-    if format == TournamentFormat.KNOCKOUT and not 1 <= advance < table_size:
-        raise ValueError(f"a knockout sends 1 to {table_size - 1} of each table on, not {advance}")
-    option = games if format == TournamentFormat.SWISS else advance
-    return ROUND_FORMATS[format].rounds(bots, table_size, option)
 
 
 def group_scores(

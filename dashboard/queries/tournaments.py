@@ -10,14 +10,13 @@ from sqlalchemy.orm import Session
 from arena.store import rounds as rounds_store
 from arena.store import tournaments as tournament_store
 from arena.store.models import (
-    IN_ROUNDS,
-    LISTED,
     BotVersion,
     Entry,
     RegisteredBot,
     Tournament,
     TournamentMatch,
 )
+from arena.tournament import formats
 from arena.tournament.ratings import conservative
 from dashboard.queries.ratings import head_to_head
 from dashboard.queries.visibility import tournament_named
@@ -54,7 +53,9 @@ def tournaments(session: Session) -> list[TournamentRow]:
         if entry.games and (best is None or score > best[0]):
             leaders[entry.tournament_id] = (score, f"{entry.name} v{entry.number}")
     rows: list[TournamentRow] = []
-    listed = select(Tournament).where(Tournament.format.in_(LISTED))
+    listed = select(Tournament).where(
+        Tournament.format.in_(formats.having(lambda format: format.listed))
+    )
     for tournament in session.scalars(listed.order_by(Tournament.id.desc())):
         leader = leaders.get(tournament.id)
         rows.append(
@@ -68,8 +69,11 @@ def tournaments(session: Session) -> list[TournamentRow]:
 
 
 def _tournament_summary(session: Session, tournament: Tournament) -> dict[str, Any]:
+    format = formats.named(tournament.format)
     return {
         **tournament_store.summary(session, tournament),
+        "unit": format.unit,
+        "plays_until_stopped": not format.ends_by_itself,
         "created_at": tournament.created_at.isoformat(),
     }
 
@@ -91,6 +95,8 @@ def _tournament(session: Session, found: Tournament) -> tuple[TournamentPage, li
         duplicate=found.duplicate,
         groups=[DealGroup.model_validate(group) for group in groups[:GROUPS_SHOWN]],
         groups_total=len(groups),
+        draws=list(formats.named(found.format).draws),
+        explained=formats.named(found.format).explained,
         **_in_rounds(session, found),
     )
     return page, [row["version_id"] for row in board]
@@ -114,7 +120,7 @@ def counts(session: Session) -> dict[str, int]:
 
 def _in_rounds(session: Session, found: Tournament) -> dict[str, Any]:
     """A format played in rounds: its rounds' tables and its standings."""
-    if found.format not in IN_ROUNDS:
+    if not formats.named(found.format).in_rounds:
         return {}
     return {
         "rounds": rounds_store.rounds(session, found),

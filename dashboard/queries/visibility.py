@@ -9,12 +9,17 @@ from sqlalchemy.orm import Session
 
 from arena.store import tournaments as tournament_store
 from arena.store.errors import NotFound
-from arena.store.models import PRIVATE_FORMATS, Tournament
+from arena.store.models import Tournament
+from arena.tournament import formats
+
+
+def _private() -> tuple[str, ...]:
+    return formats.having(lambda format: format.private)
 
 
 def visible_to(reader: int | None) -> ColumnElement[bool]:
     """A condition on ``Tournament``: what ``reader`` (an owner's id; None: anyone) sees."""
-    public = Tournament.format.not_in(PRIVATE_FORMATS)
+    public = Tournament.format.not_in(_private())
     return public if reader is None else public | (Tournament.owner_id == reader)
 
 
@@ -24,7 +29,7 @@ def hidden_from(reader: int | None) -> Select[int]:
 
 
 def may_see(tournament: Tournament, reader: int | None) -> bool:
-    return tournament.format not in PRIVATE_FORMATS or (
+    return not formats.named(tournament.format).private or (
         reader is not None and tournament.owner_id == reader
     )
 

@@ -7,7 +7,7 @@
   // A round robin's progress is matches played of all, and those that failed; a ladder
   // never ends: matches played.
   function progressText(t) {
-    if (t.format === "ladder") return t.matches.done + " played";
+    if (t.plays_until_stopped) return t.matches.done + " played";
     const failed = t.matches.failed ? " (" + t.matches.failed + " failed)" : "";
     return t.matches.done + " / " + t.matches.total + failed;
   }

@@ -1,5 +1,6 @@
-"""Formats played in rounds (Swiss, knockout) as strategies. Pure: the entries, their
-ratings and the tables played so far in; the next round's tables, or the standings, out.
+"""Formats played in rounds (Swiss, knockout): the base of their format objects. Pure:
+the entries, their ratings and the tables played so far in; the next round's tables, or
+the standings, out.
 
 A round is a set of tables played at once; each table is one deal played once per seat
 rotation (every bot holds every hand), and a bot's result at a table is its mean place
@@ -12,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+
+from arena.tournament.formats.base import Format, NewTournament, Plays, Seating
 
 
 @dataclass(frozen=True)
@@ -57,17 +59,48 @@ class Field:
     rating: Mapping[int, float]
 
 
-class RoundFormat(Protocol):
-    name: str
+class InRounds(Format):
+    """A format played in rounds, each table one deal played once per seat rotation."""
+
+    unit = "rounds"
+    plays = Plays.IN_ROUNDS
+    draws = ("rounds", "standings")
+
+    def option_of(self, games: int, advance: int | None) -> int:
+        """Its parameter, from a tournament's columns (a Swiss tournament's rounds, a
+        knockout's advance)."""
+        raise NotImplementedError
 
     def rounds(self, bots: int, table_size: int, option: int) -> int:
         """How many rounds the format plays for ``bots``."""
+        raise NotImplementedError
 
     def next_round(self, field: Field) -> list[list[int]] | None:
         """The next round's tables (bots by seat), or None once the format is over."""
+        raise NotImplementedError
 
     def standings(self, field: Field) -> list[Standing]:
         """Every bot, best first, with its place."""
+        raise NotImplementedError
+
+    def check(self, new: NewTournament) -> None:
+        """Refuse a field it cannot play (a ``ValueError`` says why)."""
+        if len(new.bots) < new.table_size:
+            raise ValueError(f"a table of {new.table_size} needs at least {new.table_size} bots")
+
+    def seating(self, new: NewTournament) -> Seating:
+        """Nothing now: each round is seated when the last is over (arena.store.rounds);
+        a table is one deal, played once per seat rotation."""
+        self.check(new)
+        bots = len(new.bots)
+        rounds = self.rounds(bots, new.table_size, self.option_of(new.games, new.advance))
+        most = rounds * bots  # a round seats each bot once, a rotation per seat
+        if new.games_limit is not None and most > new.games_limit:
+            raise ValueError(
+                f"a private tournament has at most {new.games_limit} games: {rounds} rounds"
+                f" of {bots} bots play up to {most}"
+            )
+        return Seating([], rounds, True)
 
 
 def rounds_played(played: Sequence[TableResult]) -> int:

@@ -8,7 +8,7 @@ sends at least one bot home (a table of ``advance`` bots or fewer sends all but 
 last on); a table of one is a bye. Once the bots left fit one table, that table is the
 final, and the format is over when it has played. Standings: the final's order, then
 the bots out in later rounds ahead of those out earlier, each round's by their place at
-their table and their score. Pure (arena.tournament.rounds).
+their table and their score. Pure (arena.tournament.formats.rounds).
 """
 
 from __future__ import annotations
@@ -16,11 +16,30 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from arena.tournament.rounds import Field, Standing, rounds_played
+from arena.tournament.formats.base import NewTournament
+from arena.tournament.formats.rounds import Field, InRounds, Standing, rounds_played
 
 
-class Knockout:
+class Knockout(InRounds):
     name = "knockout"
+    label = "knockout"
+    usage = "each table's best --advance go on, down to a final table"
+    explained = (
+        "Each table plays one deal once per seat rotation; its best go on to the next"
+        " round, down to the final table."
+    )
+    parameters = ("advance",)
+    draws = ("bracket", "standings")
+
+    def option_of(self, games: int, advance: int | None) -> int:
+        return advance or 1
+
+    def check(self, new: NewTournament) -> None:
+        super().check(new)
+        if not 1 <= new.advance < new.table_size:
+            raise ValueError(
+                f"a knockout sends 1 to {new.table_size - 1} of each table on, not {new.advance}"
+            )
 
     def rounds(self, bots: int, table_size: int, option: int) -> int:
         left, rounds = bots, 1

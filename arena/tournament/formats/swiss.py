@@ -5,7 +5,7 @@ A bot earns a point for each bot of its table it finished ahead of (by the table
 duplicate score; a tie is half a point). Standings: points, then the mean duplicate
 score, then the rating. When the bots do not fill whole tables, the lowest standing
 among those with the fewest byes sits the round out and earns the table's average
-points. Pure (arena.tournament.rounds).
+points. Pure (arena.tournament.formats.rounds).
 """
 
 from __future__ import annotations
@@ -13,11 +13,31 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from arena.tournament.rounds import Field, Standing, TableResult, mean_score, rounds_played
+from arena.tournament.formats.rounds import (
+    Field,
+    InRounds,
+    Standing,
+    TableResult,
+    mean_score,
+    rounds_played,
+)
 
 
-class Swiss:
+class Swiss(InRounds):
     name = "swiss"
+    label = "Swiss"
+    usage = "--rounds rounds of tables of similar standing"
+    explained = (
+        "Swiss: each round seats bots of similar standing together; a point for each bot"
+        " of the table finished ahead of (a tie: half)."
+    )
+    parameters = ("rounds",)
+
+    def games_from(self, games: int, rounds: int) -> int:
+        return rounds
+
+    def option_of(self, games: int, advance: int | None) -> int:
+        return games
 
     def rounds(self, bots: int, table_size: int, option: int) -> int:
         return option
