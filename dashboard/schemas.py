@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
 from arena.services.tournaments import Progress
 from arena.store.bots import NAME
@@ -218,25 +218,38 @@ class TournamentPublic(BaseModel):
     same_owner_tables: bool = False
 
 
+def _three_places(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+#: a figure as pages and the API show it: to 3 places
+Figure = Annotated[float, AfterValidator(_three_places)]
+MaybeFigure = Annotated[float | None, AfterValidator(_three_places)]
+
+
 class LeaderboardRow(BaseModel):
+    """A leaderboard row as shown (from the store's ``BoardRow``, figures rounded)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
     rank: int
     bot: str
     version: int
-    mu: float
-    sigma: float
-    score: float
+    mu: Figure
+    sigma: Figure
+    score: Figure
     games: int
-    mean_place: float | None
-    win_share: float | None
+    mean_place: MaybeFigure
+    win_share: MaybeFigure
     wins: int
     forfeits: int
     strikes: int
     illegal: int
-    bluff_rate: float | None
-    challenge_rate: float | None
-    challenge_accuracy: float | None
-    believe_rate: float | None
-    believe_accuracy: float | None
+    bluff_rate: MaybeFigure
+    challenge_rate: MaybeFigure
+    challenge_accuracy: MaybeFigure
+    believe_rate: MaybeFigure
+    believe_accuracy: MaybeFigure
 
 
 class TournamentDetail(TournamentPublic):

@@ -254,4 +254,4 @@ def test_workers_on_other_machines_play_bots_uploaded_elsewhere(
     log = (first.data_dir / "logs" / "worker-0.log").read_text()
     assert "the cached copy is missing or corrupt" in log
     status = submitter.tournament_status("second")
-    assert all(row["forfeits"] == 0 for row in status.leaderboard)
+    assert all(row.forfeits == 0 for row in status.leaderboard)

@@ -94,21 +94,21 @@ def test_rating_history_and_head_to_head_agree_with_the_played_matches(app_and_t
     with arena.db.read() as session:
         found = tournament_store.get(session, "cup")
         board = tournament_store.leaderboard(session, found)
-        leaders = [row["version_id"] for row in board]
+        leaders = [row.version_id for row in board]
         history = rating_queries.rating_history(session, found.id, leaders)
         grid = rating_queries.head_to_head(session, found.id, leaders)
         places = [
             {seat.bot: seat.place for seat in match.seats}
             for match in match_queries.matches(session, tournament="cup").items
         ]
-    assert list(history) == [f"{row['bot']} v{row['version']}" for row in board]
+    assert list(history) == [f"{row.bot} v{row.version}" for row in board]
     for row in board:
-        points = history[f"{row['bot']} v{row['version']}"]
+        points = history[f"{row.bot} v{row.version}"]
         assert [p["n"] for p in points] == list(range(1, 9))
-        assert points[-1]["mu"] == row["mu"] or abs(points[-1]["mu"] - row["mu"]) < 1e-3
+        assert points[-1]["mu"] == row.mu or abs(points[-1]["mu"] - row.mu) < 1e-3
         assert all(p["at"] for p in points)
-    assert grid["bots"] == [f"{row['bot']} v1" for row in board]
-    for a, b in itertools.permutations(sorted(row["bot"] for row in board), 2):
+    assert grid["bots"] == [f"{row.bot} v1" for row in board]
+    for a, b in itertools.permutations(sorted(row.bot for row in board), 2):
         cell = grid["cells"][f"{a} v1|{b} v1"]
         ahead = sum(p[a] < p[b] for p in places)
         behind = sum(p[a] > p[b] for p in places)
@@ -127,9 +127,9 @@ def test_a_long_history_is_thinned_in_the_database(app_and_token) -> None:
         charts.MAX_POINTS = 5
         try:
             counter = next(
-                r["version_id"]
+                r.version_id
                 for r in tournament_store.leaderboard(session, found)
-                if r["bot"] == "counter"
+                if r.bot == "counter"
             )
             thinned = rating_queries.rating_history(session, found.id, [counter])
         finally:

@@ -75,8 +75,8 @@ def test_a_submitted_bot_is_ranked_in_the_default_competition_by_itself(
     play_open_tables(arena, tournament, 6)
     with arena.db.read() as session:
         standing = competitions.summary(session, competitions.get(session, "main"))
-    assert {row["bot"] for row in standing["leaderboard"]} == {"random", "counter", "newcomer"}
-    assert all(row["games"] > 0 for row in standing["leaderboard"])
+    assert {row.bot for row in standing["leaderboard"]} == {"random", "counter", "newcomer"}
+    assert all(row.games > 0 for row in standing["leaderboard"])
 
     second = submit(arena, "newcomer", BotKind.SAMPLE, "bluffer")
     assert second.accepted and second.version == 2
@@ -90,9 +90,9 @@ def test_a_submitted_bot_is_ranked_in_the_default_competition_by_itself(
             .order_by(TournamentMatch.id.desc())
         )
         newest = {seat.bot_version_id for seat in newest_table.seats}
-    assert [(r["bot"], r["version"]) for r in board if r["bot"] == "newcomer"] == [
-        ("newcomer", 2)
-    ], "the newer version takes the older one's place"
+    assert [(r.bot, r.version) for r in board if r.bot == "newcomer"] == [("newcomer", 2)], (
+        "the newer version takes the older one's place"
+    )
     assert len(retired) == 1 and retired[0].bot_version_id not in newest
 
 
@@ -132,8 +132,8 @@ def test_a_competition_pauses_closes_with_final_standings_and_opens_a_new_season
     with arena.db.read() as session:
         fresh = competitions.summary(session, competitions.get(session, "cup"))
     assert fresh["season"] == 2 and fresh["ladder"] == "cup-season-2"
-    assert all(row["games"] == 0 for row in fresh["leaderboard"]) and len(fresh["leaderboard"]) == 3
-    assert sum(row["games"] for row in final["leaderboard"]) > 0, "season 1 keeps its standings"
+    assert all(row.games == 0 for row in fresh["leaderboard"]) and len(fresh["leaderboard"]) == 3
+    assert sum(row.games for row in final["leaderboard"]) > 0, "season 1 keeps its standings"
 
 
 def test_a_competition_on_openskill_rates_every_result_with_it_and_ranks_by_it(
@@ -155,8 +155,8 @@ def test_a_competition_on_openskill_rates_every_result_with_it_and_ranks_by_it(
         entries = session.scalars(select(Entry)).all()
     assert summary["rating"] == "openskill"
     board = summary["leaderboard"]
-    assert all(row["games"] > 0 for row in board) and len(board) == 4
-    assert [row["score"] for row in board] == sorted((row["score"] for row in board), reverse=True)
+    assert all(row.games > 0 for row in board) and len(board) == 4
+    assert [row.score for row in board] == sorted((row.score for row in board), reverse=True)
     start = ratings.named("trueskill").start()
     assert all((e.mu, e.sigma) != (start.mu, start.sigma) for e in entries)
     with pytest.raises(Invalid, match="unknown rating system 'glicko'"):
@@ -239,7 +239,7 @@ def test_a_duplicate_ladder_plays_each_table_once_per_rotation_on_one_deal(
         assert len(changes) == 2, "one rating update per table, not per rotation"
         summary = competitions.summary(session, competitions.get(session, "dup"))
     assert summary["format"] == "duplicate-ladder"
-    games = [row["games"] for row in summary["leaderboard"]]
+    games = [row.games for row in summary["leaderboard"]]
     assert sum(games) == 2 * 3 * 3 and all(g % 3 == 0 for g in games), "every rotation counts"
 
 

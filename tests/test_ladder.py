@@ -166,8 +166,8 @@ def test_a_two_seat_ladder_explores_and_ranks_a_planted_field_as_a_round_robin_d
     robin, _ = _play_through(db, "rr", games)
     board, met = _play_through(db, "lad", games)
     assert len(met) == 6 and min(met.values()) >= games // 16, met
-    robin_score = {row["bot"]: row["score"] for row in robin}
-    ladder_rank = {row["bot"]: row["rank"] for row in board}
+    robin_score = {row.bot: row.score for row in robin}
+    ladder_rank = {row.bot: row.rank for row in board}
     for a, b in itertools.permutations(FIELD, 2):
         if robin_score[a] > robin_score[b] + 3:  # clearly apart in the round robin
             assert ladder_rank[a] < ladder_rank[b], (a, b, robin, board)

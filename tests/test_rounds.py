@@ -157,14 +157,14 @@ def test_a_tournament_in_rounds_plays_through_the_store_to_its_standings(
         )
     assert status.status == TournamentStatus.DONE and statuses == {MatchStatus.DONE}
     standings = status.standings
-    assert sorted(row["bot"] for row in standings) == names
-    assert [row["place"] for row in standings] == list(range(1, count + 1))
+    assert sorted(row.bot for row in standings) == names
+    assert [row.place for row in standings] == list(range(1, count + 1))
     seeds_by_group: dict[int, set[str]] = {}
     for group, seed, _ in groups:
         seeds_by_group.setdefault(group, set()).add(seed)
     assert all(len(s) == 1 for s in seeds_by_group.values()), "a table's rotations share a deal"
     assert len({next(iter(s)) for s in seeds_by_group.values()}) == len(seeds_by_group)
-    assert all(row["games"] > 0 for row in status.leaderboard), "rated as duplicate deals"
+    assert all(row.games > 0 for row in status.leaderboard), "rated as duplicate deals"
 
 
 def test_a_knockout_sends_on_fewer_than_a_table_or_it_is_refused(db: Database) -> None:
@@ -200,7 +200,7 @@ def test_the_tournament_page_draws_the_rounds_and_the_standings(
     assert page.text.count("<h3>Round ") == 2
     assert page.text.count('<ol class="round-table">') == (4 if format == "swiss" else 3)
     with arena.db.read() as s:
-        first = tournament_service.status(s, "cup").standings[0]["bot"]
+        first = tournament_service.status(s, "cup").standings[0].bot
     standings = page.text[page.text.index('<table id="standings">') :]
     assert standings.index(f">{first}</a>") < min(
         standings.index(f">{name}</a>") for name in names if name != first

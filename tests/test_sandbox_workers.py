@@ -47,7 +47,7 @@ def plain_bot(tmp_path: Path, name: str) -> Path:
 
 
 def forfeits(status: TournamentState) -> int:
-    return sum(row["forfeits"] for row in status.leaderboard)
+    return sum(row.forfeits for row in status.leaderboard)
 
 
 def test_hostile_uploaded_bots_leave_the_worker_healthy(settings: Settings, tmp_path: Path) -> None:

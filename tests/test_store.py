@@ -338,8 +338,8 @@ def test_ratings_equal_a_sequential_replay_in_completion_order(db: Database) -> 
                 assert getattr(entry, name) == sum(getattr(seat, name) for seat in mine), name
             assert entry.plays > 0 and entry.decisions >= entry.plays
         board = tournaments.leaderboard(s, tournament)
-        scores = [row["score"] for row in board]
-        assert scores == sorted(scores, reverse=True) and [r["rank"] for r in board] == [1, 2, 3, 4]
+        scores = [row.score for row in board]
+        assert scores == sorted(scores, reverse=True) and [r.rank for r in board] == [1, 2, 3, 4]
 
 
 def _recorded(db: Database, name: str) -> dict[str, list]:

@@ -283,8 +283,8 @@ def test_a_match_that_waits_20_s_for_an_answer_is_never_taken_for_lost(
     with arena.db.read() as s:
         match = s.scalars(select(TournamentMatch)).one()
         assert match.attempts == 1, "played once: never given to another worker"
-    [entry] = [row for row in status.leaderboard if row["bot"] == "pondering"]
-    assert (entry["forfeits"], entry["strikes"]) == (0, 0)
+    [entry] = [row for row in status.leaderboard if row.bot == "pondering"]
+    assert (entry.forfeits, entry.strikes) == (0, 0)
 
 
 def test_an_endpoint_never_plays_more_matches_at_once_than_its_own_limit(

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from arena.base.figures import rounded
 from arena.cli import options
 from arena.cli.platform import out, platform
 from arena.cli.rules import checked_ruleset
@@ -120,7 +121,7 @@ def competition_status(name: Name, json_: options.JsonFlag = False) -> None:
     with platform().db.read() as session:
         summary = competitions.summary(session, competitions.get(session, name))
     if json_:
-        print(json.dumps(summary))
+        print(json.dumps(rounded(summary)))
         return
     out.print(
         f"{summary['name']}: season {summary['season']}, {summary['status']}, "
@@ -129,8 +130,8 @@ def competition_status(name: Name, json_: options.JsonFlag = False) -> None:
     )
     for row in summary["leaderboard"]:
         out.print(
-            f"{row['rank']:>4}  {row['bot'][:30]:<30} v{row['version']:<4} "
-            f"{row['score']:>8.2f} {row['games']:>7} games",
+            f"{row.rank:>4}  {row.bot[:30]:<30} v{row.version:<4} "
+            f"{row.score:>8.2f} {row.games:>7} games",
             markup=False,
         )
 

@@ -175,29 +175,29 @@ def print_status(status: TournamentState) -> None:
     table = Table("rank", "bot", "mu", "sigma", "mu-3σ", "games", "place", "wins", "f/s/i")
     table.box = box.SIMPLE_HEAD
     for row in status.leaderboard:
-        mean = f"{row['mean_place']:.2f}" if row["mean_place"] is not None else "-"
+        mean = f"{row.mean_place:.2f}" if row.mean_place is not None else "-"
         table.add_row(
-            str(row["rank"]),
-            f"{row['bot']} v{row['version']}",
-            f"{row['mu']:.2f}",
-            f"{row['sigma']:.2f}",
-            f"{row['score']:.2f}",
-            str(row["games"]),
+            str(row.rank),
+            f"{row.bot} v{row.version}",
+            f"{row.mu:.2f}",
+            f"{row.sigma:.2f}",
+            f"{row.score:.2f}",
+            str(row.games),
             mean,
-            str(row["wins"]),
-            f"{row['forfeits']}/{row['strikes']}/{row['illegal']}",
+            str(row.wins),
+            f"{row.forfeits}/{row.strikes}/{row.illegal}",
         )
     out.print(table)
     if "standings" in formats.named(status.format).draws:
         out.print(f"standings ({status.format}):", markup=False)
-        for row in status.standings:
+        for placing in status.standings:
             figures = ", ".join(
-                f"{key} {value}"
-                for key, value in row.items()
-                if key not in ("bot", "version", "place")
+                f"{key} {value:.3g}" if isinstance(value, float) else f"{key} {value}"
+                for key, value in placing.figures.items()
             )
             out.print(
-                f"  {row['place']:>3}. {row['bot']} v{row['version']}  {figures}", markup=False
+                f"  {placing.place:>3}. {placing.bot} v{placing.version}  {figures}",
+                markup=False,
             )
 
 

@@ -8,12 +8,15 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from arena.base.figures import rounded
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.store import tournaments as store
 from arena.store.db import Database
 from arena.store.limits import PrivateLimits
 from arena.store.models import Owner
+from arena.store.rounds import Placing
+from arena.store.tournaments import BoardRow
 from arena.tournament import formats, ratings
 
 
@@ -49,16 +52,21 @@ class TournamentState:
     #: bots of one owner may share a table (off: no team play)
     same_owner_tables: bool
     #: rows by ``mu - 3 sigma``, as the leaderboard shows them
-    leaderboard: list[dict[str, Any]]
+    leaderboard: list[BoardRow]
     #: every format's final word: bot, version and place (and the format's figures)
-    standings: list[dict[str, Any]]
+    standings: list[Placing]
 
     @property
     def over(self) -> bool:
         return self.status == "done"
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Its JSON form: figures to 3 places, each placing's figures beside its place."""
+        standings = [
+            {"bot": p.bot, "version": p.version, "place": p.place, **p.figures}
+            for p in self.standings
+        ]
+        return rounded({**asdict(self), "standings": standings})
 
 
 def status(session: Session, name: str) -> TournamentState:

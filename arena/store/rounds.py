@@ -10,6 +10,8 @@ is done. The worker refills after recording and the reconciler for every running
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, select
@@ -159,15 +161,24 @@ def _seat(
     return [(match.id, match.job_id) for match in created if match.job_id is not None]
 
 
-def standings(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Placing:
+    """A bot's place in its tournament's standings, and the figures that placed it (in
+    its format's words: points, round reached, score)."""
+
+    bot: str
+    version: int
+    #: 1 is first
+    place: int
+    figures: Mapping[str, float | int]
+
+
+def standings(session: Session, tournament: Tournament) -> list[Placing]:
     """The format's standings: bot, version, place and the figures that placed it."""
     field = _field(session, tournament)
     ranked = format_of(tournament).standings(field)
     names = _names(session, list(field.bots))
-    return [
-        {"bot": names[s.bot][0], "version": names[s.bot][1], "place": s.place, **s.figures}
-        for s in ranked
-    ]
+    return [Placing(*names[s.bot], s.place, s.figures) for s in ranked]
 
 
 def rounds(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
@@ -205,7 +216,7 @@ def rounds(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
                     {
                         "bot": names[b][0],
                         "version": names[b][1],
-                        "score": round(result.score[b], 3) if result else None,
+                        "score": result.score[b] if result else None,
                     }
                     for b in order
                 ],

@@ -27,6 +27,7 @@ from arena.store.models import (
     TournamentStatus,
     now,
 )
+from arena.store.rounds import Placing
 from arena.tournament import formats, ratings, seeds
 from arena.tournament.formats.base import Format, NewTournament, Plays
 
@@ -301,45 +302,71 @@ def progress(session: Session, tournament: Tournament) -> dict[str, int]:
     return result
 
 
-def leaderboard(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class BoardRow:
+    """An entry as the leaderboard ranks it: its rating, running totals and play style
+    (the figures as stored: presenters round them)."""
+
+    rank: int
+    bot: str
+    version: int
+    version_id: int
+    mu: float
+    sigma: float
+    #: ``mu - 3 sigma``: what the board is ordered by
+    score: float
+    games: int
+    mean_place: float | None
+    win_share: float | None
+    wins: int
+    forfeits: int
+    strikes: int
+    illegal: int
+    bluff_rate: float | None
+    challenge_rate: float | None
+    challenge_accuracy: float | None
+    believe_rate: float | None
+    believe_accuracy: float | None
+
+
+def leaderboard(session: Session, tournament: Tournament) -> list[BoardRow]:
     """Entries by ``mu - 3 sigma`` with their running totals and play style."""
-    rows: list[dict[str, Any]] = []
-    for entry in session.scalars(
+    entries = session.scalars(
         select(Entry)
         .where(Entry.tournament_id == tournament.id, Entry.retired.is_(False))
         .options(joinedload(Entry.version).joinedload(BotVersion.bot))
-    ):
-        games = entry.games
-        rows.append(
-            {
-                "bot": entry.version.bot.name,
-                "version": entry.version.number,
-                "version_id": entry.bot_version_id,
-                "mu": round(entry.mu, 3),
-                "sigma": round(entry.sigma, 3),
-                "score": round(ratings.conservative(entry.mu, entry.sigma), 3),
-                "games": games,
-                "mean_place": round(entry.place_sum / games, 3) if games else None,
-                "win_share": round(entry.wins / games, 3) if games else None,
-                "wins": entry.wins,
-                "forfeits": entry.forfeits,
-                "strikes": entry.strikes,
-                "illegal": entry.illegal,
-                "bluff_rate": _share(entry.bluffs, entry.plays),
-                "challenge_rate": _share(entry.challenges, entry.decisions),
-                "challenge_accuracy": _share(entry.challenges_right, entry.challenges),
-                "believe_rate": _share(entry.believes, entry.decisions),
-                "believe_accuracy": _share(entry.believes_right, entry.believes),
-            }
-        )
-    rows.sort(key=lambda r: -r["score"])
-    for rank, row in enumerate(rows, 1):
-        row["rank"] = rank
-    return rows
+    ).all()
+    ranked = sorted(entries, key=lambda e: -ratings.conservative(e.mu, e.sigma))
+    return [_board_row(rank, entry) for rank, entry in enumerate(ranked, 1)]
+
+
+def _board_row(rank: int, entry: Entry) -> BoardRow:
+    games = entry.games
+    return BoardRow(
+        rank=rank,
+        bot=entry.version.bot.name,
+        version=entry.version.number,
+        version_id=entry.bot_version_id,
+        mu=entry.mu,
+        sigma=entry.sigma,
+        score=ratings.conservative(entry.mu, entry.sigma),
+        games=games,
+        mean_place=_share(entry.place_sum, games),
+        win_share=_share(entry.wins, games),
+        wins=entry.wins,
+        forfeits=entry.forfeits,
+        strikes=entry.strikes,
+        illegal=entry.illegal,
+        bluff_rate=_share(entry.bluffs, entry.plays),
+        challenge_rate=_share(entry.challenges, entry.decisions),
+        challenge_accuracy=_share(entry.challenges_right, entry.challenges),
+        believe_rate=_share(entry.believes, entry.decisions),
+        believe_accuracy=_share(entry.believes_right, entry.believes),
+    )
 
 
 def _share(part: int, whole: int) -> float | None:
-    return round(part / whole, 3) if whole else None
+    return part / whole if whole else None
 
 
 def summary(session: Session, tournament: Tournament) -> dict[str, Any]:
@@ -359,17 +386,14 @@ def summary(session: Session, tournament: Tournament) -> dict[str, Any]:
 
 
 def standings(
-    session: Session, tournament: Tournament, board: list[dict[str, Any]] | None = None
-) -> list[dict[str, Any]]:
+    session: Session, tournament: Tournament, board: list[BoardRow] | None = None
+) -> list[Placing]:
     """Every format's final word: bot, version and place (a format in rounds by its own
     rule, the others by the leaderboard's score)."""
     if format_named(tournament.format).in_rounds:
         return rounds.standings(session, tournament)
     board = leaderboard(session, tournament) if board is None else board
-    return [
-        {"bot": row["bot"], "version": row["version"], "place": row["rank"], "score": row["score"]}
-        for row in board
-    ]
+    return [Placing(row.bot, row.version, row.rank, {"score": row.score}) for row in board]
 
 
 def group_scores(

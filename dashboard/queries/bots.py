@@ -46,17 +46,17 @@ def global_leaderboard(session: Session) -> list[dict[str, Any]]:
     rated = []
     if main is not None:
         for row in tournament_store.leaderboard(session, main.tournament):
-            if row["games"]:
+            if row.games:
                 rated.append(
                     {
-                        "bot": row["bot"],
-                        "version": row["version"],
+                        "bot": row.bot,
+                        "version": row.version,
                         "tournament": main.tournament.name,
                         "competition": main.name,
-                        "mu": row["mu"],
-                        "sigma": row["sigma"],
-                        "score": row["score"],
-                        "games": row["games"],
+                        "mu": round(row.mu, 3),
+                        "sigma": round(row.sigma, 3),
+                        "score": round(row.score, 3),
+                        "games": row.games,
                     }
                 )
     ranked = {row["bot"] for row in rated}

@@ -27,7 +27,7 @@ def competition_rows(session: Session) -> list[CompetitionRow]:
 def _row(session: Session, competition: Competition) -> CompetitionRow:
     ladder_ = competition.tournament
     board = tournament_store.leaderboard(session, ladder_)
-    leader = next((f"{r['bot']} v{r['version']}" for r in board if r["games"]), None)
+    leader = next((f"{r.bot} v{r.version}" for r in board if r.games), None)
     return CompetitionRow(
         name=competition.name,
         season=competition.season,

@@ -26,7 +26,7 @@ def leaders_ratings(session: Session, name: str) -> dict[str, list[dict[str, Any
     """The rating histories of a tournament's leaders (its chart)."""
     found = tournament_named(session, name)
     leaders = tournament_store.leaderboard(session, found)[:CHART_BOTS]
-    return rating_history(session, found.id, [row["version_id"] for row in leaders])
+    return rating_history(session, found.id, [row.version_id for row in leaders])
 
 
 def rating_history(

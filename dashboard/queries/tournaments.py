@@ -99,7 +99,7 @@ def _tournament(session: Session, found: Tournament) -> tuple[TournamentPage, li
         explained=formats.named(found.format).explained,
         **_in_rounds(session, found),
     )
-    return page, [row["version_id"] for row in board]
+    return page, [row.version_id for row in board]
 
 
 def tournament_page(session: Session, name: str) -> TournamentPage:
@@ -122,7 +122,17 @@ def _in_rounds(session: Session, found: Tournament) -> dict[str, Any]:
     """A format played in rounds: its rounds' tables and its standings."""
     if not formats.named(found.format).in_rounds:
         return {}
-    return {
-        "rounds": rounds_store.rounds(session, found),
-        "standings": rounds_store.standings(session, found),
-    }
+    rounds = [
+        {**r, "tables": [{**t, "bots": [_rounded(b) for b in t["bots"]]} for t in r["tables"]]}
+        for r in rounds_store.rounds(session, found)
+    ]
+    standings = [
+        _rounded({"bot": p.bot, "version": p.version, "place": p.place, **p.figures})
+        for p in rounds_store.standings(session, found)
+    ]
+    return {"rounds": rounds, "standings": standings}
+
+
+def _rounded(row: dict[str, Any]) -> dict[str, Any]:
+    """A row's figures as a page shows them: floats to 3 places."""
+    return {k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}

@@ -13,9 +13,16 @@ from arena.services import competitions as competition_service
 from arena.store import competitions
 from arena.store.models import CompetitionStatus
 from dashboard.deps import OperatorDep, PlatformDep, SessionDep
-from dashboard.schemas import CompetitionCreate, PaceIn, Responses
+from dashboard.schemas import CompetitionCreate, LeaderboardRow, PaceIn, Responses
 
 router = APIRouter(tags=["competitions"])
+
+
+def shown(summary: dict[str, Any]) -> dict[str, Any]:
+    """A competition's summary as the API shows it: its leaderboard's figures rounded."""
+    board = [LeaderboardRow.model_validate(row).model_dump() for row in summary["leaderboard"]]
+    return {**summary, "leaderboard": board}
+
 
 #: what the operator's calls may answer besides success
 OPERATOR: Responses = {
@@ -37,7 +44,7 @@ def list_competitions(session: SessionDep) -> list[dict[str, Any]]:
 @router.get("/competitions/{name}", responses={404: {"description": "No such competition"}})
 def get_competition(name: str, session: SessionDep) -> dict[str, Any]:
     """Its season, status and standings."""
-    return competitions.summary(session, competitions.get(session, name))
+    return shown(competitions.summary(session, competitions.get(session, name)))
 
 
 @router.post(
@@ -54,12 +61,12 @@ def create_competition(body: CompetitionCreate, platform: PlatformDep) -> dict[s
         body.time_bank, body.default, body.opens_at, body.closes_at, body.format, body.pace,
         body.rating,
     )  # fmt: skip
-    return competition_service.create(platform.db, request)
+    return shown(competition_service.create(platform.db, request))
 
 
 def _status_route(action: str, to: CompetitionStatus, doc: str) -> None:
     def change(name: str, platform: PlatformDep) -> dict[str, Any]:
-        return competition_service.set_status(platform.db, name, to)
+        return shown(competition_service.set_status(platform.db, name, to))
 
     change.__doc__ = doc
     change.__name__ = f"{action}_competition"
@@ -76,11 +83,11 @@ _status_route("close", CompetitionStatus.CLOSED, "End the season: its standings 
 @router.post("/competitions/{name}/new-season", dependencies=[OperatorDep], responses=CHANGED)
 def new_season(name: str, platform: PlatformDep) -> dict[str, Any]:
     """Close the season in play and open the next: the same bots, fresh ratings."""
-    return competition_service.new_season(platform.db, name)
+    return shown(competition_service.new_season(platform.db, name))
 
 
 @router.post("/competitions/{name}/pace", dependencies=[OperatorDep], responses=CHANGED)
 def set_pace(name: str, body: PaceIn, platform: PlatformDep) -> dict[str, Any]:
     """How many tables a minute it seats once every rating is settled (null: unpaced,
     every table kept in play)."""
-    return competition_service.set_pace(platform.db, name, body.pace)
+    return shown(competition_service.set_pace(platform.db, name, body.pace))
