@@ -90,3 +90,17 @@ def test_a_suite_only_format_plays_to_the_end_through_cli_worker_api_and_page(
     assert made.status_code == 201 and made.json()["format"] == "gauntlet", made.text
     unknown = client.post("/api/v1/tournaments", headers=auth(token), json={**body, "format": "x"})
     assert unknown.status_code == 422 and "expected round_robin" in unknown.text
+
+
+def test_an_operators_format_module_that_cannot_load_is_named_in_the_error(tmp_path) -> None:
+    from arena.platform.extensions import FormatModuleError, load_formats
+    from arena.platform.settings import Settings
+
+    with pytest.raises(SystemExit, match="ARENA_FORMATS: 'my formats' is not a module name"):
+        Settings.from_env({"ARENA_DATA_DIR": str(tmp_path), "ARENA_FORMATS": "my formats"})
+    settings = Settings.from_env(
+        {"ARENA_DATA_DIR": str(tmp_path), "ARENA_FORMATS": "tests.support.no_such_format"}
+    )
+    assert settings.format_modules == ("tests.support.no_such_format",)
+    with pytest.raises(FormatModuleError, match="cannot import 'tests.support.no_such_format'"):
+        load_formats(settings)

@@ -59,20 +59,27 @@ def run(
     progress: Callable[[str], None] | None = None,
     kinds: tuple[str, ...] = KINDS,
     pace: float | None = None,
+    database_url: str | None = None,
 ) -> dict[str, Any]:
     """The competition alone and beside each kind of private work; figures by kind.
     ``pace``: the competition plays that many tables a minute once its ratings settle,
-    as ``arena up``'s does (None: unpaced, as fast as the workers let it)."""
+    as ``arena up``'s does (None: unpaced, as fast as the workers let it).
+    ``database_url``: an empty database for the one kind asked (SQLite without one)."""
     unknown = set(kinds) - set(KINDS)
     if unknown:
         raise ValueError(f"no kind of private work {sorted(unknown)}: expected {KINDS}")
+    if database_url is not None and len(kinds) != 1:
+        raise ValueError("an empty database serves one kind: give one with --kinds")
     say = progress or (lambda _: None)
-    by_kind = {kind: _beside(kind, window, windows, workers, say, pace) for kind in kinds}
+    by_kind = {
+        kind: _beside(kind, window, windows, workers, say, pace, database_url) for kind in kinds
+    }
     return {
         "window_s": window,
         "windows": windows,
         "workers": workers,
         "pace": pace,
+        "database": "postgresql" if database_url else "sqlite",
         "kinds": by_kind,
     }
 
@@ -84,8 +91,9 @@ def _beside(
     workers: int,
     say: Callable[[str], None],
     pace: float | None,
+    database_url: str | None,
 ) -> dict[str, Any]:
-    with local_platform("arena-bench-lanes-") as (arena, tmp):
+    with local_platform("arena-bench-lanes-", database_url) as (arena, tmp):
         say(f"{kind}: a competition of the samples and an upload; a slow bot qualifying")
         owner_id = _slow_bot(arena, tmp)  # first: it enters no competition
         ladder_id = _competition(arena, pace)

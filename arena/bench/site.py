@@ -11,24 +11,20 @@ seconds: their latencies (median, p95, p99), errors, and the recording rate besi
 
 from __future__ import annotations
 
-import contextlib
 import math
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import func, select
 
+from arena.bench.local import local_platform
 from arena.bench.readers import Crowd
 from arena.engine import Ruleset
 from arena.platform import Platform
-from arena.platform.redis_server import RedisServer
 from arena.platform.services import Dashboard, Workers
-from arena.platform.settings import Settings
 from arena.store import bots as bot_store
 from arena.store import competitions
 from arena.store.models import MatchStatus, TournamentMatch
@@ -53,7 +49,7 @@ def run(
 ) -> dict[str, Any]:
     """``workers``: 0 measures the site alone (after a warm-up played by one worker)."""
     say = progress or (lambda _: None)
-    with _platform(database_url) as (arena, tmp):
+    with local_platform("arena-bench-site-", database_url) as (arena, tmp):
         ladder_id = _competition(arena)
         with Workers(arena.settings, max(workers, 1), tmp / "logs"):
             say(f"warming up: {WARM_MATCHES} matches")
@@ -132,17 +128,6 @@ def _bound(counts: dict[float, float], fraction: float) -> float | None:
         return None
     bound = next(b for b in sorted(counts) if counts[b] >= fraction * total)
     return bound * 1000 if bound != math.inf else None  # beyond the last bound
-
-
-@contextlib.contextmanager
-def _platform(database_url: str | None) -> Iterator[tuple[Platform, Path]]:
-    with (
-        tempfile.TemporaryDirectory(prefix="arena-bench-site-") as folder,
-        RedisServer(Path(folder) / "redis") as redis,
-    ):
-        tmp = Path(folder)
-        url = database_url or f"sqlite:///{tmp}/arena.db"
-        yield Platform(Settings(tmp, url, redis.url)), tmp
 
 
 def _competition(arena: Platform) -> int:

@@ -575,6 +575,14 @@ def lanes(
             help="Tables a minute once settled, as arena up's competition (default: unpaced).",
         ),
     ] = None,
+    database_url: Annotated[
+        str | None,
+        typer.Option(
+            "--database-url",
+            help="An empty database to use, for one kind (e.g. a PostgreSQL one made with "
+            "createdb); default: SQLite in a temporary folder.",
+        ),
+    ] = None,
 ) -> None:
     """A competition's matches a minute alone, then beside an owner's private work of
     each kind (tournaments, A/B tests, scrimmages) of a bot that sleeps almost its whole
@@ -588,9 +596,13 @@ def lanes(
             f"no kind {', '.join(sorted(unknown))}: give {', '.join(bench_lanes.KINDS)}",
             param_hint="--kinds",
         )
+    if database_url is not None and len(asked) != 1:
+        raise typer.BadParameter("an empty database serves one kind", param_hint="--kinds")
     figures = _measured(
         "ranked play beside private work",
-        lambda p: bench_lanes.run(window, windows, progress=p, kinds=asked, pace=pace),
+        lambda p: bench_lanes.run(
+            window, windows, progress=p, kinds=asked, pace=pace, database_url=database_url
+        ),
         json_,
     )
     if figures is None:
