@@ -126,6 +126,30 @@ def test_a_result_waits_for_other_matches_at_most_the_flush_interval(
     assert len({finished for _, _, finished in rows}) == writes, "one time per write"
 
 
+def test_a_ladders_result_never_waits_for_the_batch_while_other_ranked_matches_play(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ladder's next table waits for its last one's record, so its result is written
+    at once, even within a long flush interval and beside a ranked match still playing
+    (batched, a competition fell to a table or two a second beside A/B tests)."""
+    arena = Platform(settings)
+    first_table = _started_ladder(arena)[0]
+    Gated.gate.clear()
+    with served(Gated) as endpoint:
+        _endpoint_tournament(arena, "gated", endpoint, "slow", 1, deadline=60.0)
+        [slow] = _started(arena, "slow")
+        with worker_in_this_process(settings, monkeypatch) as jobs:
+            monkeypatch.setattr(jobs, "FLUSH_SECONDS", 3600.0)
+            assert jobs.play_matches([slow, first_table]) == "2 in play"
+            wait_until(
+                lambda: _status(arena, first_table) is MatchStatus.DONE,
+                "the ladder's result waited for the batch",
+            )
+            assert _status(arena, slow) is MatchStatus.RUNNING, "written while slow plays"
+            Gated.gate.set()
+            assert str(jobs.drain()) == "2 recorded"
+
+
 def _started_ladder(arena: Platform) -> list[int]:
     """A ladder of the samples, two tables of two, started: its first tables' matches."""
     arena.db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in SAMPLES])

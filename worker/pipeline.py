@@ -30,6 +30,7 @@ from arena.base.timing import HEARTBEAT_SECONDS
 from arena.store import bots, matches, scheduling
 from arena.store.db import Database
 from arena.store.models import BotKind
+from arena.tournament import formats
 from worker import metrics
 from worker.runtime import ClaimLost, in_process, sandboxed
 
@@ -396,13 +397,20 @@ class Pipeline:
 
     def _flush_due(self) -> bool:
         """Results wait at most FLUSH_SECONDS, and not at all once nothing else plays but
-        private matches (a ladder's next table waits for its last one's record: batching
-        with matches that last minutes would cut the ladder to a table a second)."""
+        private matches, nor when a tournament that seats as it plays waits for one (a
+        ladder's next table waits for its last one's record: batching it with other
+        matches cut the ladder to a table a second, and beside an owner's A/B tests, with
+        both of a competition's tables on one worker, to 1-6 matches a second for
+        seconds on end in ``arena bench lanes``)."""
         if not self._pending or self._flushing:
             return False
         playing = self._playing_inside + self._playing_outside
         nothing_else = playing - len(self._private) <= 0
-        return nothing_else or time.monotonic() - self._oldest >= self._flush_seconds()
+        return (
+            nothing_else
+            or any(_seats_as_it_plays(played.plan) for played in self._pending)
+            or time.monotonic() - self._oldest >= self._flush_seconds()
+        )
 
     def _wait(self) -> float:
         if not self._pending:
@@ -562,3 +570,8 @@ class Pipeline:
 def _claim_of(plan: matches.MatchPlan) -> tuple[int, str]:
     """A claimed match's key among the open ones: its id and its claim."""
     return plan.match_id, plan.claim
+
+
+def _seats_as_it_plays(plan: matches.MatchPlan) -> bool:
+    """Whether the match's tournament seats its next matches once this one is recorded."""
+    return formats.named(plan.format).self_scheduling
