@@ -177,7 +177,7 @@ def test_an_owners_private_tournament_plays_beside_anothers_stuck_ones(
     owner both slots until its 3 tournaments ended)."""
     Stuck.asked.clear()
     Stuck.go.clear()
-    monkeypatch.setenv("ARENA_WORKER_CONCURRENCY", "8")  # private: a quarter, 2 slots
+    monkeypatch.setenv("ARENA_WORKER_CONCURRENCY", "16")  # private: an eighth, 2 slots
     platform = Platform(settings)
     add_samples(platform.db, ["random"])
     patient = RefereeSettings(deadline=HANG_SECONDS, time_bank=HANG_SECONDS)

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: the part of a worker's slots private matches may hold at most: 1 / PRIVATE_SHARE
-PRIVATE_SHARE = 4
+PRIVATE_SHARE = 8
 #: how often a worker waiting for private room looks for a ranked job
 RANKED_LOOK_SECONDS = 0.02
 #: the start of a timing line in the worker's log (read by ``arena bench pipeline``)
@@ -151,10 +151,11 @@ class Pipeline:
         return played, len(left), len(passed)
 
     def private_room(self) -> int:
-        """Private matches with outside bots this worker may start now: a quarter of its
+        """Private matches with outside bots this worker may start now: an eighth of its
         slots (and of its sandboxes) at most are ever private (their referees share the
-        worker's CPU with ranked play: a half cost the competition 31 % of its matches
-        in ``arena bench lanes``)."""
+        worker's CPU with ranked play: in ``arena bench lanes`` a half cost the
+        competition 31 % of its matches, a quarter 12-16 % beside A/B tests, an eighth
+        1-9 %)."""
         with self._cond:
             slots = min(self.runtime.concurrency, self.runtime.sandboxed_concurrency)
             return max(0, max(1, slots // PRIVATE_SHARE) - len(self._private))
