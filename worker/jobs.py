@@ -23,11 +23,11 @@ from arena.base.timing import FLUSH_SECONDS, PRIVATE_WAIT_SECONDS
 from arena.platform import queue as work_queue
 from arena.platform.extensions import load_formats
 from arena.platform.settings import Settings
-from arena.store import scheduling
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.jobs import is_private
 from arena.store.schema import upgrade
+from arena.tournament import formats
 
 if TYPE_CHECKING:
     from worker.pipeline import Outcomes, Pipeline
@@ -51,7 +51,7 @@ def stop_when_empty(burst: bool) -> None:
 
 def refilled() -> tuple[str, ...]:
     """The formats this worker tops up, after a record and at each reconciliation."""
-    return scheduling.self_ending() if _burst else scheduling.self_scheduling()
+    return formats.self_ending() if _burst else formats.self_scheduling()
 
 
 @lru_cache(maxsize=1)

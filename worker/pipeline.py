@@ -82,7 +82,7 @@ class Pipeline:
         self.db, self.runtime, self.worker = db, runtime, worker
         #: the formats whose next matches it queues after a record (None: every one that
         #: seats as it plays)
-        self.refilled = scheduling.self_scheduling() if refilled is None else refilled
+        self.refilled = formats.self_scheduling() if refilled is None else refilled
         self.attempts = attempts  # a match's, before a platform failure fails it
         #: matches a claim left queued because a bot was at its limit of matches at once:
         #: claimed again when a match ends here, and at each heartbeat
@@ -106,6 +106,8 @@ class Pipeline:
         #: of the results waiting to be recorded, those of the private lane's matches
         self._private_pending: set[int] = set()
         self._pending: list[matches.PlayedMatch] = []
+        #: of those, one whose tournament seats its next matches once it is recorded
+        self._awaited_pending = False
         #: open claims being recorded or given back: a lease not renewed then was not lost
         self._settling: set[tuple[int, str]] = set()
         #: open claims a renewal found lost (played elsewhere): those not started yet
@@ -345,6 +347,7 @@ class Pipeline:
             )
             if plan.match_id in self._private:
                 self._private_pending.add(plan.match_id)
+            self._awaited_pending |= plan.format in self.refilled
             self._one_fewer_playing(plan)
 
     def _one_fewer_playing(self, plan: matches.MatchPlan) -> None:
@@ -386,6 +389,7 @@ class Pipeline:
                 if not self._flush_due():
                     continue
                 batch, self._pending, self._flushing = self._pending, [], True
+                self._awaited_pending = False
                 recording = {_claim_of(played.plan) for played in batch}
                 self._settling |= recording
             try:
@@ -409,7 +413,7 @@ class Pipeline:
         nothing_else = playing - len(self._private) <= 0
         return (
             nothing_else
-            or any(_seats_as_it_plays(played.plan) for played in self._pending)
+            or self._awaited_pending
             or time.monotonic() - self._oldest >= self._flush_seconds()
         )
 
@@ -571,8 +575,3 @@ class Pipeline:
 def _claim_of(plan: matches.MatchPlan) -> tuple[int, str]:
     """A claimed match's key among the open ones: its id and its claim."""
     return plan.match_id, plan.claim
-
-
-def _seats_as_it_plays(plan: matches.MatchPlan) -> bool:
-    """Whether the match's tournament seats its next matches once this one is recorded."""
-    return formats.named(plan.format).self_scheduling

@@ -62,10 +62,7 @@ class TournamentState:
 
     def to_dict(self) -> dict[str, Any]:
         """Its JSON form: figures to 3 places, each placing's figures beside its place."""
-        standings = [
-            {"bot": p.bot, "version": p.version, "place": p.place, **p.figures}
-            for p in self.standings
-        ]
+        standings = [placing.as_row() for placing in self.standings]
         return rounded({**asdict(self), "standings": standings})
 
 

@@ -634,8 +634,11 @@ _FINISH = (
 
 def finish_if_complete(connection: Connection, tournament_id: int) -> None:
     """Mark a running tournament done once none of its matches is still open."""
-    self_scheduling = formats.having(lambda format: format.self_scheduling)
     connection.execute(
         _FINISH,
-        {"tournament": tournament_id, "finished_at": now(), "self_scheduling": self_scheduling},
+        {
+            "tournament": tournament_id,
+            "finished_at": now(),
+            "self_scheduling": formats.self_scheduling(),
+        },
     )

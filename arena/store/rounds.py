@@ -172,6 +172,10 @@ class Placing:
     place: int
     figures: Mapping[str, float | int]
 
+    def as_row(self) -> dict[str, Any]:
+        """One flat row, as JSON and the pages show it: its figures beside its place."""
+        return {"bot": self.bot, "version": self.version, "place": self.place, **self.figures}
+
 
 def standings(session: Session, tournament: Tournament) -> list[Placing]:
     """The format's standings: bot, version, place and the figures that placed it."""

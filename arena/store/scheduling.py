@@ -31,20 +31,10 @@ def refill(db: Database, tournament_id: int, format: str) -> list[tuple[int, str
     return found(db, tournament_id) if found is not None else []
 
 
-def self_scheduling() -> tuple[str, ...]:
-    """The registered formats that seat their matches as they play."""
-    return registry.having(lambda format: format.self_scheduling)
-
-
-def self_ending() -> tuple[str, ...]:
-    """Of those, the ones that end by themselves (a ladder plays until stopped)."""
-    return registry.having(lambda format: format.self_ending)
-
-
 def refill_running(db: Database, formats: tuple[str, ...] | None = None) -> list[tuple[int, str]]:
     """Top up every running tournament that seats as it plays (of those, the ``formats``
     given)."""
-    formats = self_scheduling() if formats is None else formats
+    formats = registry.self_scheduling() if formats is None else formats
     with db.read() as session:
         running = session.execute(
             select(Tournament.id, Tournament.format).where(

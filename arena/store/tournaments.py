@@ -71,16 +71,16 @@ def create(
     (arena.store.rounds). ``rating``: its rating of record's name (arena.tournament.ratings)."""
     name = check_new(session, name, ruleset, table_size, games, reveal_delay)
     settings = settings or RefereeSettings()
-    made_by = format_named(format).made_by
-    if made_by is not None:
-        raise Invalid(made_by)
+    played_as = format_named(format)
+    if played_as.made_by is not None:
+        raise Invalid(played_as.made_by)
     if owner is not None:
         rights.check_private(
             session,
             owner,
             bot_names,
             games,
-            format_named(format),
+            played_as,
             settings.deadline,
             limits or PrivateLimits(),
         )

@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
+from arena.base.figures import rounded
 from arena.store import competitions
 from arena.store import tournaments as tournament_store
 from arena.store.errors import NotFound
@@ -47,18 +48,17 @@ def global_leaderboard(session: Session) -> list[dict[str, Any]]:
     if main is not None:
         for row in tournament_store.leaderboard(session, main.tournament):
             if row.games:
-                rated.append(
-                    {
-                        "bot": row.bot,
-                        "version": row.version,
-                        "tournament": main.tournament.name,
-                        "competition": main.name,
-                        "mu": round(row.mu, 3),
-                        "sigma": round(row.sigma, 3),
-                        "score": round(row.score, 3),
-                        "games": row.games,
-                    }
-                )
+                shown = {
+                    "bot": row.bot,
+                    "version": row.version,
+                    "tournament": main.tournament.name,
+                    "competition": main.name,
+                    "mu": row.mu,
+                    "sigma": row.sigma,
+                    "score": row.score,
+                    "games": row.games,
+                }
+                rated.append(rounded(shown))
     ranked = {row["bot"] for row in rated}
     unplayed = [
         {"bot": name, "version": None, "tournament": None, "games": 0}

@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from arena.base.figures import rounded
 from arena.store import rounds as rounds_store
 from arena.store import tournaments as tournament_store
 from arena.store.models import (
@@ -88,6 +89,7 @@ def _tournament(session: Session, found: Tournament) -> tuple[TournamentPage, li
     """The tournament and its leaderboard's version ids, best first."""
     board = tournament_store.leaderboard(session, found)
     groups = tournament_store.group_scores(session, found) if found.duplicate else []
+    format = formats.named(found.format)
     page = TournamentPage(
         **_tournament_summary(session, found),
         id=found.id,
@@ -95,8 +97,8 @@ def _tournament(session: Session, found: Tournament) -> tuple[TournamentPage, li
         duplicate=found.duplicate,
         groups=[DealGroup.model_validate(group) for group in groups[:GROUPS_SHOWN]],
         groups_total=len(groups),
-        draws=list(formats.named(found.format).draws),
-        explained=formats.named(found.format).explained,
+        draws=list(format.draws),
+        explained=format.explained,
         **_in_rounds(session, found),
     )
     return page, [row.version_id for row in board]
@@ -122,17 +124,5 @@ def _in_rounds(session: Session, found: Tournament) -> dict[str, Any]:
     """A format played in rounds: its rounds' tables and its standings."""
     if not formats.named(found.format).in_rounds:
         return {}
-    rounds = [
-        {**r, "tables": [{**t, "bots": [_rounded(b) for b in t["bots"]]} for t in r["tables"]]}
-        for r in rounds_store.rounds(session, found)
-    ]
-    standings = [
-        _rounded({"bot": p.bot, "version": p.version, "place": p.place, **p.figures})
-        for p in rounds_store.standings(session, found)
-    ]
-    return {"rounds": rounds, "standings": standings}
-
-
-def _rounded(row: dict[str, Any]) -> dict[str, Any]:
-    """A row's figures as a page shows them: floats to 3 places."""
-    return {k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}
+    standings = [placing.as_row() for placing in rounds_store.standings(session, found)]
+    return rounded({"rounds": rounds_store.rounds(session, found), "standings": standings})

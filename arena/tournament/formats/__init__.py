@@ -50,6 +50,16 @@ def having(test: Callable[[Format], bool]) -> tuple[str, ...]:
     return tuple(name for name, format in FORMATS.items() if test(format))
 
 
+def self_scheduling() -> tuple[str, ...]:
+    """The formats that seat their matches as they play (a refill after each record)."""
+    return having(lambda format: format.self_scheduling)
+
+
+def self_ending() -> tuple[str, ...]:
+    """Of those, the ones that end by themselves (a ladder plays until stopped)."""
+    return having(lambda format: format.self_ending)
+
+
 def creatable() -> tuple[str, ...]:
     """The formats ``arena tournament create`` (and the API) make."""
     return having(lambda format: format.made_by is None)
