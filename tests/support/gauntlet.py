@@ -16,8 +16,7 @@ class Gauntlet(Format):
     explained = "Gauntlet: the first bot listed sits at every table, the others in turn."
 
     def seating(self, new: NewTournament) -> Seating:
-        if len(new.bots) < new.table_size:
-            raise ValueError(f"a table of {new.table_size} needs at least {new.table_size} bots")
+        new.check_fills_a_table()
         hero, others = new.bots[0], list(new.bots[1:])
         rest = new.table_size - 1
         plan = []

@@ -80,6 +80,11 @@ class NewTournament:
     #: an owner's private tournament: the most games it may play (None: the operator's)
     games_limit: int | None = None
 
+    def check_fills_a_table(self) -> None:
+        """Refuse (``ValueError``) a field too small for one table."""
+        if len(self.bots) < self.table_size:
+            raise ValueError(f"a table of {self.table_size} needs at least {self.table_size} bots")
+
 
 @dataclass(frozen=True)
 class Seating:

@@ -19,6 +19,6 @@ class Ladder(Format):
 
     def seating(self, new: NewTournament) -> Seating:
         """Nothing now: its tables are seated as it plays."""
-        if len(new.bots) < new.table_size and not new.waits_for_bots:
-            raise ValueError(f"a table of {new.table_size} needs at least {new.table_size} bots")
+        if not new.waits_for_bots:
+            new.check_fills_a_table()
         return Seating([], new.games, new.duplicate)

@@ -85,8 +85,7 @@ class InRounds(Format):
 
     def check(self, new: NewTournament) -> None:
         """Refuse a field it cannot play (a ``ValueError`` says why)."""
-        if len(new.bots) < new.table_size:
-            raise ValueError(f"a table of {new.table_size} needs at least {new.table_size} bots")
+        new.check_fills_a_table()
 
     def seating(self, new: NewTournament) -> Seating:
         """Nothing now: each round is seated when the last is over (arena.store.rounds);
