@@ -14,10 +14,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
 
+from arena.base.errors import Conflict, Forbidden, Invalid, NotFound, Refused, TooMany
 from arena.engine import RulesError
 from arena.platform import PlatformError
 from arena.platform.errors import SERVICE_ERRORS, unavailable
-from arena.store.errors import Conflict, Forbidden, Invalid, NotFound, StoreError, TooMany
 
 #: most specific first
 STATUS_OF: tuple[tuple[type[Exception], int], ...] = (
@@ -26,7 +26,7 @@ STATUS_OF: tuple[tuple[type[Exception], int], ...] = (
     (Forbidden, status.HTTP_403_FORBIDDEN),
     (TooMany, status.HTTP_429_TOO_MANY_REQUESTS),
     (Invalid, status.HTTP_400_BAD_REQUEST),
-    (StoreError, status.HTTP_400_BAD_REQUEST),
+    (Refused, status.HTTP_400_BAD_REQUEST),
     (RulesError, status.HTTP_400_BAD_REQUEST),
     (PlatformError, status.HTTP_503_SERVICE_UNAVAILABLE),
 )
@@ -90,7 +90,7 @@ async def _bad_query(request: Request, error: Exception) -> Response:
 
 
 def install(app: FastAPI) -> None:
-    for kind in (StoreError, RulesError, PlatformError):
+    for kind in (Refused, RulesError, PlatformError):
         app.add_exception_handler(kind, _answer)
     for service in SERVICE_ERRORS:
         app.add_exception_handler(service, _service_down)

@@ -14,13 +14,13 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 from sqlalchemy.orm import Session
 
+from arena.base.errors import Refused
+from arena.base.states import MatchStatus
 from arena.engine import Ruleset
 from arena.services import abtests as abtest_service
 from arena.services import fairplay
 from arena.store import competitions, qualifications
 from arena.store import tournaments as tournament_store
-from arena.store.bots import StoreError
-from arena.store.models import MatchStatus
 from arena.tournament import pacing, ratings
 from dashboard import charts, workers
 from dashboard.cache import until_disclosed
@@ -87,7 +87,7 @@ def progress(tournament: Any) -> str:
 templates.filters["progress"] = progress
 
 
-def _not_found(error: StoreError) -> HTTPException:
+def _not_found(error: Refused) -> HTTPException:
     return HTTPException(status.HTTP_404_NOT_FOUND, str(error))
 
 
@@ -111,7 +111,7 @@ def _seasons(session: Session, name: str) -> list[str]:
 def competition_page(name: str, session: SessionDep) -> HTMLResponse:
     try:
         found = competition_queries.competition_page(session, name)
-    except StoreError as error:
+    except Refused as error:
         raise _not_found(error) from None
     return render("competition.html", c=found)
 
@@ -122,7 +122,7 @@ def tournament_page(name: str, session: SessionDep) -> Response:
         return RedirectResponse(f"/matches?tournament={name}", status.HTTP_303_SEE_OTHER)
     try:
         found = tournament_queries.tournament_page(session, name)
-    except StoreError as error:
+    except Refused as error:
         raise _not_found(error) from None
     return render("tournament.html", t=found)
 
@@ -133,7 +133,7 @@ def tournament_leaderboard_rows(name: str, session: SessionDep) -> HTMLResponse:
     template as the page's own)."""
     try:
         rows = tournament_store.leaderboard(session, tournament_named(session, name))
-    except StoreError as error:
+    except Refused as error:
         raise _not_found(error) from None
     leaderboard = [LeaderboardRow.model_validate(row) for row in rows]
     return render("_leaderboard_rows.html", leaderboard=leaderboard)
@@ -193,7 +193,7 @@ def _chart_fragment(
     try:
         histories = history()
         duplicate = tournament_named(session, tournament).duplicate
-    except StoreError as error:
+    except Refused as error:
         raise _not_found(error) from None
     chart = rating_chart(histories, hidden, width)
     return render("_chart_fragment.html", chart=chart, duplicate=duplicate, **{"id": "", **names})
@@ -205,7 +205,7 @@ def fairplay_page(name: str, platform: PlatformDep) -> HTMLResponse:
         with platform.db.read() as session:
             tournament_named(session, name)
         found = fairplay.report(platform.db, name)
-    except StoreError as error:
+    except Refused as error:
         raise _not_found(error) from None
     return render("fairplay.html", r=found)
 
@@ -219,7 +219,7 @@ def abtests_page(session: SessionDep) -> HTMLResponse:
 def abtest_page(name: str, session: SessionDep) -> HTMLResponse:
     try:
         found = abtest_service.status(session, name)
-    except StoreError as error:
+    except Refused as error:
         raise _not_found(error) from None
     return render("abtest.html", a=found, c=charts.llr_chart(found.history, found.bounds))
 
@@ -228,7 +228,7 @@ def abtest_page(name: str, session: SessionDep) -> HTMLResponse:
 def bot_page(name: str, session: SessionDep) -> HTMLResponse:
     try:
         bot = bot_queries.bot(session, name)
-    except StoreError as error:
+    except Refused as error:
         raise _not_found(error) from None
     return render(
         "bot.html",
@@ -274,7 +274,7 @@ def matches_page(
         found = match_queries.matches(
             session, tournament or None, bot or None, status_ or None, page
         )
-    except StoreError as error:
+    except Refused as error:
         raise HTTPException(status.HTTP_400_BAD_REQUEST, str(error)) from None
     return render(
         "matches.html",
@@ -293,7 +293,7 @@ def match_page(
         log, shown = (
             match_queries.match_log(session, match_id) if match.status == "done" else (None, None)
         )
-    except StoreError as error:
+    except Refused as error:
         raise _not_found(error) from None
     names = [f"{s.bot} v{s.version}" for s in match.seats]
     replay = frames(log, EVERY_SEAT if shown.public else frozenset()) if log and shown else []

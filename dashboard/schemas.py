@@ -6,8 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
+from arena.base.names import NAME
 from arena.services.tournaments import Progress
-from arena.store.bots import NAME
 from arena.tournament import formats
 from arena.tournament.pacing import DEFAULT_PACE, MAX_PACE
 from arena.tournament.ratings import DEFAULT as DEFAULT_RATING

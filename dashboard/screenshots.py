@@ -17,12 +17,13 @@ from pathlib import Path
 import uvicorn
 
 from arena.base import aio
+from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.platform.redis_server import free_port
 from arena.platform.settings import Settings
 from arena.referee import Referee, RefereeSettings
 from arena.store import bots, matches, tournaments
-from arena.store.models import BotKind, TournamentMatch
+from arena.store.models import TournamentMatch
 from dashboard.app import create_app
 from worker.seats import seats_for
 

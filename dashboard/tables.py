@@ -9,13 +9,13 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Path, status
 from fastapi.responses import HTMLResponse
 
+from arena.base.errors import NotFound
+from arena.base.states import TableStatus
 from arena.engine import PRESETS
 from arena.referee.log import MatchLog
 from arena.services.tables import MAX_BOTS
 from arena.store import logs
 from arena.store import tables as store
-from arena.store.errors import NotFound
-from arena.store.models import TableStatus
 from dashboard.deps import SessionDep
 from dashboard.frames import EVERY_SEAT, deal_summaries, frames
 from dashboard.pages import render

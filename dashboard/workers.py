@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from rq import Worker
 from rq.registry import FailedJobRegistry, StartedJobRegistry
 
+from arena.base.jobs import MAX_BATCH
 from arena.platform import Platform, PlatformError
-from arena.store.jobs import MAX_BATCH
-from arena.store.models import now
 from worker.rq_classes import load_of, sandbox_of
 
 
@@ -66,7 +66,7 @@ def _age(moment: Any) -> float | None:
     """Seconds since ``moment`` (a naive or aware UTC time), or None."""
     if moment is None:
         return None
-    current = now()
+    current = datetime.now(UTC)
     if moment.tzinfo is None and current.tzinfo is not None:
         current = current.replace(tzinfo=None)
     return round((current - moment).total_seconds(), 1)

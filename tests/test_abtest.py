@@ -14,27 +14,25 @@ from sqlalchemy import func, select, update
 
 from arena.abtest import sprt
 from arena.abtest.pairing import pair_table
+from arena.base import jobs
+from arena.base.errors import Conflict, Forbidden, Invalid
+from arena.base.states import AbTestStatus, BotKind, MatchStatus, VersionStatus
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.referee import RefereeSettings
 from arena.services import abtests as abtest_service
-from arena.store import abtests, bots, competitions, jobs, matches, releases
+from arena.store import abtests, bots, competitions, matches, releases
 from arena.store.db import Database
-from arena.store.errors import Conflict, Forbidden, Invalid
 from arena.store.models import (
     AbTest,
     AbTestPair,
-    AbTestStatus,
-    BotKind,
     BotVersion,
     Entry,
-    MatchStatus,
     Owner,
     RatingChange,
     TournamentMatch,
-    VersionStatus,
 )
 from arena.store.owners import add_owner
 from tests.support.cli import arena, environment, run_queued_jobs

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.platform.settings import Settings
 from arena.referee.log import ForfeitRecord
 from arena.store import bots, owners, tournaments
 from arena.store import matches as match_store
-from arena.store.models import BotKind
 from arena.store.owners import add_owner
 from dashboard.app import create_app
 from dashboard.queries import bots as bot_queries

@@ -15,16 +15,17 @@ import pytest
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from arena.base.errors import Refused
+from arena.base.states import BotKind
 from arena.bench.pipeline import wait_registered
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.store import artifacts, bots, tournaments
-from arena.store.bots import StoreError
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
-from arena.store.models import Artifact, BotKind, BotVersion
+from arena.store.models import Artifact, BotVersion
 from tests.sandboxing import PLAIN_BOT
 from tests.support.workers import wait_done
 
@@ -48,15 +49,15 @@ def test_packing_is_deterministic_and_refuses_what_is_no_bot(tmp_path: Path) -> 
     assert artifacts.pack(first) == artifacts.pack(second), "times and caches do not count"
     assert artifacts.pack(first) != artifacts.pack(bot_folder(tmp_path, "c", "other"))
     (first / "link.py").symlink_to("/etc/passwd")
-    with pytest.raises(StoreError, match="symbolic link"):
+    with pytest.raises(Refused, match="symbolic link"):
         artifacts.pack(first)
-    with pytest.raises(StoreError, match="has no bot.py"):
+    with pytest.raises(Refused, match="has no bot.py"):
         artifacts.pack(_empty(tmp_path))
     big = tmp_path / "big"
     big.mkdir()
     (big / "bot.py").write_text("pass\n")
     (big / "data.bin").write_bytes(os.urandom(artifacts.MAX_ARCHIVE_BYTES + 1))
-    with pytest.raises(StoreError, match="packed: over"):
+    with pytest.raises(Refused, match="packed: over"):
         artifacts.pack(big)
 
 
@@ -68,7 +69,7 @@ def test_an_upload_that_unpacks_to_far_more_than_it_packs_is_refused(tmp_path: P
     (bomb / "bot.py").write_text("pass\n")
     with open(bomb / "zeros.bin", "wb") as zeros:
         zeros.truncate(artifacts.MAX_UNPACKED_BYTES)  # compresses to a few tens of KB
-    with pytest.raises(StoreError, match="over 26,214,400 unpacked"):
+    with pytest.raises(Refused, match="over 26,214,400 unpacked"):
         artifacts.pack(bomb)
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w") as tar:
@@ -77,7 +78,7 @@ def test_an_upload_that_unpacks_to_far_more_than_it_packs_is_refused(tmp_path: P
         tar.addfile(info, io.BytesIO(bytes(info.size)))
     crafted = gzip.compress(raw.getvalue())
     assert len(crafted) < artifacts.MAX_ARCHIVE_BYTES
-    with pytest.raises(StoreError, match="over the unpacked limits"):
+    with pytest.raises(Refused, match="over the unpacked limits"):
         artifacts.unpack(crafted, tmp_path / "out")
     assert not (tmp_path / "out" / "bot.py").exists()
 
@@ -100,7 +101,7 @@ def test_an_archive_unpacks_only_plain_files_inside_its_folder_without_special_m
         return gzip.compress(raw.getvalue())
 
     for outside in ("../escape.py", "/tmp/escape.py", "a/../../escape.py"):
-        with pytest.raises(StoreError, match="outside its folder"):
+        with pytest.raises(Refused, match="outside its folder"):
             artifacts.unpack(archive(outside), tmp_path / "out")
     assert not (tmp_path / "escape.py").exists()
     entry = artifacts.unpack(archive("bot.py", mode=0o4777, uid=12345), tmp_path / "in")
@@ -140,7 +141,7 @@ def test_a_version_is_its_digest_and_never_changes_with_its_files(
         lambda s: s.execute(update(Artifact).where(Artifact.digest == digest).values(data=b"x"))
     )
     shutil.rmtree(tmp_path / "cache")
-    with pytest.raises(StoreError, match="corrupt in the database"):
+    with pytest.raises(Refused, match="corrupt in the database"):
         cache.code_for(version.target)
 
 

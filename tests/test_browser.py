@@ -23,13 +23,13 @@ from playwright.sync_api import Page, Route, expect, sync_playwright
 from sqlalchemy import select
 
 from arena.abtest.sprt import Bounds
+from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.platform import queue as work_queue
 from arena.platform.settings import Settings
 from arena.store import abtests, bots, competitions, ladder, tournaments
 from arena.store import matches as match_store
 from arena.store.models import (
-    BotKind,
     BotVersion,
     MatchSeat,
     Owner,
@@ -537,8 +537,8 @@ def test_an_owner_opens_a_rejected_versions_qualification_match_and_reads_its_tr
 def test_a_rejected_versions_traceback_keeps_its_lines(
     browser_page: Page, base_url: str, served: tuple[FastAPI, str]
 ) -> None:
+    from arena.base.states import VersionStatus
     from arena.store import bots as bot_store
-    from arena.store.models import VersionStatus
 
     app, _ = served
     reason = (

@@ -8,22 +8,14 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
+from arena.base.errors import Invalid
+from arena.base.states import BotKind, CompetitionStatus, MatchStatus, TournamentStatus
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.settings import Settings
 from arena.platform.submission import submit
 from arena.store import competitions, ladder, matches
-from arena.store.errors import Invalid
-from arena.store.models import (
-    BotKind,
-    Competition,
-    CompetitionStatus,
-    Entry,
-    MatchStatus,
-    TournamentMatch,
-    TournamentStatus,
-    now,
-)
+from arena.store.models import Competition, Entry, TournamentMatch, now
 from arena.tournament import ratings
 from tests.support.store import SAMPLES, add_samples, play
 from tests.support.workers import assert_ratings_replay

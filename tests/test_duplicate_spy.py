@@ -14,13 +14,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform import queue as work_queue
 from arena.platform.settings import Settings
 from arena.platform.submission import submit
 from arena.store import competitions, ladder
-from arena.store.models import BotKind, BotVersion, MatchSeat, RegisteredBot, TournamentMatch
+from arena.store.models import BotVersion, MatchSeat, RegisteredBot, TournamentMatch
 from tests.sandboxing import ATTACKS
 from tests.support.cli import run_queued_jobs
 from tests.support.store import add_samples

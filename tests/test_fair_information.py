@@ -19,6 +19,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from arena.base.states import BotKind
 from arena.engine import Game, Ruleset
 from arena.policies import RandomLegal
 from arena.referee.log import MatchLog
@@ -27,7 +28,7 @@ from arena.sdk import Bot
 from arena.sdk.bot import MatchInfo, MatchResult
 from arena.store import bots, tournaments
 from arena.store import matches as match_store
-from arena.store.models import BotKind, TournamentMatch
+from arena.store.models import TournamentMatch
 from tests.support.engine import served
 from tests.support.store import add_samples, match_ids, play
 

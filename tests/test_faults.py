@@ -12,13 +12,14 @@ import psycopg
 import pytest
 from sqlalchemy import select
 
+from arena.base import jobs as store_jobs
+from arena.base.states import MatchStatus
 from arena.base.timing import RECOVERY_BOUND_SECONDS
 from arena.platform import Platform
 from arena.platform.redis_server import RedisServer
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
-from arena.store import jobs as store_jobs
-from arena.store.models import MatchStatus, TournamentMatch
+from arena.store.models import TournamentMatch
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.waiting import wait_until
 from tests.support.workers import (

@@ -10,19 +10,17 @@ import pytest
 from alembic import command
 from sqlalchemy import func, select, update
 
+from arena.base.states import BotKind, MatchStatus, TournamentStatus
 from arena.engine import Ruleset
 from arena.store import bots, ladder, matches, tournaments
 from arena.store.db import Database
 from arena.store.models import (
-    BotKind,
     BotVersion,
     Entry,
     MatchSeat,
-    MatchStatus,
     RegisteredBot,
     Tournament,
     TournamentMatch,
-    TournamentStatus,
     now,
 )
 from arena.store.schema import alembic_config

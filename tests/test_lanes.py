@@ -12,6 +12,8 @@ import pytest
 from rq import Worker
 from sqlalchemy import select
 
+from arena.base.jobs import PRIVATE_JOB
+from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.queue import PRIVATE_LANE, lane_names, match_queue
@@ -21,9 +23,8 @@ from arena.policies import RandomLegal
 from arena.referee import RefereeSettings
 from arena.sdk import Bot
 from arena.store import bots, tournaments
-from arena.store.jobs import PRIVATE_JOB
 from arena.store.limits import PrivateLimits
-from arena.store.models import BotKind, TournamentMatch
+from arena.store.models import TournamentMatch
 from arena.store.owners import add_owner
 from sample_bots.random import RandomBot
 from tests.support.cli import arena as arena_command

@@ -12,13 +12,14 @@ import pytest
 from sqlalchemy import select
 
 from arena.base import aio
+from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.referee import LocalSeat, Referee
 from arena.referee.log import FailureRecord, ForfeitRecord, MatchLog
 from arena.referee.views import owners_text_only, seat_view
 from arena.store import bots, logs, tournaments
 from arena.store import matches as match_store
-from arena.store.models import BotKind, Owner, StoredLog
+from arena.store.models import Owner, StoredLog
 from arena.store.owners import add_owner
 from sample_bots import SAMPLES
 from tests.support.store import add_samples, alices_running_table, match_ids, play

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
+from arena.base.states import MatchStatus
 from arena.engine import Ruleset
 from arena.platform import children
 from arena.platform import queue as work_queue
@@ -22,7 +23,7 @@ from arena.platform.redis_server import free_port
 from arena.platform.settings import Settings, write_running
 from arena.store import competitions, ladder
 from arena.store.db import Database
-from arena.store.models import MatchStatus, Tournament, TournamentMatch
+from arena.store.models import Tournament, TournamentMatch
 from arena.store.schema import upgrade
 from tests.support.cli import ROOT, arena, environment
 from tests.support.store import SAMPLES, add_samples

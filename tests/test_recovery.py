@@ -23,6 +23,8 @@ from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 from sqlalchemy import select, update
 
+from arena.base import jobs as store_jobs
+from arena.base.states import BotKind, MatchStatus
 from arena.base.timing import RECOVERY_BOUND_SECONDS
 from arena.engine import Ruleset
 from arena.platform import Platform, children
@@ -35,10 +37,9 @@ from arena.platform.settings import Settings
 from arena.referee import RefereeSettings
 from arena.sdk import Bot
 from arena.store import bots, matches, tournaments
-from arena.store import jobs as store_jobs
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
-from arena.store.models import BotKind, MatchStatus, TournamentMatch, now
+from arena.store.models import TournamentMatch, now
 from tests.support.engine import served, simple_play
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.store import add_samples, make_tournament, match_ids

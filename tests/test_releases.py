@@ -9,22 +9,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from arena.base.errors import Forbidden, Invalid
+from arena.base.states import AfterQualifying, BotKind
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.settings import Settings
 from arena.platform.submission import Submission, submit
 from arena.services import abtests as abtest_service
 from arena.store import abtests, competitions, releases
-from arena.store.errors import Forbidden, Invalid
-from arena.store.models import (
-    AbTest,
-    AfterQualifying,
-    BotKind,
-    BotVersion,
-    Entry,
-    Owner,
-    RegisteredBot,
-)
+from arena.store.models import AbTest, BotVersion, Entry, Owner, RegisteredBot
 from arena.store.owners import add_owner
 from tests.support.store import SAMPLES, add_samples, play_abtest
 
@@ -140,7 +133,7 @@ def test_versions_are_named_by_what_they_are_whatever_a_rejection_did_to_the_num
 
 
 def _reject_a_version(session, name: str) -> None:
-    from arena.store.models import VersionStatus
+    from arena.base.states import VersionStatus
 
     bot = session.scalars(select(RegisteredBot).where(RegisteredBot.name == name)).one()
     session.add(

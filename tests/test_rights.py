@@ -12,10 +12,11 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from arena.base.states import BotKind, TournamentStatus
 from arena.engine import Ruleset
 from arena.platform.settings import Settings
 from arena.store import bots, tournaments
-from arena.store.models import BotKind, BotVersion, Owner, TournamentStatus
+from arena.store.models import BotVersion, Owner
 from arena.store.owners import add_owner
 from dashboard.queries import bots as bot_queries
 from tests.support.api import auth, played_tournament

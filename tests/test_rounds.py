@@ -9,17 +9,13 @@ import random
 import pytest
 from sqlalchemy import select
 
+from arena.base.errors import Invalid
+from arena.base.states import BotKind, MatchStatus, TournamentStatus
 from arena.engine import Ruleset
 from arena.services import tournaments as tournament_service
 from arena.store import bots, tournaments
 from arena.store.db import Database
-from arena.store.errors import Invalid
-from arena.store.models import (
-    BotKind,
-    MatchStatus,
-    TournamentMatch,
-    TournamentStatus,
-)
+from arena.store.models import TournamentMatch
 from arena.tournament import formats
 from arena.tournament.formats.rounds import Field, TableResult
 from tests.support.api import auth

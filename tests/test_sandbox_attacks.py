@@ -24,6 +24,7 @@ import pytest
 import redis
 
 from arena.base import aio
+from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.platform import children
 from arena.platform.sandbox import (
@@ -39,7 +40,6 @@ from arena.platform.seating import seats_for
 from arena.referee import LocalSeat, Referee, RefereeSettings
 from arena.referee.transport import SessionPool
 from arena.store.leases import SeatPlan
-from arena.store.models import BotKind
 from sample_bots import HonestBot
 from tests.sandboxing import ATTACKS, attack_bot, host_processes_with, listeners
 from tests.support.services import POSTGRES_ADMIN, redis_test_url

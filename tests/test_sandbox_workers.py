@@ -12,13 +12,14 @@ import pytest
 import redis
 from sqlalchemy import select
 
+from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.services.tournaments import TournamentState
 from arena.store import bots, tournaments
-from arena.store.models import BotKind, MatchSeat
+from arena.store.models import MatchSeat
 from tests.sandboxing import PLAIN_BOT, attack_bot, host_processes_with, listeners
 from tests.support.workers import assert_recorded_exactly_once, wait_done
 
@@ -113,8 +114,9 @@ def test_a_sandbox_the_platform_cannot_build_gives_the_match_back_without_a_forf
 ) -> None:
     """bubblewrap broken on the host (here: a program that exits at once) is the
     platform's failure: the match goes back to the queue, no bot is charged."""
+    from arena.base.states import MatchStatus
     from arena.platform.sandbox import Sandbox, SandboxUnavailable, bwrap
-    from arena.store.models import MatchStatus, TournamentMatch
+    from arena.store.models import TournamentMatch
     from tests.support.workers import worker_in_this_process
 
     monkeypatch.setattr(bwrap, "executable", lambda: "/bin/false")

@@ -9,22 +9,17 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
+from arena.base import jobs
+from arena.base.errors import Forbidden, Invalid
+from arena.base.states import BotKind, VersionStatus
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.services import scrimmages as scrimmage_service
 from arena.services import tables as table_service
-from arena.store import bots, jobs, scrimmages
+from arena.store import bots, scrimmages
 from arena.store import matches as match_store
-from arena.store.errors import Forbidden, Invalid
 from arena.store.limits import PrivateLimits
-from arena.store.models import (
-    BotKind,
-    MatchSeat,
-    Owner,
-    Tournament,
-    TournamentMatch,
-    VersionStatus,
-)
+from arena.store.models import MatchSeat, Owner, Tournament, TournamentMatch
 from arena.store.owners import add_owner
 from dashboard.queries import bots as bot_queries
 from tests.sandboxing import PLAIN_BOT

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
+from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.store import bots, tournaments
 from arena.store.db import Database
-from arena.store.models import BotKind, TournamentMatch
+from arena.store.models import TournamentMatch
 from arena.tournament import seeds
 from tests.support.store import SAMPLES
 

@@ -12,27 +12,24 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import func, select, text, update
 from sqlalchemy.exc import DBAPIError
 
+from arena.base import jobs as store_jobs
+from arena.base.errors import Refused
+from arena.base.states import BotKind, MatchStatus, TournamentStatus, VersionStatus
 from arena.engine import Ruleset
 from arena.referee.log import MatchLog
 from arena.referee.replay import replay
 from arena.referee.style import STYLE_FIELDS
 from arena.store import bots, logs, matches, tournaments
-from arena.store import jobs as store_jobs
-from arena.store.bots import StoreError
 from arena.store.db import Database
 from arena.store.models import (
     Base,
-    BotKind,
     BotVersion,
     Entry,
     MatchSeat,
-    MatchStatus,
     RatingChange,
     StoredLog,
     Tournament,
     TournamentMatch,
-    TournamentStatus,
-    VersionStatus,
     now,
 )
 from arena.store.schema import alembic_config, current, head, upgrade
@@ -87,11 +84,11 @@ def test_the_quick_schema_check_agrees_with_alembic(empty_database_url: str) -> 
 
 def test_bots_are_validated(db: Database) -> None:
     add_samples(db, ["random"])
-    with pytest.raises(StoreError, match="exists already"):
+    with pytest.raises(Refused, match="exists already"):
         db.transaction(lambda s: bots.add_bot(s, "random", BotKind.SAMPLE, "honest"))
-    with pytest.raises(StoreError, match="no sample bot 'nope'"):
+    with pytest.raises(Refused, match="no sample bot 'nope'"):
         db.transaction(lambda s: bots.add_bot(s, "x", BotKind.SAMPLE, "nope"))
-    with pytest.raises(StoreError, match="'nowhere' is not HOST:PORT"):
+    with pytest.raises(Refused, match="'nowhere' is not HOST:PORT"):
         db.transaction(lambda s: bots.add_bot(s, "y", BotKind.ENDPOINT, "nowhere"))
     with db.read() as s:
         assert [b.name for b in bots.all_bots(s)] == ["random"]
@@ -146,7 +143,7 @@ def test_jobs_carry_a_few_matches_and_shrink_towards_the_end_of_the_queue(
 def test_bad_tournaments_are_refused(db: Database, kwargs: dict, message: str) -> None:
     add_samples(db)
     args = {"bot_names": SAMPLES, "table_size": 2} | kwargs
-    with pytest.raises(StoreError, match=message):
+    with pytest.raises(Refused, match=message):
         db.transaction(
             lambda s: tournaments.create(
                 s, "bad", Ruleset.parse("classic"), args["bot_names"], args["table_size"], 4
@@ -622,7 +619,7 @@ RULES = Ruleset.parse("classic")
 
 def test_a_tournament_names_the_bot_it_cannot_use(db: Database) -> None:
     add_samples(db)
-    with pytest.raises(StoreError, match="listed more than once: counter"):
+    with pytest.raises(Refused, match="listed more than once: counter"):
         db.transaction(
             lambda s: tournaments.create(
                 s, "t", Ruleset.parse("classic"), ["counter", "random", "counter"], 2, 1
@@ -635,7 +632,7 @@ def test_a_tournament_names_the_bot_it_cannot_use(db: Database) -> None:
         version.reason = "did not start"
 
     db.transaction(reject_counter)
-    with pytest.raises(StoreError, match="bot 'counter' has no version that can play: v1 rejected"):
+    with pytest.raises(Refused, match="bot 'counter' has no version that can play: v1 rejected"):
         db.transaction(
             lambda s: tournaments.create(
                 s, "t", Ruleset.parse("classic"), ["counter", "random"], 2, 1
@@ -786,7 +783,7 @@ def test_a_host_left_behind_refuses_a_schema_a_newer_release_migrated(
 ) -> None:
     """A rolling upgrade: the database was migrated by a newer release; an older worker
     would read it wrongly, so it refuses to start and says why."""
-    from arena.store.schema import SchemaTooNew
+    from arena.base.errors import SchemaTooNew
     from tests.support.cli import arena
 
     db = Database(database_url)
@@ -820,7 +817,7 @@ def test_a_tournament_is_made_only_as_a_format_it_can_be_made_as(
     db: Database, format: str, said: str
 ) -> None:
     add_samples(db)
-    with pytest.raises(StoreError, match=re.escape(said)):
+    with pytest.raises(Refused, match=re.escape(said)):
         db.transaction(
             lambda s: tournaments.create(
                 s, "t", Ruleset.parse("classic"), SAMPLES, 4, 4, format=format

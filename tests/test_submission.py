@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.settings import Settings
@@ -18,7 +19,7 @@ from arena.sdk import Bot
 from arena.sdk.bot import MatchInfo
 from arena.store import competitions
 from arena.store.db import Database
-from arena.store.models import Artifact, BotKind, BotVersion, RegisteredBot, Tournament
+from arena.store.models import Artifact, BotVersion, RegisteredBot, Tournament
 from sample_bots import NAMES
 from tests.sandboxing import PLAIN_BOT
 from tests.support.cli import arena, environment
@@ -99,10 +100,10 @@ def test_submit_refuses_bad_input(settings: Settings, tmp_path: Path) -> None:
 def test_uploads_are_refused_where_no_sandbox_can_be_built(
     settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from arena.base.states import BotKind
     from arena.platform import Platform, PlatformError, submission
     from arena.platform.sandbox.probe import Availability
     from arena.store import bots
-    from arena.store.models import BotKind
 
     unavailable = Availability("unavailable", "no user namespaces", cgroups=False)
     monkeypatch.setattr(submission, "availability", lambda: unavailable)
@@ -340,9 +341,9 @@ def test_a_versions_qualification_match_is_a_match_with_its_replay_and_its_owner
 
 
 def test_a_qualified_version_links_the_match_it_finished(settings: Settings) -> None:
+    from arena.base.errors import Invalid
     from arena.engine import Ruleset
     from arena.store import tournaments
-    from arena.store.errors import Invalid
     from arena.store.models import MatchSeat, RegisteredBot, TournamentMatch
 
     arena_ = Platform(settings)

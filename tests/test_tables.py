@@ -11,12 +11,13 @@ from dataclasses import replace
 import pytest
 from fastapi.testclient import TestClient
 
+from arena.base.states import BotKind, TableStatus
 from arena.engine.cards import RANK_OF
 from arena.platform.settings import Settings, TableLimits
 from arena.referee.log import MatchLog
 from arena.referee.replay import replay
 from arena.store import bots, releases
-from arena.store.models import BotKind, PlayedTable, TableStatus
+from arena.store.models import PlayedTable
 from arena.store.owners import add_owner
 from dashboard.app import create_app
 from tests.support.tables import play_table, random_action

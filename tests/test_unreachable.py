@@ -12,13 +12,14 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from arena.base.endpoints import EndpointError, parse_endpoint, reachable
+from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.referee import GrpcSeat, LocalSeat, RefereeSettings, play_match
 from arena.store import bots, tournaments
-from arena.store.models import BotKind, BotVersion, MatchSeat, RegisteredBot
+from arena.store.models import BotVersion, MatchSeat, RegisteredBot
 from dashboard.app import create_app
 from sample_bots import RandomBot
 from tests.support.cli import arena, environment

@@ -13,6 +13,7 @@ import pytest
 from rq.job import JobStatus
 from sqlalchemy import select, update
 
+from arena.base.states import BotKind, MatchStatus
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform import queue as work_queue
@@ -21,12 +22,7 @@ from arena.platform.settings import Settings
 from arena.referee import RefereeSettings
 from arena.sdk import Bot
 from arena.store import bots, tournaments
-from arena.store.models import (
-    BotKind,
-    MatchStatus,
-    Tournament,
-    TournamentMatch,
-)
+from arena.store.models import Tournament, TournamentMatch
 from tests.support.engine import served, simple_play
 from tests.support.store import SAMPLES
 from tests.support.waiting import wait_until
@@ -315,8 +311,8 @@ def test_an_endpoint_never_plays_more_matches_at_once_than_its_own_limit(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A bot on a thread-pool server was sent as many streams as the workers had slots."""
+    from arena.base.errors import Invalid
     from arena.store import matches
-    from arena.store.errors import Invalid
 
     arena = Platform(settings)
     Gated.gate.clear()

@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING
 
 from rq import Queue, get_current_job
 
+from arena.base.jobs import is_private
 from arena.base.timing import FLUSH_SECONDS, PRIVATE_WAIT_SECONDS
 from arena.platform import queue as work_queue
 from arena.platform.extensions import load_formats
 from arena.platform.settings import Settings
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
-from arena.store.jobs import is_private
 from arena.store.schema import upgrade
 from arena.tournament import formats
 

@@ -26,10 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from arena.base.states import BotKind
 from arena.base.timing import HEARTBEAT_SECONDS
 from arena.store import bots, matches, scheduling
 from arena.store.db import Database
-from arena.store.models import BotKind
 from arena.tournament import formats
 from worker import metrics
 from worker.runtime import ClaimLost, in_process, sandboxed

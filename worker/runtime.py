@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.fairplay.counting import Tally
 from arena.platform.settings import DEFAULT_WORKER_CONCURRENCY
@@ -29,7 +30,7 @@ from arena.referee.log import MatchLog
 from arena.referee.transport import SessionPool
 from arena.store.cache import ArtifactCache
 from arena.store.leases import MatchPlan
-from arena.store.models import BotKind, now
+from arena.store.models import now
 from arena.tournament.schedule import rotation
 from worker.seats import warm_seats
 from worker.warm import SeatLease, WarmPolicy, WarmSandboxes

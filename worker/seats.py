@@ -10,6 +10,7 @@ import functools
 from collections.abc import Callable
 from pathlib import Path
 
+from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.platform.sandbox import (
     SandboxedSeat,
@@ -22,7 +23,6 @@ from arena.platform.seating import UnstartableSeat, seats_for
 from arena.referee import GrpcSeat, LocalSeat, Seat
 from arena.referee.transport import SessionPool
 from arena.store.leases import SeatPlan
-from arena.store.models import BotKind
 from sample_bots import SAMPLES
 from worker.warm import SeatLease, WarmSandboxes
 

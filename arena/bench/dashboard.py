@@ -18,22 +18,20 @@ from typing import Any
 
 from sqlalchemy import insert, select
 
+from arena.base.states import BotKind, MatchStatus, TournamentStatus
 from arena.engine import Ruleset
 from arena.platform.settings import Settings
 from arena.referee import LocalSeat, play_match
 from arena.store import logs, pairs
 from arena.store.models import (
-    BotKind,
     BotVersion,
     Entry,
     MatchSeat,
-    MatchStatus,
     RatingChange,
     RegisteredBot,
     StoredLog,
     Tournament,
     TournamentMatch,
-    TournamentStatus,
     now,
 )
 from arena.tournament import formats, ratings, seeds

@@ -20,12 +20,13 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from arena.base.states import BotKind, MatchStatus
 from arena.bench import testbed
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.submission import submit, wait
 from arena.store import bots, tournaments
-from arena.store.models import BotKind, MatchStatus, RatingChange, TournamentMatch
+from arena.store.models import RatingChange, TournamentMatch
 
 UPLOADED = Path(__file__).with_name("uploaded_bot.py")
 RULES = Ruleset.parse("classic")

@@ -17,12 +17,13 @@ from typing import Any
 
 from sqlalchemy import insert, select, update
 
+from arena.base.states import BotKind, MatchStatus
 from arena.engine import Ruleset
 from arena.store import bots as bot_store
 from arena.store import ladder
 from arena.store import tournaments as tournament_store
 from arena.store.db import Database
-from arena.store.models import BotKind, Entry, MatchSeat, MatchStatus, TournamentMatch, now
+from arena.store.models import Entry, MatchSeat, TournamentMatch, now
 from arena.store.schema import upgrade
 from arena.tournament import formats, seeds
 

@@ -30,6 +30,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from arena.base.states import BotKind, MatchStatus
 from arena.bench.local import local_platform
 from arena.bench.pacing import SAMPLES, UPLOADED, _played, _start
 from arena.bench.pipeline import wait_registered
@@ -40,7 +41,7 @@ from arena.platform.submission import AfterQualifying, submit
 from arena.referee import RefereeSettings
 from arena.store import bots as bot_store
 from arena.store import competitions, tournaments
-from arena.store.models import BotKind, MatchStatus, Tournament, TournamentMatch, now
+from arena.store.models import Tournament, TournamentMatch, now
 from arena.store.owners import add_owner
 
 #: the slow bot's sleep below the deadline (the attack's margin)

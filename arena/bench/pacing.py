@@ -27,6 +27,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from arena.base.states import BotKind, MatchStatus
 from arena.bench.local import local_platform
 from arena.bench.pipeline import wait_registered
 from arena.engine import Ruleset
@@ -36,7 +37,7 @@ from arena.platform.services import Workers
 from arena.platform.submission import submit, wait
 from arena.store import bots as bot_store
 from arena.store import competitions, ladder
-from arena.store.models import BotKind, MatchSeat, MatchStatus, TournamentMatch
+from arena.store.models import MatchSeat, TournamentMatch
 from arena.tournament import pacing
 
 SAMPLES = ["random", "honest", "counter", "bluffer"]

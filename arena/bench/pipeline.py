@@ -38,6 +38,7 @@ from typing import Any
 from rq import Worker
 from sqlalchemy import bindparam, func, select
 
+from arena.base.states import BotKind, TournamentStatus
 from arena.bench import thirdparty_bot
 from arena.engine import Ruleset
 from arena.platform import Platform
@@ -48,14 +49,7 @@ from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
-from arena.store.models import (
-    BotKind,
-    MatchSeat,
-    Tournament,
-    TournamentMatch,
-    TournamentStatus,
-    now,
-)
+from arena.store.models import MatchSeat, Tournament, TournamentMatch, now
 from worker.pipeline import TIMING_PREFIX
 from worker.rq_classes import UNPREPARED, sandbox_of
 

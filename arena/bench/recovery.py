@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from arena.base.states import BotKind, MatchStatus
 from arena.bench.pipeline import wait_registered
 from arena.engine import Ruleset
 from arena.platform import Platform
@@ -23,7 +24,7 @@ from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
-from arena.store.models import BotKind, MatchStatus, TournamentMatch, now
+from arena.store.models import TournamentMatch, now
 
 SAMPLES = ["random", "honest", "counter", "bluffer"]
 

@@ -20,6 +20,7 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import func, select
 
+from arena.base.states import MatchStatus
 from arena.bench.local import local_platform
 from arena.bench.readers import Crowd
 from arena.engine import Ruleset
@@ -27,7 +28,7 @@ from arena.platform import Platform
 from arena.platform.services import Dashboard, Workers
 from arena.store import bots as bot_store
 from arena.store import competitions
-from arena.store.models import MatchStatus, TournamentMatch
+from arena.store.models import TournamentMatch
 from sample_bots import NAMES
 
 #: matches recorded before reading starts: pages with something on them

@@ -9,13 +9,14 @@ import typer
 from rich.table import Table
 
 from arena.base.endpoints import reachable
+from arena.base.states import AfterQualifying, BotKind, VersionStatus
 from arena.cli.errors import fail
 from arena.cli.platform import err, out, platform
 from arena.platform import Platform
 from arena.services import releases as release_service
 from arena.services.releases import LiveVersion
 from arena.store import bots as bot_store
-from arena.store.models import AfterQualifying, BotKind, BotVersion, VersionStatus
+from arena.store.models import BotVersion
 
 app = typer.Typer(help="Register bots.", no_args_is_help=True)
 

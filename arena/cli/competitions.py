@@ -9,12 +9,12 @@ from typing import Annotated
 import typer
 
 from arena.base.figures import rounded
+from arena.base.states import CompetitionStatus
 from arena.cli import options
 from arena.cli.platform import out, platform
 from arena.cli.rules import checked_ruleset
 from arena.services import competitions as competition_service
 from arena.store import competitions
-from arena.store.models import CompetitionStatus
 from arena.tournament import pacing
 from arena.tournament.pacing import DEFAULT_PACE
 

@@ -4,13 +4,12 @@ command failed, so the exceptions' modules cost nothing to a command that succee
 from __future__ import annotations
 
 from arena.base.endpoints import EndpointError
+from arena.base.errors import Refused, SchemaTooNew
 from arena.bench.instructions import ValgrindMissing
 from arena.cli.errors import CommandFailed
 from arena.engine import RulesError
 from arena.platform.errors import SERVICE_ERRORS, PlatformError, unavailable
 from arena.platform.launcher import BotDidNotStart, BotSpecError
-from arena.store.errors import StoreError
-from arena.store.schema import SchemaTooNew
 
 
 def explain(error: Exception) -> tuple[str, int] | None:
@@ -21,6 +20,6 @@ def explain(error: Exception) -> tuple[str, int] | None:
         return unavailable(error), 1
     if isinstance(error, (PlatformError, SchemaTooNew, BotDidNotStart)):
         return str(error), 1
-    if isinstance(error, (StoreError, RulesError, EndpointError, BotSpecError, ValgrindMissing)):
+    if isinstance(error, (Refused, RulesError, EndpointError, BotSpecError, ValgrindMissing)):
         return str(error), 2
     return None

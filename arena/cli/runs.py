@@ -11,11 +11,11 @@ from typing import Annotated, Generic, Protocol, TypeVar
 
 import typer
 
+from arena.base.errors import Refused
 from arena.cli import options
 from arena.cli.errors import fail
 from arena.cli.platform import out, platform
 from arena.platform import Platform
-from arena.store.errors import StoreError
 
 
 class RunStatus(Protocol):
@@ -75,7 +75,7 @@ def add_commands(app: typer.Typer, run: Run[Status]) -> None:
     ) -> None:
         try:
             final = run.follow(platform(), name, timeout)
-        except StoreError as error:  # no such run: an answer of wait's, its own status
+        except Refused as error:  # no such run: an answer of wait's, its own status
             fail(str(error), run.not_over)
         except TimeoutError:
             fail(f"{name} is not over after {timeout:.0f} s", run.not_over)

@@ -19,8 +19,9 @@ app = typer.Typer()
 def status_command(json_: options.JsonFlag = False) -> None:
     """The platform across its hosts: queues, matches in play, and every worker (its
     host, load, last heartbeat, how it runs uploaded bots)."""
+    from arena.base.states import MatchStatus
     from arena.platform.queue import lane_names, match_queue
-    from arena.store.models import MatchStatus, TournamentMatch
+    from arena.store.models import TournamentMatch
     from dashboard import workers
 
     arena = platform()

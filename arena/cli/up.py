@@ -17,23 +17,13 @@ from dataclasses import replace
 from typing import Annotated
 
 import typer
-from sqlalchemy import select
 
 from arena.cli import console
 from arena.cli.tournaments import follow, print_status
-from arena.engine import Ruleset
-from arena.platform import Platform
+from arena.platform import Platform, demo
 from arena.platform.redis_server import RedisServer, masked
 from arena.platform.services import Dashboard, Workers
 from arena.platform.settings import Settings, write_running
-from arena.store import bots as bot_store
-from arena.store import competitions
-from arena.store import tournaments as tournament_store
-from arena.store.bots import StoreError
-from arena.store.db import Database
-from arena.store.models import Tournament, TournamentStatus
-from arena.tournament import formats
-from sample_bots import SAMPLES
 
 out = console.stdout()
 err = console.stderr()
@@ -58,7 +48,7 @@ def up(
             err.print("stopping...")
     # the workers and the dashboard are stopped, and the interrupted frames (with any
     # connection a read left open) are gone: the last write meets no other writer
-    _stop_demo_ladder(settings.database_url)
+    demo.stop_demo_ladder(settings.database_url)
     out.print("Arena stopped.")
 
 
@@ -70,13 +60,13 @@ def _run(
         redis = stack.enter_context(RedisServer(settings.data_dir / "redis"))
         settings = replace(settings, redis_url=redis.url)
     arena = Platform(settings)
-    name = _demo_tournament(arena, games)
+    name = demo.seed(arena, games)
     stack.enter_context(Workers(settings, count, settings.data_dir / "logs"))
     board = stack.enter_context(Dashboard(settings, port, settings.data_dir / "logs"))
     for tournament in (name, f"{name}-ladder"):
-        if _open(arena, tournament):  # a demo from an earlier run may be over already
+        if demo.is_open(arena, tournament):  # a demo from an earlier run may be over already
             arena.start_tournament(tournament)
-    _play_the_default_competition(arena)
+    demo.play_the_default_competition(arena)
     running = write_running(
         settings.data_dir,
         redis_url=settings.redis_url,
@@ -93,7 +83,7 @@ def _run(
         f"Dashboard: {board.url}  (API: {board.url}api/v1, docs: {board.url}docs)", markup=False
     )
     _follow(arena, name)
-    _stop_ladder(arena.db, name)  # the demo is over: nothing plays for nobody
+    demo.stop_ladder(arena.db, name)  # the demo is over: nothing plays for nobody
     _where_to_look(settings, name, board.url)
     if not exit_when_done:
         out.print("Running; press Ctrl-C to stop.")
@@ -111,102 +101,6 @@ def _stop_on_signals() -> None:
 
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, interrupt)
-
-
-DEMO = "demo"
-#: the default competition ``arena up`` opens: every submitted bot plays there by itself
-MAIN = "main"
-
-
-def _play_the_default_competition(arena: Platform) -> None:
-    """Seat the default competition's tables now (the workers' reconciler keeps them
-    filled, and seats bots that enter later, within seconds)."""
-    from arena.platform import queue as work_queue
-    from arena.store import ladder
-
-    with arena.db.read() as session:
-        found = competitions.default(session)
-        tournament_id = found.tournament_id if found is not None else None
-    if tournament_id is not None:
-        work_queue.enqueue_all(arena.queue, ladder.refill(arena.db, tournament_id))
-
-
-def _demo_tournament(arena: Platform, games: int) -> str:
-    """Register the sample bots once, the default competition once (main: the samples
-    entered, every submitted bot joins), and the demo once: a round robin with duplicate
-    deals and a ladder beside it (demo-ladder) that plays while the demo does. A later
-    ``arena up`` on the same data shows the same demo (finishing it if it was cut)."""
-
-    def work(session) -> str:
-        for sample in SAMPLES:
-            try:
-                bot_store.active_version(session, sample)
-            except StoreError:
-                bot_store.register_sample(session, sample)
-        if competitions.default(session) is None:
-            competitions.create(
-                session,
-                MAIN,
-                Ruleset.parse("classic"),
-                len(SAMPLES),
-                tables=2,
-                bot_names=list(SAMPLES),
-                default=True,
-            )
-        name = DEMO
-        if session.scalar(select(Tournament).where(Tournament.name == name)) is not None:
-            return name
-        rules = Ruleset.parse("classic")
-        tournament_store.create(
-            session,
-            name,
-            rules,
-            list(SAMPLES),
-            table_size=len(SAMPLES),
-            games=games,
-            duplicate=True,
-        )
-        tournament_store.create(
-            session,
-            f"{name}-ladder",
-            rules,
-            list(SAMPLES),
-            table_size=2,
-            games=1,
-            format=formats.LADDER.name,
-        )
-        return name
-
-    return arena.db.transaction(work)
-
-
-def _open(arena: Platform, name: str) -> bool:
-    with arena.db.read() as session:
-        return tournament_store.get(session, name).status is not TournamentStatus.DONE
-
-
-def _stop_ladder(db: Database, name: str) -> None:
-    """Stop the demo's ladder (if it was made: Ctrl-C may come before)."""
-    from arena.store import ladder
-
-    def work(session) -> None:
-        tournament = session.scalar(select(Tournament).where(Tournament.name == f"{name}-ladder"))
-        if tournament is not None and tournament.status is not TournamentStatus.DONE:
-            ladder.stop(session, tournament)
-
-    db.transaction(work)
-
-
-def _stop_demo_ladder(database_url: str) -> None:
-    """On the way out: a ladder left running would play for nobody at the next start."""
-    from arena.store import schema
-
-    db = Database(database_url)
-    try:
-        if schema.current(db) == schema.head():  # Ctrl-C may come before the migrations
-            _stop_ladder(db, DEMO)
-    finally:
-        db.dispose()
 
 
 def _follow(arena: Platform, name: str) -> None:

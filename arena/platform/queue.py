@@ -7,7 +7,7 @@ private lane only when the ranked one is empty (RQ reads a worker's queues in or
 ranked play never waits behind anyone's private work, however much of it is queued.
 
 A match job carries only match ids (one, or a few when a tournament starts: see
-``arena.store.jobs.job_sizes``); a qualification job one bot version's id; the database
+``arena.base.jobs.job_sizes``); a qualification job one bot version's id; the database
 holds everything else. Jobs are JSON, never pickles, and a worker runs nothing but
 :data:`JOB_FUNCTION` and :data:`QUALIFY_FUNCTION`: any other job found on the queue
 (another function, callbacks, webhooks, dependencies, arguments that are not ids,
@@ -25,9 +25,9 @@ from rq import Queue, Retry, Worker
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
+from arena.base.jobs import is_private
 from arena.base.timing import FAILURE_TTL, JOB_TIMEOUT, STRANDED_SECONDS, TAKEN_SECONDS
 from arena.platform.settings import DEFAULT_QUEUE
-from arena.store.jobs import is_private
 
 log = logging.getLogger(__name__)
 

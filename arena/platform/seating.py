@@ -11,6 +11,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
+from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.platform.sandbox import (
     Sandbox,
@@ -23,7 +24,6 @@ from arena.platform.sandbox import (
 from arena.referee import GrpcSeat, LocalSeat, Seat
 from arena.referee.failures import FailureKind, SeatFailure
 from arena.store.leases import SeatPlan
-from arena.store.models import BotKind
 from sample_bots import SAMPLES
 
 

@@ -26,6 +26,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.base import aio
+from arena.base.errors import NotFound
+from arena.base.states import AfterQualifying, BotKind, VersionStatus
 from arena.platform import Platform, PlatformError
 from arena.platform import queue as work_queue
 from arena.platform.sandbox import SandboxedSeat, SandboxUnavailable, availability
@@ -36,9 +38,8 @@ from arena.store import bots as bot_store
 from arena.store import competitions, gates, qualifications, releases
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
-from arena.store.errors import NotFound
 from arena.store.limits import PrivateLimits
-from arena.store.models import AfterQualifying, BotKind, BotVersion, RegisteredBot, VersionStatus
+from arena.store.models import BotVersion, RegisteredBot
 from arena.store.qualifications import Table
 
 #: draws qualification tables (never seeded: a bot must not predict its table)

@@ -18,6 +18,8 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from arena.base.errors import TooMany
+from arena.base.states import TableStatus
 from arena.engine import Action
 from arena.platform.errors import PlatformError
 from arena.platform.sandbox import SandboxUnavailable
@@ -33,8 +35,7 @@ from arena.store import logs
 from arena.store import tables as store
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
-from arena.store.errors import TooMany
-from arena.store.models import PlayedTable, TableStatus
+from arena.store.models import PlayedTable
 from arena.store.tables import TableOpened
 
 log = logging.getLogger(__name__)

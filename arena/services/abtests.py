@@ -12,23 +12,15 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.abtest import sprt
+from arena.base.errors import Invalid
+from arena.base.states import AbTestStatus, MatchStatus
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.store import abtests as store
 from arena.store.abtests import get
 from arena.store.db import Database
-from arena.store.errors import Invalid
 from arena.store.limits import PrivateLimits
-from arena.store.models import (
-    AbTest,
-    AbTestPair,
-    AbTestStatus,
-    BotVersion,
-    MatchStatus,
-    Owner,
-    RegisteredBot,
-    TournamentMatch,
-)
+from arena.store.models import AbTest, AbTestPair, BotVersion, Owner, RegisteredBot, TournamentMatch
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,12 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from arena.base.states import CompetitionStatus
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.store import competitions as store
 from arena.store.db import Database
-from arena.store.models import Competition, CompetitionStatus
+from arena.store.models import Competition
 from arena.tournament import pacing, ratings
 
 

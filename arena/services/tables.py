@@ -7,11 +7,12 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
+from arena.base.errors import Forbidden, Invalid
+from arena.base.states import BotKind
 from arena.engine import Game, RulesError, Ruleset
 from arena.store import releases
-from arena.store.errors import Forbidden, Invalid
 from arena.store.leases import SeatPlan
-from arena.store.models import BotKind, Owner
+from arena.store.models import Owner
 from sample_bots import NAMES as SAMPLE_NAMES
 
 #: the most bots a person may sit with (the rules may allow fewer)
@@ -46,7 +47,7 @@ class TablePlan:
 
 
 def plan(session: Session, request: TableRequest, person: Owner | None) -> TablePlan:
-    """The table ``request`` asks for, or why not (StoreError)."""
+    """The table ``request`` asks for, or why not (Refused)."""
     try:
         ruleset = Ruleset.parse(request.rules)
     except RulesError as error:

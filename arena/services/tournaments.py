@@ -127,7 +127,7 @@ def create(
     limits: PrivateLimits | None = None,
 ) -> TournamentCreated:
     """Create the tournament (an ``owner``'s is private, within ``limits``); the store's
-    refusals (StoreError) say what is wrong with the request."""
+    refusals (Refused) say what is wrong with the request."""
     format = store.format_named(request.format)
     games = format.games_from(request.games, request.rounds)
     tournament = db.transaction(

@@ -19,29 +19,31 @@ from sqlalchemy.orm import Session
 
 from arena.abtest import sprt
 from arena.abtest.pairing import pair_table
+from arena.base.errors import Conflict, Forbidden, Invalid, NotFound
+from arena.base.jobs import new_job_id
+from arena.base.states import (
+    ABTEST_OVER,
+    OPEN_STATUSES,
+    AbTestStatus,
+    BotKind,
+    MatchStatus,
+    TournamentStatus,
+)
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
 from arena.store import releases, rights
 from arena.store.bots import check_name
 from arena.store.db import Database, locked, rows_changed
-from arena.store.errors import Conflict, Forbidden, Invalid, NotFound
-from arena.store.jobs import new_job_id
 from arena.store.limits import PrivateLimits
 from arena.store.models import (
-    ABTEST_OVER,
-    OPEN_STATUSES,
     AbTest,
     AbTestPair,
-    AbTestStatus,
-    BotKind,
     BotVersion,
     MatchSeat,
-    MatchStatus,
     Owner,
     RegisteredBot,
     Tournament,
     TournamentMatch,
-    TournamentStatus,
     now,
     table_of,
 )

@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from sqlalchemy.orm import Session
 
-from arena.store.errors import Invalid, NotFound
+from arena.base.errors import Invalid, NotFound
 from arena.store.models import Artifact
 
 PREFIX = "sha256:"
@@ -33,7 +33,7 @@ _SKIPPED = ("__pycache__",)
 
 
 def pack(source: Path) -> bytes:
-    """The upload at ``source`` as a deterministic .tar.gz; StoreError when it is no bot."""
+    """The upload at ``source`` as a deterministic .tar.gz; Refused when it is no bot."""
     if not source.exists():
         raise Invalid(f"no bot file or folder at {source}")
     if source.is_dir():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -11,15 +10,13 @@ from sqlalchemy.orm import Session
 
 import sample_bots
 from arena.base.endpoints import EndpointError, parse_endpoint
+from arena.base.errors import Conflict, Forbidden, Invalid, NotFound, Refused
+from arena.base.names import NAME
+from arena.base.states import BotKind, VersionStatus
 from arena.store import artifacts
-from arena.store.errors import Conflict, Forbidden, Invalid, NotFound, StoreError
-from arena.store.models import BotKind, BotVersion, RegisteredBot, VersionStatus, now
+from arena.store.models import BotVersion, RegisteredBot, now
 
-__all__ = ["StoreError", "active_version", "add_bot", "add_version", "check_name"]
-
-
-#: names of bots and tournaments: they go in URLs, command lines and comma lists
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+__all__ = ["Refused", "active_version", "add_bot", "add_version", "check_name"]
 
 
 def check_name(name: str, what: str) -> str:

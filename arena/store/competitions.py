@@ -18,22 +18,19 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from arena.base.errors import Conflict, Invalid, NotFound
+from arena.base.states import BotKind, CompetitionStatus, TournamentStatus, VersionStatus
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.store import ladder, tournaments
 from arena.store.bots import check_name
-from arena.store.errors import Conflict, Invalid, NotFound
 from arena.store.models import (
-    BotKind,
     BotVersion,
     Competition,
     CompetitionBot,
-    CompetitionStatus,
     Entry,
     RegisteredBot,
     Tournament,
-    TournamentStatus,
-    VersionStatus,
     now,
 )
 from arena.tournament import formats, pacing, ratings

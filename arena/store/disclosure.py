@@ -20,13 +20,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.store.models import (
-    MatchStatus,
-    Tournament,
-    TournamentMatch,
-    TournamentStatus,
-    now,
-)
+from arena.base.states import MatchStatus, TournamentStatus
+from arena.store.models import Tournament, TournamentMatch, now
 from arena.tournament import formats
 from arena.tournament.formats.base import Reveal
 

@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Connection, func, select
 from sqlalchemy.orm import Session
 
+from arena.base.errors import NotFound
+from arena.base.states import MatchStatus
 from arena.fairplay.counting import Tally, match_tallies
 from arena.store.db import Database
-from arena.store.errors import NotFound
 from arena.store.models import (
     BotVersion,
     FairPlayCount,
     FairPlayPending,
     MatchSeat,
-    MatchStatus,
     RegisteredBot,
     Tournament,
     TournamentMatch,

@@ -15,9 +15,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.abtest.sprt import Bounds
+from arena.base.errors import Refused
 from arena.engine import Ruleset
 from arena.store import abtests, competitions, releases
-from arena.store.errors import StoreError
 from arena.store.limits import PrivateLimits
 from arena.store.models import (
     AbTest,
@@ -55,7 +55,7 @@ def open_gate(
             )
             test.promote = True
             jobs = abtests.start(session, name, owner)
-    except StoreError as error:
+    except Refused as error:
         version.reason = f"{version.reason}; its A/B test could not start ({error})"
         return []
     return jobs

@@ -27,21 +27,11 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from arena.base.jobs import new_job_id
+from arena.base.states import OPEN_STATUSES, CompetitionStatus, MatchStatus, TournamentStatus
 from arena.store.bots import owner_teams
 from arena.store.db import Database, locked, rows_changed
-from arena.store.jobs import new_job_id
-from arena.store.models import (
-    OPEN_STATUSES,
-    Competition,
-    CompetitionStatus,
-    Entry,
-    MatchSeat,
-    MatchStatus,
-    Tournament,
-    TournamentMatch,
-    TournamentStatus,
-    now,
-)
+from arena.store.models import Competition, Entry, MatchSeat, Tournament, TournamentMatch, now
 from arena.tournament import formats, matchmaking, pacing, seeds
 from arena.tournament.schedule import assign_seats
 

@@ -16,21 +16,18 @@ from typing import Any
 from sqlalchemy import Connection, Row, bindparam, case, func, select, update
 from sqlalchemy.orm import Session
 
+from arena.base.jobs import job_sizes, renewed
+from arena.base.states import OPEN_STATUSES, BotKind, MatchStatus, TournamentStatus
 from arena.base.timing import LEASE
 from arena.store.bots import DEFAULT_ENDPOINT_MATCHES
 from arena.store.db import Database, rows_changed
-from arena.store.jobs import job_sizes, renewed
 from arena.store.models import (
-    OPEN_STATUSES,
-    BotKind,
     BotVersion,
     Entry,
     MatchSeat,
-    MatchStatus,
     RegisteredBot,
     Tournament,
     TournamentMatch,
-    TournamentStatus,
     now,
     table_of,
 )

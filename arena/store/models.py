@@ -27,6 +27,16 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
 
+from arena.base.states import (
+    AbTestStatus,
+    AfterQualifying,
+    BotKind,
+    CompetitionStatus,
+    MatchStatus,
+    TableStatus,
+    TournamentStatus,
+    VersionStatus,
+)
 from arena.tournament import formats, ratings
 
 
@@ -72,46 +82,6 @@ def _enum(cls: type[StrEnum]) -> Enum:
         length=32,
         validate_strings=True,
     )
-
-
-class BotKind(StrEnum):
-    ENDPOINT = "endpoint"  # a running bot at host:port
-    SAMPLE = "sample"  # a sample bot, run inside the worker
-    PATH = "path"  # an uploaded Python bot (stored as an artifact), run in a sandbox
-
-
-class VersionStatus(StrEnum):
-    PENDING = "pending"  # being qualified
-    READY = "ready"  # qualified: may be scheduled
-    REJECTED = "rejected"  # failed its qualification match (see reason)
-
-
-class AfterQualifying(StrEnum):
-    """What a submitted version does once it qualifies (arena.store.releases)."""
-
-    LIVE = "live"  # it becomes the live version at once (the default)
-    STAGE = "stage"  # it waits, qualified, for its owner to promote it
-    #: an A/B test against the live version, which promotes it if it is accepted
-    GATE = "gate"
-
-
-class TournamentStatus(StrEnum):
-    CREATED = "created"
-    RUNNING = "running"
-    DONE = "done"
-
-
-class MatchStatus(StrEnum):
-    PENDING = "pending"  # scheduled, not yet sent to the queue
-    QUEUED = "queued"
-    RUNNING = "running"
-    DONE = "done"
-    FAILED = "failed"  # infrastructure failures exhausted the attempts
-    STALE = "stale"  # a seated bot version was replaced: discarded, not rated
-
-
-#: a match in one of these may still be played
-OPEN_STATUSES = (MatchStatus.PENDING, MatchStatus.QUEUED, MatchStatus.RUNNING)
 
 
 class PlayStyle:
@@ -266,12 +236,6 @@ class Entry(PlayStyle, Base):
     version: Mapped[BotVersion] = relationship()
 
 
-class CompetitionStatus(StrEnum):
-    OPEN = "open"
-    PAUSED = "paused"
-    CLOSED = "closed"
-
-
 class Competition(Base):
     """A standing ladder that every qualified version of an entered bot joins by itself
     (arena.store.competitions); its season is one ladder (a tournament)."""
@@ -299,24 +263,6 @@ class CompetitionBot(Base):
     __tablename__ = "competition_bots"
     competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id"), primary_key=True)
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
-
-
-class AbTestStatus(StrEnum):
-    CREATED = "created"
-    RUNNING = "running"
-    ACCEPTED = "accepted"  # the new version is better (H1)
-    REJECTED = "rejected"  # it is not (H0)
-    STOPPED = "stopped"  # stopped before either
-    CAPPED = "capped"  # the most matches allowed, undecided
-
-
-#: a test in one of these has its result kept: no match is queued for it any more
-ABTEST_OVER = (
-    AbTestStatus.ACCEPTED,
-    AbTestStatus.REJECTED,
-    AbTestStatus.STOPPED,
-    AbTestStatus.CAPPED,
-)
 
 
 class AbTest(Base):
@@ -515,13 +461,6 @@ class StoredLog(Base):
     #: the JSON match log, zlib-compressed
     data: Mapped[bytes] = mapped_column(LargeBinary)
     size: Mapped[int] = mapped_column(Integer)
-
-
-class TableStatus(StrEnum):
-    PLAYING = "playing"
-    DONE = "done"
-    #: the platform stopped while it was played (the site restarted): nobody's loss
-    ABANDONED = "abandoned"
 
 
 class PlayedTable(Base):

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.store.errors import Conflict, Invalid, NotFound
+from arena.base.errors import Conflict, Invalid, NotFound
 from arena.store.models import Owner, RegisteredBot
 
 #: a revoked owner's stored "digest": never the SHA-256 of any token

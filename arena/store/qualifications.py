@@ -14,6 +14,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from arena.base.states import MatchStatus, TournamentStatus
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.referee.log import MatchLog
@@ -24,11 +25,9 @@ from arena.store.models import (
     BotVersion,
     Entry,
     MatchSeat,
-    MatchStatus,
     StoredLog,
     Tournament,
     TournamentMatch,
-    TournamentStatus,
     now,
 )
 from arena.store.results import seat_results

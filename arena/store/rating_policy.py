@@ -11,12 +11,11 @@ from typing import Any, Protocol
 
 from sqlalchemy import Connection, bindparam, func, select
 
+from arena.base.states import OPEN_STATUSES, MatchStatus
 from arena.store.models import (
-    OPEN_STATUSES,
     BotVersion,
     Entry,
     MatchSeat,
-    MatchStatus,
     RatingChange,
     Tournament,
     TournamentMatch,

@@ -21,19 +21,11 @@ import re
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from arena.base.errors import Forbidden, Invalid, NotFound
+from arena.base.states import AbTestStatus, VersionStatus
 from arena.store import competitions, ladder
 from arena.store.bots import describe_versions
-from arena.store.errors import Forbidden, Invalid, NotFound
-from arena.store.models import (
-    AbTest,
-    AbTestStatus,
-    BotVersion,
-    Competition,
-    Owner,
-    RegisteredBot,
-    VersionStatus,
-    now,
-)
+from arena.store.models import AbTest, BotVersion, Competition, Owner, RegisteredBot, now
 
 LIVE, LATEST = "live", "latest"
 _SPEC = re.compile(r"^(?P<bot>[^:]+)(?::(?P<version>.+))?$")

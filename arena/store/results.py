@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import Connection, Update, bindparam, func, select
 from sqlalchemy.orm import Session
 
+from arena.base.states import MatchStatus
 from arena.engine.match import places
 from arena.fairplay.counting import Tally
 from arena.referee import log as match_log
@@ -27,7 +28,6 @@ from arena.store.models import (
     BotVersion,
     Entry,
     MatchSeat,
-    MatchStatus,
     StoredLog,
     Tournament,
     TournamentMatch,

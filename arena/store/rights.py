@@ -17,18 +17,10 @@ from datetime import timedelta
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.store.errors import Forbidden, Invalid, TooMany
+from arena.base.errors import Forbidden, Invalid, TooMany
+from arena.base.states import BotKind, TournamentStatus
 from arena.store.limits import PrivateLimits, SubmissionRate
-from arena.store.models import (
-    BotKind,
-    BotVersion,
-    Competition,
-    Owner,
-    RegisteredBot,
-    Tournament,
-    TournamentStatus,
-    now,
-)
+from arena.store.models import BotVersion, Competition, Owner, RegisteredBot, Tournament, now
 from arena.tournament.formats.base import Format
 
 

@@ -17,19 +17,10 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, joinedload
 
+from arena.base.jobs import new_job_id
+from arena.base.states import OPEN_STATUSES, MatchStatus, TournamentStatus
 from arena.store.db import Database, locked
-from arena.store.jobs import new_job_id
-from arena.store.models import (
-    OPEN_STATUSES,
-    BotVersion,
-    Entry,
-    MatchSeat,
-    MatchStatus,
-    Tournament,
-    TournamentMatch,
-    TournamentStatus,
-    now,
-)
+from arena.store.models import BotVersion, Entry, MatchSeat, Tournament, TournamentMatch, now
 from arena.tournament import formats, seeds
 from arena.tournament.formats.rounds import Field, InRounds, TableResult
 from arena.tournament.ratings import conservative

@@ -9,9 +9,10 @@ from collections.abc import Callable
 
 from sqlalchemy import select
 
+from arena.base.states import TournamentStatus
 from arena.store import abtests, ladder, rounds
 from arena.store.db import Database
-from arena.store.models import Tournament, TournamentStatus
+from arena.store.models import Tournament
 from arena.tournament import formats as registry
 from arena.tournament.formats.base import SELF_SCHEDULING, Plays
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import inspect, make_url, text
 from sqlalchemy.exc import DBAPIError
 
+from arena.base.errors import SchemaTooNew
 from arena.store.db import Database
 
 if TYPE_CHECKING:
@@ -72,11 +73,6 @@ def is_empty(url: str) -> bool:
             return not inspect(connection).has_table("alembic_version")
     finally:
         db.dispose()
-
-
-class SchemaTooNew(RuntimeError):
-    """The database was migrated by a newer release than this one: this code would read
-    it wrongly (a host left behind in a rolling upgrade)."""
 
 
 def upgrade(db: Database) -> None:

@@ -14,10 +14,10 @@ import secrets
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from arena.base.errors import Forbidden, Invalid
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.store import bots, releases, rights, tournaments
-from arena.store.errors import Forbidden, Invalid
 from arena.store.limits import PrivateLimits
 from arena.store.models import BotVersion, Owner, Tournament
 from arena.tournament import formats

@@ -9,10 +9,11 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from arena.base.errors import NotFound
+from arena.base.states import TableStatus
 from arena.referee.log import MatchLog
 from arena.store import logs
-from arena.store.errors import NotFound
-from arena.store.models import PlayedTable, TableStatus, now
+from arena.store.models import PlayedTable, now
 
 
 @dataclass(frozen=True)

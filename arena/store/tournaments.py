@@ -8,23 +8,22 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, joinedload
 
+from arena.base.errors import Conflict, Invalid, NotFound
+from arena.base.jobs import job_sizes, new_job_id
+from arena.base.states import MatchStatus, TournamentStatus
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
 from arena.store import ladder, rights, rounds
 from arena.store.bots import active_version, check_name, owner_teams
-from arena.store.errors import Conflict, Invalid, NotFound
-from arena.store.jobs import job_sizes, new_job_id
 from arena.store.limits import PrivateLimits
 from arena.store.models import (
     BotVersion,
     Entry,
     MatchSeat,
-    MatchStatus,
     Owner,
     RegisteredBot,
     Tournament,
     TournamentMatch,
-    TournamentStatus,
     now,
 )
 from arena.store.rounds import Placing

@@ -7,21 +7,20 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
+from arena.base.errors import NotFound
 from arena.base.figures import rounded
+from arena.base.states import MatchStatus, VersionStatus
 from arena.store import competitions
 from arena.store import tournaments as tournament_store
-from arena.store.errors import NotFound
 from arena.store.models import (
     AbTest,
     BotVersion,
     Entry,
     MatchSeat,
-    MatchStatus,
     Owner,
     RegisteredBot,
     Tournament,
     TournamentMatch,
-    VersionStatus,
 )
 from dashboard.queries.matches import matches
 from dashboard.queries.ratings import rating_history

@@ -7,15 +7,15 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
+from arena.base.errors import Invalid, NotFound
+from arena.base.states import MatchStatus
 from arena.referee.log import MatchLog
 from arena.referee.views import owners_text_only, public_view, seats_view
 from arena.store import logs
 from arena.store.disclosure import Disclosure, disclosure
-from arena.store.errors import Invalid, NotFound
 from arena.store.models import (
     BotVersion,
     MatchSeat,
-    MatchStatus,
     RegisteredBot,
     StoredLog,
     Tournament,

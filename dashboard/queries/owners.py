@@ -8,16 +8,10 @@ from typing import Any, Literal
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
+from arena.base.errors import Invalid
+from arena.base.states import MatchStatus
 from arena.store import competitions
-from arena.store.errors import Invalid
-from arena.store.models import (
-    BotVersion,
-    MatchSeat,
-    MatchStatus,
-    RegisteredBot,
-    Tournament,
-    TournamentMatch,
-)
+from arena.store.models import BotVersion, MatchSeat, RegisteredBot, Tournament, TournamentMatch
 from dashboard.queries.matches import PER_PAGE
 from dashboard.schemas import OwnSeat, OwnSeatPage
 

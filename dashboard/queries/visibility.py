@@ -7,8 +7,8 @@ from __future__ import annotations
 from sqlalchemy import ColumnElement, Select, select
 from sqlalchemy.orm import Session
 
+from arena.base.errors import NotFound
 from arena.store import tournaments as tournament_store
-from arena.store.errors import NotFound
 from arena.store.models import Tournament
 from arena.tournament import formats
 

@@ -8,13 +8,14 @@ from contextlib import ExitStack
 from sqlalchemy import select
 
 from arena.base import aio
+from arena.base.states import MatchStatus
 from arena.engine import Ruleset
 from arena.fairplay.counting import Tally
 from arena.referee import Referee, RefereeSettings
 from arena.referee.log import MatchLog
 from arena.store import bots, matches, scheduling, tournaments
 from arena.store.db import Database
-from arena.store.models import MatchStatus, Tournament, TournamentMatch
+from arena.store.models import Tournament, TournamentMatch
 from worker.seats import seats_for
 
 SAMPLES = ["random", "honest", "counter", "bluffer"]
@@ -115,7 +116,8 @@ def alices_running_table(
     owner alice's bot "mine" (the counter sample) at one of its seats; alice must exist.
     ``changed(log, alice's seat)``: the log as recorded instead of as played.
     (the match, alice's seat, the matches still queued)."""
-    from arena.store.models import BotKind, Owner
+    from arena.base.states import BotKind
+    from arena.store.models import Owner
 
     add_samples(db)
 

@@ -12,20 +12,13 @@ import pytest
 from rq import Worker
 from sqlalchemy import func, select
 
+from arena.base.states import BotKind, MatchStatus
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.settings import Settings
 from arena.services.tournaments import TournamentState
 from arena.store import bots, logs, tournaments
-from arena.store.models import (
-    BotKind,
-    Entry,
-    MatchStatus,
-    RatingChange,
-    StoredLog,
-    Tournament,
-    TournamentMatch,
-)
+from arena.store.models import Entry, RatingChange, StoredLog, Tournament, TournamentMatch
 from arena.tournament import ratings
 from tests.support.store import SAMPLES
 from tests.support.waiting import HANG_SECONDS, wait_until

@@ -9,11 +9,12 @@ from typing import cast
 from fastapi import APIRouter, status
 
 from arena.base.endpoints import EndpointError, pinned_public
+from arena.base.errors import Conflict, Invalid, NotFound
+from arena.base.states import AfterQualifying, BotKind
 from arena.platform import Platform
 from arena.platform.submission import submit
 from arena.services import releases as release_service
-from arena.store.errors import Conflict, Invalid, NotFound
-from arena.store.models import AfterQualifying, BotKind, Owner
+from arena.store.models import Owner
 from arena.store.rights import check_submission_rate
 from dashboard.deps import ActorDep, OwnerDep, PlatformDep, ReaderDep, SessionDep
 from dashboard.queries import bots as bot_queries

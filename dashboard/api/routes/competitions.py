@@ -8,10 +8,10 @@ from typing import Any
 
 from fastapi import APIRouter, status
 
+from arena.base.states import CompetitionStatus
 from arena.engine import Ruleset
 from arena.services import competitions as competition_service
 from arena.store import competitions
-from arena.store.models import CompetitionStatus
 from dashboard.deps import OperatorDep, PlatformDep, SessionDep
 from dashboard.schemas import CompetitionCreate, LeaderboardRow, PaceIn, Responses
 

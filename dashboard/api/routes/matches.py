@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
-from arena.store.models import MatchStatus
+from arena.base.states import MatchStatus
 from dashboard.cache import until_disclosed
 from dashboard.deps import ReaderDep, SessionDep
 from dashboard.queries import matches as match_queries

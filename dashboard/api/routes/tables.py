@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, Request, Response, status
 from fastapi.responses import JSONResponse
 
+from arena.base.errors import Conflict, Invalid
 from arena.engine import ActionError, action_from_dict
 from arena.engine.actions import check_vocabulary
 from arena.engine.events import event_from_dict
@@ -16,7 +17,6 @@ from arena.referee.person import NotAsked
 from arena.referee.views import owners_text_only
 from arena.services import tables as table_service
 from arena.store import tables as store
-from arena.store.errors import Conflict, Invalid
 from dashboard.deps import PlatformDep, ReaderDep, SessionDep
 from dashboard.frames import describe
 from dashboard.schemas import Responses, TableAction, TableCreate, TableCreated, TableState

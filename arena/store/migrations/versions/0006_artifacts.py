@@ -25,8 +25,8 @@ _versions = sa.table(
 
 
 def upgrade() -> None:
+    from arena.base.errors import Refused
     from arena.store import artifacts
-    from arena.store.errors import StoreError
 
     table = op.create_table(
         "artifacts",
@@ -44,7 +44,7 @@ def upgrade() -> None:
     for version_id, target in rows:
         try:  # a version whose files are gone keeps its path (it cannot start anywhere)
             data = artifacts.pack(Path(target))
-        except (StoreError, OSError):
+        except (Refused, OSError):
             continue
         digest = artifacts.digest_of(data)
         if digest not in stored:

@@ -1,0 +1,39 @@
+"""A request the platform refuses, with a message for the user. The kind says why, so
+each adapter (the API's status codes, the CLI's exit) maps it once. The store, the
+services and the platform raise them alike."""
+
+from __future__ import annotations
+
+
+class Refused(ValueError):
+    """A request refused: invalid input unless a subclass says otherwise."""
+
+
+class NotFound(Refused):
+    """What the request names does not exist."""
+
+
+class Conflict(Refused):
+    """The request clashes with what exists (a name taken, a tournament over)."""
+
+
+class Forbidden(Refused):
+    """The requester may not change this (another owner's bot, or one only the operator
+    may change)."""
+
+
+class Invalid(Refused):
+    """The request itself is wrong: a bad name, target, option or argument."""
+
+
+class TooMany(Refused):
+    """Over a rate limit: try again in ``retry_after`` seconds."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class SchemaTooNew(RuntimeError):
+    """The database was migrated by a newer release than this one: this code would read
+    it wrongly (a host left behind in a rolling upgrade)."""
