@@ -31,13 +31,14 @@ from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job
 from sqlalchemy import select
 
+from arena.base.states import MatchStatus
 from arena.platform import Platform
 from arena.platform import queue as work_queue
 from arena.platform.redis_server import RedisServer
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.services.tournaments import Progress, TournamentState
-from arena.store.models import MatchStatus, TournamentMatch
+from arena.store.models import TournamentMatch
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.waiting import HANG_SECONDS
 from tests.support.workers import (
@@ -49,10 +50,10 @@ from tests.support.workers import (
 #: the store's contract: on SQLite and PostgreSQL alike
 pytestmark = pytest.mark.both_databases
 
-MATCHES = 400
+MATCHES = 240
 WORKERS = 3
 #: worker kills, at recorded counts MATCHES * k / (KILLS + 2) for k = 1 .. KILLS
-KILLS = 14
+KILLS = 8
 #: a match's attempts in this run: a fault takes a match from its worker at most once (a
 #: kill, the lost Redis, the dropped connections), so no storm of these can spend them
 #: all, however the matches fall among the workers (with the default of 4, a match the

@@ -1,6 +1,6 @@
 """Fair play: one owner's bots never share a ranked table, and the collusion report flags
-a planted team (in process and through the platform) while honest fields stay within its
-stated error rate (docs/fair-play.md)."""
+a planted team (in process and through the platform) and names nobody in an honest field;
+its error rate and power are measured by ``arena bench fairplay`` (docs/fair-play.md)."""
 
 from __future__ import annotations
 
@@ -11,16 +11,17 @@ from collections.abc import Callable
 from contextlib import ExitStack
 
 import pytest
-from scipy.stats import binom
 from sqlalchemy import select
 
 from arena.base import aio
+from arena.base.errors import Invalid, NotFound
+from arena.base.states import BotKind, MatchStatus
 from arena.bench import fairplay as bench
 from arena.bench import teams
 from arena.engine import Action, Observation, Phase, Ruleset
 from arena.engine.match import Match as EngineMatch
 from arena.fairplay.counting import Chance, FairPlayCounter, Tally, match_tallies
-from arena.fairplay.report import ALPHA, report
+from arena.fairplay.report import report
 from arena.game.selfplay import play_deal
 from arena.policies import RandomLegal
 from arena.referee import Referee, RefereeSettings
@@ -28,9 +29,8 @@ from arena.services import fairplay as fairplay_service
 from arena.store import bots, ladder, tournaments
 from arena.store import fairplay as fairplay_store
 from arena.store import matches as match_store
-from arena.store.errors import Invalid, NotFound
 from arena.store.leases import SeatPlan
-from arena.store.models import BotKind, MatchSeat, MatchStatus, TournamentMatch
+from arena.store.models import MatchSeat, TournamentMatch
 from arena.store.owners import add_owner
 from tests.support.cli import arena, environment, run_queued_jobs
 from tests.support.engine import random_game, served
@@ -124,19 +124,14 @@ def test_no_honest_bot_is_named_beside_a_team_however_long_it_plays(kind: str) -
     assert bench.accusations(kind, 8, 600, f"test-team/{kind}", rotation=1) == []
 
 
-@pytest.mark.slow
-def test_honest_fields_raise_false_flags_within_the_stated_error_rate() -> None:
+@pytest.mark.parametrize(("size", "per_bot"), [(4, 60), (8, 60), (16, 60), (4, 1000)])
+def test_an_honest_fields_report_names_nobody(size: int, per_bot: int) -> None:
     """Honest styles, opponent modellers among them (counter, tracker), at 60 matches a
-    bot and at 1,000: false flags stay within the report's rate."""
-    flagged = trials = 0
-    for size, per_bot, count in ((4, 60, 12), (8, 60, 12), (16, 60, 6), (4, 1000, 3), (8, 1000, 3)):
-        for trial in range(count):
-            seed = f"test-honest/{size}/{per_bot}/{trial}"
-            flagged += bool(bench.honest_flags(size, per_bot * size // 4, seed, rotation=trial))
-            trials += 1
-    # Holm keeps P(any false flag in a report) <= ALPHA: the count over independent
-    # reports stays under the binomial's 99.9th percentile for that rate
-    assert flagged <= binom.ppf(0.999, trials, ALPHA), flagged
+    bot and at 1,000: the report of one seeded field names nobody. How often an honest
+    field is flagged (the report's error rate, over many seeded fields) is measured by
+    ``arena bench fairplay`` (docs/benchmarks.md), not here."""
+    seed = f"test-honest/{size}/{per_bot}"
+    assert bench.honest_flags(size, per_bot * size // 4, seed, rotation=size) == []
 
 
 def _calls(rate: Callable[[int, int], float], chances: int = 2000) -> list[Tally]:

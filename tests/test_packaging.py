@@ -4,6 +4,7 @@ imports compiled and serves a bot that a real match is played against."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -11,13 +12,15 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
+from uv import find_uv_bin
 
+from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.platform import Platform, children
 from arena.platform.settings import Settings
 from arena.platform.submission import submit, wait
 from arena.store import tournaments
-from arena.store.models import BotKind, MatchSeat
+from arena.store.models import MatchSeat
 from tests.sandboxing import PLAIN_BOT
 from tests.support.cli import play_served_bot
 from tests.support.store import add_samples
@@ -38,27 +41,41 @@ def _clean_copy(into: Path) -> Path:
     return into
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel of a clean copy of the repository."""
-    tmp_path = tmp_path_factory.mktemp("wheel")
-    source = _clean_copy(tmp_path / "clone")
-    wheels = tmp_path / "wheels"
+    """The wheel of a clean copy of the repository, built once for the whole run (the
+    test processes share it: compiling the engine takes half a minute)."""
+    shared = tmp_path_factory.getbasetemp().parent / "wheel"
+    shared.mkdir(exist_ok=True)
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one process builds, the others wait for it
+        built = list((shared / "wheels").glob("arena-*.whl"))
+        if not built:
+            _build_wheel(_clean_copy(shared / "clone"), shared / "wheels")
+            built = list((shared / "wheels").glob("arena-*.whl"))
+    (only,) = built
+    return only
+
+
+def _build_wheel(source: Path, into: Path) -> None:
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "--wheel-dir", str(wheels), str(source)],
+         "--wheel-dir", str(into), str(source)],
         check=True,
     )  # fmt: skip
-    (built,) = wheels.glob("arena-*.whl")
-    return built
 
 
 def _fresh_venv(where: Path, requirement: str) -> Path:
-    """A new virtual environment with ``requirement`` installed; its python."""
+    """A new virtual environment with ``requirement`` and its dependencies installed
+    (by uv, which resolves and installs what pip does in a tenth of the time); its
+    python."""
     venv = where / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    uv = find_uv_bin()
+    subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True)
     python = venv / "bin" / "python"
-    subprocess.run([python, "-m", "pip", "install", "--quiet", requirement], check=True)
+    subprocess.run(
+        [uv, "pip", "install", "--quiet", "--python", str(python), requirement], check=True
+    )
     return python
 
 

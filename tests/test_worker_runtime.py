@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.services import Workers
@@ -18,7 +19,7 @@ from arena.platform.settings import Settings
 from arena.referee import RefereeSettings
 from arena.sdk import Bot
 from arena.store import bots, logs, tournaments
-from arena.store.models import BotKind, StoredLog, TournamentMatch
+from arena.store.models import StoredLog, TournamentMatch
 from tests.support.engine import served, simple_play
 from tests.support.workers import wait_done
 
@@ -76,7 +77,7 @@ def play_tournament(settings: Settings, name: str, concurrency: int, monkeypatch
             RULES,
             ["a", "b", "c", "d"],
             4,
-            8,
+            4,
             seed="same deals",
             settings=RefereeSettings(deadline=DEADLINE, time_bank=0.0, strikes=100),
         )
