@@ -15,7 +15,7 @@ C_SOURCES := $(wildcard arena/engine/*.c)
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip uv
-	ARENA_PURE_PYTHON=1 $(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[platform,rl,dev]'
+	ARENA_PURE_PYTHON=1 $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e '.[platform,rl,dev]'
 	$(BIN)/python -m compileall -q arena worker dashboard sample_bots >/dev/null
 	touch $(STAMP)
 

@@ -73,9 +73,8 @@ def _fresh_venv(where: Path, requirement: str) -> Path:
     uv = find_uv_bin()
     subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True)
     python = venv / "bin" / "python"
-    subprocess.run(
-        [uv, "pip", "install", "--quiet", "--python", str(python), requirement], check=True
-    )
+    install = [uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", str(python)]
+    subprocess.run([*install, requirement], check=True)  # compiled, as pip installs it
     return python
 
 

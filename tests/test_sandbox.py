@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import signal
 import subprocess
 import sys
@@ -117,7 +118,7 @@ def test_a_forfeit_names_the_limit_the_bot_broke() -> None:
 
 
 def test_the_trusted_unsandboxed_setting_runs_bots_with_limits_only(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv(UNSANDBOXED_ENV, "1")
     availability.cache_clear()
@@ -128,6 +129,24 @@ def test_the_trusted_unsandboxed_setting_runs_bots_with_limits_only(
             assert not box.isolated and box.cgroup is None
             log = referee(box)
         assert log["seats"][0]["forfeit"] is None
+        # the bot runs on the host's interpreter under the output cap: a module it is the
+        # first to import must not be cached cut short at the cap for the platform to read
+        module = tmp_path / "host_module.py"
+        module.write_text("VALUE = " + repr("x" * (2 * TIGHT.output_bytes)) + "\n")
+        bot = tmp_path / "bot.py"
+        bot.write_text(
+            f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport host_module\n"
+            + (BOTS / "attacks" / "player.py").read_text().split('"""', 2)[2]
+        )
+        with Sandbox(bot, limits=TIGHT) as box:
+            assert referee(box)["seats"][0]["forfeit"] is None
+        assert not list(tmp_path.glob("__pycache__/host_module*")), "no bytecode written"
+        sys.path.insert(0, str(tmp_path))
+        try:
+            assert len(importlib.import_module("host_module").VALUE) == 2 * TIGHT.output_bytes
+        finally:
+            sys.path.remove(str(tmp_path))
+            sys.modules.pop("host_module", None)
     finally:
         availability.cache_clear()
 

@@ -54,6 +54,11 @@ _ENV = {
     "PYTHONDONTWRITEBYTECODE": "1",
     "PYTHONNOUSERSITE": "1",
 }
+#: what starts a sandbox on the host (unsandboxed: the bot itself). It writes no
+#: bytecode: under the output cap (RLIMIT_FSIZE) Python ignores SIGXFSZ and writes a
+#: cached module cut short at the cap, which every later import of the module, the
+#: platform's own included, reads as corrupt ("marshal data too short")
+_HOST_ENV = {"LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
 _JOIN_GROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
 
 
@@ -244,7 +249,7 @@ class Sandbox:
                     pass_fds=(ready_fd, *(launch.pass_fds if launch else ())),
                     start_new_session=True,
                     cwd=self.home,
-                    env={"PATH": _path(launch), "LANG": "C.UTF-8"},
+                    env=_HOST_ENV | {"PATH": _path(launch)},
                 )
             except OSError as error:  # no such program, no memory or processes left
                 raise SandboxUnavailable(f"cannot start a sandbox: {error}") from None
