@@ -10,9 +10,9 @@ from fastapi import Depends, HTTPException, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
+from arena.base.people import Caller
 from arena.platform import Platform
-from arena.store.models import Owner
-from arena.store.owners import authenticate
+from arena.services import owners as owner_service
 
 
 def get_platform(request: Request) -> Platform:
@@ -32,10 +32,10 @@ _bearer = HTTPBearer(auto_error=False, description="An owner's API token")
 
 
 def get_owner(
-    session: SessionDep,
+    platform: PlatformDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> Owner:
-    owner = authenticate(session, credentials.credentials if credentials else "")
+) -> Caller:
+    owner = owner_service.caller(platform.db, credentials.credentials if credentials else "")
     if owner is None:
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED,
@@ -45,20 +45,20 @@ def get_owner(
     return owner
 
 
-OwnerDep = Annotated[Owner, Depends(get_owner)]
+OwnerDep = Annotated[Caller, Depends(get_owner)]
 
 
 def get_reader(
-    session: SessionDep,
+    platform: PlatformDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> Owner | None:
+) -> Caller | None:
     """The owner reading, if a token came with the request (None: anyone); a token that
     does not work is refused, never taken for no token."""
-    return None if credentials is None else get_owner(session, credentials)
+    return None if credentials is None else get_owner(platform, credentials)
 
 
 #: the owner whose token came with the request, or None without a token
-ReaderDep = Annotated[Owner | None, Depends(get_reader)]
+ReaderDep = Annotated[Caller | None, Depends(get_reader)]
 
 
 def _is_operator(platform: Platform, token: str) -> bool:
@@ -91,15 +91,14 @@ OperatorDep = Depends(get_operator)
 
 def get_actor(
     platform: PlatformDep,
-    session: SessionDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> Owner | None:
+) -> Caller | None:
     """Who calls: the operator (None) with the operator's token, else the token's owner."""
     token = credentials.credentials if credentials else ""
     if _is_operator(platform, token):
         return None
-    return get_owner(session, credentials)
+    return get_owner(platform, credentials)
 
 
 #: an owner, or the operator (None)
-ActorDep = Annotated[Owner | None, Depends(get_actor)]
+ActorDep = Annotated[Caller | None, Depends(get_actor)]

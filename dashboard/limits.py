@@ -15,7 +15,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from dashboard.schemas import MAX_SOURCE_CHARS
+from arena.services.views.schemas import MAX_SOURCE_CHARS
 
 #: JSON spells a character in at most six bytes (``\uXXXX``): any source the schema
 #: accepts fits, with 64 KiB for the other fields

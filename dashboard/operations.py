@@ -19,7 +19,7 @@ from sqlalchemy import text
 
 from arena.platform import Platform
 from arena.platform.queue import lane_names
-from dashboard.queries import operations
+from arena.services.views import operations
 
 router = APIRouter(include_in_schema=False)
 

@@ -19,20 +19,21 @@ from arena.base.states import MatchStatus
 from arena.engine import Ruleset
 from arena.services import abtests as abtest_service
 from arena.services import fairplay
+from arena.services.views import bots as bot_queries
+from arena.services.views import charts
+from arena.services.views import competitions as competition_queries
+from arena.services.views import matches as match_queries
+from arena.services.views import ratings as rating_queries
+from arena.services.views import tournaments as tournament_queries
+from arena.services.views.frames import EVERY_SEAT, deal_summaries, frames
+from arena.services.views.schemas import LeaderboardRow
+from arena.services.views.visibility import tournament_named
 from arena.store import competitions, qualifications
 from arena.store import tournaments as tournament_store
 from arena.tournament import pacing, ratings
-from dashboard import charts, workers
+from dashboard import workers
 from dashboard.cache import until_disclosed
 from dashboard.deps import PlatformDep, SessionDep
-from dashboard.frames import EVERY_SEAT, deal_summaries, frames
-from dashboard.queries import bots as bot_queries
-from dashboard.queries import competitions as competition_queries
-from dashboard.queries import matches as match_queries
-from dashboard.queries import ratings as rating_queries
-from dashboard.queries import tournaments as tournament_queries
-from dashboard.queries.visibility import tournament_named
-from dashboard.schemas import LeaderboardRow
 
 templates = Environment(
     loader=FileSystemLoader(Path(__file__).parent / "templates"),
@@ -326,6 +327,6 @@ def rating_chart(
     hidden: list[str] | None = None,
     width: int = charts.WIDTH,
 ) -> dict[str, Any]:
-    """One chart of several versions' ratings (dashboard.charts)."""
+    """One chart of several versions' ratings (arena.services.views.charts)."""
     series = [charts.Series(label, points) for label, points in history.items()]
     return charts.chart(series, width=width, hidden=frozenset(hidden or ()))

@@ -14,12 +14,12 @@ from arena.base.states import TableStatus
 from arena.engine import PRESETS
 from arena.referee.log import MatchLog
 from arena.services.tables import MAX_BOTS
+from arena.services.views import bots as bot_queries
+from arena.services.views.frames import EVERY_SEAT, deal_summaries, frames
 from arena.store import logs
 from arena.store import tables as store
 from dashboard.deps import SessionDep
-from dashboard.frames import EVERY_SEAT, deal_summaries, frames
 from dashboard.pages import render
-from dashboard.queries import bots as bot_queries
 from sample_bots import NAMES as SAMPLES
 
 router = APIRouter(include_in_schema=False)

@@ -13,11 +13,11 @@ from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.platform.settings import Settings
 from arena.referee.log import ForfeitRecord
+from arena.services.views import bots as bot_queries
 from arena.store import bots, owners, tournaments
 from arena.store import matches as match_store
 from arena.store.owners import add_owner
 from dashboard.app import create_app
-from dashboard.queries import bots as bot_queries
 from tests.sandboxing import PLAIN_BOT
 from tests.support.api import auth, played_tournament
 from tests.support.cli import ROOT, run_queued_jobs

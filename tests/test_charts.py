@@ -10,12 +10,12 @@ from alembic import command
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
+from arena.services.views import charts
+from arena.services.views import matches as match_queries
+from arena.services.views import ratings as rating_queries
 from arena.store import tournaments as tournament_store
 from arena.store.models import PairResult, Tournament
 from arena.store.schema import alembic_config
-from dashboard import charts
-from dashboard.queries import matches as match_queries
-from dashboard.queries import ratings as rating_queries
 from tests.support.api import played_tournament
 
 #: the store's contract: on SQLite and PostgreSQL alike

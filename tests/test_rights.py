@@ -15,10 +15,10 @@ from sqlalchemy.orm import Session
 from arena.base.states import BotKind, TournamentStatus
 from arena.engine import Ruleset
 from arena.platform.settings import Settings
+from arena.services.views import bots as bot_queries
 from arena.store import bots, tournaments
 from arena.store.models import BotVersion, Owner
 from arena.store.owners import add_owner
-from dashboard.queries import bots as bot_queries
 from tests.support.api import auth, played_tournament
 from tests.support.store import SAMPLES, add_samples, match_ids, played_competition
 

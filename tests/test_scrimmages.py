@@ -16,12 +16,12 @@ from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.services import scrimmages as scrimmage_service
 from arena.services import tables as table_service
+from arena.services.views import bots as bot_queries
 from arena.store import bots, scrimmages
 from arena.store import matches as match_store
 from arena.store.limits import PrivateLimits
 from arena.store.models import MatchSeat, Owner, Tournament, TournamentMatch
 from arena.store.owners import add_owner
-from dashboard.queries import bots as bot_queries
 from tests.sandboxing import PLAIN_BOT
 from tests.support.api import auth
 from tests.support.cli import arena as arena_command

@@ -13,10 +13,10 @@ from arena.base.states import AfterQualifying, BotKind, VersionStatus
 from arena.cli.errors import fail
 from arena.cli.platform import err, out, platform
 from arena.platform import Platform
+from arena.services import bots as bot_service
+from arena.services import owners as owner_service
 from arena.services import releases as release_service
 from arena.services.releases import LiveVersion
-from arena.store import bots as bot_store
-from arena.store.models import BotVersion
 
 app = typer.Typer(help="Register bots.", no_args_is_help=True)
 
@@ -37,20 +37,12 @@ def bot_add(
     kind, target = chosen[0]
     if kind is BotKind.ENDPOINT:
         _check_reachable(target)
-    with platform().db.read() as session:
-        there = kind is BotKind.SAMPLE and bot_store.existing_sample(session, name, target)
-        if there:  # a qualification match seated it, or an earlier `bot add`
-            out.print(f"bot {name} is registered already (version {there.number}, sample {target})")
-            return
-
-    def add(session) -> BotVersion:
-        version = bot_store.add_bot(session, name, kind, target)
-        bot_store.limit_matches(version, max_matches)
-        return version
-
-    version = platform().db.transaction(add)
+    added = bot_service.add(platform().db, name, kind, target, max_matches)
+    if not added.new:  # a qualification match seated it, or an earlier `bot add`
+        out.print(f"bot {name} is registered already (version {added.number}, sample {target})")
+        return
     out.print(
-        f"added bot {name} (version {version.number}, {kind.value} {version.target})", markup=False
+        f"added bot {name} (version {added.number}, {kind.value} {added.target})", markup=False
     )
 
 
@@ -159,13 +151,10 @@ def bot_submit(
 
 
 def _owner_of(arena: Platform, token: str) -> int:
-    from arena.store.owners import authenticate
-
-    with arena.db.read() as session:
-        owner = authenticate(session, token)
-        if owner is None:
-            fail("that token is no owner's (arena owner add NAME makes one)")
-        return owner.id
+    owner = owner_service.owner_of(arena.db, token)
+    if owner is None:
+        fail("that token is no owner's (arena owner add NAME makes one)")
+    return owner
 
 
 Token = Annotated[
@@ -209,23 +198,16 @@ def _release(change: Callable[[Platform, int | None], LiveVersion], token: str |
 @app.command("list")
 def bot_list() -> None:
     """List the registered bots and their versions: which one is live, and since when."""
-    with platform().db.read() as session:
-        table = Table("bot", "version", "status", "live", "kind", "target", "reason")
-        for bot in bot_store.all_bots(session):
-            for version in bot.versions:
-                table.add_row(
-                    bot.name,
-                    f"v{version.number}",
-                    version.status.value,
-                    _live(version),
-                    version.kind.value,
-                    version.target,
-                    version.reason or "",
-                )
+    table = Table("bot", "version", "status", "live", "kind", "target", "reason")
+    for row in bot_service.listing(platform().db):
+        table.add_row(
+            row.bot, f"v{row.number}", row.status.value, _live(row), row.kind.value, row.target,
+            row.reason,
+        )  # fmt: skip
     out.print(table)
 
 
-def _live(version: BotVersion) -> str:
+def _live(version: bot_service.VersionRow) -> str:
     """``live since ...``, ``staged`` (qualified, never live), ``earlier`` (live once)."""
     if not version.active:
         if version.status is not VersionStatus.READY:

@@ -14,7 +14,6 @@ from arena.cli import options
 from arena.cli.platform import out, platform
 from arena.cli.rules import checked_ruleset
 from arena.services import competitions as competition_service
-from arena.store import competitions
 from arena.tournament import pacing
 from arena.tournament.pacing import DEFAULT_PACE
 
@@ -66,7 +65,7 @@ def competition_create(
             help="ladder, or duplicate-ladder: each table played once per seat rotation on "
             "the same deal (luck cancels out; rated once per table).",
         ),
-    ] = competitions.LADDER,
+    ] = competition_service.LADDER,
     pace: Pace = str(DEFAULT_PACE),
     rating: options.Rating = "trueskill",
 ) -> None:
@@ -101,8 +100,7 @@ def competition_enter(
 @app.command("list")
 def competition_list(json_: options.JsonFlag = False) -> None:
     """Every competition, its season, status and number of bots."""
-    with platform().db.read() as session:
-        rows = competitions.listing(session)
+    rows = competition_service.listing(platform().db)
     if json_:
         print(json.dumps(rows))
         return
@@ -118,8 +116,7 @@ def competition_list(json_: options.JsonFlag = False) -> None:
 @app.command("status")
 def competition_status(name: Name, json_: options.JsonFlag = False) -> None:
     """The competition's standings (mu - 3 sigma), in 80 columns."""
-    with platform().db.read() as session:
-        summary = competitions.summary(session, competitions.get(session, name))
+    summary = competition_service.summary(platform().db, name)
     if json_:
         print(json.dumps(rounded(summary)))
         return

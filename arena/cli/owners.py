@@ -9,7 +9,6 @@ from rich.table import Table
 
 from arena.cli.platform import out, platform
 from arena.services import owners as owner_service
-from arena.store import owners
 
 app = typer.Typer(help="Owners and their API tokens.", no_args_is_help=True)
 
@@ -17,8 +16,7 @@ app = typer.Typer(help="Owners and their API tokens.", no_args_is_help=True)
 @app.command("list")
 def owner_list() -> None:
     """Owners, their bots and whether their token works (tokens are never shown)."""
-    with platform().db.read() as session:
-        rows = [owners.describe(session, owner) for owner in owners.all_owners(session)]
+    rows = owner_service.listing(platform().db)
     table = Table("owner", "token", "bots", "since")
     for row in rows:
         since = str(row["created_at"])[:19]

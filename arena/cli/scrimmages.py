@@ -41,11 +41,7 @@ def scrimmage(
     made = replace(made, queued=queued)
     if wait:
         follow(arena, made.name)
-        with arena.db.read() as session:
-            from arena.store import tournaments
-
-            found = tournaments.get(session, made.name)
-            made = replace(scrimmage_service.described(session, found), queued=queued)
+        made = replace(scrimmage_service.named(arena.db, made.name), queued=queued)
     if json_:
         print(json.dumps(asdict(made)))
         return

@@ -7,7 +7,6 @@ import json
 
 import typer
 from rich.table import Table
-from sqlalchemy import func, select
 
 from arena.cli import options
 from arena.cli.platform import out, platform
@@ -21,19 +20,14 @@ def status_command(json_: options.JsonFlag = False) -> None:
     host, load, last heartbeat, how it runs uploaded bots)."""
     from arena.base.states import MatchStatus
     from arena.platform.queue import lane_names, match_queue
-    from arena.store.models import TournamentMatch
+    from arena.services import operations
     from dashboard import workers
 
     arena = platform()
-    with arena.db.read() as session:
-        counts = dict(
-            session.execute(
-                select(TournamentMatch.status, func.count()).group_by(TournamentMatch.status)
-            ).all()
-        )
+    counts = operations.match_counts(arena.db)
     found = workers.info(arena)
     status = {
-        "database": arena.db.engine.url.render_as_string(hide_password=True),
+        "database": arena.db.shown_url,
         "matches": {s.value: counts.get(s, 0) for s in (MatchStatus.QUEUED, MatchStatus.RUNNING)},
         "redis": "ok" if found["available"] else found["error"],
         "queues": {},

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 from redis.exceptions import RedisError
 from rq import Queue
 
+from arena.base.people import Someone
 from arena.platform import queue as work_queue
 from arena.platform.errors import PlatformError
 from arena.platform.extensions import load_formats
 from arena.platform.settings import Settings
-from arena.store import tournaments
+from arena.store import rights, tournaments
 from arena.store.db import Database, shown_url
-from arena.store.models import Owner
 from arena.store.schema import is_empty, upgrade
 
 if TYPE_CHECKING:
@@ -51,10 +51,12 @@ class Platform:
             work_queue.connect(self.settings.redis_url), self.settings.queue_name
         )
 
-    def start_tournament(self, name: str) -> int:
-        """Queue the tournament's pending matches; return how many were sent."""
+    def start_tournament(self, name: str, owner: Someone | None = None) -> int:
+        """Queue the tournament's pending matches (as ``owner``: only its creator may;
+        None: the operator); return how many were sent."""
         with self.db.read() as session:
-            tournaments.get(session, name)  # NotFound before any word about Redis
+            # NotFound or Forbidden before any word about Redis
+            rights.check_may_run(owner, tournaments.get(session, name))
         workers = work_queue.workers_listening(self.queue)
         jobs = self.db.transaction(lambda session: tournaments.start(session, name, workers))
         work_queue.enqueue_all(self.queue, jobs)
@@ -82,7 +84,7 @@ class Platform:
             return False
         return True
 
-    def start_abtest(self, name: str, owner: Owner | None = None) -> int:
+    def start_abtest(self, name: str, owner: Someone | None = None) -> int:
         """Queue an A/B test's first pairs; return how many matches were sent."""
         from arena.store import abtests
 

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from arena.abtest import sprt
 from arena.base.errors import Invalid
+from arena.base.people import Someone
 from arena.base.states import AbTestStatus, MatchStatus
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
@@ -288,7 +289,7 @@ class AbTestCreated:
 def create(
     db: Database,
     request: AbTestRequest,
-    owner: Owner | None = None,
+    owner: Someone | None = None,
     limits: PrivateLimits | None = None,
 ) -> AbTestCreated:
     """Create the test, not started (``owner``: their own versions, within ``limits``)."""
@@ -324,6 +325,6 @@ def create(
     return db.transaction(make)
 
 
-def stop(db: Database, name: str, owner: Owner | None = None) -> int:
+def stop(db: Database, name: str, owner: Someone | None = None) -> int:
     """Stop the test undecided; how many queued matches were withdrawn."""
     return db.transaction(lambda session: store.stop(session, name, owner))

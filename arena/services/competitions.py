@@ -19,6 +19,11 @@ from arena.store.db import Database
 from arena.store.models import Competition
 from arena.tournament import pacing, ratings
 
+#: a competition's own formats: a ladder, or a duplicate ladder (each table played once
+#: per seat rotation on the same deal)
+LADDER = store.LADDER
+DUPLICATE_LADDER = store.DUPLICATE_LADDER
+
 
 @dataclass(frozen=True)
 class CompetitionRequest:
@@ -32,7 +37,7 @@ class CompetitionRequest:
     default: bool = False
     opens_at: datetime | None = None
     closes_at: datetime | None = None
-    format: str = store.LADDER
+    format: str = LADDER
     pace: float | None = pacing.DEFAULT_PACE
     #: the rating of record's name (arena.tournament.ratings), every season's
     rating: str = ratings.DEFAULT.name
@@ -89,5 +94,17 @@ def set_pace(db: Database, name: str, pace: float | None) -> dict[str, Any]:
 def _changed(db: Database, name: str, work: Callable[[Session], Competition]) -> dict[str, Any]:
     """Do ``work`` in a transaction; the competition's summary as it now reads."""
     db.transaction(work)
+    with db.read() as session:
+        return store.summary(session, store.get(session, name))
+
+
+def listing(db: Database) -> list[dict[str, Any]]:
+    """Every competition: its season, status, bots and tables."""
+    with db.read() as session:
+        return store.listing(session)
+
+
+def summary(db: Database, name: str) -> dict[str, Any]:
+    """The competition ``name``'s standings and state."""
     with db.read() as session:
         return store.summary(session, store.get(session, name))

@@ -3,8 +3,14 @@ owner acts on their own account (the API); both end in the same calls."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from arena.base.people import Caller, Someone
 from arena.store import owners as store
+from arena.store import rights
 from arena.store.db import Database
+from arena.store.limits import SubmissionRate
+from arena.store.models import Owner
 
 
 def add(db: Database, name: str) -> str:
@@ -21,3 +27,34 @@ def rotate(db: Database, name: str) -> str:
 def revoke(db: Database, name: str) -> None:
     """No token works for the owner ``name`` any more (``rotate`` gives a new one)."""
     db.transaction(lambda session: store.revoke_token(session, store.get(session, name)))
+
+
+def listing(db: Database) -> list[dict[str, Any]]:
+    """Every owner as they may see themselves (never a token), by name."""
+    with db.read() as session:
+        return [store.describe(session, owner) for owner in store.all_owners(session)]
+
+
+def owner_of(db: Database, token: str) -> int | None:
+    """The id of the owner whose API token is ``token`` (None: nobody's)."""
+    found = caller(db, token)
+    return None if found is None else found.id
+
+
+def caller(db: Database, token: str) -> Caller | None:
+    """The owner whose API token is ``token`` (None: nobody's)."""
+    with db.read() as session:
+        owner = store.authenticate(session, token)
+        return None if owner is None else Caller(owner.id, owner.name)
+
+
+def described(db: Database, owner_id: int) -> dict[str, Any]:
+    """What the owner ``owner_id`` may see of itself (never a token)."""
+    with db.read() as session:
+        return store.describe(session, session.get_one(Owner, owner_id))
+
+
+def check_submission_rate(db: Database, owner: Someone, rate: SubmissionRate) -> None:
+    """``TooMany`` when ``owner`` submitted ``rate.per_hour`` versions in the last hour."""
+    with db.read() as session:
+        rights.check_submission_rate(session, owner, rate)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
+from arena.base.people import Someone
 from arena.store import releases as store
 from arena.store.db import Database
 from arena.store.models import BotVersion, Owner
@@ -29,7 +30,7 @@ class LiveVersion:
         return f"{self.bot} v{self.version} is live{where}"
 
 
-Change = Callable[[Session, Owner | None], tuple[BotVersion, list[str]]]
+Change = Callable[[Session, Someone | None], tuple[BotVersion, list[str]]]
 
 
 def promote(db: Database, spec: str, owner_id: int | None) -> LiveVersion:
@@ -72,5 +73,5 @@ def _release(db: Database, change: Change, owner_id: int | None) -> LiveVersion:
     return db.transaction(run)
 
 
-def _owner(session: Session, owner_id: int | None) -> Owner | None:
+def _owner(session: Session, owner_id: int | None) -> Someone | None:
     return session.get(Owner, owner_id) if owner_id is not None else None

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
+from arena.base.people import Someone
 from arena.engine import Ruleset
 from arena.store import scrimmages as store
 from arena.store import tournaments
@@ -56,7 +57,7 @@ class Scrimmage:
 
 
 def create(
-    db: Database, request: ScrimmageRequest, owner: Owner | None, limits: PrivateLimits
+    db: Database, request: ScrimmageRequest, owner: Someone | None, limits: PrivateLimits
 ) -> Scrimmage:
     """Create the scrimmage (not yet queued: the platform starts it)."""
     ruleset = Ruleset.parse(request.rules)
@@ -77,7 +78,7 @@ def create(
     return db.transaction(make)
 
 
-def of_owner(session: Session, owner: Owner) -> list[Scrimmage]:
+def of_owner(session: Session, owner: Someone) -> list[Scrimmage]:
     return [described(session, found) for found in store.of_owner(session, owner)]
 
 
@@ -110,3 +111,9 @@ def _line(entry: Entry) -> ScrimmageLine:
         mean_place=round(entry.place_sum / games, 3) if games else None,
         forfeits=entry.forfeits,
     )
+
+
+def named(db: Database, name: str) -> Scrimmage:
+    """The scrimmage ``name`` as it stands."""
+    with db.read() as session:
+        return described(session, tournaments.get(session, name))

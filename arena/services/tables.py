@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Forbidden, Invalid
+from arena.base.people import Someone
 from arena.base.states import BotKind
 from arena.engine import Game, RulesError, Ruleset
 from arena.store import releases
 from arena.store.leases import SeatPlan
-from arena.store.models import Owner
 from sample_bots import NAMES as SAMPLE_NAMES
 
 #: the most bots a person may sit with (the rules may allow fewer)
@@ -46,7 +46,7 @@ class TablePlan:
         return names
 
 
-def plan(session: Session, request: TableRequest, person: Owner | None) -> TablePlan:
+def plan(session: Session, request: TableRequest, person: Someone | None) -> TablePlan:
     """The table ``request`` asks for, or why not (Refused)."""
     try:
         ruleset = Ruleset.parse(request.rules)
@@ -66,7 +66,7 @@ def plan(session: Session, request: TableRequest, person: Owner | None) -> Table
     return TablePlan(ruleset, bots, request.seat, name, person.id if person else None)
 
 
-def _bot(session: Session, spec: str, person: Owner | None) -> SeatPlan:
+def _bot(session: Session, spec: str, person: Someone | None) -> SeatPlan:
     if spec.startswith("sample:"):
         sample = spec.removeprefix("sample:")
         if sample not in SAMPLE_NAMES:

@@ -9,12 +9,12 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from arena.base.figures import rounded
+from arena.base.people import Someone
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.store import tournaments as store
 from arena.store.db import Database
 from arena.store.limits import PrivateLimits
-from arena.store.models import Owner
 from arena.store.rounds import Placing
 from arena.store.tournaments import BoardRow
 from arena.tournament import formats, ratings
@@ -123,7 +123,7 @@ class TournamentCreated:
 def create(
     db: Database,
     request: TournamentRequest,
-    owner: Owner | None = None,
+    owner: Someone | None = None,
     limits: PrivateLimits | None = None,
 ) -> TournamentCreated:
     """Create the tournament (an ``owner``'s is private, within ``limits``); the store's
@@ -156,6 +156,6 @@ def create(
     )
 
 
-def stop(db: Database, name: str, owner: Owner | None = None) -> int:
+def stop(db: Database, name: str, owner: Someone | None = None) -> int:
     """Stop a ladder (``owner``: only its creator may); the queued matches dropped."""
     return db.transaction(lambda session: store.stop(session, name, owner))

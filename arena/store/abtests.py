@@ -21,6 +21,7 @@ from arena.abtest import sprt
 from arena.abtest.pairing import pair_table
 from arena.base.errors import Conflict, Forbidden, Invalid, NotFound
 from arena.base.jobs import new_job_id
+from arena.base.people import Someone
 from arena.base.states import (
     ABTEST_OVER,
     OPEN_STATUSES,
@@ -40,7 +41,6 @@ from arena.store.models import (
     AbTestPair,
     BotVersion,
     MatchSeat,
-    Owner,
     RegisteredBot,
     Tournament,
     TournamentMatch,
@@ -92,7 +92,7 @@ def create(
     max_matches: int = DEFAULT_MAX_MATCHES,
     batch: int = DEFAULT_BATCH,
     settings: RefereeSettings | None = None,
-    owner: Owner | None = None,
+    owner: Someone | None = None,
     limits: PrivateLimits | None = None,
 ) -> AbTest:
     """A test, not started. ``owner`` (None: the operator) tests only their own bots'
@@ -214,12 +214,12 @@ def get(session: Session, name: str) -> AbTest:
     return test
 
 
-def _check_may_run(owner: Owner | None, test: AbTest) -> None:
+def _check_may_run(owner: Someone | None, test: AbTest) -> None:
     if owner is not None and test.owner_id != owner.id:
         raise Forbidden(f"A/B test {test.name!r} is not yours: you may not run it")
 
 
-def start(session: Session, name: str, owner: Owner | None = None) -> list[tuple[int, str]]:
+def start(session: Session, name: str, owner: Someone | None = None) -> list[tuple[int, str]]:
     """Start the test: its first pairs queued; (match, job) to enqueue after commit."""
     test = get(session, name)
     _check_may_run(owner, test)
@@ -232,7 +232,7 @@ def start(session: Session, name: str, owner: Owner | None = None) -> list[tuple
     return refill_in(session, tournament.id)
 
 
-def stop(session: Session, name: str, owner: Owner | None = None) -> int:
+def stop(session: Session, name: str, owner: Someone | None = None) -> int:
     """Stop a test before it decides: the matches not started are withdrawn (the
     running ones are still recorded, not counted: the result is kept as it stood);
     how many were withdrawn."""

@@ -131,6 +131,8 @@ class Database:
 
     def __init__(self, url: str) -> None:
         self.url = url
+        #: the URL as messages show it (without its password)
+        self.shown_url = shown_url(url)
         self.engine = make_engine(url)
         self.dialect = self.engine.dialect.name
         database = make_url(url).database

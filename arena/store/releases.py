@@ -22,10 +22,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Forbidden, Invalid, NotFound
+from arena.base.people import Someone
 from arena.base.states import AbTestStatus, VersionStatus
 from arena.store import competitions, ladder
 from arena.store.bots import describe_versions
-from arena.store.models import AbTest, BotVersion, Competition, Owner, RegisteredBot, now
+from arena.store.models import AbTest, BotVersion, Competition, RegisteredBot, now
 
 LIVE, LATEST = "live", "latest"
 _SPEC = re.compile(r"^(?P<bot>[^:]+)(?::(?P<version>.+))?$")
@@ -134,7 +135,7 @@ def first_tables(session: Session, version: BotVersion) -> list[tuple[int, str]]
     return [job for tournament_id in ladders for job in ladder.refill_in(session, tournament_id)]
 
 
-def promote(session: Session, spec: str, owner: Owner | None) -> tuple[BotVersion, list[str]]:
+def promote(session: Session, spec: str, owner: Someone | None) -> tuple[BotVersion, list[str]]:
     """The owner (None: the operator) makes the version ``spec`` names live; it and the
     competitions it now plays in. Promoting the live version changes nothing."""
     version = find(session, spec)
@@ -145,7 +146,9 @@ def promote(session: Session, spec: str, owner: Owner | None) -> tuple[BotVersio
     return version, go_live(session, version)
 
 
-def rollback(session: Session, bot_name: str, owner: Owner | None) -> tuple[BotVersion, list[str]]:
+def rollback(
+    session: Session, bot_name: str, owner: Someone | None
+) -> tuple[BotVersion, list[str]]:
     """Make the version live before the live one live again."""
     bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == bot_name))
     if bot is None:
@@ -182,7 +185,7 @@ def standing(session: Session, version: BotVersion) -> str:
     return f"{said}; staged: arena bot promote {version.bot.name}:{version.number} makes it live"
 
 
-def check_owner(bot: RegisteredBot, owner: Owner | None) -> None:
+def check_owner(bot: RegisteredBot, owner: Someone | None) -> None:
     """An owner changes only their own bots (before anything is said of their versions);
     the operator (None), any."""
     if owner is not None and bot.owner_id != owner.id:
@@ -192,7 +195,7 @@ def check_owner(bot: RegisteredBot, owner: Owner | None) -> None:
 def set_consent(
     session: Session,
     name: str,
-    owner: Owner | None,
+    owner: Someone | None,
     people: bool | None = None,
     scrimmages: bool | None = None,
 ) -> RegisteredBot:

@@ -18,15 +18,16 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Forbidden, Invalid, TooMany
+from arena.base.people import Someone
 from arena.base.states import BotKind, TournamentStatus
 from arena.store.limits import PrivateLimits, SubmissionRate
-from arena.store.models import BotVersion, Competition, Owner, RegisteredBot, Tournament, now
+from arena.store.models import BotVersion, Competition, RegisteredBot, Tournament, now
 from arena.tournament.formats.base import Format
 
 
 def check_private(
     session: Session,
-    owner: Owner,
+    owner: Someone,
     bot_names: list[str],
     games: int,
     format: Format,
@@ -70,7 +71,7 @@ def check_private_deadline(
         raise Invalid(f"{what}'s deadline is at most {allowed:g} s")
 
 
-def check_running_private(session: Session, owner: Owner, limits: PrivateLimits) -> None:
+def check_running_private(session: Session, owner: Someone, limits: PrivateLimits) -> None:
     """Refuse another private tournament (or A/B test) while ``limits.running`` are on."""
     running = session.scalars(
         select(func.count())
@@ -84,7 +85,7 @@ def check_running_private(session: Session, owner: Owner, limits: PrivateLimits)
         )
 
 
-def usable_by(session: Session, owner: Owner, name: str) -> bool:
+def usable_by(session: Session, owner: Someone, name: str) -> bool:
     bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == name))
     if bot is None:
         return True  # create() says it does not exist
@@ -94,14 +95,14 @@ def usable_by(session: Session, owner: Owner, name: str) -> bool:
     return bot.owner_id is None and bool(kinds) and all(k is BotKind.SAMPLE for k in kinds)
 
 
-def check_may_run(owner: Owner | None, tournament: Tournament) -> None:
+def check_may_run(owner: Someone | None, tournament: Tournament) -> None:
     """Only the operator (``owner`` None) or the tournament's creator starts or stops it."""
     if owner is not None and tournament.owner_id != owner.id:
         whose = "the operator's" if tournament.owner_id is None else "another owner's"
         raise Forbidden(f"tournament {tournament.name!r} is {whose}: you may not run it")
 
 
-def check_submission_rate(session: Session, owner: Owner, rate: SubmissionRate) -> None:
+def check_submission_rate(session: Session, owner: Someone, rate: SubmissionRate) -> None:
     """``TooMany`` when the owner submitted ``rate.per_hour`` versions in the last hour,
     with the seconds until the oldest of them is an hour old."""
     window = timedelta(hours=1)

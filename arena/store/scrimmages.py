@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Forbidden, Invalid
+from arena.base.people import Someone
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.store import bots, releases, rights, tournaments
@@ -33,7 +34,7 @@ def create(
     rivals: list[str],
     games: int,
     ruleset: Ruleset,
-    owner: Owner | None,
+    owner: Someone | None,
     limits: PrivateLimits,
     deadline: float = 1.0,
 ) -> Tournament:
@@ -75,7 +76,7 @@ def create(
     )
 
 
-def _rival(session: Session, owner: Owner, spec: str) -> BotVersion:
+def _rival(session: Session, owner: Someone, spec: str) -> BotVersion:
     if spec.startswith("sample:") and spec.removeprefix("sample:") in SAMPLE_NAMES:
         return bots.sample_version(session, spec.removeprefix("sample:"))
     version = releases.playable_by(session, spec, owner.id)
@@ -85,7 +86,7 @@ def _rival(session: Session, owner: Owner, spec: str) -> BotVersion:
     return version
 
 
-def of_owner(session: Session, owner: Owner, limit: int = 50) -> list[Tournament]:
+def of_owner(session: Session, owner: Someone, limit: int = 50) -> list[Tournament]:
     """An owner's scrimmages, the newest first."""
     return list(
         session.scalars(

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session, joinedload
 
 from arena.base.errors import Conflict, Invalid, NotFound
 from arena.base.jobs import job_sizes, new_job_id
+from arena.base.people import Someone
 from arena.base.states import MatchStatus, TournamentStatus
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
@@ -20,7 +21,6 @@ from arena.store.models import (
     BotVersion,
     Entry,
     MatchSeat,
-    Owner,
     RegisteredBot,
     Tournament,
     TournamentMatch,
@@ -47,7 +47,7 @@ def create(
     format: str = formats.DEFAULT.name,
     reveal_delay: int = 3600,
     fresh_processes: bool = False,
-    owner: Owner | None = None,
+    owner: Someone | None = None,
     limits: PrivateLimits | None = None,
     waits_for_bots: bool = False,
     same_owner_tables: bool = False,
@@ -157,7 +157,7 @@ def add(
     seed: str | None,
     settings: RefereeSettings,
     shape: Shape,
-    owner: Owner | None = None,
+    owner: Someone | None = None,
     limits: PrivateLimits | None = None,
 ) -> Tournament:
     """A checked tournament of these ``versions``, its matches scheduled by its format
@@ -213,7 +213,7 @@ def add(
     return tournament
 
 
-def stop(session: Session, name: str, owner: Owner | None = None) -> int:
+def stop(session: Session, name: str, owner: Someone | None = None) -> int:
     """Stop a ladder (``owner``: only its creator may; None: the operator); the queued
     matches dropped. A round robin ends by itself."""
     tournament = get(session, name)

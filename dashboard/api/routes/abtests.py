@@ -7,8 +7,8 @@ from fastapi import APIRouter, status
 from arena.engine import Ruleset
 from arena.services import abtests as abtest_service
 from arena.services.abtests import AbTestState
+from arena.services.views.schemas import AbTestCreate, Responses, Started
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
-from dashboard.schemas import AbTestCreate, Responses, Started
 
 router = APIRouter(tags=["abtests"])
 NOT_FOUND: Responses = {404: {"description": "No such A/B test"}}

@@ -10,15 +10,14 @@ from fastapi import APIRouter, status
 
 from arena.base.endpoints import EndpointError, pinned_public
 from arena.base.errors import Conflict, Invalid, NotFound
+from arena.base.people import Someone
 from arena.base.states import AfterQualifying, BotKind
 from arena.platform import Platform
 from arena.platform.submission import submit
+from arena.services import owners as owner_service
 from arena.services import releases as release_service
-from arena.store.models import Owner
-from arena.store.rights import check_submission_rate
-from dashboard.deps import ActorDep, OwnerDep, PlatformDep, ReaderDep, SessionDep
-from dashboard.queries import bots as bot_queries
-from dashboard.schemas import (
+from arena.services.views import bots as bot_queries
+from arena.services.views.schemas import (
     BotCreate,
     BotPublic,
     Consent,
@@ -29,6 +28,7 @@ from dashboard.schemas import (
     SubmissionStatus,
     VersionCreate,
 )
+from dashboard.deps import ActorDep, OwnerDep, PlatformDep, ReaderDep, SessionDep
 
 router = APIRouter(tags=["bots"])
 WRITE_ERRORS: Responses = {
@@ -67,7 +67,7 @@ def create_bot(
     try:
         bot_queries.bot(session, body.name)
     except NotFound:
-        return _submit(platform, body.name, body, owner.id)
+        return _submit(platform, body.name, body, owner)
     raise Conflict(f"a bot named {body.name!r} exists already")
 
 
@@ -82,7 +82,7 @@ def submit_version(
 ) -> SubmissionPublic:
     """Submit a new version: it replaces the active one once it qualifies."""
     bot_queries.bot(session, name)  # NotFound: 404
-    return _submit(platform, name, body, owner.id)
+    return _submit(platform, name, body, owner)
 
 
 RELEASE_ERRORS: Responses = {
@@ -122,7 +122,7 @@ def consent(
         return bot_queries.bot(fresh, name)
 
 
-def _id(actor: Owner | None) -> int | None:
+def _id(actor: Someone | None) -> int | None:
     return actor.id if actor is not None else None
 
 
@@ -136,11 +136,9 @@ def _released(platform: Platform, live: release_service.LiveVersion) -> LiveVers
     )
 
 
-def _submit(platform: Platform, name: str, body: VersionCreate, owner_id: int) -> SubmissionPublic:
-    with platform.db.read() as session:
-        owner = session.get(Owner, owner_id)
-        assert owner is not None
-        check_submission_rate(session, owner, platform.settings.submission_rate)
+def _submit(platform: Platform, name: str, body: VersionCreate, owner: Someone) -> SubmissionPublic:
+    owner_service.check_submission_rate(platform.db, owner, platform.settings.submission_rate)
+    owner_id = owner.id
     if body.kind == "python":
         if not body.source.strip():
             raise Invalid("a python version needs its source")

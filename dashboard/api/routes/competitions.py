@@ -11,9 +11,9 @@ from fastapi import APIRouter, status
 from arena.base.states import CompetitionStatus
 from arena.engine import Ruleset
 from arena.services import competitions as competition_service
+from arena.services.views.schemas import CompetitionCreate, LeaderboardRow, PaceIn, Responses
 from arena.store import competitions
 from dashboard.deps import OperatorDep, PlatformDep, SessionDep
-from dashboard.schemas import CompetitionCreate, LeaderboardRow, PaceIn, Responses
 
 router = APIRouter(tags=["competitions"])
 

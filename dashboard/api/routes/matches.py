@@ -8,10 +8,10 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from arena.base.states import MatchStatus
+from arena.services.views import matches as match_queries
+from arena.services.views.schemas import MatchPage, MatchPublic, Replay, Responses
 from dashboard.cache import until_disclosed
 from dashboard.deps import ReaderDep, SessionDep
-from dashboard.queries import matches as match_queries
-from dashboard.schemas import MatchPage, MatchPublic, Replay, Responses
 
 router = APIRouter(tags=["matches"])
 NOT_FOUND: Responses = {404: {"description": "No such match"}}

@@ -7,20 +7,18 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, status
 
 from arena.services import owners as owner_service
-from arena.store import owners
-from arena.store.models import Owner
+from arena.services.views import owners as owner_queries
+from arena.services.views.schemas import NewToken, OwnerPublic, OwnSeat, OwnSeatPage, Responses
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
-from dashboard.queries import owners as owner_queries
-from dashboard.schemas import NewToken, OwnerPublic, OwnSeat, OwnSeatPage, Responses
 
 router = APIRouter(tags=["owners"])
 NO_TOKEN: Responses = {401: {"description": "No token, or a token that does not work"}}
 
 
 @router.get("/owners/me", response_model=OwnerPublic, responses=NO_TOKEN)
-def me(owner: OwnerDep, session: SessionDep) -> OwnerPublic:
+def me(owner: OwnerDep, platform: PlatformDep) -> OwnerPublic:
     """The owner whose token this is, and its bots."""
-    return OwnerPublic.model_validate(owners.describe(session, session.get_one(Owner, owner.id)))
+    return OwnerPublic.model_validate(owner_service.described(platform.db, owner.id))
 
 
 @router.get("/owners/me/seats", response_model=list[OwnSeat], responses=NO_TOKEN)

@@ -8,8 +8,8 @@ from fastapi import APIRouter, status
 
 from arena.services import scrimmages as scrimmage_service
 from arena.services.scrimmages import Scrimmage
+from arena.services.views.schemas import Responses, ScrimmageCreate
 from dashboard.deps import OwnerDep, PlatformDep, SessionDep
-from dashboard.schemas import Responses, ScrimmageCreate
 
 router = APIRouter(tags=["scrimmages"])
 NO_TOKEN: Responses = {401: {"description": "No token, or a token that does not work"}}

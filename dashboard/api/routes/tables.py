@@ -16,10 +16,16 @@ from arena.referee.log import MatchLog
 from arena.referee.person import NotAsked
 from arena.referee.views import owners_text_only
 from arena.services import tables as table_service
+from arena.services.views.frames import describe
+from arena.services.views.schemas import (
+    Responses,
+    TableAction,
+    TableCreate,
+    TableCreated,
+    TableState,
+)
 from arena.store import tables as store
 from dashboard.deps import PlatformDep, ReaderDep, SessionDep
-from dashboard.frames import describe
-from dashboard.schemas import Responses, TableAction, TableCreate, TableCreated, TableState
 
 router = APIRouter(tags=["tables"])
 NOT_FOUND: Responses = {404: {"description": "No such table"}}

@@ -8,12 +8,8 @@ from arena.engine import Ruleset
 from arena.services import fairplay
 from arena.services import tournaments as tournament_service
 from arena.services.tournaments import TournamentRequest
-from arena.store import tournaments as tournament_store
-from arena.store.rights import check_may_run
-from dashboard.deps import ActorDep, OwnerDep, PlatformDep, ReaderDep, SessionDep
-from dashboard.queries import tournaments as tournament_queries
-from dashboard.queries.visibility import tournament_named
-from dashboard.schemas import (
+from arena.services.views import tournaments as tournament_queries
+from arena.services.views.schemas import (
     DealGroup,
     LeaderboardRow,
     Responses,
@@ -23,6 +19,9 @@ from dashboard.schemas import (
     TournamentPublic,
     TournamentRow,
 )
+from arena.services.views.visibility import tournament_named
+from arena.store import tournaments as tournament_store
+from dashboard.deps import ActorDep, OwnerDep, PlatformDep, ReaderDep, SessionDep
 
 router = APIRouter(tags=["tournaments"])
 NOT_FOUND: Responses = {404: {"description": "No such tournament"}}
@@ -95,9 +94,7 @@ def create_tournament(
 )
 def start_tournament(name: str, owner: ActorDep, platform: PlatformDep) -> Started:
     """Only the tournament's creator starts it, or the operator (their token)."""
-    with platform.db.read() as session:
-        check_may_run(owner, tournament_store.get(session, name))
-    return Started(name=name, queued=platform.start_tournament(name))
+    return Started(name=name, queued=platform.start_tournament(name, owner))
 
 
 @router.post(

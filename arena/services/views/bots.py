@@ -9,7 +9,18 @@ from sqlalchemy.orm import Session, selectinload
 
 from arena.base.errors import NotFound
 from arena.base.figures import rounded
+from arena.base.people import Someone
 from arena.base.states import MatchStatus, VersionStatus
+from arena.services.views.matches import matches
+from arena.services.views.ratings import rating_history
+from arena.services.views.schemas import (
+    BotPage,
+    BotPublic,
+    SeatFailure,
+    VersionPublic,
+    VersionState,
+)
+from arena.services.views.visibility import hidden_from, visible_to
 from arena.store import competitions
 from arena.store import tournaments as tournament_store
 from arena.store.models import (
@@ -22,10 +33,6 @@ from arena.store.models import (
     Tournament,
     TournamentMatch,
 )
-from dashboard.queries.matches import matches
-from dashboard.queries.ratings import rating_history
-from dashboard.queries.visibility import hidden_from, visible_to
-from dashboard.schemas import BotPage, BotPublic, SeatFailure, VersionPublic, VersionState
 
 
 def bots(session: Session) -> list[BotPublic]:
@@ -182,7 +189,7 @@ def bot_exists(session: Session, name: str) -> None:
         raise NotFound(f"no bot named {name!r}")
 
 
-def bot(session: Session, name: str, recent: int = 20, reader: Owner | None = None) -> BotPage:
+def bot(session: Session, name: str, recent: int = 20, reader: Someone | None = None) -> BotPage:
     """A bot's page; its rejected versions' details (what the bot printed) only for
     ``reader`` when it is the bot's owner."""
     found = _bot(session, name)

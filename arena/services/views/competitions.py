@@ -5,12 +5,12 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from arena.services.views.matches import matches
+from arena.services.views.schemas import CompetitionPage, CompetitionRow, LeaderboardRow
 from arena.store import competitions, ladder
 from arena.store import tournaments as tournament_store
 from arena.store.models import Competition
 from arena.tournament import pacing
-from dashboard.queries.matches import matches
-from dashboard.schemas import CompetitionPage, CompetitionRow, LeaderboardRow
 
 #: matches a competition's page lists (the newest)
 RECENT = 20

@@ -10,10 +10,10 @@ from sqlalchemy.orm import Session
 
 from arena.base.errors import Invalid
 from arena.base.states import MatchStatus
+from arena.services.views.matches import PER_PAGE
+from arena.services.views.schemas import OwnSeat, OwnSeatPage
 from arena.store import competitions
 from arena.store.models import BotVersion, MatchSeat, RegisteredBot, Tournament, TournamentMatch
-from dashboard.queries.matches import PER_PAGE
-from dashboard.schemas import OwnSeat, OwnSeatPage
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,9 @@ from arena.base.errors import Invalid, NotFound
 from arena.base.states import MatchStatus
 from arena.referee.log import MatchLog
 from arena.referee.views import owners_text_only, public_view, seats_view
+from arena.services.views.frames import EVERY_SEAT, frames
+from arena.services.views.schemas import MatchPage, MatchPublic, Replay, SeatPublic
+from arena.services.views.visibility import hidden_from, may_see
 from arena.store import logs
 from arena.store.disclosure import Disclosure, disclosure
 from arena.store.models import (
@@ -21,9 +24,6 @@ from arena.store.models import (
     Tournament,
     TournamentMatch,
 )
-from dashboard.frames import EVERY_SEAT, frames
-from dashboard.queries.visibility import hidden_from, may_see
-from dashboard.schemas import MatchPage, MatchPublic, Replay, SeatPublic
 
 PER_PAGE = 50
 

@@ -8,6 +8,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.base.figures import rounded
+from arena.services.views.ratings import head_to_head
+from arena.services.views.schemas import DealGroup, LeaderboardRow, TournamentPage, TournamentRow
+from arena.services.views.visibility import tournament_named
 from arena.store import rounds as rounds_store
 from arena.store import tournaments as tournament_store
 from arena.store.models import (
@@ -19,9 +22,6 @@ from arena.store.models import (
 )
 from arena.tournament import formats
 from arena.tournament.ratings import conservative
-from dashboard.queries.ratings import head_to_head
-from dashboard.queries.visibility import tournament_named
-from dashboard.schemas import DealGroup, LeaderboardRow, TournamentPage, TournamentRow
 
 #: bots in a tournament's head-to-head table (its leaders)
 HEAD_TO_HEAD_BOTS = 12

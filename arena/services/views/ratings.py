@@ -7,6 +7,8 @@ from typing import Any
 from sqlalchemy import String, cast, func, select
 from sqlalchemy.orm import Session
 
+from arena.services.views import charts
+from arena.services.views.visibility import tournament_named
 from arena.store import pairs
 from arena.store import tournaments as tournament_store
 from arena.store.models import (
@@ -15,8 +17,6 @@ from arena.store.models import (
     RegisteredBot,
     TournamentMatch,
 )
-from dashboard import charts
-from dashboard.queries.visibility import tournament_named
 
 #: bots drawn on a tournament's rating chart (its leaders)
 CHART_BOTS = 8

@@ -1,0 +1,25 @@
+"""Who acts on the platform, as the use cases see them: an owner's id and name (the
+store's ``Owner`` row is one; the API's caller, read from a token, is another)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class Someone(Protocol):
+    """An owner acting: the rights and the private runs go by its id."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The owner a request's token names."""
+
+    id: int
+    name: str
