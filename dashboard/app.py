@@ -16,7 +16,6 @@ from fastapi.staticfiles import StaticFiles
 from arena.platform import Platform
 from arena.platform.settings import Settings
 from arena.platform.tables import TableRoom
-from arena.store.cache import ArtifactCache
 from dashboard import api, errors, operations, pages, tables, timing
 from dashboard.cache import PageCache
 from dashboard.limits import BodyLimit
@@ -37,8 +36,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=_lifespan,
     )
     platform = app.state.platform = Platform(settings)
-    cache = ArtifactCache(platform.settings.data_dir / "artifacts", platform.db)
-    app.state.tables = TableRoom(platform.db, cache, platform.settings.table_limits)
+    app.state.tables = TableRoom(platform.db, platform.artifacts, platform.settings.table_limits)
     app.add_middleware(BodyLimit)  # outside every route: a body over the cap is never read
     seconds = app.state.platform.settings.page_cache_seconds
     app.add_middleware(PageCache, default_seconds=seconds)  # public pages, kept a moment

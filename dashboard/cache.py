@@ -43,7 +43,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from arena.store.disclosure import Disclosure
+from arena.services.views.disclosure import Disclosure
 from dashboard.limits import Message, Receive, Scope, Send
 
 log = logging.getLogger(__name__)

@@ -26,10 +26,7 @@ from arena.services.views import matches as match_queries
 from arena.services.views import ratings as rating_queries
 from arena.services.views import tournaments as tournament_queries
 from arena.services.views.frames import EVERY_SEAT, deal_summaries, frames
-from arena.services.views.schemas import LeaderboardRow
 from arena.services.views.visibility import tournament_named
-from arena.store import competitions, qualifications
-from arena.store import tournaments as tournament_store
 from arena.tournament import pacing, ratings
 from dashboard import workers
 from dashboard.cache import until_disclosed
@@ -105,7 +102,7 @@ def home_page(session: SessionDep) -> HTMLResponse:
 
 
 def _seasons(session: Session, name: str) -> list[str]:
-    return competitions.season_names(competitions.get(session, name))
+    return competition_queries.season_names(session, name)
 
 
 @router.get("/competitions/{name}", response_class=HTMLResponse)
@@ -119,7 +116,7 @@ def competition_page(name: str, session: SessionDep) -> HTMLResponse:
 
 @router.get("/tournaments/{name}", response_class=HTMLResponse)
 def tournament_page(name: str, session: SessionDep) -> Response:
-    if name == qualifications.NAME:  # no standings: its matches are the page
+    if name == tournament_queries.QUALIFICATION:  # no standings: its matches are the page
         return RedirectResponse(f"/matches?tournament={name}", status.HTTP_303_SEE_OTHER)
     try:
         found = tournament_queries.tournament_page(session, name)
@@ -133,10 +130,9 @@ def tournament_leaderboard_rows(name: str, session: SessionDep) -> HTMLResponse:
     """The leaderboard's rows, as the fragment the live page swaps in (the same
     template as the page's own)."""
     try:
-        rows = tournament_store.leaderboard(session, tournament_named(session, name))
+        leaderboard = tournament_queries.leaderboard(session, name)
     except Refused as error:
         raise _not_found(error) from None
-    leaderboard = [LeaderboardRow.model_validate(row) for row in rows]
     return render("_leaderboard_rows.html", leaderboard=leaderboard)
 
 
@@ -243,11 +239,10 @@ def bot_page(name: str, session: SessionDep) -> HTMLResponse:
 
 @router.get("/leaderboard", response_class=HTMLResponse)
 def leaderboard_page(session: SessionDep) -> HTMLResponse:
-    main = competitions.default(session)
     return render(
         "leaderboard.html",
         rows=bot_queries.global_leaderboard(session),
-        competition=main.name if main is not None else None,
+        competition=competition_queries.default_name(session),
     )
 
 

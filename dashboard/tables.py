@@ -10,14 +10,11 @@ from fastapi import APIRouter, HTTPException, Path, status
 from fastapi.responses import HTMLResponse
 
 from arena.base.errors import NotFound
-from arena.base.states import TableStatus
 from arena.engine import PRESETS
-from arena.referee.log import MatchLog
+from arena.services import tables as table_service
 from arena.services.tables import MAX_BOTS
 from arena.services.views import bots as bot_queries
 from arena.services.views.frames import EVERY_SEAT, deal_summaries, frames
-from arena.store import logs
-from arena.store import tables as store
 from dashboard.deps import SessionDep
 from dashboard.pages import render
 from sample_bots import NAMES as SAMPLES
@@ -36,13 +33,12 @@ def play_page(session: SessionDep) -> HTMLResponse:
 def table_page(table_id: TableId, session: SessionDep) -> HTMLResponse:
     """A table in play (the page plays it), or its replay once it is over."""
     try:
-        table = store.find(session, table_id)
+        table, log = table_service.played(session, table_id)
     except NotFound as error:
         raise HTTPException(status.HTTP_404_NOT_FOUND, str(error)) from None
-    if table.status is not TableStatus.DONE or table.log is None:
+    if log is None:
         page = render("table.html", table=table, frames=[], deals=[], names=table.names)
     else:
-        log = MatchLog.from_dict(logs.decode(table.log))
         shown = frames(log, EVERY_SEAT)  # the table's own deals: nobody else plays them
         page = render(
             "table.html",

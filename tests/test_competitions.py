@@ -189,7 +189,7 @@ def test_a_competition_plays_between_its_opening_and_its_closing(settings: Setti
 def test_a_duplicate_ladder_plays_each_table_once_per_rotation_on_one_deal(
     settings: Settings,
 ) -> None:
-    from arena.store.disclosure import disclosure
+    from arena.services.views.disclosure import disclosure
     from arena.store.models import RatingChange, Tournament
 
     arena = Platform(settings)

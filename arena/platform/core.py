@@ -17,6 +17,7 @@ from arena.platform.errors import PlatformError
 from arena.platform.extensions import load_formats
 from arena.platform.settings import Settings
 from arena.store import rights, tournaments
+from arena.store.cache import ArtifactCache
 from arena.store.db import Database, shown_url
 from arena.store.schema import is_empty, upgrade
 
@@ -40,6 +41,11 @@ class Platform:
             raise NoPlatform(no_platform_here(self.settings))
         self.db = Database(self.settings.database_url)
         upgrade(self.db)
+
+    @cached_property
+    def artifacts(self) -> ArtifactCache:
+        """Uploaded bots' archives: in the database, unpacked on this host on first use."""
+        return ArtifactCache(self.settings.data_dir / "artifacts", self.db)
 
     @cached_property
     def queue(self) -> Queue:

@@ -9,10 +9,14 @@ from sqlalchemy.orm import Session
 
 from arena.base.errors import Forbidden, Invalid
 from arena.base.people import Someone
-from arena.base.states import BotKind
+from arena.base.states import BotKind, TableStatus
 from arena.engine import Game, RulesError, Ruleset
-from arena.store import releases
+from arena.referee.log import MatchLog
+from arena.referee.views import owners_text_only
+from arena.store import logs, releases
+from arena.store import tables as store
 from arena.store.leases import SeatPlan
+from arena.store.models import PlayedTable
 from sample_bots import NAMES as SAMPLE_NAMES
 
 #: the most bots a person may sit with (the rules may allow fewer)
@@ -76,3 +80,17 @@ def _bot(session: Session, spec: str, person: Someone | None) -> SeatPlan:
     if not version.bot.people_may_play:
         raise Forbidden(f"{version.bot.name}'s owner does not let people play against it")
     return SeatPlan(version.id, version.label, version.kind, version.target)
+
+
+def played(session: Session, table_id: str) -> tuple[PlayedTable, MatchLog | None]:
+    """The table ``table_id`` and, once it is over, its log (NotFound: no such table)."""
+    table = store.find(session, table_id)
+    if table.status is not TableStatus.DONE or table.log is None:
+        return table, None
+    return table, MatchLog.from_dict(logs.decode(table.log))
+
+
+def finished_log(session: Session, table_id: str) -> MatchLog:
+    """The finished table's full log, the bots' words left out (their owners')."""
+    full = MatchLog.from_dict(store.log_of(session, table_id))
+    return owners_text_only(full, {store.find(session, table_id).seat})

@@ -61,3 +61,14 @@ def competition_page(session: Session, name: str) -> CompetitionPage:
         provisional=[f"{e['bot']} v{e['version']}" for e in row.pace.get("provisional", [])],
         provisional_games=pacing.PROVISIONAL_GAMES,
     )
+
+
+def season_names(session: Session, name: str) -> list[str]:
+    """The competition ``name``'s seasons' tournaments, first to current."""
+    return competitions.season_names(competitions.get(session, name))
+
+
+def default_name(session: Session) -> str | None:
+    """The default competition's name (None: there is none)."""
+    found = competitions.default(session)
+    return found.name if found is not None else None

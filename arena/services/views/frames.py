@@ -2,7 +2,7 @@
 frame is the table after one step (every hand, the pile group by group, the claim, the
 call and the cards it revealed, what happened), plus one summary per deal.
 
-Until the log is public (arena.store.disclosure) the frames keep every card face down
+Until the log is public (arena.services.views.disclosure) the frames keep every card face down
 that the table did not see: hands show only their sizes, the pile only its claims;
 cards a call turned over were seen by everyone and stay shown. An owner's view shows
 what the owner's bots saw besides: their own hands (``held``: the hand a seat decided

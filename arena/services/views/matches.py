@@ -11,11 +11,11 @@ from arena.base.errors import Invalid, NotFound
 from arena.base.states import MatchStatus
 from arena.referee.log import MatchLog
 from arena.referee.views import owners_text_only, public_view, seats_view
+from arena.services.views.disclosure import Disclosure, disclosure
 from arena.services.views.frames import EVERY_SEAT, frames
 from arena.services.views.schemas import MatchPage, MatchPublic, Replay, SeatPublic
 from arena.services.views.visibility import hidden_from, may_see
 from arena.store import logs
-from arena.store.disclosure import Disclosure, disclosure
 from arena.store.models import (
     BotVersion,
     MatchSeat,
@@ -169,7 +169,7 @@ def readable_log(
 ) -> tuple[dict[str, Any], Disclosure]:
     """What the reader (an owner's id; None: anyone) may read of a match's log now, and
     its disclosure: the full log once its seed and hands are public
-    (arena.store.disclosure; it never changes again), else the view of the seats the
+    (arena.services.views.disclosure; it never changes again), else the view of the seats the
     reader's bots held (their own hands: what those bots saw), else the public view
     (arena.referee.views)."""
     log, shown = match_log(session, match_id, reader)

@@ -11,6 +11,7 @@ from arena.base.figures import rounded
 from arena.services.views.ratings import head_to_head
 from arena.services.views.schemas import DealGroup, LeaderboardRow, TournamentPage, TournamentRow
 from arena.services.views.visibility import tournament_named
+from arena.store import qualifications
 from arena.store import rounds as rounds_store
 from arena.store import tournaments as tournament_store
 from arena.store.models import (
@@ -29,6 +30,23 @@ HEAD_TO_HEAD_BOTS = 12
 
 #: deal groups a tournament page lists (the newest; the API lists all of them)
 GROUPS_SHOWN = 20
+
+#: the qualification matches' tournament: its matches are its page (no standings)
+QUALIFICATION = qualifications.NAME
+
+
+def leaderboard(session: Session, name: str, reader: int | None = None) -> list[LeaderboardRow]:
+    """The standings of the tournament ``name`` as ``reader`` may see it."""
+    found = tournament_named(session, name, reader)
+    return [
+        LeaderboardRow.model_validate(row) for row in tournament_store.leaderboard(session, found)
+    ]
+
+
+def deal_groups(session: Session, name: str) -> list[DealGroup]:
+    """A duplicate tournament's scores per deal group, newest first."""
+    groups = tournament_store.group_scores(session, tournament_named(session, name))
+    return [DealGroup.model_validate(group) for group in groups]
 
 
 def tournaments(session: Session) -> list[TournamentRow]:

@@ -12,8 +12,7 @@ from arena.base.states import CompetitionStatus
 from arena.engine import Ruleset
 from arena.services import competitions as competition_service
 from arena.services.views.schemas import CompetitionCreate, LeaderboardRow, PaceIn, Responses
-from arena.store import competitions
-from dashboard.deps import OperatorDep, PlatformDep, SessionDep
+from dashboard.deps import OperatorDep, PlatformDep
 
 router = APIRouter(tags=["competitions"])
 
@@ -37,14 +36,14 @@ CHANGED: Responses = {
 
 
 @router.get("/competitions")
-def list_competitions(session: SessionDep) -> list[dict[str, Any]]:
-    return competitions.listing(session)
+def list_competitions(platform: PlatformDep) -> list[dict[str, Any]]:
+    return competition_service.listing(platform.db)
 
 
 @router.get("/competitions/{name}", responses={404: {"description": "No such competition"}})
-def get_competition(name: str, session: SessionDep) -> dict[str, Any]:
+def get_competition(name: str, platform: PlatformDep) -> dict[str, Any]:
     """Its season, status and standings."""
-    return shown(competitions.summary(session, competitions.get(session, name)))
+    return shown(competition_service.summary(platform.db, name))
 
 
 @router.post(

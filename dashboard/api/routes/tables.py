@@ -12,9 +12,7 @@ from arena.engine import ActionError, action_from_dict
 from arena.engine.actions import check_vocabulary
 from arena.engine.events import event_from_dict
 from arena.platform.tables import TableRoom
-from arena.referee.log import MatchLog
 from arena.referee.person import NotAsked
-from arena.referee.views import owners_text_only
 from arena.services import tables as table_service
 from arena.services.views.frames import describe
 from arena.services.views.schemas import (
@@ -24,7 +22,6 @@ from arena.services.views.schemas import (
     TableCreated,
     TableState,
 )
-from arena.store import tables as store
 from dashboard.deps import PlatformDep, ReaderDep, SessionDep
 
 router = APIRouter(tags=["tables"])
@@ -150,8 +147,7 @@ async def leave(table_id: TableId, request: Request) -> Response:
 def get_log(table_id: TableId, session: SessionDep) -> JSONResponse:
     """Every card of the finished table; the bots' forfeits by kind only (their words
     are their owners')."""
-    full = MatchLog.from_dict(store.log_of(session, table_id))
-    log = owners_text_only(full, {store.find(session, table_id).seat})
+    log = table_service.finished_log(session, table_id)
     return JSONResponse(
         log.to_dict(),
         headers={"Content-Disposition": f'attachment; filename="table-{table_id}.json"', **PRIVATE},

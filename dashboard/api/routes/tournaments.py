@@ -20,7 +20,6 @@ from arena.services.views.schemas import (
     TournamentRow,
 )
 from arena.services.views.visibility import tournament_named
-from arena.store import tournaments as tournament_store
 from dashboard.deps import ActorDep, OwnerDep, PlatformDep, ReaderDep, SessionDep
 
 router = APIRouter(tags=["tournaments"])
@@ -41,9 +40,7 @@ def get_tournament(name: str, session: SessionDep, reader: ReaderDep) -> Tournam
     "/tournaments/{name}/leaderboard", response_model=list[LeaderboardRow], responses=NOT_FOUND
 )
 def get_leaderboard(name: str, session: SessionDep, reader: ReaderDep) -> list[LeaderboardRow]:
-    found = tournament_named(session, name, reader.id if reader else None)
-    rows = tournament_store.leaderboard(session, found)
-    return [LeaderboardRow.model_validate(row) for row in rows]
+    return tournament_queries.leaderboard(session, name, reader.id if reader else None)
 
 
 @router.post(
@@ -119,8 +116,7 @@ def stop_tournament(name: str, owner: ActorDep, platform: PlatformDep) -> Starte
 @router.get("/tournaments/{name}/groups", response_model=list[DealGroup], responses=NOT_FOUND)
 def get_groups(name: str, session: SessionDep) -> list[DealGroup]:
     """Duplicate tournaments: each bot's score per deal group, newest first."""
-    groups = tournament_store.group_scores(session, tournament_named(session, name))
-    return [DealGroup.model_validate(group) for group in groups]
+    return tournament_queries.deal_groups(session, name)
 
 
 @router.get(
