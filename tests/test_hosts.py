@@ -6,6 +6,7 @@ endpoint bot. The test's own process is the operator's machine on the same netwo
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -257,12 +258,16 @@ def _recorded(platform: Platform) -> int:
         return tournaments.get(session, "cup").completed
 
 
-def _noticed_both_gone(log: str) -> bool:
-    """A worker's log after the cut says it lost its database (a query retried) and its
-    Redis (RQ's reconnection, or the runner's)."""
-    return "database error, retrying" in log and (
-        "could not connect to Redis" in log or "lost Redis" in log
-    )
+#: what a worker logs when a service it needs is gone: a query retried, a reconciler's
+#: pass failed, Redis lost (RQ's reconnection or the runner's), leases it cannot renew
+_LOSS = re.compile(
+    r"database error|reconcile failed|lost Redis|could not connect to Redis|cannot renew"
+)
+
+
+def _noticed_the_loss(log: str, address: str) -> bool:
+    """A worker's log after the cut says, twice at least, that a service is gone."""
+    return sum(1 for line in log.splitlines() if _LOSS.search(line) or address in line) >= 2
 
 
 def test_workers_wait_for_an_unreachable_services_host_and_play_on(site: Site) -> None:
@@ -288,7 +293,7 @@ def test_workers_wait_for_an_unreachable_services_host_and_play_on(site: Site) -
     site.services.cut()
     wait_until(
         lambda: all(
-            _noticed_both_gone(log.read_text()[seen:])
+            _noticed_the_loss(log.read_text()[seen:], site.services.address)
             for log, seen in zip(logs, before, strict=True)
         ),
         "a worker never noticed the services host was gone",
