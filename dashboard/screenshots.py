@@ -11,21 +11,19 @@ import sys
 import tempfile
 import threading
 import time
-from contextlib import ExitStack
 from pathlib import Path
 
 import uvicorn
 
-from arena.base import aio
 from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.platform.redis_server import free_port
 from arena.platform.settings import Settings
-from arena.referee import Referee, RefereeSettings
-from arena.store import bots, matches, tournaments
-from arena.store.models import TournamentMatch
+from arena.services import bots as bot_service
+from arena.services import tournaments as tournament_service
+from arena.services.tournaments import TournamentRequest
 from dashboard.app import create_app
-from worker.seats import seats_for
+from worker.local import play_through
 
 SAMPLES = ["counter", "honest", "random", "bluffer"]
 CHROMIUM_ARGS = [
@@ -44,28 +42,11 @@ def main(out: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         app = create_app(Settings(Path(tmp), f"sqlite:///{tmp}/arena.db", None))
         db = app.state.platform.db
-        db.transaction(lambda s: [bots.add_bot(s, n, BotKind.SAMPLE, n) for n in SAMPLES])
-        db.transaction(
-            lambda s: tournaments.create(
-                s, "demo", Ruleset.parse("classic"), SAMPLES, 4, 48, seed="demo"
-            )
-        )
-        db.transaction(lambda s: tournaments.start(s, "demo"))
-        with db.read() as s:
-            ids = [m.id for m in s.query(TournamentMatch).order_by(TournamentMatch.id)]
-        for match_id in ids:
-            plan = matches.claim(db, match_id, "screenshots")
-            assert plan is not None  # queued, and nobody else claims here
-            ruleset = Ruleset.from_dict(plan.rules)
-            log = aio.run(
-                Referee(
-                    ruleset,
-                    seats_for(plan.seats, ruleset, plan.seed, ExitStack()),
-                    plan.seed,
-                    RefereeSettings(**plan.settings),
-                ).run()
-            )
-            matches.record(db, plan, log, 0.0)
+        for sample in SAMPLES:
+            bot_service.add(db, sample, BotKind.SAMPLE, sample, max_matches=None)
+        rules = Ruleset.parse("classic")
+        tournament_service.create(db, TournamentRequest("demo", rules, SAMPLES, 4, 48, "demo"))
+        ids = play_through(db, "demo", "screenshots")
         port = free_port()
         server = uvicorn.Server(uvicorn.Config(app, port=port, log_level="warning"))
         threading.Thread(target=server.run, daemon=True).start()

@@ -20,8 +20,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from arena.platform.settings import Settings
-from arena.store import matches as match_store
 from arena.services.views.disclosure import Disclosure
+from arena.store import matches as match_store
 from arena.store.owners import add_owner
 from dashboard import cache as cache_module
 from dashboard.app import create_app
