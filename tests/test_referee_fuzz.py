@@ -5,9 +5,10 @@ answers are raw bytes) and two honest in-process bots, then a second match on th
 same pool of streams in which the fuzzing bot plays properly. At every request of the
 first match the bot picks a move: the right answer, or random bytes, a mutated answer,
 a second answer, an answer with a guessed id sent before the right one, a message of
-the wrong kind, an empty message, a late answer, no answer, a closed stream, or a gRPC
-status with any text. Every match must finish and replay; only the fuzzing bot may be
-penalised; a forfeit's reason is the platform's; the next match is clean.
+the wrong kind, an empty message, a late answer (sent once the referee has moved on),
+no answer, a closed stream, or a gRPC status with any text. Every match must finish
+and replay; only the fuzzing bot may be penalised; a forfeit's reason is the
+platform's; the next match is clean.
 """
 
 from __future__ import annotations
@@ -101,7 +102,11 @@ class Fuzzer:
 
 async def _fuzz_play(fuzzer: Fuzzer, requests: AsyncIterator[pb.PlayRequest], context):
     """The Play handler: raw bytes out, chosen move by move."""
+    late: bytes | None = None  # an answer held until the referee has given up on it
     async for request in requests:
+        if late is not None:  # the referee moved on (a new request, or the match's end)
+            yield late
+            late = None
         kind = request.WhichOneof("kind")
         if kind == "end":
             continue
@@ -132,8 +137,7 @@ async def _fuzz_play(fuzzer: Fuzzer, requests: AsyncIterator[pb.PlayRequest], co
         elif move == "mutated":
             yield fuzzer.mutated(right)
         elif move == "late":
-            await asyncio.sleep(0.8)  # past the deadline and the whole bank
-            yield right
+            late = right  # sent once the referee asks for something else: late by events
         elif move == "silence":
             continue
         elif move == "close":

@@ -19,8 +19,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scipy.optimize import brentq
-
 #: counts of zero are replaced by this (fishtest does the same): the maximum-likelihood
 #: distribution then exists for every mean strictly between the smallest and largest class
 REGULARIZE = 1e-3
@@ -113,6 +111,11 @@ def mle(pdf: Sequence[float], scores: Sequence[float], mean: float) -> list[floa
 
     def secular(x: float) -> float:
         return sum(p * a / (1 + x * a) for p, a in zip(pdf, shifted, strict=True))
+
+    # SciPy's optimisers take a second to import: only the worker recording a pair
+    # needs one, not every process that imports the store (each worker's start, each
+    # command's)
+    from scipy.optimize import brentq
 
     edge = 1 - 1e-9  # the root lies strictly inside (-1 / (high - mean), 1 / (mean - low))
     x = brentq(secular, -edge / (high - mean), edge / (mean - low), xtol=1e-12)
