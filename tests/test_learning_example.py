@@ -73,7 +73,7 @@ def test_the_committed_bot_beats_most_of_its_field() -> None:
     """The committed policy, served as a bot, against counter, honest and the README's
     truthful bot at tables of 4 (docs/learning.md gives the 1,000-game figure)."""
     played = arena("play", str(EXAMPLE / "trained_bot" / "bot.py"), "sample:counter",
-                   "sample:honest", str(EXAMPLE / "truthful.py"), "--games", "200",
+                   "sample:honest", str(EXAMPLE / "truthful.py"), "--games", "100",
                    "--seed", "committed", "--json")  # fmt: skip
     assert played.returncode == 0, played.stderr[-2000:]
     rows = {row["bot"]: row for row in json.loads(played.stdout)["bots"]}
