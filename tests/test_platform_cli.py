@@ -287,6 +287,8 @@ def test_bench_pipeline_json_has_the_documented_keys() -> None:
             "20",
             "--repeats",
             "2",
+            "--calibration-seconds",
+            "0.2",
         ],
         cwd=ROOT,
         capture_output=True,

@@ -101,6 +101,7 @@ def run(
     repeats: int = 5,
     progress: Callable[[str], None] | None = None,
     think_ms: float = 0.0,
+    calibration_seconds: float = 1.0,
 ) -> dict[str, Any]:
     """The figures of each kind of bot in ``bots`` (comma separated), in one run; the
     first kind's figures are also the top-level keys."""
@@ -128,7 +129,10 @@ def run(
                     )
     if progress is not None:
         progress("the machine's own scaling (a CPU-bound loop)")
-    cpu = {str(n): round(median(cpu_scaling(n) for _ in range(3)), 2) for n in runs[kinds[0]]}
+    cpu = {
+        str(n): round(median(cpu_scaling(n, calibration_seconds) for _ in range(3)), 2)
+        for n in runs[kinds[0]]
+    }
     by_kind = {kind: _figures(runs[kind], workers, cpu) for kind in kinds}
     first = by_kind[kinds[0]]["matches_per_s"]
     return {

@@ -177,6 +177,14 @@ def pipeline(
     think_ms: Annotated[
         float, typer.Option("--think-ms", min=0, help="Bots wait this long before each answer.")
     ] = 0.0,
+    calibration_seconds: Annotated[
+        float,
+        typer.Option(
+            "--calibration-seconds",
+            min=0.05,
+            help="Each run of the CPU-bound loop that measures the machine's own scaling.",
+        ),
+    ] = 1.0,
 ) -> None:
     """Matches through Redis, workers and the database: rate per kind of bot, scaling."""
     from arena.bench import pipeline as bench_pipeline
@@ -193,6 +201,7 @@ def pipeline(
             repeats,
             progress=lambda what: status.update(f"pipeline: {what}"),
             think_ms=think_ms,
+            calibration_seconds=calibration_seconds,
         )
     if json_:
         print(json.dumps(figures))
