@@ -128,3 +128,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         postgres = "postgresql" in (params.get("database_url"), params.get("empty_database_url"))
         if _SERVICE_FIXTURES & set(item.fixturenames) or postgres:
             item.add_marker(pytest.mark.services)
+    # the long tests first (the longest jobs first keep the last test process from
+    # finishing alone): pytest-xdist hands out tests in this order
+    items.sort(key=_expected_length)
+
+
+#: markers of tests that take long, longest kind first
+_LONG = ("browser", "slow", "sandbox", "processes")
+
+
+def _expected_length(item: pytest.Item) -> int:
+    for rank, marker in enumerate(_LONG):
+        if item.get_closest_marker(marker) is not None:
+            return rank
+    return len(_LONG)
