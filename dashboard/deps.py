@@ -32,10 +32,10 @@ _bearer = HTTPBearer(auto_error=False, description="An owner's API token")
 
 
 def get_owner(
-    platform: PlatformDep,
+    session: SessionDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Caller:
-    owner = owner_service.caller(platform.db, credentials.credentials if credentials else "")
+    owner = owner_service.caller(session, credentials.credentials if credentials else "")
     if owner is None:
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED,
@@ -49,12 +49,12 @@ OwnerDep = Annotated[Caller, Depends(get_owner)]
 
 
 def get_reader(
-    platform: PlatformDep,
+    session: SessionDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Caller | None:
     """The owner reading, if a token came with the request (None: anyone); a token that
     does not work is refused, never taken for no token."""
-    return None if credentials is None else get_owner(platform, credentials)
+    return None if credentials is None else get_owner(session, credentials)
 
 
 #: the owner whose token came with the request, or None without a token
@@ -91,13 +91,14 @@ OperatorDep = Depends(get_operator)
 
 def get_actor(
     platform: PlatformDep,
+    session: SessionDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Caller | None:
     """Who calls: the operator (None) with the operator's token, else the token's owner."""
     token = credentials.credentials if credentials else ""
     if _is_operator(platform, token):
         return None
-    return get_owner(platform, credentials)
+    return get_owner(session, credentials)
 
 
 #: an owner, or the operator (None)

@@ -11,7 +11,9 @@ from sqlalchemy import select
 from arena.base import aio
 from arena.base.states import MatchStatus
 from arena.engine import Ruleset
+from arena.fairplay.counting import Tally
 from arena.referee import Referee, RefereeSettings
+from arena.referee.log import MatchLog
 from arena.store import matches, tournaments
 from arena.store.db import Database
 from arena.store.models import TournamentMatch
@@ -36,10 +38,16 @@ def play_through(db: Database, name: str, worker_name: str = "local") -> list[in
     for match_id in queued:
         plan = matches.claim(db, match_id, worker_name)
         assert plan is not None, f"match {match_id} was claimed elsewhere"
-        rules = Ruleset.from_dict(plan.rules)
-        with ExitStack() as stack:
-            seats = seats_for(plan.seats, rules, plan.seed, stack)
-            referee = Referee(rules, seats, plan.seed, RefereeSettings(**plan.settings))
-            log = aio.run(referee.run())
-        matches.record(db, plan, log, 0.0)
+        log, tallies = play(plan)
+        matches.record(db, plan, log, 0.0, fairplay=tallies)
     return queued
+
+
+def play(plan: matches.MatchPlan) -> tuple[MatchLog, tuple[Tally, ...]]:
+    """Play a claimed match here: its log and the referee's fair-play tallies (what
+    the recorder keeps beside it for the collusion report)."""
+    rules = Ruleset.from_dict(plan.rules)
+    with ExitStack() as stack:
+        seats = seats_for(plan.seats, rules, plan.seed, stack)
+        referee = Referee(rules, seats, plan.seed, RefereeSettings(**plan.settings))
+        return aio.run(referee.run()), tuple(referee.fairplay.tallies())

@@ -20,11 +20,12 @@ def status_command(json_: options.JsonFlag = False) -> None:
     host, load, last heartbeat, how it runs uploaded bots)."""
     from arena.base.states import MatchStatus
     from arena.platform.queue import lane_names, match_queue
-    from arena.services import operations
+    from arena.services.views import operations
     from dashboard import workers
 
     arena = platform()
-    counts = operations.match_counts(arena.db)
+    with arena.db.read() as session:
+        counts = operations.match_counts(session)
     found = workers.info(arena)
     status = {
         "database": arena.db.shown_url,

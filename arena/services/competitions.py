@@ -19,10 +19,9 @@ from arena.store.db import Database
 from arena.store.models import Competition
 from arena.tournament import pacing, ratings
 
-#: a competition's own formats: a ladder, or a duplicate ladder (each table played once
+#: a competition's default format: a ladder (or a duplicate ladder, each table played once
 #: per seat rotation on the same deal)
 LADDER = store.LADDER
-DUPLICATE_LADDER = store.DUPLICATE_LADDER
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from arena.base.people import Caller, Someone
 from arena.store import owners as store
 from arena.store import rights
@@ -37,15 +39,16 @@ def listing(db: Database) -> list[dict[str, Any]]:
 
 def owner_of(db: Database, token: str) -> int | None:
     """The id of the owner whose API token is ``token`` (None: nobody's)."""
-    found = caller(db, token)
+    with db.read() as session:
+        found = caller(session, token)
     return None if found is None else found.id
 
 
-def caller(db: Database, token: str) -> Caller | None:
-    """The owner whose API token is ``token`` (None: nobody's)."""
-    with db.read() as session:
-        owner = store.authenticate(session, token)
-        return None if owner is None else Caller(owner.id, owner.name)
+def caller(session: Session, token: str) -> Caller | None:
+    """The owner whose API token is ``token`` (None: nobody's), read in the request's
+    own session."""
+    owner = store.authenticate(session, token)
+    return None if owner is None else Caller(owner.id, owner.name)
 
 
 def described(db: Database, owner_id: int) -> dict[str, Any]:

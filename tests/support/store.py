@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import ExitStack
 
 from sqlalchemy import select
 
-from arena.base import aio
 from arena.base.states import MatchStatus
 from arena.engine import Ruleset
 from arena.fairplay.counting import Tally
-from arena.referee import Referee, RefereeSettings
 from arena.referee.log import MatchLog
 from arena.store import bots, matches, scheduling, tournaments
 from arena.store.db import Database
 from arena.store.models import Tournament, TournamentMatch
-from worker.seats import seats_for
+from worker import local
 
 SAMPLES = ["random", "honest", "counter", "bluffer"]
 
@@ -43,14 +40,7 @@ def play(plan: matches.MatchPlan) -> MatchLog:
 
 def play_counted(plan: matches.MatchPlan) -> tuple[MatchLog, tuple[Tally, ...]]:
     """Play a claimed match as a worker does: its log and the referee's fair-play tallies."""
-    ruleset = Ruleset.from_dict(plan.rules)
-    referee = Referee(
-        ruleset,
-        seats_for(plan.seats, ruleset, plan.seed, ExitStack()),
-        plan.seed,
-        RefereeSettings(**plan.settings),
-    )
-    return aio.run(referee.run()), tuple(referee.fairplay.tallies())
+    return local.play(plan)
 
 
 def match_ids(db: Database) -> list[int]:

@@ -4,6 +4,8 @@ theirs)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
@@ -24,6 +26,15 @@ def matches_by_status(session: Session) -> list[tuple[str, str, int]]:
         .group_by(name, TournamentMatch.status)
     )
     return [(tournament, str(status), count) for tournament, status, count in rows]
+
+
+def match_counts(session: Session) -> dict[str, int]:
+    """How many matches are in each status, over every tournament (a status with none
+    is left out)."""
+    totals: Counter[str] = Counter()
+    for _, status, count in matches_by_status(session):
+        totals[status] += count
+    return dict(totals)
 
 
 def forfeits_by_kind(session: Session) -> list[tuple[str, int]]:
