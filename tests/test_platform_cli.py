@@ -180,20 +180,21 @@ def test_arena_up_runs_the_demo_to_the_end_with_a_private_redis(tmp_path: Path) 
 
 
 @pytest.mark.parametrize(
-    ("signum", "ignored_by_parent"),
+    ("signum", "ignored_by_parent", "workers"),
     [
-        (signal.SIGINT, False),
-        (signal.SIGINT, True),
-        (signal.SIGTERM, False),
-        (signal.SIGHUP, False),
+        (signal.SIGINT, False, 2),
+        (signal.SIGINT, True, 1),
+        (signal.SIGTERM, False, 1),
+        (signal.SIGHUP, False, 1),
     ],
 )
 def test_ctrl_c_and_kill_stop_arena_up_cleanly(
-    tmp_path: Path, signum: int, ignored_by_parent: bool
+    tmp_path: Path, signum: int, ignored_by_parent: bool, workers: int
 ) -> None:
     """Ctrl-C (SIGINT), ``kill`` (SIGTERM) and a closed terminal (SIGHUP) all stop the
     workers, the dashboard and the private Redis; Ctrl-C too when the parent started it
-    with SIGINT ignored (as a shell starts a background job: it used to go on)."""
+    with SIGINT ignored (as a shell starts a background job: it used to go on). Two
+    workers once (each is stopped), one for the other ways (CPU the suite saves)."""
     env = environment(Settings(tmp_path, f"sqlite:///{tmp_path / 'arena.db'}", None))
     # ``trap "" INT`` then exec: the platform starts with SIGINT ignored, inherited
     ignoring = ["sh", "-c", 'trap "" INT; exec "$@"', "sh"] if ignored_by_parent else []
@@ -207,7 +208,7 @@ def test_ctrl_c_and_kill_stop_arena_up_cleanly(
             "--games",
             "5000",
             "--workers",
-            "2",
+            str(workers),
             "--port",
             "0",  # any free port: arena up binds it and says which in running.json
         ],
@@ -253,10 +254,10 @@ def test_ctrl_c_and_kill_stop_arena_up_cleanly(
     assert process.returncode == 0, err[-2000:]
     assert "Arena stopped." in out
     assert not (tmp_path / "running.json").exists(), "it no longer says it runs"
-    workers = subprocess.run(["pgrep", "-f", "arena worker"], capture_output=True, text=True)
+    running = subprocess.run(["pgrep", "-f", "arena worker"], capture_output=True, text=True)
     redis = subprocess.run(["pgrep", "-f", str(tmp_path / "redis")], capture_output=True)
     assert redis.returncode == 1, "the private Redis was stopped"
-    assert not [pid for pid in workers.stdout.split() if str(tmp_path) in _environ(pid)], (
+    assert not [pid for pid in running.stdout.split() if str(tmp_path) in _environ(pid)], (
         "every worker was stopped"
     )
     dashboards = subprocess.run(["pgrep", "-f", "arena dashboard"], capture_output=True, text=True)
