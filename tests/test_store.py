@@ -7,10 +7,11 @@ import re
 from datetime import datetime, timedelta
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import func, select, text, update
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from arena.base import jobs as store_jobs
 from arena.base.errors import Refused
@@ -25,6 +26,7 @@ from arena.store.models import (
     Base,
     BotVersion,
     Entry,
+    FormatName,
     MatchSeat,
     RatingChange,
     StoredLog,
@@ -33,7 +35,7 @@ from arena.store.models import (
     now,
 )
 from arena.store.schema import alembic_config, current, head, upgrade
-from arena.tournament import ratings
+from arena.tournament import formats, ratings
 from tests.support.store import SAMPLES, add_samples, make_tournament, match_ids, play
 
 #: the store's contract: on SQLite and PostgreSQL alike
@@ -823,3 +825,43 @@ def test_a_tournament_is_made_only_as_a_format_it_can_be_made_as(
                 s, "t", Ruleset.parse("classic"), SAMPLES, 4, 4, format=format
             )
         )
+
+
+BUILT_IN_FORMATS = {
+    "round_robin", "ladder", "swiss", "knockout", "abtest", "qualification", "scrimmage",
+}  # fmt: skip
+
+
+def test_a_tournament_s_format_is_a_name_the_database_knows(db: Database) -> None:
+    """The formats table holds the registered formats; the database itself refuses any
+    other string as a tournament's format (a foreign key), and the store refuses a name
+    no format is registered under before it gets there."""
+    make_tournament(db, games=1)
+    with db.read() as session:
+        assert set(session.scalars(select(FormatName.name))) == BUILT_IN_FORMATS
+    with pytest.raises(IntegrityError), db.engine.begin() as connection:
+        connection.execute(text("UPDATE tournaments SET format = 'bracket'"))
+    with db.engine.begin() as connection:  # a registered name goes in
+        connection.execute(text("UPDATE tournaments SET format = 'swiss'"))
+    with pytest.raises(formats.UnknownFormat):
+        db.transaction(lambda s: s.add(Tournament(name="u", rules={}, format="bracket")))
+
+
+def test_a_format_a_tournament_held_before_the_constraint_is_kept(db: Database) -> None:
+    """Migration 0023 adds every format name tournaments already hold (an operator's
+    format) before the key; the tables pointing at tournaments survive SQLite's copy."""
+    make_tournament(db, games=2)
+    config = alembic_config()
+    with db.engine.connect() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0022")
+        connection.commit()
+    with db.engine.begin() as connection:
+        connection.execute(text("UPDATE tournaments SET format = 'operators_own'"))
+    upgrade(db)
+    with db.read() as session:
+        assert set(session.scalars(select(FormatName.name))) == BUILT_IN_FORMATS | {"operators_own"}
+        assert session.scalar(select(func.count()).select_from(TournamentMatch)) == 2
+        assert session.scalars(select(Tournament.format)).one() == "operators_own"
+    with pytest.raises(IntegrityError), db.engine.begin() as connection:
+        connection.execute(text("UPDATE tournaments SET format = 'bracket'"))

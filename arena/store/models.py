@@ -3,6 +3,7 @@ only carries work to the workers."""
 
 from __future__ import annotations
 
+import importlib
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
@@ -21,10 +22,11 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    event,
     func,
 )
-from sqlalchemy.engine import Dialect
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, Mapper, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
 
 from arena.base.states import (
@@ -155,13 +157,27 @@ class BotVersion(Base):
         return f"{self.bot.name} v{self.number}"
 
 
+class FormatName(Base):
+    """A format's registered name (arena.tournament.formats), the first time a tournament
+    of it was stored: a tournament's format is one of these (a foreign key), so no other
+    string is ever stored as one. Formats are registered in code, an operator's too
+    (``ARENA_FORMATS``), so the rows follow the registry rather than a fixed list."""
+
+    __tablename__ = "formats"
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+
+
 class Tournament(Base):
     __tablename__ = "tournaments"
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)  # {"preset": ..., "options": {...}}
     #: its format's registered name (arena.tournament.formats)
-    format: Mapped[str] = mapped_column(String(32), default=formats.DEFAULT.name)
+    format: Mapped[str] = mapped_column(
+        String(32),
+        ForeignKey("formats.name", name="fk_tournaments_format"),
+        default=formats.DEFAULT.name,
+    )
     #: a knockout's: how many of each table go on
     advance: Mapped[int | None] = mapped_column(Integer)
     #: the rating of record's registered name (arena.tournament.ratings.SYSTEMS)
@@ -207,6 +223,17 @@ class Tournament(Base):
         """An entry of bot version ``version_id`` at its rating system's start."""
         mu, sigma = self.rating.start()
         return Entry(tournament_id=self.id, bot_version_id=version_id, mu=mu, sigma=sigma)
+
+
+@event.listens_for(Tournament, "before_insert")
+def _store_its_format(_mapper: Mapper[Tournament], connection: Connection, row: Tournament) -> None:
+    """A registered format's name joins ``formats`` with its first tournament (an unknown
+    name is refused here, before the database's foreign key would)."""
+    name = formats.named(row.format or formats.DEFAULT.name).name
+    dialect = importlib.import_module(f"sqlalchemy.dialects.{connection.dialect.name}")
+    connection.execute(
+        dialect.insert(table_of(FormatName)).values(name=name).on_conflict_do_nothing()
+    )
 
 
 class Entry(PlayStyle, Base):

@@ -10,11 +10,13 @@ keeps concurrent starters from racing.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy import inspect, make_url, text
+from sqlalchemy import Connection, inspect, make_url, text
 from sqlalchemy.exc import DBAPIError
 
 from arena.base.errors import SchemaTooNew
@@ -100,3 +102,35 @@ def upgrade(db: Database) -> None:
             if db.dialect == "postgresql":
                 connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": _LOCK_KEY})
                 connection.commit()
+
+
+@contextmanager
+def sqlite_keys_checked_after(connection: Connection) -> Iterator[None]:
+    """Run migrations with SQLite's foreign keys off, then check every key and turn them
+    on again (SQLite's own procedure for changing a table: copying a table with them on
+    deletes, or refuses to delete, the rows that point at the old one). Elsewhere, as is."""
+    if connection.dialect.name != "sqlite":
+        yield
+        return
+    assert not connection.in_transaction(), "the pragma does nothing inside a transaction"
+    _sqlite_foreign_keys(connection, "OFF")
+    try:
+        yield
+        _check_sqlite_foreign_keys(connection)
+    finally:
+        _sqlite_foreign_keys(connection, "ON")
+
+
+def _sqlite_foreign_keys(connection: Connection, state: str) -> None:
+    """SQLite's foreign keys on or off (outside a transaction: inside one the pragma
+    does nothing)."""
+    connection.connection.driver_connection.execute(f"PRAGMA foreign_keys={state}")  # type: ignore[union-attr]
+
+
+def _check_sqlite_foreign_keys(connection: Connection) -> None:
+    """Every foreign key still holds once the migrations ran without SQLite checking."""
+    broken = connection.connection.driver_connection.execute(  # type: ignore[union-attr]
+        "PRAGMA foreign_key_check"
+    ).fetchall()
+    if broken:
+        raise RuntimeError(f"a migration left foreign keys that point nowhere: {broken[:5]}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from alembic import context
 
 from arena.store.models import Base
+from arena.store.schema import sqlite_keys_checked_after
 
 connection = context.config.attributes["connection"]
 context.configure(
@@ -13,5 +14,5 @@ context.configure(
     render_as_batch=connection.dialect.name == "sqlite",
     compare_type=True,
 )
-with context.begin_transaction():
+with sqlite_keys_checked_after(connection), context.begin_transaction():
     context.run_migrations()
