@@ -186,7 +186,7 @@ def _create(db: Database, name: str = "ab", **kwargs) -> AbTest:
     new = kwargs.pop("new", "counter")
     base = kwargs.pop("base", "random")
     return db.transaction(
-        lambda s: abtests.create(
+        lambda s: abtest_service.create_in(
             s, name, new, base, CLASSIC, kwargs.pop("bounds", BOUNDS), **kwargs
         )
     )
@@ -240,7 +240,7 @@ def test_a_version_its_competition_retired_is_tested_to_a_verdict(db: Database) 
         retired = s.scalars(select(Entry).where(Entry.retired.is_(True))).one()
         assert retired.version.number == 1 and retired.version.bot.name == "counter"
     test = _create(db, new="counter:1", base="random", field=["honest", "bluffer"], table_size=3)
-    db.transaction(lambda s: abtests.start(s, "ab"))
+    db.transaction(lambda s: abtest_service.start_in(s, "ab"))
     play_abtest(db, test.tournament_id)
     status = _status(db)
     assert status.status == "accepted" and status.pairs > 0
@@ -256,7 +256,7 @@ def test_an_owner_tests_only_their_own_versions(db: Database) -> None:
     owner, _ = db.transaction(lambda s: add_owner(s, "alice"))
     with pytest.raises(Forbidden, match="not your bot"):
         db.transaction(
-            lambda s: abtests.create(
+            lambda s: abtest_service.create_in(
                 s, "theirs", "counter", "random", CLASSIC, BOUNDS, owner=s.merge(owner)
             )
         )
@@ -265,7 +265,7 @@ def test_an_owner_tests_only_their_own_versions(db: Database) -> None:
 def test_pairs_share_their_deal_and_table_and_the_test_stops_itself(db: Database) -> None:
     add_samples(db)
     test = _create(db, new="counter", base="random", field=["honest", "bluffer"], table_size=3)
-    jobs = db.transaction(lambda s: abtests.start(s, "ab"))
+    jobs = db.transaction(lambda s: abtest_service.start_in(s, "ab"))
     assert len(jobs) == 2 * abtests.DEFAULT_BATCH
     with db.read() as s:
         first = s.scalars(
@@ -324,7 +324,7 @@ def _status(db: Database, name: str = "ab") -> abtest_service.AbTestState:
 def test_a_pair_is_counted_once_however_often_its_closing_is_seen(db: Database) -> None:
     add_samples(db)
     test = _create(db, field=["honest", "bluffer"], table_size=3, batch=1)
-    db.transaction(lambda s: abtests.start(s, "ab"))
+    db.transaction(lambda s: abtest_service.start_in(s, "ab"))
     with db.read() as s:
         ids = s.scalars(
             select(TournamentMatch.id).where(TournamentMatch.tournament_id == test.tournament_id)
@@ -342,13 +342,13 @@ def test_a_pair_is_counted_once_however_often_its_closing_is_seen(db: Database) 
 def test_stopping_withdraws_the_queued_matches_and_keeps_the_result(db: Database) -> None:
     add_samples(db)
     test = _create(db, field=["honest", "bluffer"], table_size=3)
-    db.transaction(lambda s: abtests.start(s, "ab"))
-    withdrawn = db.transaction(lambda s: abtests.stop(s, "ab"))
+    db.transaction(lambda s: abtest_service.start_in(s, "ab"))
+    withdrawn = db.transaction(lambda s: abtest_service.stop_in(s, "ab"))
     assert withdrawn == 2 * abtests.DEFAULT_BATCH
     assert abtests.refill(db, test.tournament_id) == []
     assert _status(db).status == "stopped"
     with pytest.raises(Conflict, match="over"):
-        db.transaction(lambda s: abtests.start(s, "ab"))
+        db.transaction(lambda s: abtest_service.start_in(s, "ab"))
 
 
 def test_a_test_that_reaches_its_cap_undecided_is_capped_and_says_so(db: Database) -> None:
@@ -359,7 +359,7 @@ def test_a_test_that_reaches_its_cap_undecided_is_capped_and_says_so(db: Databas
     before = _status(db)
     assert before.elo is None and before.elo_ci is None and before.score is None
     assert before.outcome == "not started: arena abtest start ab"
-    db.transaction(lambda s: abtests.start(s, "ab"))
+    db.transaction(lambda s: abtest_service.start_in(s, "ab"))
     assert play_abtest(db, test.tournament_id) == 4
     status = _status(db)
     assert status.status == "capped"
@@ -373,7 +373,7 @@ def test_a_test_that_reaches_its_cap_undecided_is_capped_and_says_so(db: Databas
 def test_the_outcome_says_which_matches_did_not_count_and_why(db: Database) -> None:
     add_samples(db)
     test = _create(db, field=["honest", "bluffer"], table_size=3, batch=1)
-    db.transaction(lambda s: abtests.start(s, "ab"))
+    db.transaction(lambda s: abtest_service.start_in(s, "ab"))
     error = "the worker playing it was lost (attempt 4)"
     db.transaction(
         lambda s: s.execute(
@@ -382,7 +382,7 @@ def test_the_outcome_says_which_matches_did_not_count_and_why(db: Database) -> N
             .values(status=MatchStatus.FAILED, error=error)
         )
     )
-    db.transaction(lambda s: abtests.stop(s, "ab"))
+    db.transaction(lambda s: abtest_service.stop_in(s, "ab"))
     status = _status(db)
     assert status.uncounted == {"failed": 2}
     assert status.outcome == (
@@ -460,7 +460,7 @@ def test_wait_says_the_verdict_in_its_exit_status(settings: Settings) -> None:
                           bounds=strict),
     }  # fmt: skip
     for name, test in tests.items():
-        platform.db.transaction(lambda s, name=name: abtests.start(s, name))
+        platform.db.transaction(lambda s, name=name: abtest_service.start_in(s, name))
         play_abtest(platform.db, test.tournament_id)
     rejected = arena("abtest", "wait", "worse", env=env)
     assert rejected.returncode == 1, rejected.stderr
@@ -480,7 +480,7 @@ def test_the_page_shows_the_llr_against_its_bounds_and_the_bot_page_lists_it(
     client, _, arena_ = app_and_token
     add_samples(arena_.db)
     test = _create(arena_.db, field=["honest", "bluffer"], table_size=3)
-    arena_.db.transaction(lambda s: abtests.start(s, "ab"))
+    arena_.db.transaction(lambda s: abtest_service.start_in(s, "ab"))
     play_abtest(arena_.db, test.tournament_id)
     page = client.get("/abtests/ab").text
     status = client.get("/api/v1/abtests/ab").json()
@@ -526,7 +526,7 @@ def test_an_owners_test_is_bounded_in_matches_pairs_deadline_and_error_rates(
     )
     with pytest.raises(Invalid, match=message):
         db.transaction(
-            lambda s: abtests.create(
+            lambda s: abtest_service.create_in(
                 s, "mine-2", "mine:2", "mine:1", CLASSIC, asked.pop("bounds", BOUNDS),
                 owner=s.merge(owner), **asked,
             )
@@ -538,14 +538,14 @@ def test_an_owners_test_waits_in_the_private_lane_and_the_operators_in_the_ranke
 ) -> None:
     owner = _owners_counter(db)
     db.transaction(
-        lambda s: abtests.create(
+        lambda s: abtest_service.create_in(
             s, "mine-2", "mine:2", "mine:1", CLASSIC, BOUNDS, owner=s.merge(owner)
         )
     )
     _create(
         db, "operators", new="counter", base="random", field=["honest", "bluffer"], table_size=3
     )
-    owners = db.transaction(lambda s: abtests.start(s, "mine-2"))
-    operators = db.transaction(lambda s: abtests.start(s, "operators"))
+    owners = db.transaction(lambda s: abtest_service.start_in(s, "mine-2"))
+    operators = db.transaction(lambda s: abtest_service.start_in(s, "operators"))
     assert owners and all(jobs.is_private(job) for _, job in owners)
     assert operators and not any(jobs.is_private(job) for _, job in operators)

@@ -27,7 +27,8 @@ from arena.base.states import BotKind
 from arena.engine import Ruleset
 from arena.platform import queue as work_queue
 from arena.platform.settings import Settings
-from arena.store import abtests, bots, competitions, ladder, tournaments
+from arena.services import abtests as abtest_service
+from arena.store import bots, competitions, ladder, tournaments
 from arena.store import matches as match_store
 from arena.store.models import (
     BotVersion,
@@ -567,10 +568,10 @@ def test_an_ab_test_is_followed_from_the_bot_page_to_its_llr_chart(
     db = app.state.platform.db
     rules = Ruleset.parse("classic")
     test = db.transaction(
-        lambda s: abtests.create(s, "counter-vs-random", "counter", "random", rules,
+        lambda s: abtest_service.create_in(s, "counter-vs-random", "counter", "random", rules,
                                  Bounds(0, 25), field=["honest", "bluffer"], table_size=3)
     )  # fmt: skip
-    db.transaction(lambda s: abtests.start(s, "counter-vs-random"))
+    db.transaction(lambda s: abtest_service.start_in(s, "counter-vs-random"))
     with ThreadPoolExecutor(1) as pool:  # Playwright's event loop runs in this thread
         pool.submit(play_abtest, db, test.tournament_id).result()
     page = browser_page

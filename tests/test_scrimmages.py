@@ -17,7 +17,7 @@ from arena.platform import Platform
 from arena.services import scrimmages as scrimmage_service
 from arena.services import tables as table_service
 from arena.services.views import bots as bot_queries
-from arena.store import bots, scrimmages
+from arena.store import bots
 from arena.store import matches as match_store
 from arena.store.limits import PrivateLimits
 from arena.store.models import MatchSeat, Owner, Tournament, TournamentMatch
@@ -103,7 +103,7 @@ def owners_bots(db) -> tuple[Owner, Owner]:
 def _scrimmage(db, owner: Owner | None, bot: str, rivals: list[str], games: int = 4) -> str:
     return db.transaction(
         lambda s: (
-            scrimmages.create(
+            scrimmage_service.create_in(
                 s,
                 bot,
                 rivals,

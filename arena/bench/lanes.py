@@ -160,7 +160,7 @@ def _slow_bot(arena: Platform, folder: Path) -> int:
 def _abtests(arena: Platform, owner_id: int) -> None:
     """As many A/B tests of the slow bot as the owner may run, as long as allowed."""
     from arena.abtest import sprt
-    from arena.store import abtests, rights
+    from arena.services import abtests, rights
     from arena.store.limits import PrivateLimits
     from arena.store.models import Owner
 
@@ -170,7 +170,7 @@ def _abtests(arena: Platform, owner_id: int) -> None:
         owner = session.get_one(Owner, owner_id)
         deadline = rights.private_deadline(session, limits)
         for index in range(limits.running):
-            abtests.create(
+            abtests.create_in(
                 session, f"slow-{index}", "slow:2", "slow:1", Ruleset.parse("classic"),
                 sprt.Bounds(0.0, 5.0), owner=owner, max_matches=limits.abtest_matches,
                 settings=RefereeSettings(deadline=deadline), limits=limits,

@@ -16,7 +16,8 @@ from arena.platform import queue as work_queue
 from arena.platform.errors import PlatformError
 from arena.platform.extensions import load_formats
 from arena.platform.settings import Settings
-from arena.store import rights, tournaments
+from arena.services import rights
+from arena.store import tournaments
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database, shown_url
 from arena.store.schema import is_empty, upgrade
@@ -92,12 +93,12 @@ class Platform:
 
     def start_abtest(self, name: str, owner: Someone | None = None) -> int:
         """Queue an A/B test's first pairs; return how many matches were sent."""
-        from arena.store import abtests
+        from arena.services import abtests
 
         with self.db.read() as session:
             abtests.get(session, name)  # NotFound before any word about Redis
         self.queue  # noqa: B018 - no Redis: say so before the test is marked running
-        jobs = self.db.transaction(lambda session: abtests.start(session, name, owner))
+        jobs = self.db.transaction(lambda session: abtests.start_in(session, name, owner))
         work_queue.enqueue_all(self.queue, jobs)
         return len(jobs)
 

@@ -6,7 +6,7 @@ table is (its rules, deadlines and size, opponents from its field, an integer ma
 every seat named ``name vN``), so that a bot cannot behave in qualification and cheat
 after (arena.store.qualifications). If it does, it becomes the bot's
 live version (or waits, staged, for its owner; or an A/B test against the live version
-decides: arena.store.releases, arena.store.gates); if not, it is rejected with the
+decides: arena.store.releases, arena.services.gates); if not, it is rejected with the
 reason and the live version plays on.
 Uploaded Python bots (a file, or a folder with ``bot.py``) are stored in the
 database by digest (arena.store.artifacts), so a version never changes and any
@@ -34,8 +34,9 @@ from arena.platform.sandbox import SandboxedSeat, SandboxUnavailable, availabili
 from arena.platform.seating import UnstartableSeat, seats_for
 from arena.referee import Referee, RefereeSettings
 from arena.referee.log import MatchLog
+from arena.services import gates
 from arena.store import bots as bot_store
-from arena.store import competitions, gates, qualifications, releases
+from arena.store import competitions, qualifications, releases
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.limits import PrivateLimits

@@ -12,13 +12,15 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.abtest import sprt
-from arena.base.errors import Invalid
+from arena.base.errors import Conflict, Forbidden, Invalid, NotFound
 from arena.base.people import Someone
-from arena.base.states import AbTestStatus, MatchStatus
-from arena.engine import Ruleset
+from arena.base.states import ABTEST_OVER, AbTestStatus, MatchStatus
+from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
+from arena.services import rights
 from arena.store import abtests as store
-from arena.store.abtests import get
+from arena.store import releases
+from arena.store.bots import check_name
 from arena.store.db import Database
 from arena.store.limits import PrivateLimits
 from arena.store.models import AbTest, AbTestPair, BotVersion, Owner, RegisteredBot, TournamentMatch
@@ -299,7 +301,7 @@ def create(
         raise Invalid(str(error)) from None
 
     def make(session: Session) -> AbTestCreated:
-        test = store.create(
+        test = create_in(
             session,
             request.name,
             request.new,
@@ -327,4 +329,136 @@ def create(
 
 def stop(db: Database, name: str, owner: Someone | None = None) -> int:
     """Stop the test undecided; how many queued matches were withdrawn."""
-    return db.transaction(lambda session: store.stop(session, name, owner))
+    return db.transaction(lambda session: stop_in(session, name, owner))
+
+
+def get(session: Session, name: str) -> AbTest:
+    test = store.find(session, name)
+    if test is None:
+        raise NotFound(f"no A/B test named {name!r}")
+    return test
+
+
+def create_in(
+    session: Session,
+    name: str,
+    new: str,
+    base: str,
+    ruleset: Ruleset,
+    bounds: sprt.Bounds,
+    field: list[str] | None = None,
+    table_size: int | None = None,
+    max_matches: int = store.DEFAULT_MAX_MATCHES,
+    batch: int = store.DEFAULT_BATCH,
+    settings: RefereeSettings | None = None,
+    owner: Someone | None = None,
+    limits: PrivateLimits | None = None,
+) -> AbTest:
+    """A test, not started. ``owner`` (None: the operator) tests only their own bots'
+    versions, against a field of their bots and the samples, within ``limits``."""
+    name = check_name(name, "A/B test")
+    if store.find(session, name) is not None:
+        raise Conflict(f"an A/B test named {name!r} exists already")
+    if store.holder_taken(session, name):
+        raise Conflict(f"a tournament named {store.tournament_name(name)!r} exists already")
+    new_version, base_version = releases.qualified(session, new), releases.qualified(session, base)
+    if new_version.id == base_version.id:
+        raise Invalid(f"--new and --base are the same version ({new_version.label})")
+    if owner is not None:
+        for version in (new_version, base_version):
+            if version.bot.owner_id != owner.id:
+                raise Forbidden(f"{version.bot.name} is not your bot: you test your own versions")
+    opponents = _field(session, field, owner, {new_version.id, base_version.id})
+    size = table_size or min(store.DEFAULT_TABLE_SIZE, len(opponents) + 1)
+    _check_plays(ruleset, size, len(opponents), max_matches, batch)
+    settings = settings or RefereeSettings()
+    if owner is not None:
+        limits = limits or PrivateLimits()
+        rights.check_running_private(session, owner, limits)
+        rights.check_private_deadline(session, "your A/B test", settings.deadline, limits)
+        _check_owners_test(bounds, max_matches, batch, limits)
+    checked = store.NewAbTest(
+        name, ruleset, size, new_version, base_version, opponents, bounds, max_matches, batch,
+        settings, owner.id if owner is not None else None,
+    )  # fmt: skip
+    return store.add(session, checked)
+
+
+def _field(
+    session: Session, field: list[str] | None, owner: Someone | None, tested: set[int]
+) -> list[BotVersion]:
+    """The opponents: the operator may seat any version; an owner their own bots and
+    others' live ones, of which only the samples in a field of theirs."""
+    if not field:
+        return store.default_field(session, tested)
+    opponents = [
+        releases.qualified(session, spec)
+        if owner is None
+        else releases.playable_by(session, spec, owner.id)
+        for spec in field
+    ]
+    if any(v.id in tested for v in opponents):
+        raise Invalid("the field holds a tested version: the field is the opponents")
+    if len({v.id for v in opponents}) < len(opponents):
+        raise Invalid("a version is in the field twice")
+    if owner is not None:
+        foreign = [
+            v.bot.name for v in opponents if not rights.usable_by(session, owner, v.bot.name)
+        ]
+        if foreign:
+            raise Forbidden(
+                f"the field takes your own bots and the samples only: {', '.join(foreign)}"
+            )
+    return opponents
+
+
+def _check_plays(ruleset: Ruleset, size: int, opponents: int, max_matches: int, batch: int) -> None:
+    """A table the rules allow, enough opponents for it, at least one pair in play."""
+    if opponents < size - 1:
+        raise Invalid(f"a table of {size} needs {size - 1} opponents; the field has {opponents}")
+    try:
+        Game(ruleset, size)
+    except RulesError as error:
+        raise Invalid(f"table size {size}: {error}") from None
+    if max_matches < 2:
+        raise Invalid("an A/B test plays at least one pair (2 matches)")
+    if batch < 1:
+        raise Invalid("an A/B test keeps at least one pair in play")
+
+
+#: the error rates an owner's test may ask for: a smaller one only plays to its cap
+OWNERS_ERROR_RATES = (0.01, 0.2)
+
+
+def _check_owners_test(
+    bounds: sprt.Bounds, max_matches: int, batch: int, limits: PrivateLimits
+) -> None:
+    """An owner's test plays within the private limits and decides in sane time."""
+    low, high = OWNERS_ERROR_RATES
+    for name, rate in (("alpha", bounds.alpha), ("beta", bounds.beta)):
+        if not low <= rate <= high:
+            raise Invalid(f"your A/B test's {name} is between {low:g} and {high:g}, not {rate:g}")
+    if max_matches > limits.abtest_matches:
+        raise Invalid(f"your A/B test plays at most {limits.abtest_matches:,} matches")
+    if batch > store.DEFAULT_BATCH:
+        raise Invalid(f"your A/B test keeps at most {store.DEFAULT_BATCH} pairs in play")
+
+
+def _running_by(session: Session, name: str, owner: Someone | None) -> AbTest:
+    """The test, if ``owner`` (None: the operator) may run it and it is not over."""
+    test = get(session, name)
+    if owner is not None and test.owner_id != owner.id:
+        raise Forbidden(f"A/B test {test.name!r} is not yours: you may not run it")
+    if test.status in ABTEST_OVER:
+        raise Conflict(f"A/B test {name!r} is over ({test.status.value})")
+    return test
+
+
+def start_in(session: Session, name: str, owner: Someone | None = None) -> list[tuple[int, str]]:
+    """Start the test: its first pairs queued; (match, job) to enqueue after commit."""
+    return store.start(session, _running_by(session, name, owner))
+
+
+def stop_in(session: Session, name: str, owner: Someone | None = None) -> int:
+    """Stop the test undecided; how many queued matches were withdrawn."""
+    return store.stop(session, _running_by(session, name, owner))

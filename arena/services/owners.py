@@ -8,8 +8,8 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from arena.base.people import Caller, Someone
+from arena.services import rights
 from arena.store import owners as store
-from arena.store import rights
 from arena.store.db import Database
 from arena.store.limits import SubmissionRate
 from arena.store.models import Owner

@@ -12,9 +12,11 @@ from arena.base.figures import rounded
 from arena.base.people import Someone
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
+from arena.services import rights
 from arena.store import tournaments as store
 from arena.store.db import Database
 from arena.store.limits import PrivateLimits
+from arena.store.models import Tournament
 from arena.store.rounds import Placing
 from arena.store.tournaments import BoardRow
 from arena.tournament import formats, ratings
@@ -130,8 +132,19 @@ def create(
     refusals (Refused) say what is wrong with the request."""
     format = store.format_named(request.format)
     games = format.games_from(request.games, request.rounds)
-    tournament = db.transaction(
-        lambda session: store.create(
+
+    def make(session: Session) -> Tournament:
+        if owner is not None:
+            rights.check_private(
+                session,
+                owner,
+                request.bots,
+                games,
+                format,
+                request.deadline,
+                limits or PrivateLimits(),
+            )
+        return store.create(
             session,
             request.name,
             request.rules,
@@ -150,7 +163,8 @@ def create(
             advance=request.advance,
             rating=request.rating,
         )
-    )
+
+    tournament = db.transaction(make)
     return TournamentCreated(
         tournament.name, tournament.format, tournament.games, format.unit, request.bots
     )
@@ -158,4 +172,9 @@ def create(
 
 def stop(db: Database, name: str, owner: Someone | None = None) -> int:
     """Stop a ladder (``owner``: only its creator may); the queued matches dropped."""
-    return db.transaction(lambda session: store.stop(session, name, owner))
+
+    def halt(session: Session) -> int:
+        rights.check_may_run(owner, store.get(session, name))
+        return store.stop(session, name)
+
+    return db.transaction(halt)

@@ -11,7 +11,7 @@ matches not yet started are withdrawn and the result is kept.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from sqlalchemy import Connection, func, select, update
@@ -19,23 +19,18 @@ from sqlalchemy.orm import Session
 
 from arena.abtest import sprt
 from arena.abtest.pairing import pair_table
-from arena.base.errors import Conflict, Forbidden, Invalid, NotFound
 from arena.base.jobs import new_job_id
-from arena.base.people import Someone
 from arena.base.states import (
-    ABTEST_OVER,
     OPEN_STATUSES,
     AbTestStatus,
     BotKind,
     MatchStatus,
     TournamentStatus,
 )
-from arena.engine import Game, RulesError, Ruleset
+from arena.engine import Ruleset
 from arena.referee import RefereeSettings
-from arena.store import releases, rights
-from arena.store.bots import check_name
+from arena.store import releases
 from arena.store.db import Database, locked, rows_changed
-from arena.store.limits import PrivateLimits
 from arena.store.models import (
     AbTest,
     AbTestPair,
@@ -62,7 +57,7 @@ def tournament_name(name: str) -> str:
     return f"{PREFIX}{name}"
 
 
-def _default_field(session: Session, tested: set[int]) -> list[BotVersion]:
+def default_field(session: Session, tested: set[int]) -> list[BotVersion]:
     """The operator's sample bots, without the tested ones."""
     versions = session.scalars(
         select(BotVersion)
@@ -80,151 +75,73 @@ def _default_field(session: Session, tested: set[int]) -> list[BotVersion]:
     return [v for v in versions if v.bot_id not in tested_bots]
 
 
-def create(
-    session: Session,
-    name: str,
-    new: str,
-    base: str,
-    ruleset: Ruleset,
-    bounds: sprt.Bounds,
-    field: list[str] | None = None,
-    table_size: int | None = None,
-    max_matches: int = DEFAULT_MAX_MATCHES,
-    batch: int = DEFAULT_BATCH,
-    settings: RefereeSettings | None = None,
-    owner: Someone | None = None,
-    limits: PrivateLimits | None = None,
-) -> AbTest:
-    """A test, not started. ``owner`` (None: the operator) tests only their own bots'
-    versions, against a field of their bots and the samples, within ``limits``."""
-    name = check_name(name, "A/B test")
-    if session.scalar(select(AbTest).where(AbTest.name == name)) is not None:
-        raise Conflict(f"an A/B test named {name!r} exists already")
-    if session.scalar(select(Tournament).where(Tournament.name == tournament_name(name))):
-        raise Conflict(f"a tournament named {tournament_name(name)!r} exists already")
-    new_version, base_version = releases.qualified(session, new), releases.qualified(session, base)
-    if new_version.id == base_version.id:
-        raise Invalid(f"--new and --base are the same version ({_label(new_version)})")
-    if owner is not None:
-        for version in (new_version, base_version):
-            if version.bot.owner_id != owner.id:
-                raise Forbidden(f"{version.bot.name} is not your bot: you test your own versions")
-    if field:
-        opponents = [  # the operator may seat any version; an owner others' live ones
-            releases.qualified(session, spec)
-            if owner is None
-            else releases.playable_by(session, spec, owner.id)
-            for spec in field
-        ]
-    else:
-        opponents = _default_field(session, {new_version.id, base_version.id})
-    tested = {new_version.id, base_version.id}
-    if any(v.id in tested for v in opponents):
-        raise Invalid("the field holds a tested version: the field is the opponents")
-    if len({v.id for v in opponents}) < len(opponents):
-        raise Invalid("a version is in the field twice")
-    if owner is not None:
-        foreign = [
-            v.bot.name for v in opponents if not rights.usable_by(session, owner, v.bot.name)
-        ]
-        if foreign:
-            raise Forbidden(
-                f"the field takes your own bots and the samples only: {', '.join(foreign)}"
-            )
-    size = table_size or min(DEFAULT_TABLE_SIZE, len(opponents) + 1)
-    if len(opponents) < size - 1:
-        raise Invalid(
-            f"a table of {size} needs {size - 1} opponents; the field has {len(opponents)}"
-        )
-    try:
-        Game(ruleset, size)
-    except RulesError as error:
-        raise Invalid(f"table size {size}: {error}") from None
-    if max_matches < 2:
-        raise Invalid("an A/B test plays at least one pair (2 matches)")
-    if batch < 1:
-        raise Invalid("an A/B test keeps at least one pair in play")
-    settings = settings or RefereeSettings()
-    if owner is not None:
-        limits = limits or PrivateLimits()
-        rights.check_running_private(session, owner, limits)
-        rights.check_private_deadline(session, "your A/B test", settings.deadline, limits)
-        _check_owners_test(bounds, max_matches, batch, limits)
+def holder_taken(session: Session, name: str) -> bool:
+    """Whether the tournament a test of this name would hold its matches in exists."""
+    held = select(Tournament.id).where(Tournament.name == tournament_name(name))
+    return session.scalar(held) is not None
+
+
+@dataclass(frozen=True)
+class NewAbTest:
+    """A checked test (arena.services.abtests checks it), as the store keeps it."""
+
+    name: str
+    ruleset: Ruleset
+    table_size: int
+    new: BotVersion
+    base: BotVersion
+    opponents: list[BotVersion]
+    bounds: sprt.Bounds
+    max_matches: int
+    batch: int
+    settings: RefereeSettings
+    owner_id: int | None
+
+
+def add(session: Session, test: NewAbTest) -> AbTest:
+    """Keep a new test and the tournament holding its matches (not started)."""
     tournament = Tournament(
-        name=tournament_name(name),
-        rules=ruleset.to_dict(),
-        table_size=size,
-        games=max_matches,
+        name=tournament_name(test.name),
+        rules=test.ruleset.to_dict(),
+        table_size=test.table_size,
+        games=test.max_matches,
         format=formats.ABTEST.name,
         secret_key=seeds.new_key(),
         duplicate=True,
-        settings=asdict(settings),
+        settings=asdict(test.settings),
         same_owner_tables=True,  # the two tested versions share every table's deal
-        owner_id=owner.id if owner is not None else None,
+        owner_id=test.owner_id,
     )
     session.add(tournament)
     session.flush()
-    session.add_all(tournament.new_entry(v.id) for v in [new_version, base_version, *opponents])
-    test = AbTest(
-        name=name,
+    seated = [test.new, test.base, *test.opponents]
+    session.add_all(tournament.new_entry(v.id) for v in seated)
+    kept = AbTest(
+        name=test.name,
         tournament_id=tournament.id,
-        new_version_id=new_version.id,
-        base_version_id=base_version.id,
-        field=[v.id for v in opponents],
-        elo0=bounds.elo0,
-        elo1=bounds.elo1,
-        alpha=bounds.alpha,
-        beta=bounds.beta,
-        max_matches=max_matches,
-        batch=batch,
-        counts=[0] * sprt.classes(size),
-        owner_id=owner.id if owner is not None else None,
+        new_version_id=test.new.id,
+        base_version_id=test.base.id,
+        field=[v.id for v in test.opponents],
+        elo0=test.bounds.elo0,
+        elo1=test.bounds.elo1,
+        alpha=test.bounds.alpha,
+        beta=test.bounds.beta,
+        max_matches=test.max_matches,
+        batch=test.batch,
+        counts=[0] * sprt.classes(test.table_size),
+        owner_id=test.owner_id,
     )
-    session.add(test)
+    session.add(kept)
     session.flush()
-    return test
+    return kept
 
 
-#: the error rates an owner's test may ask for: a smaller one only plays to its cap
-OWNERS_ERROR_RATES = (0.01, 0.2)
+def find(session: Session, name: str) -> AbTest | None:
+    return session.scalar(select(AbTest).where(AbTest.name == name))
 
 
-def _check_owners_test(
-    bounds: sprt.Bounds, max_matches: int, batch: int, limits: PrivateLimits
-) -> None:
-    """An owner's test plays within the private limits and decides in sane time."""
-    low, high = OWNERS_ERROR_RATES
-    for name, rate in (("alpha", bounds.alpha), ("beta", bounds.beta)):
-        if not low <= rate <= high:
-            raise Invalid(f"your A/B test's {name} is between {low:g} and {high:g}, not {rate:g}")
-    if max_matches > limits.abtest_matches:
-        raise Invalid(f"your A/B test plays at most {limits.abtest_matches:,} matches")
-    if batch > DEFAULT_BATCH:
-        raise Invalid(f"your A/B test keeps at most {DEFAULT_BATCH} pairs in play")
-
-
-def _label(version: BotVersion) -> str:
-    return f"{version.bot.name} v{version.number}"
-
-
-def get(session: Session, name: str) -> AbTest:
-    test = session.scalar(select(AbTest).where(AbTest.name == name))
-    if test is None:
-        raise NotFound(f"no A/B test named {name!r}")
-    return test
-
-
-def _check_may_run(owner: Someone | None, test: AbTest) -> None:
-    if owner is not None and test.owner_id != owner.id:
-        raise Forbidden(f"A/B test {test.name!r} is not yours: you may not run it")
-
-
-def start(session: Session, name: str, owner: Someone | None = None) -> list[tuple[int, str]]:
+def start(session: Session, test: AbTest) -> list[tuple[int, str]]:
     """Start the test: its first pairs queued; (match, job) to enqueue after commit."""
-    test = get(session, name)
-    _check_may_run(owner, test)
-    if test.status in ABTEST_OVER:
-        raise Conflict(f"A/B test {name!r} is over ({test.status.value})")
     test.status = AbTestStatus.RUNNING
     tournament = test.tournament
     tournament.status = TournamentStatus.RUNNING
@@ -232,14 +149,10 @@ def start(session: Session, name: str, owner: Someone | None = None) -> list[tup
     return refill_in(session, tournament.id)
 
 
-def stop(session: Session, name: str, owner: Someone | None = None) -> int:
+def stop(session: Session, test: AbTest) -> int:
     """Stop a test before it decides: the matches not started are withdrawn (the
     running ones are still recorded, not counted: the result is kept as it stood);
     how many were withdrawn."""
-    test = get(session, name)
-    _check_may_run(owner, test)
-    if test.status in ABTEST_OVER:
-        raise Conflict(f"A/B test {name!r} is over ({test.status.value})")
     return _finish(session.connection(), test.id, test.tournament_id, AbTestStatus.STOPPED)
 
 

@@ -1,5 +1,5 @@
 """What an owner may ask of the platform: the limits of private tournaments and of
-submissions (the operator sets them: arena/platform/settings.py; arena.store.rights
+submissions (the operator sets them: arena/platform/settings.py; arena.services.rights
 enforces them)."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from arena.base.people import Someone
 from arena.base.states import MatchStatus, TournamentStatus
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
-from arena.store import ladder, rights, rounds
+from arena.store import ladder, rounds
 from arena.store.bots import active_version, check_name, owner_teams
 from arena.store.limits import PrivateLimits
 from arena.store.models import (
@@ -61,7 +61,8 @@ def create(
     from ``seed`` to replay a tournament. A ladder's full match logs become public
     ``reveal_delay`` seconds after their match. With ``fresh_processes`` uploaded bots
     get a new process for each match (slower; by default a worker keeps them warm).
-    An ``owner``'s tournament is private, within ``limits`` (arena.store.rights). A
+    An ``owner``'s tournament is private, within ``limits`` (its rights are the
+    caller's: arena.services.rights). A
     ladder that ``waits_for_bots`` (a competition's) may start with fewer bots than a
     table: it plays once enough have entered. Two bots of one owner never share a table
     unless ``same_owner_tables`` (the operator's bots, without an owner, always may).
@@ -73,16 +74,6 @@ def create(
     played_as = format_named(format)
     if played_as.made_by is not None:
         raise Invalid(played_as.made_by)
-    if owner is not None:
-        rights.check_private(
-            session,
-            owner,
-            bot_names,
-            games,
-            played_as,
-            settings.deadline,
-            limits or PrivateLimits(),
-        )
     twice = sorted({name for name in bot_names if bot_names.count(name) > 1})
     if twice:
         raise Invalid(f"listed more than once: {', '.join(twice)}")
@@ -213,11 +204,9 @@ def add(
     return tournament
 
 
-def stop(session: Session, name: str, owner: Someone | None = None) -> int:
-    """Stop a ladder (``owner``: only its creator may; None: the operator); the queued
-    matches dropped. A round robin ends by itself."""
+def stop(session: Session, name: str) -> int:
+    """Stop a ladder; the queued matches dropped. A round robin ends by itself."""
     tournament = get(session, name)
-    rights.check_may_run(owner, tournament)
     if format_named(tournament.format).ends_by_itself:
         raise Invalid(f"{name!r} is not a ladder (a {tournament.format} ends by itself)")
     return ladder.stop(session, tournament)

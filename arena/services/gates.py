@@ -1,7 +1,7 @@
 """Gates: a qualified version goes live only if an A/B test finds it better than the live
 one (``arena bot submit --promote-if-better``), as fishtest gates a patch.
 
-The test is an ordinary A/B test (arena.store.abtests) of the new version against the
+The test is an ordinary A/B test (arena.services.abtests) of the new version against the
 live version, on the rules and table size of the first competition the bot plays in
 (classic at tables of 4 if none), against the samples, owned by the bot's owner within
 their limits; it is marked ``promote``: when it is accepted, the transaction that
@@ -17,7 +17,9 @@ from sqlalchemy.orm import Session
 from arena.abtest.sprt import Bounds
 from arena.base.errors import Refused
 from arena.engine import Ruleset
-from arena.store import abtests, competitions, releases
+from arena.services import abtests
+from arena.store import abtests as stored_tests
+from arena.store import competitions, releases
 from arena.store.limits import PrivateLimits
 from arena.store.models import (
     AbTest,
@@ -42,19 +44,19 @@ def open_gate(
     owner = session.get(Owner, version.bot.owner_id) if version.bot.owner_id else None
     try:
         with session.begin_nested():
-            test = abtests.create(
+            test = abtests.create_in(
                 session,
                 name,
                 f"{version.bot.name}:{version.number}",
                 f"{base.bot.name}:{base.number}",
                 ruleset,
-                Bounds(abtests.DEFAULT_ELO0, abtests.DEFAULT_ELO1),
+                Bounds(stored_tests.DEFAULT_ELO0, stored_tests.DEFAULT_ELO1),
                 table_size=size,
                 owner=owner,
                 limits=limits,
             )
             test.promote = True
-            jobs = abtests.start(session, name, owner)
+            jobs = abtests.start_in(session, name, owner)
     except Refused as error:
         version.reason = f"{version.reason}; its A/B test could not start ({error})"
         return []
