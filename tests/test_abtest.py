@@ -23,7 +23,8 @@ from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.referee import RefereeSettings
 from arena.services import abtests as abtest_service
-from arena.store import abtests, bots, competitions, matches, releases
+from arena.services import releases as release_service
+from arena.store import abtests, bots, competitions, matches
 from arena.store.db import Database
 from arena.store.models import (
     AbTest,
@@ -235,7 +236,7 @@ def test_a_version_its_competition_retired_is_tested_to_a_verdict(db: Database) 
         lambda s: competitions.create(s, "main", CLASSIC, 4, tables=2, bot_names=SAMPLES)
     )
     _second_version(db, "counter", VersionStatus.READY)
-    db.transaction(lambda s: releases.promote(s, "counter:2", None))
+    db.transaction(lambda s: release_service.promote_in(s, "counter:2", None))
     with db.read() as s:
         retired = s.scalars(select(Entry).where(Entry.retired.is_(True))).one()
         assert retired.version.number == 1 and retired.version.bot.name == "counter"

@@ -16,7 +16,8 @@ from arena.platform import Platform
 from arena.platform.settings import Settings
 from arena.platform.submission import Submission, submit
 from arena.services import abtests as abtest_service
-from arena.store import abtests, competitions, releases
+from arena.services import releases as release_service
+from arena.store import abtests, competitions
 from arena.store.models import AbTest, BotVersion, Entry, Owner, RegisteredBot
 from arena.store.owners import add_owner
 from tests.support.store import SAMPLES, add_samples, play_abtest
@@ -96,12 +97,14 @@ def test_a_staged_version_waits_until_promoted_and_a_rollback_restores_the_ratin
 
     arena.db.transaction(rate_v1)
     with pytest.raises(Forbidden, match="not your bot"):
-        as_owner(arena, bob, lambda s, who: releases.promote(s, "mine:latest", who))
-    number, playing = as_owner(arena, alice, lambda s, who: releases.promote(s, "mine:latest", who))
+        as_owner(arena, bob, lambda s, who: release_service.promote_in(s, "mine:latest", who))
+    number, playing = as_owner(
+        arena, alice, lambda s, who: release_service.promote_in(s, "mine:latest", who)
+    )
     assert (number, playing) == (2, ["main"])
     assert states(arena) == {1: (False, True), 2: (True, False)}
 
-    number, _ = as_owner(arena, alice, lambda s, who: releases.rollback(s, "mine", who))
+    number, _ = as_owner(arena, alice, lambda s, who: release_service.rollback_in(s, "mine", who))
     assert number == 1 and states(arena) == {1: (True, False), 2: (False, True)}
     with arena.db.read() as s:
         back = s.scalars(select(Entry).join(BotVersion).where(BotVersion.number == 1)).all()
@@ -118,18 +121,18 @@ def test_versions_are_named_by_what_they_are_whatever_a_rejection_did_to_the_num
     arena.db.transaction(lambda s: _reject_a_version(s, "mine"))  # v2, as a crash would
     version(arena, alice, "counter", AfterQualifying.STAGE)  # v3
     with arena.db.read() as s:
-        assert releases.find(s, "mine:live").number == 1
-        assert releases.find(s, "mine").number == 1
-        assert releases.find(s, "mine:latest").number == 3
-        assert releases.find(s, "sample:counter").bot.name == "counter"
+        assert release_service.find(s, "mine:live").number == 1
+        assert release_service.find(s, "mine").number == 1
+        assert release_service.find(s, "mine:latest").number == 3
+        assert release_service.find(s, "sample:counter").bot.name == "counter"
         with pytest.raises(Invalid, match="never qualified"):
-            releases.qualified(s, "mine:2")
+            release_service.qualified(s, "mine:2")
         with pytest.raises(Invalid, match="the version is a number, 'live' or 'latest'"):
-            releases.find(s, "mine:newest")
+            release_service.find(s, "mine:newest")
         with pytest.raises(Invalid, match=r"has no version 9 \(it has: v1 ready \(live\)"):
-            releases.find(s, "mine:9")
+            release_service.find(s, "mine:9")
     with pytest.raises(Invalid, match="has no earlier live version"):
-        as_owner(arena, alice, lambda s, who: releases.rollback(s, "mine", who))
+        as_owner(arena, alice, lambda s, who: release_service.rollback_in(s, "mine", who))
 
 
 def _reject_a_version(session, name: str) -> None:

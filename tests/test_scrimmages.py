@@ -14,6 +14,7 @@ from arena.base.errors import Forbidden, Invalid
 from arena.base.states import BotKind, VersionStatus
 from arena.engine import Ruleset
 from arena.platform import Platform
+from arena.services import releases as release_service
 from arena.services import scrimmages as scrimmage_service
 from arena.services import tables as table_service
 from arena.services.views import bots as bot_queries
@@ -165,9 +166,8 @@ def _matches_of(session, name: str) -> list[TournamentMatch]:
 
 
 def bots_consent(session, name: str, owner: Owner, **consent: bool) -> None:
-    from arena.store import releases
 
-    releases.set_consent(session, name, session.get(Owner, owner.id), **consent)
+    release_service.set_consent_in(session, name, session.get(Owner, owner.id), **consent)
 
 
 @pytest.mark.processes

@@ -16,7 +16,8 @@ from arena.engine.cards import RANK_OF
 from arena.platform.settings import Settings, TableLimits
 from arena.referee.log import MatchLog
 from arena.referee.replay import replay
-from arena.store import bots, releases
+from arena.services import releases as release_service
+from arena.store import bots
 from arena.store.models import PlayedTable
 from arena.store.owners import add_owner
 from dashboard.app import create_app
@@ -213,7 +214,7 @@ def test_an_owner_sits_under_their_name_and_may_refuse_people(client: TestClient
     others = client.patch("/api/v1/bots/shy/consent", json={"people": True})
     assert others.status_code == 401
     with arena.db.read() as session:
-        assert releases.find(session, "shy").bot.people_may_play is False
+        assert release_service.find(session, "shy").bot.people_may_play is False
 
 
 @pytest.mark.parametrize(

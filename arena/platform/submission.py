@@ -35,6 +35,7 @@ from arena.platform.seating import UnstartableSeat, seats_for
 from arena.referee import Referee, RefereeSettings
 from arena.referee.log import MatchLog
 from arena.services import gates
+from arena.services import releases as release_service
 from arena.store import bots as bot_store
 from arena.store import competitions, qualifications, releases
 from arena.store.cache import ArtifactCache
@@ -160,7 +161,7 @@ def wait(db: Database, name: str, number: int, timeout: float = 300.0) -> Submis
                 .where(RegisteredBot.name == name, BotVersion.number == number)
             )
             assert version is not None
-            status, reason = version.status, releases.standing(session, version)
+            status, reason = version.status, release_service.standing(session, version)
         if status is not VersionStatus.PENDING or time.monotonic() > deadline:
             return Submission(name, number, status.value, reason)
         time.sleep(0.2)
@@ -284,4 +285,4 @@ def _settle(
         if version.active:  # its first ranked matches, at once
             jobs += releases.first_tables(session, version)
     session.flush()
-    return releases.standing(session, version), jobs
+    return release_service.standing(session, version), jobs

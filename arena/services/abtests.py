@@ -17,9 +17,8 @@ from arena.base.people import Someone
 from arena.base.states import ABTEST_OVER, AbTestStatus, MatchStatus
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
-from arena.services import rights
+from arena.services import releases, rights
 from arena.store import abtests as store
-from arena.store import releases
 from arena.store.bots import check_name
 from arena.store.db import Database
 from arena.store.limits import PrivateLimits

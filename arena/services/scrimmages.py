@@ -12,8 +12,8 @@ from arena.base.errors import Forbidden, Invalid
 from arena.base.people import Someone
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
-from arena.services import rights
-from arena.store import bots, releases, tournaments
+from arena.services import releases, rights
+from arena.store import bots, tournaments
 from arena.store import scrimmages as store
 from arena.store.db import Database
 from arena.store.limits import PrivateLimits

@@ -13,7 +13,8 @@ from arena.base.states import BotKind, TableStatus
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee.log import MatchLog
 from arena.referee.views import owners_text_only
-from arena.store import logs, releases
+from arena.services import releases
+from arena.store import logs
 from arena.store import tables as store
 from arena.store.leases import SeatPlan
 from arena.store.models import PlayedTable
