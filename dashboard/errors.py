@@ -38,7 +38,10 @@ def status_of(error: Exception) -> int:
 
 async def _answer(request: Request, error: Exception) -> JSONResponse:
     headers = {"Retry-After": str(error.retry_after)} if isinstance(error, TooMany) else None
-    return JSONResponse({"detail": str(error)}, status_code=status_of(error), headers=headers)
+    said: dict[str, str] = {"detail": str(error)}
+    if isinstance(error, Refused) and error.key is not None:
+        said["code"] = error.key  # which refusal, for a client that does not read words
+    return JSONResponse(said, status_code=status_of(error), headers=headers)
 
 
 async def _service_down(request: Request, error: Exception) -> HTMLResponse | JSONResponse:

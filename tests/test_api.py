@@ -180,6 +180,16 @@ def test_bad_input_gets_a_clear_4xx(app_and_token, url, body, code, message) -> 
     assert message in response.text
 
 
+def test_a_refusal_says_which_it_is_beside_its_words(app_and_token) -> None:
+    """The sentence's key travels with a refusal of the store (arena.base.words)."""
+    client, token, arena = app_and_token
+    missing = client.post("/api/v1/tournaments/none/start", headers=auth(token))
+    assert missing.json() == {"detail": "no tournament named 'none'", "code": "name.missing"}
+    asked = {"name": "t", "bots": ["a", "b"]}
+    made = client.post("/api/v1/tournaments", json=asked, headers=auth(token))
+    assert (made.status_code, made.json()["code"]) == (400, "name.missing")
+
+
 def test_html_cannot_name_a_bot_and_text_a_bot_controls_is_shown_escaped(
     app_and_token,
 ) -> None:

@@ -3,6 +3,7 @@ Linter), and a bot that runs on the SDK alone, without the platform's packages."
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 import tomllib
@@ -76,3 +77,53 @@ def test_the_sdk_s_package_needs_only_grpc_and_protobuf() -> None:
     required = {re.split(r"[<>=;\[ ]", dep)[0] for dep in project["dependencies"]}
     assert required == {"grpcio", "protobuf"}
     assert "platform" in project["optional-dependencies"]
+
+
+def _sentences(source: str) -> list[tuple[int, str]]:
+    """The words a module says: string literals and f-strings of three words or more that
+    are not docstrings, log lines (``%s`` placeholders), asserts' notes or the items of
+    a tuple (the words of others the module looks for: a driver's errors)."""
+    tree = ast.parse(source)
+    quiet = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            quiet.add(id(body[0].value))  # a docstring
+        if isinstance(node, ast.Assert) and node.msg is not None:
+            quiet.add(id(node.msg))
+        if isinstance(node, ast.Tuple):
+            quiet.update(id(item) for item in node.elts)
+    said = []
+    for node in ast.walk(tree):
+        if id(node) in quiet:
+            continue
+        if isinstance(node, ast.JoinedStr):
+            text = " ".join(v.value for v in node.values if isinstance(v, ast.Constant))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        else:
+            continue
+        if "%s" not in text and len(re.findall(r"\b[a-z]{2,}\b", text)) >= 3:
+            said.append((node.lineno, text))
+    return [
+        (line, text) for line, text in said if not re.search(r"\b(SELECT|PRAGMA|INSERT)\b", text)
+    ]
+
+
+def test_the_store_says_no_sentence_of_its_own() -> None:
+    """The store refuses and records by a sentence's key (arena.base.words): its words are
+    kept in one place, not in the store (f-strings in joined parts are caught too)."""
+    found = {
+        path.name: _sentences(path.read_text()) for path in (ROOT / "arena" / "store").glob("*.py")
+    }
+    assert {name: said for name, said in found.items() if said} == {}
+    assert _sentences('raise Invalid(f"no bot named {name!r} here")') != [], "it finds one"
+
+
+def test_every_sentence_the_store_names_exists() -> None:
+    from arena.base.words import SENTENCES
+
+    named = set()
+    for path in (ROOT / "arena" / "store").glob("*.py"):
+        named |= set(re.findall(r"""(?:\.of|said)\(\s*"([a-z_]+\.[a-z_]+)\"""", path.read_text()))
+    assert named and named <= set(SENTENCES), named - set(SENTENCES)

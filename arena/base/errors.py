@@ -4,9 +4,31 @@ services and the platform raise them alike."""
 
 from __future__ import annotations
 
+from typing import Self
+
+from arena.base.words import said
+
 
 class Refused(ValueError):
     """A request refused: invalid input unless a subclass says otherwise."""
+
+    #: the sentence's key (arena.base.words), when it was raised by one
+    key: str | None = None
+
+    @classmethod
+    def of(cls, key: str, **values: object) -> Self:
+        """The refusal saying the sentence ``key`` names, with ``values`` in it."""
+        refused = cls(said(key, **values))
+        refused.key = key
+        return refused
+
+    @classmethod
+    def like(cls, other: Refused) -> Self:
+        """``other``'s refusal, of this kind (a name the request gives that does not
+        exist is its fault: invalid, not a missing page)."""
+        refused = cls(str(other))
+        refused.key = other.key
+        return refused
 
 
 class NotFound(Refused):

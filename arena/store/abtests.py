@@ -27,6 +27,7 @@ from arena.base.states import (
     MatchStatus,
     TournamentStatus,
 )
+from arena.base.words import said
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.store import releases
@@ -346,7 +347,7 @@ def _finish(connection: Connection, test_id: int, tournament_id: int, status: Ab
             )
             .values(
                 status=MatchStatus.STALE,
-                error=f"the A/B test is over ({status.value})",
+                error=said("match.abtest_over", status=status.value),
                 job_id=None,
                 finished_at=moment,
             )

@@ -35,18 +35,18 @@ _SKIPPED = ("__pycache__",)
 def pack(source: Path) -> bytes:
     """The upload at ``source`` as a deterministic .tar.gz; Refused when it is no bot."""
     if not source.exists():
-        raise Invalid(f"no bot file or folder at {source}")
+        raise Invalid.of("upload.missing", source=source)
     if source.is_dir():
         if not (source / "bot.py").is_file():
-            raise Invalid(f"the folder {source} has no bot.py")
+            raise Invalid.of("upload.no_entry", source=source)
         files = _files(source)
     elif source.suffix == ".py" and source.is_file():
         files = [(source.name, source)]
     else:
-        raise Invalid(f"{source} is not a Python file or a folder with bot.py")
+        raise Invalid.of("upload.not_a_bot", source=source)
     total = sum(path.stat().st_size for _, path in files)
     if total > MAX_UNPACKED_BYTES:
-        raise Invalid(f"the upload holds {total:,} bytes: over {MAX_UNPACKED_BYTES:,} unpacked")
+        raise Invalid.of("upload.unpacked_size", size=total, most=MAX_UNPACKED_BYTES)
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for name, path in files:
@@ -57,7 +57,7 @@ def pack(source: Path) -> bytes:
             tar.addfile(info, io.BytesIO(data))
     packed = gzip.compress(raw.getvalue(), mtime=0)
     if len(packed) > MAX_ARCHIVE_BYTES:
-        raise Invalid(f"the upload is {len(packed):,} bytes packed: over {MAX_ARCHIVE_BYTES:,}")
+        raise Invalid.of("upload.packed_size", size=len(packed), most=MAX_ARCHIVE_BYTES)
     return packed
 
 
@@ -68,13 +68,13 @@ def _files(folder: Path) -> list[tuple[str, Path]]:
         if any(part.startswith(".") or part in _SKIPPED for part in relative.parts):
             continue
         if path.is_symlink():
-            raise Invalid(f"{relative} is a symbolic link: upload plain files")
+            raise Invalid.of("upload.symlink", path=relative)
         if path.is_file():
             files.append((relative.as_posix(), path))
         elif not path.is_dir():
-            raise Invalid(f"{relative} is not a plain file")
+            raise Invalid.of("upload.not_plain", path=relative)
         if len(files) > MAX_FILES:
-            raise Invalid(f"the upload holds more than {MAX_FILES} files")
+            raise Invalid.of("upload.files", most=MAX_FILES)
     return files
 
 
@@ -101,10 +101,10 @@ def fetch(session: Session, digest: str) -> bytes:
     """An artifact's archive, checked against its name."""
     artifact = session.get(Artifact, digest)
     if artifact is None:
-        raise NotFound(f"no artifact {digest}")
+        raise NotFound.of("artifact.missing", digest=digest)
     data = bytes(artifact.data)
     if digest_of(data) != digest:
-        raise Invalid(f"artifact {digest} is corrupt in the database")
+        raise Invalid.of("artifact.corrupt", digest=digest)
     return data
 
 
@@ -115,7 +115,7 @@ def _extract(tar: tarfile.TarFile, members: list[tarfile.TarInfo], folder: Path)
     for member in members:
         name = PurePosixPath(member.name)
         if name.is_absolute() or ".." in name.parts:
-            raise Invalid(f"the archive names a file outside its folder: {member.name!r}")
+            raise Invalid.of("archive.outside", name=member.name)
     if hasattr(tarfile, "data_filter"):
         tar.extractall(folder, members, filter="data")
         return
@@ -130,9 +130,9 @@ def unpack(data: bytes, folder: Path) -> Path:
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
         members = tar.getmembers()  # headers only: the sizes are checked before a byte lands
         if len(members) > MAX_FILES or sum(m.size for m in members) > MAX_UNPACKED_BYTES:
-            raise Invalid("the archive is over the unpacked limits (files or bytes)")
+            raise Invalid.of("archive.over_limits")
         if not all(member.isfile() for member in members):
-            raise Invalid("the archive holds something else than plain files")
+            raise Invalid.of("archive.not_plain")
         _extract(tar, members, folder)
         names = tar.getnames()
     if "bot.py" in names or len(names) != 1:

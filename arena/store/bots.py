@@ -13,6 +13,7 @@ from arena.base.endpoints import EndpointError, parse_endpoint
 from arena.base.errors import Conflict, Forbidden, Invalid, NotFound, Refused
 from arena.base.names import NAME
 from arena.base.states import BotKind, VersionStatus
+from arena.base.words import said
 from arena.store import artifacts
 from arena.store.models import BotVersion, RegisteredBot, now
 
@@ -24,10 +25,7 @@ def check_name(name: str, what: str) -> str:
     letters, digits, '.', '_' and '-', starting with a letter or digit."""
     name = name.strip()
     if not NAME.fullmatch(name):
-        raise Invalid(
-            f"{name!r} is not a valid {what} name: use 1 to 100 letters, digits, '.', '_' "
-            "and '-', starting with a letter or digit"
-        )
+        raise Invalid.of("name.invalid", name=name, what=what)
     return name
 
 
@@ -42,9 +40,7 @@ def parse_target(session: Session, kind: BotKind, target: str) -> str:
         return artifacts.store(session, Path(target))
     if kind is BotKind.SAMPLE:
         if target not in sample_bots.NAMES:
-            raise Invalid(
-                f"no sample bot {target!r}: expected one of {', '.join(sample_bots.NAMES)}"
-            )
+            raise Invalid.of("bot.no_sample", target=target, samples=", ".join(sample_bots.NAMES))
         return target
     try:
         parse_endpoint(target)
@@ -62,8 +58,9 @@ def add_bot(
         select(RegisteredBot.name).where(func.lower(RegisteredBot.name) == name.lower())
     )
     if taken is not None:
-        said = "" if taken == name else f" (as {taken!r}: names differ by more than case)"
-        raise Conflict(f"a bot named {name!r} exists already{said}")
+        if taken == name:
+            raise Conflict.of("name.taken", what="bot", name=name)
+        raise Conflict.of("name.taken_folded", what="bot", name=name, taken=taken)
     bot = RegisteredBot(name=name, owner_id=owner_id)
     version = BotVersion(
         bot=bot, number=1, kind=kind, target=parse_target(session, kind, target), live_since=now()
@@ -86,9 +83,9 @@ def limit_matches(version: BotVersion, max_matches: int | None) -> None:
     if max_matches is None:
         return
     if version.kind is not BotKind.ENDPOINT:
-        raise Invalid("only an endpoint serves several matches at once: --max-matches is for one")
+        raise Invalid.of("bot.max_matches_kind")
     if not 1 <= max_matches <= MAX_MATCHES_LIMIT:
-        raise Invalid(f"max matches at once is 1 to {MAX_MATCHES_LIMIT}, not {max_matches}")
+        raise Invalid.of("bot.max_matches_range", most=MAX_MATCHES_LIMIT, asked=max_matches)
     version.max_matches = max_matches
 
 
@@ -141,22 +138,19 @@ def active_version(session: Session, name: str) -> BotVersion:
     if version is None:
         bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == name))
         if bot is None:
-            raise NotFound(f"no bot named {name!r}")
-        raise Invalid(f"bot {name!r} has no version that can play: {describe_versions(bot)}")
+            raise NotFound.of("name.missing", what="bot", name=name)
+        raise Invalid.of("bot.cannot_play", name=name, versions=describe_versions(bot))
     return version
 
 
 def describe_versions(bot: RegisteredBot) -> str:
     """Each version's number and status, the live one marked: ``v1 ready (live); v2 ...``."""
-    return (
-        "; ".join(
-            f"v{v.number} {v.status.value}"
-            + (" (live)" if v.active else "")
-            + (f" ({v.reason})" if v.reason and v.status is VersionStatus.REJECTED else "")
-            for v in sorted(bot.versions, key=lambda v: v.number)
-        )
-        or "no versions"
-    )
+    return "; ".join(
+        f"v{v.number} {v.status.value}"
+        + (" (live)" if v.active else "")
+        + (f" ({v.reason})" if v.reason and v.status is VersionStatus.REJECTED else "")
+        for v in sorted(bot.versions, key=lambda v: v.number)
+    ) or said("versions.none")
 
 
 def all_bots(session: Session) -> list[RegisteredBot]:
@@ -176,11 +170,11 @@ def add_version(
     one and the earlier versions stop being scheduled; otherwise it starts inactive."""
     bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == name))
     if bot is None:
-        raise NotFound(f"no bot named {name!r}")
+        raise NotFound.of("name.missing", what="bot", name=name)
     if owner_id is not None and bot.owner_id is None:
-        raise Forbidden(f"bot {name!r} has no owner: only the platform's operator can change it")
+        raise Forbidden.of("bot.operators", name=name)
     if bot.owner_id is not None and bot.owner_id != owner_id:
-        raise Forbidden(f"bot {name!r} belongs to another owner")
+        raise Forbidden.of("bot.anothers", name=name)
     if retire_others:
         for version in bot.versions:
             version.active = False

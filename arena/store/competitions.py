@@ -63,11 +63,11 @@ def create(
     ``rating``: the rating of record's name (arena.tournament.ratings), every season's."""
     name = check_name(name, "competition")
     if format not in FORMATS:
-        raise Invalid(f"unknown competition format {format!r}: expected {' or '.join(FORMATS)}")
+        raise Invalid.of("competition.format", format=format, formats=" or ".join(FORMATS))
     if opens_at is not None and closes_at is not None and closes_at <= opens_at:
-        raise Invalid("a competition closes after it opens")
+        raise Invalid.of("competition.closes_first")
     if session.scalar(select(Competition).where(Competition.name == name)) is not None:
-        raise Conflict(f"a competition named {name!r} exists already")
+        raise Conflict.of("name.taken", what="competition", name=name)
     competition = Competition(
         name=name, season=1, is_default=default, opens_at=opens_at, closes_at=closes_at
     )
@@ -126,7 +126,7 @@ def _season_ladder(
 def get(session: Session, name: str) -> Competition:
     found = session.scalar(select(Competition).where(Competition.name == name))
     if found is None:
-        raise NotFound(f"no competition named {name!r}")
+        raise NotFound.of("name.missing", what="competition", name=name)
     return found
 
 
@@ -139,12 +139,12 @@ def enter(session: Session, competition: Competition, bot_name: str) -> None:
     it qualifies."""
     bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == bot_name))
     if bot is None:
-        raise NotFound(f"no bot named {bot_name!r}")
+        raise NotFound.of("name.missing", what="bot", name=bot_name)
     active = session.scalar(
         select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.active.is_(True))
     )
     if active is not None and not seats(competition, active):
-        raise Invalid(ENDPOINTS_REMEMBER.format(name=competition.name))
+        raise Invalid.of("competition.endpoints", name=competition.name)
     key = {"competition_id": competition.id, "bot_id": bot.id}
     if session.get(CompetitionBot, key) is None:
         session.add(CompetitionBot(**key))
@@ -192,14 +192,6 @@ def playing_in(session: Session, version: BotVersion) -> list[str]:
     )
 
 
-#: why a duplicate competition does not seat an endpoint
-ENDPOINTS_REMEMBER = (
-    "competition {name!r} plays duplicate deals and seats uploaded bots only: a bot "
-    "served from its owner's machine could remember a deal's hands from one rotation "
-    "to the next"
-)
-
-
 def seats(competition: Competition, version: BotVersion) -> bool:
     """Whether ``competition`` seats ``version``: any kind, but a duplicate competition
     no endpoint (the platform cannot give it a fresh memory for each rotation)."""
@@ -228,7 +220,7 @@ def set_status(session: Session, name: str, status: CompetitionStatus) -> Compet
     """Pause, resume or close a competition (closing stops its ladder: final standings)."""
     competition = get(session, name)
     if competition.status is CompetitionStatus.CLOSED:
-        raise Conflict(f"competition {name!r} is closed (open a new season)")
+        raise Conflict.of("competition.closed", name=name)
     competition.status = status
     if status is CompetitionStatus.CLOSED:
         ladder.stop(session, competition.tournament)

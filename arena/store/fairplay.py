@@ -169,7 +169,7 @@ def fold_tournament(db: Database, name: str) -> int:
     def folded(session: Session) -> int:
         found = session.scalar(select(Tournament.id).where(Tournament.name == name))
         if found is None:
-            raise NotFound(f"no tournament named {name!r}")
+            raise NotFound.of("name.missing", what="tournament", name=name)
         fold(session, found)
         return found
 

@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 
 from arena.base.jobs import new_job_id
 from arena.base.states import OPEN_STATUSES, CompetitionStatus, MatchStatus, TournamentStatus
+from arena.base.words import said
 from arena.store.bots import owner_teams
 from arena.store.db import Database, locked, rows_changed
 from arena.store.models import Competition, Entry, MatchSeat, Tournament, TournamentMatch, now
@@ -277,7 +278,7 @@ def stop(session: Session, tournament: Tournament) -> int:
             )
             .values(
                 status=MatchStatus.STALE,
-                error="the ladder was stopped",
+                error=said("match.ladder_stopped"),
                 job_id=None,
                 finished_at=now(),
             )

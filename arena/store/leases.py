@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from arena.base.jobs import job_sizes, renewed
 from arena.base.states import OPEN_STATUSES, BotKind, MatchStatus, TournamentStatus
 from arena.base.timing import LEASE
+from arena.base.words import said
 from arena.store.bots import DEFAULT_ENDPOINT_MATCHES
 from arena.store.db import Database, rows_changed
 from arena.store.models import (
@@ -462,7 +463,7 @@ def mark_stale(session: Session, match_id: int, token: str, retired: list[str]) 
                 claim=None,
                 lease_until=None,
                 finished_at=now(),
-                error=f"stale: replaced since scheduled: {', '.join(retired)}",
+                error=said("match.stale", versions=", ".join(retired)),
             )
         )
     )
@@ -569,7 +570,7 @@ def reconcile(
             status, _ = _retry_or_fail(
                 session,
                 match,
-                f"the worker playing it was lost (attempt {match.attempts})",
+                said("match.worker_lost", attempt=match.attempts),
                 attempts,
             )
             (expired if status is MatchStatus.QUEUED else failed).append(match)

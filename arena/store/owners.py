@@ -24,9 +24,9 @@ def add_owner(session: Session, name: str) -> tuple[Owner, str]:
     """A new owner and its token (shown once; only its digest is kept)."""
     name = name.strip()
     if not name or len(name) > 100:
-        raise Invalid("an owner name has 1 to 100 characters")
+        raise Invalid.of("owner.name_length")
     if session.scalar(select(Owner).where(func.lower(Owner.name) == name.lower())) is not None:
-        raise Conflict(f"an owner named {name!r} exists already")
+        raise Conflict.of("owner.taken", name=name)
     token = _new_token()
     owner = Owner(name=name, token_hash=_digest(token))
     session.add(owner)
@@ -41,7 +41,7 @@ def _new_token() -> str:
 def get(session: Session, name: str) -> Owner:
     owner = session.scalar(select(Owner).where(Owner.name == name))
     if owner is None:
-        raise NotFound(f"no owner named {name!r}")
+        raise NotFound.of("name.missing", what="owner", name=name)
     return owner
 
 

@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.base.states import MatchStatus, TournamentStatus
+from arena.base.words import said
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.referee.log import MatchLog
@@ -123,7 +124,7 @@ def release(session: Session, match_id: int) -> None:
     match = session.get(TournamentMatch, match_id)
     if match is not None and match.status is MatchStatus.RUNNING:
         match.status = MatchStatus.FAILED
-        match.error = "the platform could not start the match"
+        match.error = said("match.not_started")
         match.finished_at = now()
 
 

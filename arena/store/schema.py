@@ -20,6 +20,7 @@ from sqlalchemy import Connection, inspect, make_url, text
 from sqlalchemy.exc import DBAPIError
 
 from arena.base.errors import SchemaTooNew
+from arena.base.words import said
 from arena.store.db import Database
 
 if TYPE_CHECKING:
@@ -83,10 +84,7 @@ def upgrade(db: Database) -> None:
     if found == head():
         return
     if found is not None and found.isdigit() and found > head():
-        raise SchemaTooNew(
-            f"the database is at schema {found}, newer than this release's {head()}: "
-            "install the release the other hosts run on this one (docs/deploy.md)"
-        )
+        raise SchemaTooNew(said("schema.too_new", found=found, head=head()))
     from alembic import command
 
     config = alembic_config()
@@ -133,4 +131,4 @@ def _check_sqlite_foreign_keys(connection: Connection) -> None:
         "PRAGMA foreign_key_check"
     ).fetchall()
     if broken:
-        raise RuntimeError(f"a migration left foreign keys that point nowhere: {broken[:5]}")
+        raise RuntimeError(said("schema.broken_keys", rows=broken[:5]))

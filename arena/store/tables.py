@@ -77,7 +77,7 @@ def abandon_playing(session: Session) -> int:
 def find(session: Session, table_id: str) -> PlayedTable:
     table = session.get(PlayedTable, table_id)
     if table is None:
-        raise NotFound(f"no table {table_id!r}")
+        raise NotFound.of("table.missing", id=table_id)
     return table
 
 
@@ -85,7 +85,7 @@ def log_of(session: Session, table_id: str) -> dict[str, Any]:
     """A finished table's full log (docs/match-log.md)."""
     table = find(session, table_id)
     if table.log is None:
-        raise NotFound(f"table {table_id!r} has no log: it is {table.status.value}")
+        raise NotFound.of("table.no_log", id=table_id, status=table.status.value)
     return logs.decode(table.log)
 
 

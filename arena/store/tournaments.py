@@ -76,11 +76,11 @@ def create(
         raise Invalid(played_as.made_by)
     twice = sorted({name for name in bot_names if bot_names.count(name) > 1})
     if twice:
-        raise Invalid(f"listed more than once: {', '.join(twice)}")
+        raise Invalid.of("tournament.listed_twice", names=", ".join(twice))
     try:
         versions = [active_version(session, bot) for bot in bot_names]
     except NotFound as error:  # the request names it: invalid input, not a missing page
-        raise Invalid(str(error)) from None
+        raise Invalid.like(error) from None
     shape = Shape(
         duplicate,
         format,
@@ -124,17 +124,17 @@ def check_new(
     """The name of a new tournament, checked with what any tournament must be."""
     name = check_name(name, "tournament")
     if name.startswith(RESERVED):
-        raise Invalid(f"tournament names starting with {' or '.join(RESERVED)} are the platform's")
+        raise Invalid.of("tournament.reserved", prefixes=" or ".join(RESERVED))
     if session.scalar(select(Tournament).where(Tournament.name == name)) is not None:
-        raise Conflict(f"a tournament named {name!r} exists already")
+        raise Conflict.of("name.taken", what="tournament", name=name)
     if games < 1:
-        raise Invalid("a tournament plays at least one game")
+        raise Invalid.of("tournament.no_games")
     try:
         Game(ruleset, table_size)
     except RulesError as error:
-        raise Invalid(f"table size {table_size}: {error}") from None
+        raise Invalid.of("tournament.table_size", size=table_size, error=error) from None
     if reveal_delay < 0:
-        raise Invalid("the reveal delay is a number of seconds, 0 or more")
+        raise Invalid.of("tournament.reveal_delay")
     return name
 
 
@@ -208,7 +208,7 @@ def stop(session: Session, name: str) -> int:
     """Stop a ladder; the queued matches dropped. A round robin ends by itself."""
     tournament = get(session, name)
     if format_named(tournament.format).ends_by_itself:
-        raise Invalid(f"{name!r} is not a ladder (a {tournament.format} ends by itself)")
+        raise Invalid.of("tournament.not_a_ladder", name=name, format=tournament.format)
     return ladder.stop(session, tournament)
 
 
@@ -222,7 +222,7 @@ def is_private_tournament(tournament: Tournament) -> bool:
 def get(session: Session, name: str) -> Tournament:
     tournament = session.scalar(select(Tournament).where(Tournament.name == name))
     if tournament is None:
-        raise NotFound(f"no tournament named {name!r}")
+        raise NotFound.of("name.missing", what="tournament", name=name)
     return tournament
 
 
@@ -239,7 +239,7 @@ def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]
     job is missing)."""
     tournament = get(session, name)
     if tournament.status is TournamentStatus.DONE:
-        raise Conflict(f"tournament {name!r} is over")
+        raise Conflict.of("tournament.over", name=name)
     tournament.status = TournamentStatus.RUNNING
     tournament.started_at = tournament.started_at or now()
     plays = format_named(tournament.format).plays
