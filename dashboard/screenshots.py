@@ -45,7 +45,9 @@ def main(out: Path) -> None:
         for sample in SAMPLES:
             bot_service.add(db, sample, BotKind.SAMPLE, sample, max_matches=None)
         rules = Ruleset.parse("classic")
-        tournament_service.create(db, TournamentRequest("demo", rules, SAMPLES, 4, 48, "demo"))
+        tournament_service.create(
+            db, TournamentRequest(name="demo", rules=rules, bots=SAMPLES, games=48, seed="demo")
+        )
         ids = play_through(db, "demo", "screenshots")
         port = free_port()
         server = uvicorn.Server(uvicorn.Config(app, port=port, log_level="warning"))

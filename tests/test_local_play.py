@@ -24,7 +24,9 @@ def test_a_tournament_played_through_in_process_records_each_match_once(
 ) -> None:
     platform = Platform(settings)
     add_samples(platform.db)
-    request = TournamentRequest("demo", Ruleset.parse("classic"), SAMPLES, 4, 6, seed="s")
+    request = TournamentRequest(
+        name="demo", rules=Ruleset.parse("classic"), bots=SAMPLES, games=6, seed="s"
+    )
     tournament_service.create(platform.db, request)
     played = play_through(platform.db, "demo")
     assert len(played) == len(set(played)) == 6

@@ -193,7 +193,9 @@ def _scrimmages(arena: Platform, owner_id: int) -> None:
         owner = session.get_one(Owner, owner_id)
     for _ in range(limits.running):
         asked = scrimmages.ScrimmageRequest(
-            "slow", ("sample:random", "sample:honest", "sample:counter"), games=limits.games
+            bot="slow",
+            against=("sample:random", "sample:honest", "sample:counter"),
+            games=limits.games,
         )
         made = scrimmages.create(arena.db, asked, owner, limits)
         arena.start_tournament(made.name)

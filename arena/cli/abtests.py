@@ -10,6 +10,8 @@ from arena.cli import console, options, runs
 from arena.cli.platform import out, platform
 from arena.cli.rules import checked_ruleset
 from arena.platform import Platform
+from arena.services import abtests as abtest_service
+from arena.services.abtests import AbTestRequest as Asked
 from arena.services.abtests import AbTestState
 
 app = typer.Typer(
@@ -20,39 +22,29 @@ app = typer.Typer(
 
 @app.command("create")
 def abtest_create(
-    name: Annotated[str, typer.Argument(help="The test's name.")],
-    new: Annotated[str, typer.Option("--new", help="BOT[:VERSION]: the candidate.")],
-    base: Annotated[str, typer.Option("--base", help="BOT[:VERSION]: what it must beat.")],
+    name: Annotated[str, typer.Argument(help=Asked.model_fields["name"].description)],
+    new: Annotated[str, options.of(Asked, "new", "--new")],
+    base: Annotated[str, options.of(Asked, "base", "--base")],
     field: Annotated[
-        str | None,
-        typer.Option(help="The opponents, BOT[:VERSION] comma separated (default: the samples)."),
+        str | None, options.of(Asked, "field", help="The opponents, BOT[:VERSION] comma separated.")
     ] = None,
-    table_size: Annotated[
-        int | None,
-        typer.Option("--table-size", min=2, help="Seats per table (default: 4, or the field + 1)."),
-    ] = None,
+    table_size: Annotated[int | None, options.of(Asked, "table_size", "--table-size")] = None,
     rules: options.Rules = "classic",
     option: options.Overrides = None,
-    elo0: Annotated[
-        float, typer.Option(help="H0: the new version is at most this much better.")
-    ] = 0.0,
-    elo1: Annotated[float, typer.Option(help="H1: it is at least this much better.")] = 25.0,
-    alpha: Annotated[float, typer.Option(help="Chance of accepting H1 when H0 holds.")] = 0.05,
-    beta: Annotated[float, typer.Option(help="Chance of accepting H0 when H1 holds.")] = 0.05,
-    max_matches: Annotated[
-        int, typer.Option("--max-matches", min=2, help="Stop undecided (capped) after this many.")
-    ] = 4000,
-    deadline: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 1.0,
+    elo0: Annotated[float, options.of(Asked, "elo0")] = Asked.defaults("elo0"),
+    elo1: Annotated[float, options.of(Asked, "elo1")] = Asked.defaults("elo1"),
+    alpha: Annotated[float, options.of(Asked, "alpha")] = Asked.defaults("alpha"),
+    beta: Annotated[float, options.of(Asked, "beta")] = Asked.defaults("beta"),
+    max_matches: Annotated[int, options.of(Asked, "max_matches", "--max-matches")] = (
+        Asked.defaults("max_matches")
+    ),
+    deadline: Annotated[float, options.of(Asked, "deadline")] = Asked.defaults("deadline"),
 ) -> None:
     """Create an A/B test of two versions (start it with ``arena abtest start``)."""
-    from arena.services import abtests as abtest_service
-
+    given = {key: value for key, value in locals().items() if key in Asked.model_fields}
     ruleset, _ = checked_ruleset(rules, option or [], table_size or 2)
     opponents = [spec.strip() for spec in field.split(",") if spec.strip()] if field else None
-    request = abtest_service.AbTestRequest(
-        name, new, base, ruleset, elo0, elo1, alpha, beta, opponents, table_size, max_matches,
-        deadline,
-    )  # fmt: skip
+    request = Asked.asked(**given | {"rules": ruleset, "field": opponents})
     created = abtest_service.create(platform().db, request)
     out.print(
         f"created A/B test {name}: {created.new} against {created.base} at tables of "
@@ -123,8 +115,6 @@ def _estimate(status: AbTestState) -> str:
 
 
 def _stop(arena: Platform, name: str) -> int:
-    from arena.services import abtests as abtest_service
-
     return abtest_service.stop(arena.db, name)
 
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from annotated_types import Ge, Le
+
+if TYPE_CHECKING:
+    from arena.services.requests import Request
 
 Rules = Annotated[str, typer.Option("--rules", help="Preset: classic, pagat or russian.")]
 Overrides = Annotated[
@@ -37,3 +41,16 @@ TimeBank = Annotated[
         help="Seconds per seat per match beyond the deadlines (up to 600).",
     ),
 ]
+
+
+def of(request: type[Request], key: str, *declarations: str, **more: Any) -> Any:
+    """The option for a request's field (arena.services.requests): its help and its
+    bounds are the field's, so the command says what the API's schema says."""
+    field = request.model_fields[key]
+    bounds: dict[str, Any] = {}
+    for rule in field.metadata:
+        if isinstance(rule, Ge):
+            bounds["min"] = rule.ge
+        elif isinstance(rule, Le):
+            bounds["max"] = rule.le
+    return typer.Option(*declarations, **{"help": field.description} | bounds | more)

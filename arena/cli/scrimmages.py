@@ -14,17 +14,20 @@ from arena.cli import options
 from arena.cli.platform import out, platform
 from arena.cli.tournaments import follow
 from arena.services import scrimmages as scrimmage_service
+from arena.services.scrimmages import ScrimmageRequest as Asked
 
 
 def scrimmage(
-    bot: Annotated[str, typer.Argument(help="BOT (its live version) or BOT:N (any qualified).")],
+    bot: Annotated[str, typer.Argument(help=Asked.model_fields["bot"].description)],
     against: Annotated[
         str,
-        typer.Option(help="The rivals, comma separated: sample:NAME, BOT or BOT:N."),
+        options.of(
+            Asked, "against", help="The rivals, comma separated: sample:NAME, BOT or BOT:N."
+        ),
     ],
-    games: Annotated[int, typer.Option(min=1, help="Matches to play.")] = 20,
-    rules: options.Rules = "classic",
-    deadline: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 1.0,
+    games: Annotated[int, options.of(Asked, "games")] = Asked.defaults("games"),
+    rules: Annotated[str, options.of(Asked, "rules")] = Asked.defaults("rules"),
+    deadline: Annotated[float, options.of(Asked, "deadline")] = Asked.defaults("deadline"),
     wait: Annotated[bool, typer.Option(help="Show progress until it is over.")] = False,
     json_: options.JsonFlag = False,
 ) -> None:
@@ -35,7 +38,7 @@ def scrimmage(
     or --wait)."""
     arena = platform()
     rivals = tuple(spec.strip() for spec in against.split(",") if spec.strip())
-    asked = scrimmage_service.ScrimmageRequest(bot, rivals, games, rules, deadline)
+    asked = Asked.asked(bot=bot, against=rivals, games=games, rules=rules, deadline=deadline)
     made = scrimmage_service.create(arena.db, asked, None, arena.settings.private_limits)
     queued = arena.start_tournament(made.name)
     made = replace(made, queued=queued)

@@ -14,7 +14,8 @@ from arena.cli.platform import out, platform
 from arena.cli.rules import checked_ruleset
 from arena.platform import Platform
 from arena.services import tournaments as tournament_service
-from arena.services.tournaments import DEFAULT_SWISS_ROUNDS, TournamentRequest, TournamentState
+from arena.services.tournaments import TournamentRequest as Asked
+from arena.services.tournaments import TournamentState
 from arena.tournament import formats
 
 if TYPE_CHECKING:
@@ -25,80 +26,40 @@ app = typer.Typer(help="Create, start and follow tournaments.", no_args_is_help=
 
 @app.command("create")
 def tournament_create(
-    name: Annotated[str, typer.Argument(help="The tournament's name.")],
-    bots: Annotated[str, typer.Option("--bots", help="Bot names, comma separated.")],
+    name: Annotated[str, typer.Argument(help=Asked.model_fields["name"].description)],
+    bots: Annotated[str, options.of(Asked, "bots", "--bots", help="Bot names, comma separated.")],
     rules: options.Rules = "classic",
     option: options.Overrides = None,
-    table_size: Annotated[int, typer.Option("--table-size", min=2, help="Seats per table.")] = 4,
-    games: Annotated[int, typer.Option("--games", min=1, help="Matches to play.")] = 100,
-    seed: Annotated[
-        str | None,
-        typer.Option(
-            help="Text the secret key of the deals is derived from, to replay the tournament"
-            " (keep it secret: who knows it knows every deal); default: a random key."
-        ),
-    ] = None,
-    deadline: options.Deadline = 1.0,
-    time_bank: options.TimeBank = 5.0,
-    duplicate: Annotated[bool, typer.Option(help="Play each deal once per seat rotation.")] = False,
-    format_: Annotated[
-        str,
-        typer.Option(
-            "--format",
-            help=formats.described(),
-        ),
-    ] = formats.DEFAULT.name,
-    rounds: Annotated[
-        int | None, typer.Option("--rounds", min=1, help="Swiss: rounds to play.")
-    ] = None,
-    advance: Annotated[
-        int, typer.Option("--advance", min=1, help="Knockout: bots of each table that go on.")
-    ] = 2,
+    table_size: Annotated[int, options.of(Asked, "table_size", "--table-size")] = Asked.defaults(
+        "table_size"
+    ),
+    games: Annotated[int, options.of(Asked, "games", "--games")] = Asked.defaults("games"),
+    seed: Annotated[str | None, options.of(Asked, "seed")] = Asked.defaults("seed"),
+    deadline: Annotated[float, options.of(Asked, "deadline")] = Asked.defaults("deadline"),
+    time_bank: Annotated[float, options.of(Asked, "time_bank", "--time-bank")] = Asked.defaults(
+        "time_bank"
+    ),
+    duplicate: Annotated[bool, options.of(Asked, "duplicate")] = Asked.defaults("duplicate"),
+    format: Annotated[str, options.of(Asked, "format", "--format")] = Asked.defaults("format"),
+    rounds: Annotated[int, options.of(Asked, "rounds", "--rounds")] = Asked.defaults("rounds"),
+    advance: Annotated[int, options.of(Asked, "advance", "--advance")] = Asked.defaults("advance"),
     reveal_after: Annotated[
-        int,
-        typer.Option(
-            "--reveal-after",
-            min=0,
-            help="Ladders: seconds after a match before its seed and hands are public.",
-        ),
-    ] = 3600,
-    fresh_processes: Annotated[
-        bool,
-        typer.Option(
-            help="Start uploaded bots afresh for every match (slower; by default a worker"
-            " keeps each bot version's process warm across matches)."
-        ),
-    ] = False,
-    same_owner_tables: Annotated[
-        bool,
-        typer.Option(
-            help="Let two bots of one owner sit at one table (by default they never do:"
-            " no team play; the operator's bots, without an owner, always may)."
-        ),
-    ] = False,
-    rating: options.Rating = "trueskill",
+        int, options.of(Asked, "reveal_after", "--reveal-after")
+    ] = Asked.defaults("reveal_after"),
+    fresh_processes: Annotated[bool, options.of(Asked, "fresh_processes")] = Asked.defaults(
+        "fresh_processes"
+    ),
+    same_owner_tables: Annotated[bool, options.of(Asked, "same_owner_tables")] = Asked.defaults(
+        "same_owner_tables"
+    ),
+    rating: Annotated[str, options.of(Asked, "rating", "--rating")] = Asked.defaults("rating"),
 ) -> None:
-    """Create a tournament and schedule its matches."""
+    """Create a tournament and schedule its matches (every option but --bots, --rules and
+    --option is a field of the request the API takes too)."""
+    given = {key: value for key, value in locals().items() if key in Asked.model_fields}
     ruleset, _ = checked_ruleset(rules, option or [], table_size)
     names = [bot.strip() for bot in bots.split(",") if bot.strip()]
-    request = TournamentRequest(
-        name=name,
-        rules=ruleset,
-        bots=names,
-        table_size=table_size,
-        games=games,
-        seed=seed,
-        deadline=deadline,
-        time_bank=time_bank,
-        duplicate=duplicate,
-        format=format_,
-        rounds=rounds if rounds is not None else DEFAULT_SWISS_ROUNDS,
-        advance=advance,
-        reveal_after=reveal_after,
-        fresh_processes=fresh_processes,
-        same_owner_tables=same_owner_tables,
-        rating=rating,
-    )
+    request = Asked.asked(**given | {"rules": ruleset, "bots": names})
     created = tournament_service.create(platform().db, request)
     out.print(
         f"created tournament {name}: {created.games} {created.unit} of {ruleset}, "

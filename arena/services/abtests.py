@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pydantic import Field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -18,6 +19,7 @@ from arena.base.states import ABTEST_OVER, AbTestStatus, MatchStatus
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
 from arena.services import releases, rights
+from arena.services.requests import Request
 from arena.store import abtests as store
 from arena.store.bots import check_name
 from arena.store.db import Database
@@ -258,24 +260,43 @@ def _rows(tests: Sequence[AbTest]) -> list[AbTestRow]:
     ]
 
 
-@dataclass(frozen=True)
-class AbTestRequest:
+class AbTestRequest(Request):
     """An A/B test as the operator (the CLI) or an owner (the API) asks for it."""
 
-    name: str
-    #: ``BOT:VERSION`` of the candidate and of what it must beat
-    new: str
-    base: str
-    rules: Ruleset
-    elo0: float = 0.0
-    elo1: float = 25.0
-    alpha: float = 0.05
-    beta: float = 0.05
-    #: the opponents (None: the samples)
-    field: list[str] | None = None
-    table_size: int | None = None
-    max_matches: int = store.DEFAULT_MAX_MATCHES
-    deadline: float = 1.0
+    name: str = Field(min_length=1, max_length=100, description="The test's name.")
+    new: str = Field(min_length=1, max_length=120, description="BOT[:VERSION]: the candidate.")
+    base: str = Field(min_length=1, max_length=120, description="BOT[:VERSION]: what it must beat.")
+    rules: Ruleset = Field(default_factory=lambda: Ruleset.parse("classic"))
+    elo0: float = Field(
+        default=0.0,
+        gt=-1000,
+        lt=1000,
+        description="H0: the new version is at most this much better.",
+    )
+    elo1: float = Field(
+        default=25.0, gt=-1000, lt=1000, description="H1: it is at least this much better."
+    )
+    alpha: float = Field(
+        default=0.05, gt=0, lt=0.5, description="Chance of accepting H1 when H0 holds."
+    )
+    beta: float = Field(
+        default=0.05, gt=0, lt=0.5, description="Chance of accepting H0 when H1 holds."
+    )
+    field: list[str] | None = Field(
+        default=None,
+        max_length=50,
+        description="The opponents, BOT[:VERSION] (default: the samples).",
+    )
+    table_size: int | None = Field(
+        default=None, ge=2, le=12, description="Seats per table (default: 4, or the field + 1)."
+    )
+    max_matches: int = Field(
+        default=store.DEFAULT_MAX_MATCHES,
+        ge=2,
+        le=100_000,
+        description="Stop undecided (capped) after this many.",
+    )
+    deadline: float = Field(default=1.0, gt=0, le=60, description="Seconds per decision.")
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
+from pydantic import Field
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Forbidden, Invalid
@@ -13,6 +14,7 @@ from arena.base.people import Someone
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.services import releases, rights
+from arena.services.requests import Request
 from arena.store import bots, tournaments
 from arena.store import scrimmages as store
 from arena.store.db import Database
@@ -22,15 +24,22 @@ from arena.tournament import formats
 from sample_bots import NAMES as SAMPLE_NAMES
 
 
-@dataclass(frozen=True)
-class ScrimmageRequest:
-    #: the owner's bot: ``BOT`` (its live version) or ``BOT:N``
-    bot: str
-    #: the rivals: ``sample:NAME``, ``BOT`` or ``BOT:N``
-    against: tuple[str, ...]
-    games: int = 20
-    rules: str = "classic"
-    deadline: float = 1.0
+class ScrimmageRequest(Request):
+    """Unranked matches of your bot (``BOT``: its live version, ``BOT:N``: any that
+    qualified) against rivals you choose (``sample:NAME``, your bots, or another owner's
+    that allows it), every match seating them all, seats rotating."""
+
+    bot: str = Field(
+        min_length=1, max_length=120, description="BOT (its live version) or BOT:N (any qualified)."
+    )
+    against: tuple[str, ...] = Field(
+        min_length=1, max_length=7, description="The rivals: sample:NAME, BOT or BOT:N."
+    )
+    games: int = Field(default=20, ge=1, le=100_000, description="Matches to play.")
+    rules: str = Field(
+        default="classic", max_length=40, description="Preset: classic, pagat or russian."
+    )
+    deadline: float = Field(default=1.0, gt=0, le=60, description="Seconds per decision.")
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,9 @@ where one stands."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import AfterValidator, Field
 from sqlalchemy.orm import Session
 
 from arena.base.figures import rounded
@@ -13,6 +14,7 @@ from arena.base.people import Someone
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.services import rights
+from arena.services.requests import Request, operator_only
 from arena.store import tournaments as store
 from arena.store.db import Database
 from arena.store.limits import PrivateLimits
@@ -83,33 +85,76 @@ def status(session: Session, name: str) -> TournamentState:
 DEFAULT_SWISS_ROUNDS = 5
 
 
-@dataclass(frozen=True)
-class TournamentRequest:
+def _creatable(name: str) -> str:
+    """A format a tournament may be created as (arena.tournament.formats)."""
+    if name not in formats.creatable():
+        raise ValueError(f"unknown format {name!r}: expected {' or '.join(formats.creatable())}")
+    return name
+
+
+def _rating(name: str) -> str:
+    if name not in ratings.SYSTEMS:
+        raise ValueError(f"unknown rating {name!r}: expected {' or '.join(ratings.SYSTEMS)}")
+    return name
+
+
+class TournamentRequest(Request):
     """A tournament as the operator (the CLI) or an owner (the API) asks for it."""
 
-    name: str
-    rules: Ruleset
-    bots: list[str]
-    table_size: int = 4
-    #: matches (a round robin), tables in play (a ladder); ignored in rounds
-    games: int = 100
-    #: text the deals' secret key is derived from (None: a random key)
-    seed: str | None = None
-    deadline: float = 1.0
-    time_bank: float = 5.0
-    duplicate: bool = False
-    #: its format's registered name (arena.tournament.formats)
-    format: str = formats.DEFAULT.name
-    #: Swiss: rounds to play
-    rounds: int = DEFAULT_SWISS_ROUNDS
-    #: knockout: bots of each table that go on
-    advance: int = 2
-    #: ladders: seconds after a match before its seed and hands are public
-    reveal_after: int = 3600
-    fresh_processes: bool = False
-    same_owner_tables: bool = False
-    #: the rating of record's name (arena.tournament.ratings)
-    rating: str = ratings.DEFAULT.name
+    name: str = Field(min_length=1, max_length=100, description="The tournament's name.")
+    rules: Ruleset = Field(default_factory=lambda: Ruleset.parse("classic"))
+    bots: list[str] = Field(min_length=2, max_length=200, description="Bot names.")
+    table_size: int = Field(default=4, ge=2, le=12, description="Seats per table.")
+    games: int = Field(
+        default=100,
+        ge=1,
+        le=100_000,
+        description="Matches to play (a ladder: tables in play at once; in rounds: ignored).",
+    )
+    seed: str | None = operator_only(
+        None,
+        "Text the secret key of the deals is derived from, to replay the tournament (keep it"
+        " secret: who knows it knows every deal); default: a random key.",
+    )
+    deadline: float = Field(
+        default=1.0, gt=0, le=60, description="Seconds per decision (up to 60)."
+    )
+    time_bank: float = Field(
+        default=5.0, ge=0, le=600, description="Seconds per seat per match beyond the deadlines."
+    )
+    duplicate: bool = Field(default=False, description="Play each deal once per seat rotation.")
+    format: Annotated[str, AfterValidator(_creatable)] = Field(
+        default=formats.DEFAULT.name,
+        max_length=32,
+        description=formats.described(),
+        json_schema_extra={"examples": list(formats.creatable())},
+    )
+    rounds: int = Field(
+        default=DEFAULT_SWISS_ROUNDS, ge=1, le=100, description="Swiss: rounds to play."
+    )
+    advance: int = Field(
+        default=2, ge=1, le=11, description="Knockout: bots of each table that go on."
+    )
+    reveal_after: int = Field(
+        default=3600,
+        ge=0,
+        le=365 * 24 * 3600,
+        description="Ladders: seconds after a match before its seed and hands are public.",
+    )
+    fresh_processes: bool = Field(
+        default=False,
+        description="Start uploaded bots afresh for every match (slower; by default a worker"
+        " keeps each bot version's process warm across matches).",
+    )
+    same_owner_tables: bool = operator_only(
+        False,
+        "Let two bots of one owner sit at one table (by default they never do: no team play;"
+        " the operator's bots, without an owner, always may).",
+    )
+    rating: Annotated[str, AfterValidator(_rating)] = Field(
+        default=ratings.DEFAULT.name,
+        description=f"The rating of record: {' or '.join(ratings.SYSTEMS)}.",
+    )
 
 
 @dataclass(frozen=True)

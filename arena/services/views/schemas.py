@@ -7,7 +7,10 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
 from arena.base.names import NAME
-from arena.services.tournaments import Progress
+from arena.engine import Ruleset
+from arena.services.abtests import AbTestRequest
+from arena.services.scrimmages import ScrimmageRequest
+from arena.services.tournaments import Progress, TournamentRequest
 from arena.tournament import formats
 from arena.tournament.pacing import DEFAULT_PACE, MAX_PACE
 from arena.tournament.ratings import DEFAULT as DEFAULT_RATING
@@ -139,33 +142,18 @@ Rating = Field(
 )
 
 
-class TournamentCreate(BaseModel):
-    name: str = Name
-    rules: RulesIn = Field(default_factory=RulesIn)
-    bots: list[str] = Field(min_length=2, max_length=200)
-    table_size: int = Field(default=4, ge=2, le=12)
-    games: int = Field(default=100, ge=1, le=100_000)
-    deadline: float = Field(default=1.0, gt=0, le=60)
-    #: seconds per seat per match beyond the deadlines
-    time_bank: float = Field(default=5.0, ge=0, le=600)
-    duplicate: bool = False
-    #: uploaded bots start afresh for every match instead of staying warm
-    fresh_processes: bool = False
-    #: a registered format's name (arena.tournament.formats): ``ladder`` plays until
-    #: stopped, ``games`` tables in play at once; ``swiss``: ``rounds`` rounds;
-    #: ``knockout``: each table's best ``advance`` go on
-    format: Annotated[str, AfterValidator(_creatable_format)] = Field(
-        default=formats.DEFAULT.name,
-        max_length=32,
-        json_schema_extra={"examples": list(formats.creatable())},
+class TournamentCreate(
+    TournamentRequest.body(  # type: ignore[misc]  # a model made from the request's fields
+        "TournamentCreate",
+        {"name": (str, Name), "rules": (RulesIn, Field(default_factory=RulesIn))},
     )
-    #: Swiss: rounds to play
-    rounds: int = Field(default=5, ge=1, le=100)
-    #: knockout: bots of each table that go on
-    advance: int = Field(default=2, ge=1, le=11)
-    #: ladders: seconds after a match before its seed and hands are public
-    reveal_after: int = Field(default=3600, ge=0, le=365 * 24 * 3600)
-    rating: str = Rating
+):
+    """A tournament as an owner asks for it: the request's fields (arena.services.
+    tournaments.TournamentRequest) but the operator's, the rules as a preset and options."""
+
+    def request(self) -> TournamentRequest:
+        rules = Ruleset.parse(self.rules.preset, self.rules.options)
+        return TournamentRequest.asked(**self.model_dump(exclude={"rules"}), rules=rules)
 
 
 class CompetitionCreate(BaseModel):
@@ -308,23 +296,17 @@ class MatchPage(BaseModel):
     has_next: bool
 
 
-class AbTestCreate(BaseModel):
+class AbTestCreate(
+    AbTestRequest.body(  # type: ignore[misc]  # a model made from the request's fields
+        "AbTestCreate",
+        {"name": (str, Name), "rules": (RulesIn, Field(default_factory=RulesIn))},
+    )
+):
     """An A/B test of two of the owner's versions (docs/abtest.md)."""
 
-    name: str = Name
-    #: ``BOT`` (its active version) or ``BOT:VERSION``
-    new: str = Field(min_length=1, max_length=120)
-    base: str = Field(min_length=1, max_length=120)
-    #: the opponents (default: the sample bots)
-    field: list[str] | None = Field(default=None, max_length=50)
-    table_size: int | None = Field(default=None, ge=2, le=12)
-    rules: RulesIn = Field(default_factory=RulesIn)
-    elo0: float = Field(default=0.0, gt=-1000, lt=1000)
-    elo1: float = Field(default=25.0, gt=-1000, lt=1000)
-    alpha: float = Field(default=0.05, gt=0, lt=0.5)
-    beta: float = Field(default=0.05, gt=0, lt=0.5)
-    max_matches: int = Field(default=4000, ge=2, le=100_000)
-    deadline: float = Field(default=1.0, gt=0, le=60)
+    def request(self) -> AbTestRequest:
+        rules = Ruleset.parse(self.rules.preset, self.rules.options)
+        return AbTestRequest.asked(**self.model_dump(exclude={"rules"}), rules=rules)
 
 
 class Started(BaseModel):
@@ -514,13 +496,12 @@ class TableState(BaseModel):
     ranking: list[list[str]] = []
 
 
-class ScrimmageCreate(BaseModel):
+class ScrimmageCreate(
+    ScrimmageRequest.body("ScrimmageCreate")  # type: ignore[misc]  # the request's fields
+):
     """Unranked matches of your bot (``BOT``: its live version, ``BOT:N``: any that
     qualified) against rivals you choose (``sample:NAME``, your bots, or another owner's
     that allows it), every match seating them all, seats rotating."""
 
-    bot: str = Field(min_length=1, max_length=120)
-    against: list[str] = Field(min_length=1, max_length=7)
-    games: int = Field(default=20, ge=1, le=100_000)
-    rules: str = Field("classic", max_length=40)
-    deadline: float = Field(default=1.0, gt=0, le=60)
+    def request(self) -> ScrimmageRequest:
+        return ScrimmageRequest.asked(**self.model_dump())

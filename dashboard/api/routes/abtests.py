@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fastapi import APIRouter, status
 
-from arena.engine import Ruleset
 from arena.services import abtests as abtest_service
 from arena.services.abtests import AbTestState
 from arena.services.views.schemas import AbTestCreate, Responses, Started
@@ -33,11 +32,7 @@ def get_abtest(name: str, session: SessionDep) -> AbTestState:
 def create_abtest(body: AbTestCreate, owner: OwnerDep, platform: PlatformDep) -> AbTestState:
     """An owner tests their own versions (any that qualified, active or not) against a
     field of their bots and the samples; the operator tests any from the CLI."""
-    ruleset = Ruleset.parse(body.rules.preset, body.rules.options)
-    request = abtest_service.AbTestRequest(
-        body.name, body.new, body.base, ruleset, body.elo0, body.elo1, body.alpha, body.beta,
-        body.field, body.table_size, body.max_matches, body.deadline,
-    )  # fmt: skip
+    request = body.request()
     abtest_service.create(platform.db, request, owner, platform.settings.private_limits)
     with platform.db.read() as session:
         return abtest_service.status(session, body.name)

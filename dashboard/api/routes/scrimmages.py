@@ -28,9 +28,7 @@ NO_TOKEN: Responses = {401: {"description": "No token, or a token that does not 
 def create_scrimmage(body: ScrimmageCreate, owner: OwnerDep, platform: PlatformDep) -> Scrimmage:
     """Queue the matches at once: they play after ranked work, within the owner's
     private limits; the results are the owner's (``GET /owners/me/scrimmages``)."""
-    asked = scrimmage_service.ScrimmageRequest(
-        body.bot, tuple(body.against), body.games, body.rules, body.deadline
-    )
+    asked = body.request()
     made = scrimmage_service.create(platform.db, asked, owner, platform.settings.private_limits)
     return replace(made, queued=platform.start_tournament(made.name))
 

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter, status
 
-from arena.engine import Ruleset
 from arena.services import fairplay
 from arena.services import tournaments as tournament_service
-from arena.services.tournaments import TournamentRequest
 from arena.services.views import tournaments as tournament_queries
 from arena.services.views.schemas import (
     DealGroup,
@@ -57,22 +55,7 @@ def create_tournament(
     body: TournamentCreate, owner: OwnerDep, platform: PlatformDep
 ) -> TournamentDetail:
     """An owner's tournament is private: their own bots and the samples, within limits."""
-    request = TournamentRequest(
-        name=body.name,
-        rules=Ruleset.parse(body.rules.preset, body.rules.options),
-        bots=body.bots,
-        table_size=body.table_size,
-        games=body.games,
-        deadline=body.deadline,
-        time_bank=body.time_bank,
-        duplicate=body.duplicate,
-        format=body.format,
-        rounds=body.rounds,
-        advance=body.advance,
-        reveal_after=body.reveal_after,
-        fresh_processes=body.fresh_processes,
-        rating=body.rating,
-    )
+    request = body.request()
     tournament_service.create(platform.db, request, owner, platform.settings.private_limits)
     with platform.db.read() as session:
         return tournament_queries.tournament(session, body.name)
