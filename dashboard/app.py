@@ -16,6 +16,7 @@ from fastapi.staticfiles import StaticFiles
 from arena.platform import Platform
 from arena.platform.settings import Settings
 from arena.platform.tables import TableRoom
+from arena.services.accounts import WALL_CLOCK
 from dashboard import api, errors, operations, pages, tables, timing
 from dashboard.cache import PageCache
 from dashboard.limits import BodyLimit
@@ -36,6 +37,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=_lifespan,
     )
     platform = app.state.platform = Platform(settings)
+    app.state.clock = WALL_CLOCK  # accounts' sessions and throttles (a test drives its own)
     app.state.tables = TableRoom(platform.db, platform.artifacts, platform.settings.table_limits)
     app.add_middleware(BodyLimit)  # outside every route: a body over the cap is never read
     seconds = app.state.platform.settings.page_cache_seconds

@@ -12,7 +12,9 @@ from sqlalchemy.orm import Session
 
 from arena.base.people import Caller
 from arena.platform import Platform
+from arena.services import accounts as account_service
 from arena.services import owners as owner_service
+from arena.services.accounts import Browser, Clock
 
 
 def get_platform(request: Request) -> Platform:
@@ -31,30 +33,82 @@ SessionDep = Annotated[Session, Depends(get_session)]
 _bearer = HTTPBearer(auto_error=False, description="An owner's API token")
 
 
+#: the cookie a signed-in browser holds (its session's secret)
+SESSION_COOKIE = "arena_session"
+#: the header a cookie-authenticated write carries its session's CSRF token in
+CSRF_HEADER = "X-CSRF-Token"
+#: what reads and never writes
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def clock(request: Request) -> Clock:
+    """The app's clock (a test drives its own)."""
+    return request.app.state.clock
+
+
+def check_same_site(request: Request) -> None:
+    """Refuse a request another site's page sends (its ``Origin`` names another host)."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return
+    here = f"{request.url.scheme}://{request.url.netloc}"
+    if origin != here:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, f"a request from {origin} is refused")
+
+
 def get_owner(
+    request: Request,
     session: SessionDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Caller:
+    """The caller: an API token's owner, or a signed-in browser's account (whose writes
+    come from this site and carry the session's CSRF token, or are refused: 403)."""
+    if credentials is None and (browser := signed_in(request, session)) is not None:
+        return browser.caller
     owner = owner_service.caller(session, credentials.credentials if credentials else "")
     if owner is None:
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED,
-            "a valid owner token is required",
+            "a valid owner token, or a session (sign in), is required",
             headers={"WWW-Authenticate": "Bearer"},
         )
     return owner
+
+
+def signed_in(request: Request, session: Session) -> Browser | None:
+    """The browser's session (None: no cookie, or one that no longer works); a write
+    from another site, or without the session's CSRF token, is refused."""
+    secret = request.cookies.get(SESSION_COOKIE)
+    if not secret:
+        return None
+    browser = account_service.browser(session, secret, clock(request))
+    if browser is None:
+        return None
+    if request.method not in SAFE_METHODS:
+        check_same_site(request)
+        sent = request.headers.get(CSRF_HEADER, "")
+        if not secrets.compare_digest(sent.encode(), browser.csrf.encode()):
+            raise HTTPException(
+                status.HTTP_403_FORBIDDEN,
+                f"a write signed in by a cookie carries its session's {CSRF_HEADER}",
+            )
+    return browser
 
 
 OwnerDep = Annotated[Caller, Depends(get_owner)]
 
 
 def get_reader(
+    request: Request,
     session: SessionDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Caller | None:
-    """The owner reading, if a token came with the request (None: anyone); a token that
-    does not work is refused, never taken for no token."""
-    return None if credentials is None else get_owner(session, credentials)
+    """The owner reading, if a token or a session came with the request (None: anyone);
+    a token that does not work is refused, never taken for no token."""
+    if credentials is None:
+        browser = signed_in(request, session)
+        return None if browser is None else browser.caller
+    return get_owner(request, session, credentials)
 
 
 #: the owner whose token came with the request, or None without a token
@@ -90,6 +144,7 @@ OperatorDep = Depends(get_operator)
 
 
 def get_actor(
+    request: Request,
     platform: PlatformDep,
     session: SessionDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
@@ -98,7 +153,7 @@ def get_actor(
     token = credentials.credentials if credentials else ""
     if _is_operator(platform, token):
         return None
-    return get_owner(session, credentials)
+    return get_owner(request, session, credentials)
 
 
 #: an owner, or the operator (None)

@@ -14,7 +14,15 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
 
-from arena.base.errors import Conflict, Forbidden, Invalid, NotFound, Refused, TooMany
+from arena.base.errors import (
+    Conflict,
+    Forbidden,
+    Invalid,
+    NotFound,
+    Refused,
+    TooMany,
+    Unauthorized,
+)
 from arena.engine import RulesError
 from arena.platform import PlatformError
 from arena.platform.errors import SERVICE_ERRORS, unavailable
@@ -24,6 +32,7 @@ STATUS_OF: tuple[tuple[type[Exception], int], ...] = (
     (NotFound, status.HTTP_404_NOT_FOUND),
     (Conflict, status.HTTP_409_CONFLICT),
     (Forbidden, status.HTTP_403_FORBIDDEN),
+    (Unauthorized, status.HTTP_401_UNAUTHORIZED),
     (TooMany, status.HTTP_429_TOO_MANY_REQUESTS),
     (Invalid, status.HTTP_400_BAD_REQUEST),
     (Refused, status.HTTP_400_BAD_REQUEST),

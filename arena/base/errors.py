@@ -44,6 +44,10 @@ class Forbidden(Refused):
     may change)."""
 
 
+class Unauthorized(Refused):
+    """Who the request says it is was not proven (a wrong password, no session)."""
+
+
 class Invalid(Refused):
     """The request itself is wrong: a bad name, target, option or argument."""
 

@@ -98,11 +98,41 @@ class PlayStyle:
 
 
 class Owner(Base):
+    """An owner: an account a person signed up for (with a password), or one the
+    operator made (``arena owner add``: a token only)."""
+
     __tablename__ = "owners"
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
     token_hash: Mapped[str] = mapped_column(String(128), unique=True)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+    #: Argon2id (its parameters and salt in the string); None: no password, no sign-in
+    password_hash: Mapped[str | None] = mapped_column(String(255))
+
+
+class AccountSession(Base):
+    """A signed-in browser: the cookie holds a random secret, the database its SHA-256
+    only; the CSRF token its cookie-authenticated writes carry. Ended (signed out, the
+    password changed) or expired, it no longer works."""
+
+    __tablename__ = "account_sessions"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    secret_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("owners.id"), index=True)
+    csrf: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    ended_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+
+
+class Throttle(Base):
+    """Failures (or attempts) counted per key (an account's name, an address) in a
+    window: over the limit, the next is refused until the window ends."""
+
+    __tablename__ = "throttles"
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    window_start: Mapped[datetime] = mapped_column(UtcDateTime())
+    count: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class RegisteredBot(Base):

@@ -16,8 +16,9 @@ from arena.store.models import Owner, RegisteredBot
 REVOKED = "revoked:"
 
 
-def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+def digest(secret: str) -> str:
+    """The SHA-256 kept of a token or a session's secret (random: no salt needed)."""
+    return hashlib.sha256(secret.encode()).hexdigest()
 
 
 def add_owner(session: Session, name: str) -> tuple[Owner, str]:
@@ -28,7 +29,7 @@ def add_owner(session: Session, name: str) -> tuple[Owner, str]:
     if session.scalar(select(Owner).where(func.lower(Owner.name) == name.lower())) is not None:
         raise Conflict.of("owner.taken", name=name)
     token = _new_token()
-    owner = Owner(name=name, token_hash=_digest(token))
+    owner = Owner(name=name, token_hash=digest(token))
     session.add(owner)
     session.flush()
     return owner, token
@@ -48,7 +49,7 @@ def get(session: Session, name: str) -> Owner:
 def rotate_token(session: Session, owner: Owner) -> str:
     """A new token for ``owner``; the old one stops working at once."""
     token = _new_token()
-    owner.token_hash = _digest(token)
+    owner.token_hash = digest(token)
     session.flush()
     return token
 
@@ -85,4 +86,4 @@ def all_owners(session: Session) -> list[Owner]:
 def authenticate(session: Session, token: str) -> Owner | None:
     if not token:
         return None
-    return session.scalar(select(Owner).where(Owner.token_hash == _digest(token)))
+    return session.scalar(select(Owner).where(Owner.token_hash == digest(token)))

@@ -4,6 +4,7 @@ from fastapi import APIRouter
 
 from dashboard.api.routes import (
     abtests,
+    accounts,
     bots,
     competitions,
     matches,
@@ -24,3 +25,4 @@ router.include_router(matches.router)
 router.include_router(owners.router)
 router.include_router(tables.router)
 router.include_router(scrimmages.router)
+router.include_router(accounts.router)

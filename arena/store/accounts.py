@@ -1,0 +1,91 @@
+"""Accounts as the store keeps them: an owner's password hash, its browsers' sessions
+(the SHA-256 of each cookie's secret), and the throttles' counts. The rules (what a
+password may be, how long a session lasts, how many tries) are arena.services.accounts'."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.orm import Session
+
+from arena.base.errors import Conflict
+from arena.store.models import AccountSession, Owner, Throttle
+from arena.store.owners import REVOKED, digest
+
+
+def named(session: Session, name: str) -> Owner | None:
+    """The owner named ``name``, whatever its case."""
+    return session.scalar(select(Owner).where(func.lower(Owner.name) == name.lower()))
+
+
+def add(session: Session, name: str, password_hash: str) -> Owner:
+    """A new account: an owner with a password and no API token yet."""
+    if named(session, name) is not None:
+        raise Conflict.of("owner.taken", name=name)
+    owner = Owner(name=name, token_hash=f"{REVOKED}{digest(name)}", password_hash=password_hash)
+    session.add(owner)
+    session.flush()
+    return owner
+
+
+def open_session(
+    session: Session, owner_id: int, secret: str, csrf: str, moment: datetime, lasts: timedelta
+) -> AccountSession:
+    """A session whose cookie holds ``secret`` (only its digest is kept)."""
+    opened = AccountSession(
+        secret_hash=digest(secret),
+        owner_id=owner_id,
+        csrf=csrf,
+        created_at=moment,
+        expires_at=moment + lasts,
+    )
+    session.add(opened)
+    session.flush()
+    return opened
+
+
+def live_session(session: Session, secret: str, moment: datetime) -> AccountSession | None:
+    """The session whose cookie holds ``secret``, if it has not ended or expired."""
+    if not secret:
+        return None
+    return session.scalar(
+        select(AccountSession).where(
+            AccountSession.secret_hash == digest(secret),
+            AccountSession.ended_at.is_(None),
+            AccountSession.expires_at > moment,
+        )
+    )
+
+
+def end_sessions(session: Session, owner_id: int, moment: datetime, keep: int | None = None) -> int:
+    """End the owner's sessions (but ``keep``); how many were live."""
+    query = update(AccountSession).where(
+        AccountSession.owner_id == owner_id, AccountSession.ended_at.is_(None)
+    )
+    if keep is not None:
+        query = query.where(AccountSession.id != keep)
+    ended: int = session.execute(query.values(ended_at=moment)).rowcount  # type: ignore[attr-defined]
+    return ended
+
+
+def end_session(session: Session, opened: AccountSession, moment: datetime) -> None:
+    opened.ended_at = moment
+    session.flush()
+
+
+def count(session: Session, key: str, moment: datetime, window: timedelta) -> Throttle:
+    """The key's count in its window (a new window, at 0, once the last one is over)."""
+    found = session.get(Throttle, key, with_for_update=True)
+    if found is None:
+        found = Throttle(key=key, window_start=moment, count=0)
+        session.add(found)
+    elif found.window_start + window <= moment:
+        found.window_start, found.count = moment, 0
+    session.flush()
+    return found
+
+
+def forget_throttles(session: Session, before: datetime) -> None:
+    """Drop windows that ended before ``before`` (so addresses seen once do not pile up)."""
+    session.execute(delete(Throttle).where(Throttle.window_start < before))

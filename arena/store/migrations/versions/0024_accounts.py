@@ -1,0 +1,45 @@
+"""Accounts: an owner may have a password (people sign up by themselves), browsers stay
+signed in by server-side sessions, and sign-ins and sign-ups are counted per name and
+per address (throttles).
+
+Revision ID: 0024
+Revises: 0023
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0024"
+down_revision = "0023"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.add_column("owners", sa.Column("password_hash", sa.String(length=255), nullable=True))
+    op.create_table(
+        "account_sessions",
+        sa.Column("id", sa.Integer(), primary_key=True),
+        sa.Column("secret_hash", sa.String(length=64), nullable=False, unique=True),
+        sa.Column("owner_id", sa.Integer(), sa.ForeignKey("owners.id"), nullable=False),
+        sa.Column("csrf", sa.String(length=64), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("ended_at", sa.DateTime(timezone=True), nullable=True),
+    )
+    op.create_index("ix_account_sessions_owner_id", "account_sessions", ["owner_id"])
+    op.create_table(
+        "throttles",
+        sa.Column("key", sa.String(length=200), primary_key=True),
+        sa.Column("window_start", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("count", sa.Integer(), nullable=False),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("throttles")
+    op.drop_index("ix_account_sessions_owner_id", "account_sessions")
+    op.drop_table("account_sessions")
+    op.drop_column("owners", "password_hash")

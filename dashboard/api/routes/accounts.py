@@ -1,0 +1,158 @@
+"""Accounts: sign up, sign in and out, and change a password (arena.services.accounts).
+
+Signing up or in sets the session's cookie (HttpOnly, SameSite=Lax, Secure over HTTPS)
+and answers the CSRF token that the browser's writes then carry as ``X-CSRF-Token``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Request, Response, status
+from pydantic import BaseModel, Field
+
+from arena.base.people import Caller
+from arena.services import accounts as account_service
+from arena.services.views.schemas import Name, Responses
+from dashboard.deps import (
+    SESSION_COOKIE,
+    OwnerDep,
+    PlatformDep,
+    SessionDep,
+    check_same_site,
+    clock,
+    signed_in,
+)
+
+router = APIRouter(tags=["accounts"])
+
+
+class Credentials(BaseModel):
+    name: str = Name
+    password: str = Field(min_length=1, max_length=account_service.MAX_PASSWORD)
+
+
+class SignedIn(BaseModel):
+    """The account signed in, and the CSRF token its browser's writes carry."""
+
+    name: str
+    csrf: str
+
+
+class NewPassword(BaseModel):
+    current: str = Field(min_length=1, max_length=account_service.MAX_PASSWORD)
+    new: str = Field(min_length=1, max_length=account_service.MAX_PASSWORD)
+
+
+class Ended(BaseModel):
+    #: the other sessions ended
+    ended: int
+
+
+THROTTLED: Responses = {429: {"description": "Too many tries: Retry-After says when"}}
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _signed_in(request: Request, response: Response, ticket: account_service.Ticket) -> SignedIn:
+    response.set_cookie(
+        SESSION_COOKIE,
+        ticket.secret,
+        max_age=int(account_service.SESSION_LASTS.total_seconds()),
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+    )
+    return SignedIn(name=ticket.caller.name, csrf=ticket.csrf)
+
+
+@router.post(
+    "/accounts",
+    response_model=SignedIn,
+    status_code=status.HTTP_201_CREATED,
+    responses={
+        400: {"description": "A bad name, or a short, long or common password"},
+        403: {"description": "From another site"},
+        409: {"description": "The name is taken"},
+        **THROTTLED,
+    },
+    dependencies=[Depends(check_same_site)],
+)
+def sign_up(
+    body: Credentials, request: Request, response: Response, platform: PlatformDep
+) -> SignedIn:
+    """A new account, signed in: the answer sets its session's cookie."""
+    ticket = account_service.sign_up(
+        platform.db, body.name, body.password, _address(request), clock(request)
+    )
+    return _signed_in(request, response, ticket)
+
+
+@router.post(
+    "/sessions",
+    response_model=SignedIn,
+    responses={
+        401: {"description": "No account has this name and password"},
+        403: {"description": "From another site"},
+        **THROTTLED,
+    },
+    dependencies=[Depends(check_same_site)],
+)
+def sign_in(
+    body: Credentials, request: Request, response: Response, platform: PlatformDep
+) -> SignedIn:
+    """A new session (never the one a cookie sent with the request names: a session
+    someone planted stays theirs alone)."""
+    ticket = account_service.sign_in(
+        platform.db, body.name, body.password, _address(request), clock(request)
+    )
+    return _signed_in(request, response, ticket)
+
+
+def _browser(request: Request, session: SessionDep) -> account_service.Browser:
+    browser = signed_in(request, session)
+    if browser is None:
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "not signed in")
+    return browser
+
+
+BrowserDep = Annotated[account_service.Browser, Depends(_browser)]
+
+
+@router.get("/sessions/current", response_model=SignedIn, responses={401: {}})
+def current(browser: BrowserDep) -> SignedIn:
+    """Who this browser is signed in as, and its CSRF token."""
+    return SignedIn(name=browser.caller.name, csrf=browser.csrf)
+
+
+@router.delete(
+    "/sessions/current",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses={401: {}, 403: {"description": "No CSRF token, or from another site"}},
+)
+def sign_out(request: Request, browser: BrowserDep, platform: PlatformDep) -> Response:
+    """End this browser's session."""
+    account_service.sign_out(platform.db, request.cookies[SESSION_COOKIE], clock(request))
+    response = Response(status_code=status.HTTP_204_NO_CONTENT)
+    response.delete_cookie(SESSION_COOKIE, httponly=True, samesite="lax")
+    return response
+
+
+@router.post(
+    "/account/password",
+    response_model=Ended,
+    responses={400: {}, 401: {}, 403: {"description": "Not the current password"}},
+)
+def change_password(
+    body: NewPassword, request: Request, owner: OwnerDep, session: SessionDep, platform: PlatformDep
+) -> Ended:
+    """A new password; every other session of the account ends."""
+    browser = signed_in(request, session)
+    keep = browser.session_id if browser is not None else None
+    caller = Caller(owner.id, owner.name)
+    ended = account_service.change_password(
+        platform.db, caller, body.current, body.new, keep, clock(request)
+    )
+    return Ended(ended=ended)

@@ -1,0 +1,205 @@
+"""Accounts, tried as an attacker would: sign-up and sign-in through the API, sessions in
+HttpOnly SameSite cookies, CSRF and other sites' requests refused, passwords guessed no
+faster than the throttles allow (a clock the test drives: nothing sleeps), a planted
+session never adopted, a changed password ending every other session."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from arena.platform.settings import Settings
+from arena.services.accounts import Throttles
+from arena.store.models import AccountSession, Owner, now
+from dashboard.app import create_app
+from dashboard.deps import CSRF_HEADER, SESSION_COOKIE
+from tests.support.api import OPERATOR_TOKEN, auth
+
+PASSWORD = "a long passphrase of mine"
+
+
+class Clock:
+    """The app's clock, moved by the test."""
+
+    def __init__(self) -> None:
+        self.moment = now()
+
+    def __call__(self) -> datetime:
+        return self.moment
+
+    def advance(self, seconds: float) -> None:
+        self.moment += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def site(settings: Settings) -> tuple[TestClient, Clock]:
+    app = create_app(replace(settings, operator_token=OPERATOR_TOKEN, page_cache_seconds=0))
+    app.state.clock = clock = Clock()
+    return TestClient(app, base_url="http://arena.test"), clock
+
+
+def _sign_up(client: TestClient, name: str = "alice", password: str = PASSWORD):
+    return client.post("/api/v1/accounts", json={"name": name, "password": password})
+
+
+def test_a_person_signs_up_is_signed_in_by_an_httponly_cookie_and_reads_their_account(
+    site,
+) -> None:
+    client, _ = site
+    made = _sign_up(client)
+    assert made.status_code == 201, made.text
+    assert made.json()["name"] == "alice" and len(made.json()["csrf"]) >= 32
+    cookie = made.headers["set-cookie"]
+    assert f"{SESSION_COOKIE}=" in cookie and "HttpOnly" in cookie and "SameSite=lax" in cookie
+    assert "Secure" not in cookie, "plain HTTP: a Secure cookie would never come back"
+    me = client.get("/api/v1/owners/me")
+    assert me.status_code == 200 and me.json()["name"] == "alice"
+    with client.app.state.platform.db.read() as session:  # type: ignore[attr-defined]
+        owner = session.scalars(select(Owner)).one()
+        stored = session.scalars(select(AccountSession.secret_hash)).one()
+    assert owner.password_hash is not None and owner.password_hash.startswith("$argon2id$")
+    assert PASSWORD not in owner.password_hash
+    assert client.cookies[SESSION_COOKIE] not in stored, "only the secret's digest is kept"
+
+
+def test_over_https_the_cookie_is_secure(settings: Settings) -> None:
+    client = TestClient(create_app(settings), base_url="https://arena.test")
+    assert "Secure" in _sign_up(client).headers["set-cookie"]
+
+
+@pytest.mark.parametrize(
+    ("name", "password", "said"),
+    [
+        ("bob", "short", "10 to 256 characters"),
+        ("bob", "x" * 257, "string_too_long"),
+        ("bob", "password123", "most common"),
+        ("bob", "Iloveyou12", "most common"),
+        ("BobTheGreat", "bobthegreat", "not the account's name"),
+        ("a b", PASSWORD, "pattern"),
+    ],
+)
+def test_a_weak_password_or_a_bad_name_is_refused(site, name, password, said) -> None:
+    client, _ = site
+    refused = _sign_up(client, name, password)
+    assert refused.status_code in (400, 422) and said in refused.text, refused.text
+
+
+def test_names_are_folded_whatever_their_case(site) -> None:
+    client, _ = site
+    assert _sign_up(client, "Alice").status_code == 201
+    taken = TestClient(client.app, base_url="http://arena.test")
+    assert _sign_up(taken, "ALICE").status_code == 409
+    signed = taken.post("/api/v1/sessions", json={"name": "alice", "password": PASSWORD})
+    assert signed.status_code == 200 and signed.json()["name"] == "Alice"
+
+
+def test_a_cookie_write_without_its_csrf_token_or_from_another_site_is_refused(site) -> None:
+    client, _ = site
+    csrf = _sign_up(client).json()["csrf"]
+    body = {"name": "mine", "kind": "sample", "target": "honest"}
+    assert client.post("/api/v1/bots", json=body).status_code == 403, "no CSRF token"
+    wrong = client.post("/api/v1/bots", json=body, headers={CSRF_HEADER: "x" * 43})
+    assert wrong.status_code == 403
+    elsewhere = {CSRF_HEADER: csrf, "Origin": "http://evil.example"}
+    assert client.post("/api/v1/bots", json=body, headers=elsewhere).status_code == 403
+    sent = client.post(
+        "/api/v1/bots", json=body, headers={CSRF_HEADER: csrf, "Origin": "http://arena.test"}
+    )
+    assert sent.status_code != 403, sent.text  # past the session's checks (a sample: 403/201)
+    assert client.get("/api/v1/owners/me").status_code == 200, "reads need no token"
+
+
+def test_signing_in_from_another_site_is_refused(site) -> None:
+    client, _ = site
+    _sign_up(client)
+    cross = client.post(
+        "/api/v1/sessions",
+        json={"name": "alice", "password": PASSWORD},
+        headers={"Origin": "http://evil.example"},
+    )
+    assert cross.status_code == 403
+
+
+def test_a_planted_session_is_never_adopted_and_signing_out_ends_it(site) -> None:
+    """Session fixation: a cookie sent with the sign-in is not the session signed in."""
+    client, _ = site
+    _sign_up(client)
+    planted = "planted-" + "0" * 40
+    client.cookies.set(SESSION_COOKIE, planted, domain="arena.test")
+    signed = client.post("/api/v1/sessions", json={"name": "alice", "password": PASSWORD})
+    assert signed.status_code == 200
+    assert client.cookies[SESSION_COOKIE] != planted
+    csrf = signed.json()["csrf"]
+    secret = client.cookies[SESSION_COOKIE]
+    assert client.delete("/api/v1/sessions/current").status_code == 403, "CSRF on sign-out"
+    assert client.delete("/api/v1/sessions/current", headers={CSRF_HEADER: csrf}).status_code == 204
+    client.cookies.set(SESSION_COOKIE, secret, domain="arena.test")  # kept by a thief
+    assert client.get("/api/v1/sessions/current").status_code == 401
+    assert client.get("/api/v1/owners/me").status_code == 401
+
+
+def test_password_guesses_are_throttled_per_account_and_per_address_by_the_clock(site) -> None:
+    client, clock = site
+    _sign_up(client)
+    limits = Throttles()
+    wrong = {"name": "alice", "password": "not the password at all"}
+    for _ in range(limits.per_account.most):
+        assert client.post("/api/v1/sessions", json=wrong).status_code == 401
+    blocked = client.post("/api/v1/sessions", json={"name": "alice", "password": PASSWORD})
+    assert blocked.status_code == 429, "even the right password: the account waits"
+    wait = int(blocked.headers["Retry-After"])
+    assert 0 < wait <= limits.per_account.window.total_seconds()
+    clock.advance(wait - 1)
+    assert client.post("/api/v1/sessions", json=wrong).status_code == 429
+    clock.advance(1)
+    right = client.post("/api/v1/sessions", json={"name": "alice", "password": PASSWORD})
+    assert right.status_code == 200, right.text
+    # one address guessing many accounts: its own limit, over every name
+    for index in range(limits.per_address.most):
+        guess = {"name": f"nobody{index}", "password": "not the password at all"}
+        assert client.post("/api/v1/sessions", json=guess).status_code == 401
+    assert client.post("/api/v1/sessions", json=wrong | {"name": "carol"}).status_code == 429
+
+
+def test_sign_ups_from_one_address_are_throttled(site) -> None:
+    client, clock = site
+    for index in range(Throttles().sign_ups.most):
+        assert _sign_up(client, f"person{index}").status_code == 201
+    over = _sign_up(client, "one-more")
+    assert over.status_code == 429 and int(over.headers["Retry-After"]) > 0
+    clock.advance(Throttles().sign_ups.window.total_seconds())
+    assert _sign_up(client, "one-more").status_code == 201
+
+
+def test_changing_the_password_ends_every_other_session(site) -> None:
+    client, _ = site
+    csrf = _sign_up(client).json()["csrf"]
+    other = TestClient(client.app, base_url="http://arena.test")
+    assert other.post("/api/v1/sessions", json={"name": "alice", "password": PASSWORD}).is_success
+    new = "another long passphrase"
+    changed = client.post(
+        "/api/v1/account/password",
+        json={"current": PASSWORD, "new": new},
+        headers={CSRF_HEADER: csrf},
+    )
+    assert changed.json() == {"ended": 1}, changed.text
+    assert other.get("/api/v1/owners/me").status_code == 401, "the other browser is out"
+    assert client.get("/api/v1/owners/me").status_code == 200, "this one stays in"
+    old = other.post("/api/v1/sessions", json={"name": "alice", "password": PASSWORD})
+    assert old.status_code == 401
+    assert other.post("/api/v1/sessions", json={"name": "alice", "password": new}).is_success
+
+
+def test_an_operator_made_owner_has_no_password_to_guess(site) -> None:
+    """Owners made by ``arena owner add`` sign in with their token only."""
+    from arena.services import owners as owner_service
+
+    client, _ = site
+    token = owner_service.add(client.app.state.platform.db, "dave")  # type: ignore[attr-defined]
+    guess = client.post("/api/v1/sessions", json={"name": "dave", "password": PASSWORD})
+    assert guess.status_code == 401
+    assert client.get("/api/v1/owners/me", headers=auth(token)).json()["name"] == "dave"
