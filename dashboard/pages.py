@@ -308,8 +308,20 @@ def match_page(
 
 @router.get("/owner", response_class=HTMLResponse)
 def owner_page() -> HTMLResponse:
-    """An owner's own page: everything on it comes from the API with the owner's token."""
+    """An owner's own page: everything on it comes from the API, signed in by the
+    browser's session or the owner's token."""
     return render("owner.html")
+
+
+@router.get("/signup", response_class=HTMLResponse)
+def sign_up_page() -> HTMLResponse:
+    """A new account (the form posts to the API: arena.services.accounts)."""
+    return render("account.html", title="Sign up", action="sign-up")
+
+
+@router.get("/signin", response_class=HTMLResponse)
+def sign_in_page() -> HTMLResponse:
+    return render("account.html", title="Sign in", action="sign-in")
 
 
 @router.get("/workers", response_class=HTMLResponse)

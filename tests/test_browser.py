@@ -429,7 +429,9 @@ def test_an_owner_submits_a_bot_through_the_form_and_reads_its_output(
     page.goto(f"{base_url}/owner")
     page.fill("#token", "not-a-token")
     page.click("#sign-in button")
-    expect(page.locator("#sign-in-error")).to_contain_text("a valid owner token is required")
+    expect(page.locator("#sign-in-error")).to_contain_text(
+        "a valid owner token, or a session (sign in), is required"
+    )
     page.fill("#token", token)
     page.click("#sign-in button")
     expect(page.locator("#owner-name")).to_have_text("e2e")
@@ -847,3 +849,43 @@ def test_an_owner_queues_a_scrimmage_reads_its_results_and_sets_consent(
     while TestClient(app).get("/api/v1/bots/sparring").json()["people_may_play"]:
         assert time.monotonic() < deadline, "the consent was never saved"
         time.sleep(0.05)
+
+
+def test_a_person_signs_up_on_the_site_works_signed_in_signs_out_and_in_again(
+    browser_page: Page, base_url: str
+) -> None:
+    """Sign-up, the owner's page on the session's cookie (a write carries its CSRF token:
+    a new API token), sign-out ending the session, a wrong password said, sign-in."""
+    context = browser_page.context.browser.new_context()  # cookies of its own
+    page = context.new_page()
+    try:
+        page.goto(f"{base_url}/signup")
+        page.fill("#account-name", "carol")
+        page.fill("#account-password", "short")
+        page.click("#account-form button")
+        expect(page).to_have_url(f"{base_url}/signup")  # the browser's own check first
+        page.fill("#account-password", "password123")
+        page.locator("#account-password").evaluate("input => input.minLength = 0")
+        page.click("#account-form button")
+        expect(page.locator("#account-error")).to_contain_text("most common")
+        page.fill("#account-password", "carol's long passphrase")
+        page.click("#account-form button")
+        expect(page).to_have_url(f"{base_url}/owner")
+        expect(page.locator("#owner-name")).to_have_text("carol")
+        page.click("#rotate")  # a write on the cookie: it carries the CSRF token
+        expect(page.locator("#new-token")).to_contain_text("arena_")
+        page.click("#sign-out")
+        expect(page.locator("#sign-in")).to_be_visible()
+        page.reload()
+        expect(page.locator("#sign-in")).to_be_visible()
+        expect(page.locator("#account")).to_be_hidden()
+        page.goto(f"{base_url}/signin")
+        page.fill("#account-name", "Carol")
+        page.fill("#account-password", "not the passphrase")
+        page.click("#account-form button")
+        expect(page.locator("#account-error")).to_contain_text("no account has this name")
+        page.fill("#account-password", "carol's long passphrase")
+        page.click("#account-form button")
+        expect(page.locator("#owner-name")).to_have_text("carol")
+    finally:
+        context.close()

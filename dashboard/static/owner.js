@@ -1,8 +1,9 @@
-// An owner's own page: sign in with the token (kept in this tab only), see the bots'
-// versions and choose which one plays (make live, roll back), submit a bot or a version
-// (live at once, staged, or gated by an A/B test), read the matches a page at a time,
-// filtered, with what each uploaded bot printed; rotate or revoke the token.
-// Everything goes through the API with the token as a Bearer header.
+// An owner's own page: signed in by the browser's session (/signin, /signup) or with the
+// token (kept in this tab only), see the bots' versions and choose which one plays (make
+// live, roll back), submit a bot or a version (live at once, staged, or gated by an A/B
+// test), read the matches a page at a time, filtered, with what each uploaded bot
+// printed; rotate or revoke the token. Everything goes through the API: with the token
+// as a Bearer header, or with the session's cookie and its CSRF token on every write.
 (function () {
   "use strict";
   var KEY = "arena-owner-token";
@@ -11,11 +12,15 @@
   var owner = null;
   var matchPage = 1;
   var matchRequest = 0; // only the latest listing is shown, whatever order answers arrive in
+  var csrf = null; // signed in by a session: the token its writes carry
 
   var el = window.arenaDom.el;
 
   function api(method, path, body) {
-    var headers = { Authorization: "Bearer " + sessionStorage.getItem(KEY) };
+    var headers = {};
+    var token = sessionStorage.getItem(KEY);
+    if (token) { headers.Authorization = "Bearer " + token; }
+    else if (csrf && method !== "GET") { headers["X-CSRF-Token"] = csrf; }
     if (body !== undefined) { headers["Content-Type"] = "application/json"; }
     return fetch("/api/v1" + path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) })
       .then(function (response) {
@@ -38,6 +43,18 @@
 
   function signIn(token) {
     sessionStorage.setItem(KEY, token);
+    return enter();
+  }
+
+  // The session this browser signed in with (/signin), if any: its CSRF token.
+  function resume() {
+    return fetch("/api/v1/sessions/current").then(function (response) {
+      if (!response.ok) { return; }
+      return response.json().then(function (signed) { csrf = signed.csrf; return enter(); });
+    });
+  }
+
+  function enter() {
     return api("GET", "/owners/me").then(function (me) {
       owner = me;
       $("sign-in").hidden = true;
@@ -382,7 +399,7 @@
   $("next-page").addEventListener("click", function () { matchPage += 1; showMatches(); });
   $("rotate").addEventListener("click", function () {
     api("POST", "/owners/me/token").then(function (fresh) {
-      sessionStorage.setItem(KEY, fresh.token);
+      if (!csrf) { sessionStorage.setItem(KEY, fresh.token); } // a session stays one
       $("new-token").textContent = "Your new token (shown once; the old one no longer works): " + fresh.token;
       $("new-token").hidden = false;
     });
@@ -392,11 +409,15 @@
     api("DELETE", "/owners/me/token").then(function () { signOut(); $("sign-in-error").textContent = "Token revoked."; $("sign-in-error").hidden = false; });
   });
   function signOut() {
+    var ended = csrf ? api("DELETE", "/sessions/current") : Promise.resolve();
     sessionStorage.removeItem(KEY);
+    csrf = null;
     owner = null;
-    $("account").hidden = true;
-    $("sign-in").hidden = false;
+    return ended.then(function () {
+      $("account").hidden = true;
+      $("sign-in").hidden = false;
+    });
   }
   $("sign-out").addEventListener("click", signOut);
-  if (sessionStorage.getItem(KEY)) { signIn(sessionStorage.getItem(KEY)); }
+  if (sessionStorage.getItem(KEY)) { signIn(sessionStorage.getItem(KEY)); } else { resume(); }
 })();
