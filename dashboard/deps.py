@@ -65,14 +65,35 @@ def get_owner(
     come from this site and carry the session's CSRF token, or are refused: 403)."""
     if credentials is None and (browser := signed_in(request, session)) is not None:
         return browser.caller
-    owner = owner_service.caller(session, credentials.credentials if credentials else "")
+    secret = credentials.credentials if credentials else ""
+    owner = owner_service.caller(session, secret, clock(request))
     if owner is None:
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED,
             "a valid owner token, or a session (sign in), is required",
             headers={"WWW-Authenticate": "Bearer"},
         )
+    needed = scope_of(request)
+    if needed not in owner.scopes:
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN,
+            f"this token may {' and '.join(sorted(owner.scopes))} only: this asks for {needed}",
+        )
     return owner
+
+
+#: the writes a ``submit`` token may make: a bot, a version
+SUBMITTING = frozenset({("POST", "/api/v1/bots"), ("POST", "/api/v1/bots/{name}/versions")})
+
+
+def scope_of(request: Request) -> str:
+    """The scope a request needs: ``read`` to read, ``submit`` to submit a bot or a
+    version, ``manage`` for every other write."""
+    if request.method in SAFE_METHODS:
+        return "read"
+    route = request.scope.get("route")
+    path = getattr(route, "path", request.url.path)
+    return "submit" if (request.method, path) in SUBMITTING else "manage"
 
 
 def signed_in(request: Request, session: Session) -> Browser | None:

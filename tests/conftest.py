@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -27,7 +29,12 @@ hypothesis_settings.register_profile("fast", max_examples=20)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Mark the processes this session starts, and kill what a dead session left."""
+    """Mark the processes this session starts, and kill what a dead session left; a
+    token ``arena login`` kept for this machine's user is never the tests' (their own,
+    empty, configuration folder)."""
+    if "ARENA_TESTS_CONFIG" not in os.environ:  # the controller's, shared by its workers
+        os.environ["ARENA_TESTS_CONFIG"] = tempfile.mkdtemp(prefix="arena-tests-config-")
+    os.environ["XDG_CONFIG_HOME"] = os.environ["ARENA_TESTS_CONFIG"]
     mark_session()
     swept = sweep_dead_sessions()
     if swept:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -14,7 +15,7 @@ from sqlalchemy import select
 
 from arena.platform.settings import Settings
 from arena.services.accounts import Throttles
-from arena.store.models import AccountSession, Owner, now
+from arena.store.models import AccountSession, ApiToken, Owner, now
 from dashboard.app import create_app
 from dashboard.deps import CSRF_HEADER, SESSION_COOKIE
 from tests.support.api import OPERATOR_TOKEN, auth
@@ -203,3 +204,92 @@ def test_an_operator_made_owner_has_no_password_to_guess(site) -> None:
     guess = client.post("/api/v1/sessions", json={"name": "dave", "password": PASSWORD})
     assert guess.status_code == 401
     assert client.get("/api/v1/owners/me", headers=auth(token)).json()["name"] == "dave"
+
+
+def _token(client: TestClient, csrf: str, scopes: list[str], days: int | None = None) -> dict:
+    made = client.post(
+        "/api/v1/tokens",
+        json={"label": "+".join(scopes), "scopes": scopes, "days": days},
+        headers={CSRF_HEADER: csrf},
+    )
+    assert made.status_code == 201, made.text
+    return made.json()
+
+
+def test_tokens_are_named_scoped_shown_once_and_a_read_only_one_cannot_submit(site) -> None:
+    """A stolen read-only token reads the owner's things and changes nothing."""
+    client, _ = site
+    csrf = _sign_up(client).json()["csrf"]
+    reader = _token(client, csrf, ["read"])
+    submitter = _token(client, csrf, ["submit", "read"])
+    assert reader["token"].startswith("arena_") and reader["scopes"] == ["read"]
+    assert submitter["scopes"] == ["read", "submit"], "in the scopes' order, once each"
+    thief = TestClient(client.app, base_url="http://arena.test")
+    assert thief.get("/api/v1/owners/me", headers=auth(reader["token"])).json()["name"] == "alice"
+    bot = {"name": "stolen", "kind": "sample", "target": "honest"}
+    refused = thief.post("/api/v1/bots", json=bot, headers=auth(reader["token"]))
+    assert refused.status_code == 403 and "read only" in refused.text, refused.text
+    for write in ("/api/v1/owners/me/token", "/api/v1/tokens"):
+        body = {"label": "more", "scopes": ["manage"]}
+        assert thief.post(write, json=body, headers=auth(submitter["token"])).status_code == 403
+    listed = client.get("/api/v1/tokens").json()
+    assert [row["label"] for row in listed] == ["submit+read", "read"]
+    assert all("token" not in row and row["state"] == "live" for row in listed)
+    with client.app.state.platform.db.read() as session:  # type: ignore[attr-defined]
+        kept = " ".join(session.scalars(select(ApiToken.digest)))
+    assert reader["token"] not in kept and submitter["token"] not in kept
+
+
+def test_a_revoked_or_expired_token_stops_working(site) -> None:
+    client, clock = site
+    csrf = _sign_up(client).json()["csrf"]
+    lasting = _token(client, csrf, ["read"], days=1)
+    revoked = _token(client, csrf, ["read", "submit", "manage"])
+    gone = client.delete(f"/api/v1/tokens/{revoked['id']}", headers={CSRF_HEADER: csrf})
+    assert gone.status_code == 204
+    assert client.get("/api/v1/owners/me", headers=auth(revoked["token"])).status_code == 401
+    assert client.get("/api/v1/owners/me", headers=auth(lasting["token"])).status_code == 200
+    clock.advance(24 * 3600)
+    assert client.get("/api/v1/owners/me", headers=auth(lasting["token"])).status_code == 401
+    states = {row["label"]: row["state"] for row in client.get("/api/v1/tokens").json()}
+    assert states == {"read": "expired", "read+submit+manage": "revoked"}
+    other = TestClient(client.app, base_url="http://arena.test")
+    csrf_b = _sign_up(other, "bob").json()["csrf"]
+    theirs = other.delete(f"/api/v1/tokens/{lasting['id']}", headers={CSRF_HEADER: csrf_b})
+    assert theirs.status_code == 404, "another account's token is not theirs to revoke"
+
+
+def test_an_unknown_scope_is_refused(site) -> None:
+    client, _ = site
+    csrf = _sign_up(client).json()["csrf"]
+    asked = {"label": "x", "scopes": ["admin"]}
+    refused = client.post("/api/v1/tokens", json=asked, headers={CSRF_HEADER: csrf})
+    assert refused.status_code == 422 and "'read', 'submit' or 'manage'" in refused.text
+
+
+@pytest.mark.processes
+def test_arena_login_keeps_the_token_for_the_owner_s_commands_and_logout_forgets_it(
+    tmp_path, settings: Settings
+) -> None:
+    """``arena login`` keeps the token in a file only its user reads (0600); ``bot
+    submit`` then acts as its owner with no ``--token``; a read-only token may not."""
+    from arena.services import owners as owner_service
+    from tests.support.cli import arena, environment
+
+    db = create_app(settings).state.platform.db
+    token = owner_service.add(db, "erin")
+    env = environment(settings) | {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env.pop("ARENA_TOKEN", None)
+    signed = arena("login", "--token", token, env=env)
+    assert signed.returncode == 0 and "signed in as erin" in signed.stdout, signed.stderr
+    kept = tmp_path / "config" / "arena" / "token"
+    assert kept.read_text().strip() == token and kept.stat().st_mode & 0o777 == 0o600
+    bot = tmp_path / "mine.py"
+    bot.write_text((Path(__file__).parents[1] / "examples" / "truthful.py").read_text())
+    submitted = arena("bot", "submit", "mine", "--path", str(bot), env=env)
+    assert submitted.returncode == 0, submitted.stderr
+    assert owner_service.listing(db)[0]["bots"] == ["mine"], "the bot is erin's"
+    wrong = arena("login", "--token", "arena_nobody", env=env)
+    assert wrong.returncode == 2 and "nobody's" in wrong.stderr
+    out = arena("logout", env=env)
+    assert out.returncode == 0 and not kept.exists()

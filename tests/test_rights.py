@@ -96,6 +96,9 @@ def attempts(alice_bot: str = "alices") -> dict[tuple[str, str], tuple[str, dict
         ),
         ("GET", "/api/v1/sessions/current"): ("/api/v1/sessions/current", None),
         ("DELETE", "/api/v1/sessions/current"): ("/api/v1/sessions/current", None),
+        ("POST", "/api/v1/tokens"): ("/api/v1/tokens", {"label": "x", "scopes": ["read"]}),
+        ("GET", "/api/v1/tokens"): ("/api/v1/tokens", None),
+        ("DELETE", "/api/v1/tokens/{token_id}"): ("/api/v1/tokens/1", None),
         ("POST", "/api/v1/account/password"): (
             "/api/v1/account/password",
             {"current": "a guess at alice's", "new": "a long passphrase of theirs"},

@@ -17,9 +17,15 @@ class Someone(Protocol):
     def name(self) -> str: ...
 
 
+#: what an API token may do: read the owner's own things, submit bots and versions,
+#: manage the rest (tournaments, tests, releases, tokens)
+SCOPES = ("read", "submit", "manage")
+
+
 @dataclass(frozen=True)
 class Caller:
-    """The owner a request's token names."""
+    """The owner a request's token (or session) names, and what it may do."""
 
     id: int
     name: str
+    scopes: frozenset[str] = frozenset(SCOPES)

@@ -73,6 +73,10 @@ COMMANDS: dict[str, Entry] = {
         "Serve the dashboard and the API (http://HOST:PORT/, the API under /api/v1).",
     ),
     "owner": Entry("arena.cli.owners", "app", "Owners and their API tokens."),
+    "login": Entry(
+        "arena.cli.login", "login", "Keep an owner's API token for this user's commands."
+    ),
+    "logout": Entry("arena.cli.login", "logout", "Forget the token arena login kept."),
     "status": Entry(
         "arena.cli.status",
         "status_command",

@@ -11,6 +11,7 @@ from rich.table import Table
 from arena.base.endpoints import reachable
 from arena.base.states import AfterQualifying, BotKind, VersionStatus
 from arena.cli.errors import fail
+from arena.cli.login import stored_token
 from arena.cli.platform import err, out, platform
 from arena.platform import Platform
 from arena.services import bots as bot_service
@@ -124,7 +125,7 @@ def bot_submit(
     kind, target = (BotKind.ENDPOINT, endpoint) if endpoint else (BotKind.PATH, path)
     assert target is not None  # exactly one was given
     arena = platform()
-    owner_id = _owner_of(arena, token) if token else None
+    owner_id = _acting(arena, token, "submit")
     queued = arena.workers_running()
     if not queued and not wait:
         fail("no worker is running to qualify it later: start one, or submit without --no-wait")
@@ -150,17 +151,26 @@ def bot_submit(
         raise typer.Exit(1)
 
 
-def _owner_of(arena: Platform, token: str) -> int:
-    owner = owner_service.owner_of(arena.db, token)
+def _acting(arena: Platform, token: str | None, scope: str) -> int | None:
+    """The owner the command acts as: the token's (``--token``, ``ARENA_TOKEN``, else
+    the one ``arena login`` kept), which must have ``scope``; None: the operator."""
+    token = token or stored_token()
+    if not token:
+        return None
+    owner = owner_service.scoped(arena.db, token)
     if owner is None:
-        fail("that token is no owner's (arena owner add NAME makes one)")
-    return owner
+        fail("that token is no owner's (arena owner add NAME makes one, or /account)")
+    if scope not in owner.scopes:
+        fail(f"that token may {' and '.join(sorted(owner.scopes))} only: this needs {scope}")
+    return owner.id
 
 
 Token = Annotated[
     str | None,
     typer.Option(
-        envvar="ARENA_TOKEN", help="As the owner of this API token (without: the operator)."
+        envvar="ARENA_TOKEN",
+        help="As the owner of this API token (default: the one arena login kept; without"
+        " either: the operator).",
     ),
 ]
 
@@ -190,7 +200,7 @@ def _release(change: Callable[[Platform, int | None], LiveVersion], token: str |
     """Run a change of live version as the token's owner (or the operator); say what
     plays now."""
     arena = platform()
-    live = change(arena, _owner_of(arena, token) if token else None)
+    live = change(arena, _acting(arena, token, "manage"))
     arena.send(live.jobs)  # else a worker's next pass seats them
     out.print(live.said(), markup=False)
 

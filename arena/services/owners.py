@@ -8,7 +8,8 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from arena.base.people import Caller, Someone
-from arena.services import rights
+from arena.services import rights, tokens
+from arena.services.accounts import WALL_CLOCK, Clock
 from arena.store import owners as store
 from arena.store.db import Database
 from arena.store.limits import SubmissionRate
@@ -44,11 +45,16 @@ def owner_of(db: Database, token: str) -> int | None:
     return None if found is None else found.id
 
 
-def caller(session: Session, token: str) -> Caller | None:
-    """The owner whose API token is ``token`` (None: nobody's), read in the request's
-    own session."""
-    owner = store.authenticate(session, token)
-    return None if owner is None else Caller(owner.id, owner.name)
+def scoped(db: Database, token: str) -> Caller | None:
+    """The owner whose API token is ``token``, with what it may do (None: nobody's)."""
+    with db.read() as session:
+        return caller(session, token)
+
+
+def caller(session: Session, token: str, clock: Clock = WALL_CLOCK) -> Caller | None:
+    """The owner whose API token is ``token``, with what the token may do (None:
+    nobody's), read in the request's own session."""
+    return tokens.caller(session, token, clock)
 
 
 def described(db: Database, owner_id: int) -> dict[str, Any]:

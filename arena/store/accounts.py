@@ -10,7 +10,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Conflict
-from arena.store.models import AccountSession, Owner, Throttle
+from arena.store.models import AccountSession, ApiToken, Owner, Throttle
 from arena.store.owners import REVOKED, digest
 
 
@@ -89,3 +89,53 @@ def count(session: Session, key: str, moment: datetime, window: timedelta) -> Th
 def forget_throttles(session: Session, before: datetime) -> None:
     """Drop windows that ended before ``before`` (so addresses seen once do not pile up)."""
     session.execute(delete(Throttle).where(Throttle.window_start < before))
+
+
+def add_token(
+    session: Session,
+    owner_id: int,
+    label: str,
+    secret: str,
+    scopes: list[str],
+    moment: datetime,
+    expires_at: datetime | None,
+) -> ApiToken:
+    """A named token of the owner's (only the secret's digest is kept)."""
+    token = ApiToken(
+        owner_id=owner_id,
+        label=label,
+        digest=digest(secret),
+        scopes=",".join(scopes),
+        created_at=moment,
+        expires_at=expires_at,
+    )
+    session.add(token)
+    session.flush()
+    return token
+
+
+def live_token(session: Session, secret: str, moment: datetime) -> ApiToken | None:
+    """The token ``secret`` is, if it is neither revoked nor expired."""
+    if not secret:
+        return None
+    return session.scalar(
+        select(ApiToken).where(
+            ApiToken.digest == digest(secret),
+            ApiToken.revoked_at.is_(None),
+            (ApiToken.expires_at.is_(None)) | (ApiToken.expires_at > moment),
+        )
+    )
+
+
+def tokens_of(session: Session, owner_id: int) -> list[ApiToken]:
+    """The owner's tokens, the newest first (revoked and expired ones too)."""
+    return list(
+        session.scalars(
+            select(ApiToken).where(ApiToken.owner_id == owner_id).order_by(ApiToken.id.desc())
+        )
+    )
+
+
+def token_of(session: Session, owner_id: int, token_id: int) -> ApiToken | None:
+    found = session.get(ApiToken, token_id)
+    return found if found is not None and found.owner_id == owner_id else None

@@ -110,6 +110,21 @@ class Owner(Base):
     password_hash: Mapped[str | None] = mapped_column(String(255))
 
 
+class ApiToken(Base):
+    """A named API token of an account: only its SHA-256 is kept; what it may do
+    (``scopes``, comma-separated), until when (None: until revoked)."""
+
+    __tablename__ = "api_tokens"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("owners.id"), index=True)
+    label: Mapped[str] = mapped_column(String(100))
+    digest: Mapped[str] = mapped_column(String(64), unique=True)
+    scopes: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+    expires_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    revoked_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+
+
 class AccountSession(Base):
     """A signed-in browser: the cookie holds a random secret, the database its SHA-256
     only; the CSRF token its cookie-authenticated writes carry. Ended (signed out, the

@@ -1,4 +1,5 @@
-"""Accounts: sign up, sign in and out, and change a password (arena.services.accounts).
+"""Accounts: sign up, sign in and out, change a password (arena.services.accounts), and
+the account's API tokens (arena.services.tokens).
 
 Signing up or in sets the session's cookie (HttpOnly, SameSite=Lax, Secure over HTTPS)
 and answers the CSRF token that the browser's writes then carry as ``X-CSRF-Token``.
@@ -13,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from arena.base.people import Caller
 from arena.services import accounts as account_service
+from arena.services import tokens as token_service
 from arena.services.views.schemas import Name, Responses
 from dashboard.deps import (
     SESSION_COOKIE,
@@ -156,3 +158,47 @@ def change_password(
         platform.db, caller, body.current, body.new, keep, clock(request)
     )
     return Ended(ended=ended)
+
+
+class TokenCreate(
+    token_service.TokenRequest.body("TokenCreate")  # type: ignore[misc]  # the request's fields
+):
+    """A new API token: a label, its scopes, and how many days it works (none: until
+    revoked)."""
+
+    def request(self) -> token_service.TokenRequest:
+        return token_service.TokenRequest.asked(**self.model_dump())
+
+
+@router.post(
+    "/tokens",
+    response_model=token_service.Issued,
+    status_code=status.HTTP_201_CREATED,
+    responses={401: {}, 403: {"description": "A token without the manage scope"}},
+)
+def make_token(
+    body: TokenCreate, request: Request, owner: OwnerDep, platform: PlatformDep
+) -> token_service.Issued:
+    """A new token of the caller's, shown this once (only its SHA-256 is kept)."""
+    return token_service.issue(platform.db, owner, body.request(), clock(request))
+
+
+@router.get("/tokens", response_model=list[token_service.TokenRow], responses={401: {}})
+def my_tokens(
+    request: Request, owner: OwnerDep, session: SessionDep
+) -> list[token_service.TokenRow]:
+    """The caller's tokens, the newest first, without their secrets."""
+    return token_service.listing(session, owner, clock(request))
+
+
+@router.delete(
+    "/tokens/{token_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses={401: {}, 403: {}, 404: {"description": "Not one of the caller's tokens"}},
+)
+def revoke_token(
+    token_id: int, request: Request, owner: OwnerDep, platform: PlatformDep
+) -> Response:
+    """The token stops working at once."""
+    token_service.revoke(platform.db, owner, token_id, clock(request))
+    return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -1,6 +1,6 @@
 """Accounts: an owner may have a password (people sign up by themselves), browsers stay
-signed in by server-side sessions, and sign-ins and sign-ups are counted per name and
-per address (throttles).
+signed in by server-side sessions, an account has named API tokens with scopes, and
+sign-ins and sign-ups are counted per name and per address (throttles).
 
 Revision ID: 0024
 Revises: 0023
@@ -31,6 +31,18 @@ def upgrade() -> None:
     )
     op.create_index("ix_account_sessions_owner_id", "account_sessions", ["owner_id"])
     op.create_table(
+        "api_tokens",
+        sa.Column("id", sa.Integer(), primary_key=True),
+        sa.Column("owner_id", sa.Integer(), sa.ForeignKey("owners.id"), nullable=False),
+        sa.Column("label", sa.String(length=100), nullable=False),
+        sa.Column("digest", sa.String(length=64), nullable=False, unique=True),
+        sa.Column("scopes", sa.String(length=100), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
+    )
+    op.create_index("ix_api_tokens_owner_id", "api_tokens", ["owner_id"])
+    op.create_table(
         "throttles",
         sa.Column("key", sa.String(length=200), primary_key=True),
         sa.Column("window_start", sa.DateTime(timezone=True), nullable=False),
@@ -40,6 +52,8 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("throttles")
+    op.drop_index("ix_api_tokens_owner_id", "api_tokens")
+    op.drop_table("api_tokens")
     op.drop_index("ix_account_sessions_owner_id", "account_sessions")
     op.drop_table("account_sessions")
     op.drop_column("owners", "password_hash")
