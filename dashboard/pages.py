@@ -316,12 +316,18 @@ def owner_page() -> HTMLResponse:
 @router.get("/signup", response_class=HTMLResponse)
 def sign_up_page() -> HTMLResponse:
     """A new account (the form posts to the API: arena.services.accounts)."""
-    return render("account.html", title="Sign up", action="sign-up")
+    return render("sign.html", title="Sign up", action="sign-up")
 
 
 @router.get("/signin", response_class=HTMLResponse)
 def sign_in_page() -> HTMLResponse:
-    return render("account.html", title="Sign in", action="sign-in")
+    return render("sign.html", title="Sign in", action="sign-in")
+
+
+@router.get("/account", response_class=HTMLResponse)
+def account_page() -> HTMLResponse:
+    """The account's API tokens and password, on the browser's session."""
+    return render("account.html")
 
 
 @router.get("/workers", response_class=HTMLResponse)

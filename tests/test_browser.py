@@ -887,5 +887,27 @@ def test_a_person_signs_up_on_the_site_works_signed_in_signs_out_and_in_again(
         page.fill("#account-password", "carol's long passphrase")
         page.click("#account-form button")
         expect(page.locator("#owner-name")).to_have_text("carol")
+        _tokens_on_the_account_page(page, base_url)
     finally:
         context.close()
+
+
+def _tokens_on_the_account_page(page: Page, base_url: str) -> None:
+    """/account: a read-only token made (shown once), listed, revoked; a script holding
+    it reads and may not submit."""
+    page.goto(f"{base_url}/account")
+    expect(page.locator("#account-owner")).to_have_text("carol")
+    page.fill("#token-label", "laptop")
+    page.click("#token-form button")
+    expect(page.locator("#token-made")).to_contain_text("arena_")
+    token = page.locator("#token-made").inner_text().rsplit(" ", 1)[-1]
+    expect(page.locator("#tokens tbody tr")).to_have_count(1)
+    expect(page.locator("#tokens .token-state")).to_have_text("live")
+    headers = {"Authorization": f"Bearer {token}"}
+    assert page.request.get(f"{base_url}/api/v1/owners/me", headers=headers).ok
+    bot = {"name": "carols", "kind": "sample", "target": "honest"}
+    refused = page.request.post(f"{base_url}/api/v1/bots", data=bot, headers=headers)
+    assert refused.status == 403
+    page.click("#tokens button")
+    expect(page.locator("#tokens .token-state")).to_have_text("revoked")
+    assert page.request.get(f"{base_url}/api/v1/owners/me", headers=headers).status == 401

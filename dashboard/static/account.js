@@ -1,10 +1,10 @@
-// Sign up or sign in: the form posts the name and password to the API, which answers a
-// session cookie (HttpOnly: this script never sees it); then on to the owner's page.
+// The account's own page: its API tokens (made, listed, revoked) and its password, on
+// the browser's session; every write carries the session's CSRF token.
 (function () {
   "use strict";
-  var form = document.getElementById("account-form");
-  var error = document.getElementById("account-error");
-  var path = form.dataset.action === "sign-up" ? "/api/v1/accounts" : "/api/v1/sessions";
+  var $ = function (id) { return document.getElementById(id); };
+  var el = window.arenaDom.el;
+  var csrf = null;
 
   function said(data, status) {
     var detail = data && data.detail;
@@ -14,22 +14,75 @@
     return detail || ("HTTP " + status);
   }
 
-  form.addEventListener("submit", function (event) {
-    event.preventDefault();
-    var body = {
-      name: document.getElementById("account-name").value.trim(),
-      password: document.getElementById("account-password").value,
-    };
-    fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })
+  function api(method, path, body) {
+    var headers = { "X-CSRF-Token": csrf };
+    if (body !== undefined) { headers["Content-Type"] = "application/json"; }
+    return fetch("/api/v1" + path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) })
       .then(function (response) {
+        if (response.status === 204) { return null; }
         return response.json().then(function (data) {
           if (!response.ok) { throw new Error(said(data, response.status)); }
-          window.location.assign("/owner");
+          return data;
         });
-      })
-      .catch(function (failure) {
-        error.textContent = failure.message;
-        error.hidden = false;
       });
+  }
+
+  function day(moment) { return moment ? moment.slice(0, 16).replace("T", " ") + " UTC" : "never"; }
+
+  function showTokens() {
+    return api("GET", "/tokens").then(function (tokens) {
+      var rows = tokens.map(function (token) {
+        var cell = el("td");
+        if (token.state === "live") {
+          var revoke = el("button", null, "Revoke");
+          revoke.type = "button";
+          revoke.dataset.token = token.id;
+          revoke.addEventListener("click", function () {
+            api("DELETE", "/tokens/" + token.id).then(showTokens).catch(report);
+          });
+          cell.append(revoke);
+        }
+        var row = el("tr");
+        row.append(
+          el("td", null, token.label), el("td", null, token.scopes.join(", ")),
+          el("td", null, day(token.created_at)), el("td", null, day(token.expires_at)),
+          el("td", "token-state", token.state), cell
+        );
+        return row;
+      });
+      var body = $("tokens").querySelector("tbody");
+      body.replaceChildren.apply(body, rows);
+    });
+  }
+
+  function report(error) { $("account-status").textContent = error.message; }
+
+  $("token-form").addEventListener("submit", function (event) {
+    event.preventDefault();
+    var scopes = Array.prototype.map.call(document.querySelectorAll("input[name=scope]:checked"), function (box) { return box.value; });
+    var days = $("token-days").value ? Number($("token-days").value) : null;
+    api("POST", "/tokens", { label: $("token-label").value.trim(), scopes: scopes, days: days }).then(function (made) {
+      $("token-made").textContent = "Your new token (shown once): " + made.token;
+      $("token-made").hidden = false;
+      return showTokens();
+    }).catch(report);
   });
+
+  $("password-form").addEventListener("submit", function (event) {
+    event.preventDefault();
+    api("POST", "/account/password", { current: $("password-current").value, new: $("password-new").value }).then(function (ended) {
+      $("account-status").textContent = "Password changed; " + ended.ended + " other sessions signed out.";
+      $("password-form").reset();
+    }).catch(report);
+  });
+
+  fetch("/api/v1/sessions/current").then(function (response) {
+    if (!response.ok) { $("not-signed-in").hidden = false; return; }
+    return response.json().then(function (signed) {
+      csrf = signed.csrf;
+      $("account-owner").textContent = signed.name;
+      $("account-settings").hidden = false;
+      return showTokens();
+    });
+  }).catch(report);
 })();
