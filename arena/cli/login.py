@@ -6,18 +6,13 @@ commands that act as an owner (``bot submit``, ``bot promote``, ...) need no ``-
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from arena.cli.errors import fail
 from arena.cli.platform import out, platform
-
-
-def token_file() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "arena" / "token"
+from arena.platform.settings import token_file
 
 
 def stored_token() -> str | None:

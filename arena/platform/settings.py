@@ -223,6 +223,14 @@ def data_dir_from(env: Mapping[str, str]) -> Path:
     return Path(base).expanduser().resolve() / "arena"
 
 
+def token_file(env: Mapping[str, str] | None = None) -> Path:
+    """Where ``arena login`` keeps an owner's token for this user: a file of their own
+    configuration folder (``$XDG_CONFIG_HOME/arena/token``, else ``~/.config``)."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base).expanduser() / "arena" / "token"
+
+
 def running(data_dir: Path) -> dict[str, Any] | None:
     """What the ``arena up`` running on ``data_dir`` wrote, if one runs."""
     try:
