@@ -17,7 +17,7 @@ from arena.platform import Platform
 from arena.platform.settings import Settings
 from arena.platform.tables import TableRoom
 from arena.services.accounts import WALL_CLOCK
-from dashboard import api, errors, operations, pages, tables, timing
+from dashboard import api, errors, oidc, operations, pages, tables, timing
 from dashboard.cache import PageCache
 from dashboard.limits import BodyLimit
 from dashboard.timing import RequestTimer
@@ -49,6 +49,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(operations.router)
     app.include_router(pages.router)
+    app.include_router(oidc.router)
     app.include_router(tables.router)
     app.mount("/static/swagger", StaticFiles(directory=SWAGGER_UI), name="swagger")
     app.mount("/static", StaticFiles(directory=Path(__file__).parent / "static"), name="static")

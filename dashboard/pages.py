@@ -320,8 +320,10 @@ def sign_up_page() -> HTMLResponse:
 
 
 @router.get("/signin", response_class=HTMLResponse)
-def sign_in_page() -> HTMLResponse:
-    return render("sign.html", title="Sign in", action="sign-in")
+def sign_in_page(platform: PlatformDep) -> HTMLResponse:
+    """A name and password, or the OpenID Connect provider the operator set."""
+    provider = platform.settings.oidc
+    return render("sign.html", title="Sign in", action="sign-in", provider=provider)
 
 
 @router.get("/account", response_class=HTMLResponse)

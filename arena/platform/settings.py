@@ -59,6 +59,27 @@ class TableLimits:
 
 
 @dataclass(frozen=True)
+class OidcProvider:
+    """An OpenID Connect provider: its issuer (its discovery document is under it), and
+    the platform's client id and secret there."""
+
+    issuer: str
+    client_id: str
+    client_secret: str = field(repr=False)
+
+
+def _oidc(env: Mapping[str, str]) -> OidcProvider | None:
+    issuer = env.get("ARENA_OIDC_ISSUER")
+    if not issuer:
+        return None
+    return OidcProvider(
+        issuer.rstrip("/"),
+        env.get("ARENA_OIDC_CLIENT_ID") or "",
+        env.get("ARENA_OIDC_CLIENT_SECRET") or "",
+    )
+
+
+@dataclass(frozen=True)
 class Settings:
     data_dir: Path
     database_url: str
@@ -86,6 +107,8 @@ class Settings:
     #: modules that register formats of their own (``ARENA_FORMATS``, comma-separated),
     #: imported by every process of the platform as it starts (arena.platform.extensions)
     format_modules: tuple[str, ...] = ()
+    #: an OpenID Connect provider people may sign in with (None: none)
+    oidc: OidcProvider | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -129,6 +152,7 @@ class Settings:
             ),
             trusted_proxies=_addresses(env, "ARENA_TRUSTED_PROXIES"),
             format_modules=_names(env, "ARENA_FORMATS"),
+            oidc=_oidc(env),
         )
 
 

@@ -14,6 +14,7 @@ session.
 from __future__ import annotations
 
 import math
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -247,3 +248,52 @@ def _refuse_over(count: int, start: datetime, limit: Limit, moment: datetime) ->
     if count >= limit.most:
         wait = max(1, math.ceil((start + limit.window - moment).total_seconds()))
         raise TooMany(f"too many tries: try again in {wait} s", retry_after=wait)
+
+
+#: how long a browser may stay at the provider before its sign-in is over
+ATTEMPT_LASTS = timedelta(minutes=10)
+
+
+def keep_attempt(db: Database, state: str, nonce: str, verifier: str, clock: Clock = now) -> None:
+    """Keep what checks the browser's return from the provider."""
+    db.transaction(lambda session: store.keep_attempt(session, state, nonce, verifier, clock()))
+
+
+def take_attempt(db: Database, state: str, clock: Clock = now) -> tuple[str, str]:
+    """The nonce and the PKCE verifier of the attempt ``state`` names (once); ``Forbidden``
+    when there is none (used, over, or never begun here)."""
+    found = db.transaction(
+        lambda session: store.take_attempt(session, state, clock() - ATTEMPT_LASTS)
+    )
+    if found is None:
+        raise Forbidden("this sign-in is over or was never begun here: sign in again")
+    return found.nonce, found.verifier
+
+
+def sign_in_with(
+    db: Database, issuer: str, subject: str, username: str, clock: Clock = now
+) -> Ticket:
+    """A session for the account the provider's ``subject`` is linked to; the first
+    time, a new account (named as the person is there, or that name and a number)."""
+    moment = clock()
+
+    def enter(session: Session) -> Ticket:
+        owner = store.identified(session, issuer, subject)
+        if owner is None:
+            owner = store.add(session, _free_name(session, username), None)
+            store.link(session, owner.id, issuer, subject, moment)
+        return _open(session, owner, moment)
+
+    return db.transaction(enter)
+
+
+def _free_name(session: Session, wanted: str) -> str:
+    """A valid account name no one has: ``wanted`` made valid, then numbered."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "-", wanted).strip(".-_")[:90] or "person"
+    if not NAME.fullmatch(name):
+        name = f"p{name}"[:90]
+    if store.named(session, name) is None:
+        return name
+    return next(
+        f"{name}-{n}" for n in range(2, 10_000) if store.named(session, f"{name}-{n}") is None
+    )

@@ -10,7 +10,14 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Conflict
-from arena.store.models import AccountSession, ApiToken, Owner, Throttle
+from arena.store.models import (
+    AccountSession,
+    ApiToken,
+    Identity,
+    Owner,
+    SignInAttempt,
+    Throttle,
+)
 from arena.store.owners import REVOKED, digest
 
 
@@ -19,8 +26,9 @@ def named(session: Session, name: str) -> Owner | None:
     return session.scalar(select(Owner).where(func.lower(Owner.name) == name.lower()))
 
 
-def add(session: Session, name: str, password_hash: str) -> Owner:
-    """A new account: an owner with a password and no API token yet."""
+def add(session: Session, name: str, password_hash: str | None) -> Owner:
+    """A new account: an owner with a password (None: it signs in at a provider) and no
+    API token yet."""
     if named(session, name) is not None:
         raise Conflict.of("owner.taken", name=name)
     owner = Owner(name=name, token_hash=f"{REVOKED}{digest(name)}", password_hash=password_hash)
@@ -139,3 +147,32 @@ def tokens_of(session: Session, owner_id: int) -> list[ApiToken]:
 def token_of(session: Session, owner_id: int, token_id: int) -> ApiToken | None:
     found = session.get(ApiToken, token_id)
     return found if found is not None and found.owner_id == owner_id else None
+
+
+def keep_attempt(session: Session, state: str, nonce: str, verifier: str, moment: datetime) -> None:
+    session.add(SignInAttempt(state=state, nonce=nonce, verifier=verifier, created_at=moment))
+    session.flush()
+
+
+def take_attempt(session: Session, state: str, since: datetime) -> SignInAttempt | None:
+    """The attempt ``state`` names, once (it is deleted), if it began after ``since``."""
+    found = session.get(SignInAttempt, state, with_for_update=True)
+    if found is None:
+        return None
+    session.delete(found)
+    session.execute(delete(SignInAttempt).where(SignInAttempt.created_at < since))
+    session.flush()
+    return found if found.created_at >= since else None
+
+
+def identified(session: Session, issuer: str, subject: str) -> Owner | None:
+    """The account linked to the provider's ``subject``."""
+    found = session.scalar(
+        select(Identity).where(Identity.issuer == issuer, Identity.subject == subject)
+    )
+    return None if found is None else session.get_one(Owner, found.owner_id)
+
+
+def link(session: Session, owner_id: int, issuer: str, subject: str, moment: datetime) -> None:
+    session.add(Identity(issuer=issuer, subject=subject, owner_id=owner_id, created_at=moment))
+    session.flush()

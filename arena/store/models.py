@@ -125,6 +125,29 @@ class ApiToken(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
 
+class Identity(Base):
+    """An account's identity at an OpenID Connect provider (its ``sub`` there)."""
+
+    __tablename__ = "identities"
+    __table_args__ = (UniqueConstraint("issuer", "subject", name="uq_identities_subject"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    issuer: Mapped[str] = mapped_column(String(255))
+    subject: Mapped[str] = mapped_column(String(255))
+    owner_id: Mapped[int] = mapped_column(ForeignKey("owners.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+
+
+class SignInAttempt(Base):
+    """A browser at the provider: the state it comes back with, the nonce its
+    ``id_token`` must hold and the PKCE verifier; used once."""
+
+    __tablename__ = "sign_in_attempts"
+    state: Mapped[str] = mapped_column(String(64), primary_key=True)
+    nonce: Mapped[str] = mapped_column(String(64))
+    verifier: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
 class AccountSession(Base):
     """A signed-in browser: the cookie holds a random secret, the database its SHA-256
     only; the CSRF token its cookie-authenticated writes carry. Ended (signed out, the

@@ -59,6 +59,14 @@ def _address(request: Request) -> str:
 
 
 def _signed_in(request: Request, response: Response, ticket: account_service.Ticket) -> SignedIn:
+    set_session_cookie(request, response, ticket)
+    return SignedIn(name=ticket.caller.name, csrf=ticket.csrf)
+
+
+def set_session_cookie(
+    request: Request, response: Response, ticket: account_service.Ticket
+) -> None:
+    """The session's cookie: HttpOnly, SameSite=Lax, Secure over HTTPS."""
     response.set_cookie(
         SESSION_COOKIE,
         ticket.secret,
@@ -67,7 +75,6 @@ def _signed_in(request: Request, response: Response, ticket: account_service.Tic
         samesite="lax",
         secure=request.url.scheme == "https",
     )
-    return SignedIn(name=ticket.caller.name, csrf=ticket.csrf)
 
 
 @router.post(

@@ -1,5 +1,6 @@
 """Accounts: an owner may have a password (people sign up by themselves), browsers stay
-signed in by server-side sessions, an account has named API tokens with scopes, and
+signed in by server-side sessions or from an OpenID Connect provider (identities), an
+account has named API tokens with scopes, and
 sign-ins and sign-ups are counted per name and per address (throttles).
 
 Revision ID: 0024
@@ -43,6 +44,23 @@ def upgrade() -> None:
     )
     op.create_index("ix_api_tokens_owner_id", "api_tokens", ["owner_id"])
     op.create_table(
+        "identities",
+        sa.Column("id", sa.Integer(), primary_key=True),
+        sa.Column("issuer", sa.String(length=255), nullable=False),
+        sa.Column("subject", sa.String(length=255), nullable=False),
+        sa.Column("owner_id", sa.Integer(), sa.ForeignKey("owners.id"), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.UniqueConstraint("issuer", "subject", name="uq_identities_subject"),
+    )
+    op.create_index("ix_identities_owner_id", "identities", ["owner_id"])
+    op.create_table(
+        "sign_in_attempts",
+        sa.Column("state", sa.String(length=64), primary_key=True),
+        sa.Column("nonce", sa.String(length=64), nullable=False),
+        sa.Column("verifier", sa.String(length=128), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_table(
         "throttles",
         sa.Column("key", sa.String(length=200), primary_key=True),
         sa.Column("window_start", sa.DateTime(timezone=True), nullable=False),
@@ -52,6 +70,9 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("throttles")
+    op.drop_table("sign_in_attempts")
+    op.drop_index("ix_identities_owner_id", "identities")
+    op.drop_table("identities")
     op.drop_index("ix_api_tokens_owner_id", "api_tokens")
     op.drop_table("api_tokens")
     op.drop_index("ix_account_sessions_owner_id", "account_sessions")
