@@ -15,6 +15,7 @@ from arena.platform import Platform
 from arena.services import accounts as account_service
 from arena.services import owners as owner_service
 from arena.services.accounts import Browser, Clock
+from arena.services.operators import PLATFORM_OPERATOR
 
 
 def get_platform(request: Request) -> Platform:
@@ -144,24 +145,46 @@ def _is_operator(platform: Platform, token: str) -> bool:
 
 
 def get_operator(
+    request: Request,
     platform: PlatformDep,
+    session: SessionDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> None:
-    """Only the operator's token (``ARENA_OPERATOR_TOKEN``) passes."""
-    if platform.settings.operator_token is None:
+) -> str:
+    """Who acts as the operator: the operator's token (``ARENA_OPERATOR_TOKEN``), or an
+    account with the operator's role (its session, or its token with ``manage``); the
+    name the audit log keeps. Anybody else is refused."""
+    if _is_operator(platform, credentials.credentials if credentials else ""):
+        return PLATFORM_OPERATOR
+    caller = _caller_or_none(request, session, credentials)
+    if caller is not None and caller.operator:
+        if "manage" not in caller.scopes:
+            raise HTTPException(status.HTTP_403_FORBIDDEN, "this token may not manage")
+        return caller.name
+    if platform.settings.operator_token is None and caller is None:
         raise HTTPException(
             status.HTTP_403_FORBIDDEN,
             "the operator's API is off: the platform was started without ARENA_OPERATOR_TOKEN",
         )
-    if not _is_operator(platform, credentials.credentials if credentials else ""):
-        raise HTTPException(
-            status.HTTP_401_UNAUTHORIZED,
-            "the operator's token is required",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
+    raise HTTPException(
+        status.HTTP_401_UNAUTHORIZED,
+        "the operator's token is required",
+        headers={"WWW-Authenticate": "Bearer"},
+    )
+
+
+def _caller_or_none(
+    request: Request, session: Session, credentials: HTTPAuthorizationCredentials | None
+) -> Caller | None:
+    """The account calling, if any (no refusal: the operator's checks decide)."""
+    if credentials is None:
+        browser = signed_in(request, session)
+        return None if browser is None else browser.caller
+    return owner_service.caller(session, credentials.credentials, clock(request))
 
 
 OperatorDep = Depends(get_operator)
+#: the operator's name for the audit log (the token's, or an operator account's)
+OperatorNameDep = Annotated[str, Depends(get_operator)]
 
 
 def get_actor(

@@ -293,3 +293,56 @@ def test_arena_login_keeps_the_token_for_the_owner_s_commands_and_logout_forgets
     assert wrong.returncode == 2 and "nobody's" in wrong.stderr
     out = arena("logout", env=env)
     assert out.returncode == 0 and not kept.exists()
+
+
+def test_an_operator_account_suspends_another_whose_tokens_and_sessions_stop_and_all_is_audited(
+    site,
+) -> None:
+    """Suspension: the suspended account's old token, session and password are refused;
+    a non-operator may not suspend; every action is in the audit log (API and CLI)."""
+    from arena.services import operators as operator_service
+    from tests.support.cli import arena as command
+    from tests.support.cli import environment
+
+    client, _ = site
+    platform = client.app.state.platform  # type: ignore[attr-defined]
+    mallory = TestClient(client.app, base_url="http://arena.test")
+    csrf_m = _sign_up(mallory, "mallory").json()["csrf"]
+    token = _token(mallory, csrf_m, ["read", "submit", "manage"])["token"]
+    csrf = _sign_up(client).json()["csrf"]
+    reason = {"reason": "a team of bots"}
+    refused = client.post(
+        "/api/v1/admin/accounts/mallory/suspend", json=reason, headers={CSRF_HEADER: csrf}
+    )
+    assert refused.status_code == 401, "alice is no operator (yet)"
+    env = environment(platform.settings)
+    granted = command("operator", "grant", "alice", env=env)
+    assert granted.returncode == 0 and "alice is an operator" in granted.stdout, granted.stderr
+    done = client.post(
+        "/api/v1/admin/accounts/mallory/suspend", json=reason, headers={CSRF_HEADER: csrf}
+    )
+    assert done.json() == {
+        "name": "mallory",
+        "role": "owner",
+        "suspended": True,
+        "reason": "a team of bots",
+    }, done.text
+    assert mallory.get("/api/v1/owners/me").status_code == 401, "the session ended"
+    assert client.get("/api/v1/owners/me", headers=auth(token)).status_code == 401, "the token"
+    again = mallory.post("/api/v1/sessions", json={"name": "mallory", "password": PASSWORD})
+    assert again.status_code == 403 and "suspended: a team of bots" in again.text
+    assert mallory.get("/api/v1/admin/audit", headers=auth(token)).status_code == 401
+    lifted = command("operator", "lift", "mallory", "--reason", "appeal heard", env=env)
+    assert lifted.returncode == 0, lifted.stderr
+    assert client.get("/api/v1/owners/me", headers=auth(token)).status_code == 200
+    log = client.get("/api/v1/admin/audit").json()
+    assert [(row["actor"], row["action"], row["target"], row["reason"]) for row in log] == [
+        ("operator", "lift suspension", "mallory", "appeal heard"),
+        ("alice", "suspend", "mallory", "a team of bots"),
+        ("operator", "role operator", "alice", ""),
+    ]
+    printed = command("audit", env=env)
+    assert printed.returncode == 0 and "a team of bots" in printed.stdout
+    assert client.get("/api/v1/admin/audit", headers=auth(OPERATOR_TOKEN)).status_code == 200
+    with pytest.raises(Exception, match="reason"):
+        operator_service.suspend(platform.db, "mallory", "   ")

@@ -99,6 +99,15 @@ def attempts(alice_bot: str = "alices") -> dict[tuple[str, str], tuple[str, dict
         ("POST", "/api/v1/tokens"): ("/api/v1/tokens", {"label": "x", "scopes": ["read"]}),
         ("GET", "/api/v1/tokens"): ("/api/v1/tokens", None),
         ("DELETE", "/api/v1/tokens/{token_id}"): ("/api/v1/tokens/1", None),
+        ("POST", "/api/v1/admin/accounts/{name}/suspend"): (
+            "/api/v1/admin/accounts/alice/suspend",
+            {"reason": "a try"},
+        ),
+        ("POST", "/api/v1/admin/accounts/{name}/lift"): (
+            "/api/v1/admin/accounts/alice/lift",
+            {"reason": "a try"},
+        ),
+        ("GET", "/api/v1/admin/audit"): ("/api/v1/admin/audit", None),
         ("POST", "/api/v1/account/password"): (
             "/api/v1/account/password",
             {"current": "a guess at alice's", "new": "a long passphrase of theirs"},

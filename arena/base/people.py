@@ -29,3 +29,5 @@ class Caller:
     id: int
     name: str
     scopes: frozenset[str] = frozenset(SCOPES)
+    #: an account with the operator's role (arena operator grant)
+    operator: bool = False

@@ -77,6 +77,12 @@ COMMANDS: dict[str, Entry] = {
         "arena.cli.login", "login", "Keep an owner's API token for this user's commands."
     ),
     "logout": Entry("arena.cli.login", "logout", "Forget the token arena login kept."),
+    "operator": Entry(
+        "arena.cli.operators", "app", "The operator's moderation: roles, suspensions."
+    ),
+    "audit": Entry(
+        "arena.cli.operators", "audit", "The operators' actions: who, what, on what, when and why."
+    ),
     "status": Entry(
         "arena.cli.status",
         "status_command",

@@ -153,6 +153,8 @@ def sign_in(
         for key, limit in keys.items():
             _spend(db, key, limit, moment)
         raise Unauthorized("no account has this name and password")
+    if owner.suspended_at is not None:
+        raise Forbidden(f"this account is suspended: {owner.suspended_reason}")
     owner_id = owner.id
 
     def open_it(session: Session) -> Ticket:
@@ -184,7 +186,10 @@ def browser(session: Session, secret: str, clock: Clock = now) -> Browser | None
     if found is None:
         return None
     owner = session.get_one(Owner, found.owner_id)
-    return Browser(Caller(owner.id, owner.name), found.csrf, found.id)
+    if owner.suspended_at is not None:
+        return None
+    caller = Caller(owner.id, owner.name, operator=owner.role == "operator")
+    return Browser(caller, found.csrf, found.id)
 
 
 def sign_out(db: Database, secret: str, clock: Clock = now) -> None:

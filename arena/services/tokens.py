@@ -99,12 +99,19 @@ def caller(session: Session, secret: str, clock: Clock = WALL_CLOCK) -> Caller |
     """Whose token ``secret`` is, with what it may do (None: nobody's, or over)."""
     legacy = owner_store.authenticate(session, secret)
     if legacy is not None:
-        return Caller(legacy.id, legacy.name)
+        return None if legacy.suspended_at else Caller(legacy.id, legacy.name, operator=_op(legacy))
     found = store.live_token(session, secret, clock())
     if found is None:
         return None
     owner = session.get_one(Owner, found.owner_id)
-    return Caller(owner.id, owner.name, frozenset(found.scopes.split(",")))
+    if owner.suspended_at is not None:
+        return None  # a suspended account's tokens stop working
+    scopes = frozenset(found.scopes.split(","))
+    return Caller(owner.id, owner.name, scopes, operator=_op(owner))
+
+
+def _op(owner: Owner) -> bool:
+    return owner.role == "operator"
 
 
 def _row(token: ApiToken, moment: datetime) -> TokenRow:

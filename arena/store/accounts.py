@@ -13,6 +13,7 @@ from arena.base.errors import Conflict
 from arena.store.models import (
     AccountSession,
     ApiToken,
+    AuditEntry,
     Identity,
     Owner,
     SignInAttempt,
@@ -176,3 +177,19 @@ def identified(session: Session, issuer: str, subject: str) -> Owner | None:
 def link(session: Session, owner_id: int, issuer: str, subject: str, moment: datetime) -> None:
     session.add(Identity(issuer=issuer, subject=subject, owner_id=owner_id, created_at=moment))
     session.flush()
+
+
+def record(
+    session: Session, actor: str, action: str, target: str, reason: str, moment: datetime
+) -> AuditEntry:
+    """An operator's action, in the audit log."""
+    entry = AuditEntry(at=moment, actor=actor, action=action, target=target, reason=reason)
+    session.add(entry)
+    session.flush()
+    return entry
+
+
+def audit(session: Session, limit: int) -> list[AuditEntry]:
+    """The audit log, the newest first."""
+    newest = select(AuditEntry).order_by(AuditEntry.id.desc()).limit(limit)
+    return list(session.scalars(newest))

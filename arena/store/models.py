@@ -108,6 +108,23 @@ class Owner(Base):
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
     #: Argon2id (its parameters and salt in the string); None: no password, no sign-in
     password_hash: Mapped[str | None] = mapped_column(String(255))
+    #: ``owner``, or ``operator`` (the console and the operator's API: arena operator grant)
+    role: Mapped[str] = mapped_column(String(16), default="owner", server_default="owner")
+    #: when the operator suspended it (its sessions and tokens stop working), and why
+    suspended_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    suspended_reason: Mapped[str | None] = mapped_column(Text)
+
+
+class AuditEntry(Base):
+    """An operator's action: who, what, on what, when and why (kept for ever)."""
+
+    __tablename__ = "audit_log"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+    actor: Mapped[str] = mapped_column(String(100))
+    action: Mapped[str] = mapped_column(String(40))
+    target: Mapped[str] = mapped_column(String(200))
+    reason: Mapped[str] = mapped_column(Text, default="")
 
 
 class ApiToken(Base):

@@ -5,6 +5,7 @@ from fastapi import APIRouter
 from dashboard.api.routes import (
     abtests,
     accounts,
+    admin,
     bots,
     competitions,
     matches,
@@ -26,3 +27,4 @@ router.include_router(owners.router)
 router.include_router(tables.router)
 router.include_router(scrimmages.router)
 router.include_router(accounts.router)
+router.include_router(admin.router)

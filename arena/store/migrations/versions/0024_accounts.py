@@ -1,6 +1,7 @@
 """Accounts: an owner may have a password (people sign up by themselves), browsers stay
 signed in by server-side sessions or from an OpenID Connect provider (identities), an
-account has named API tokens with scopes, and
+account has named API tokens with scopes, operators have a role and an audit log of
+what they did (suspending an account among it), and
 sign-ins and sign-ups are counted per name and per address (throttles).
 
 Revision ID: 0024
@@ -20,6 +21,21 @@ depends_on = None
 
 def upgrade() -> None:
     op.add_column("owners", sa.Column("password_hash", sa.String(length=255), nullable=True))
+    op.add_column(
+        "owners",
+        sa.Column("role", sa.String(length=16), nullable=False, server_default="owner"),
+    )
+    op.add_column("owners", sa.Column("suspended_at", sa.DateTime(timezone=True), nullable=True))
+    op.add_column("owners", sa.Column("suspended_reason", sa.Text(), nullable=True))
+    op.create_table(
+        "audit_log",
+        sa.Column("id", sa.Integer(), primary_key=True),
+        sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("actor", sa.String(length=100), nullable=False),
+        sa.Column("action", sa.String(length=40), nullable=False),
+        sa.Column("target", sa.String(length=200), nullable=False),
+        sa.Column("reason", sa.Text(), nullable=False),
+    )
     op.create_table(
         "account_sessions",
         sa.Column("id", sa.Integer(), primary_key=True),
@@ -77,4 +93,8 @@ def downgrade() -> None:
     op.drop_table("api_tokens")
     op.drop_index("ix_account_sessions_owner_id", "account_sessions")
     op.drop_table("account_sessions")
+    op.drop_table("audit_log")
+    op.drop_column("owners", "suspended_reason")
+    op.drop_column("owners", "suspended_at")
+    op.drop_column("owners", "role")
     op.drop_column("owners", "password_hash")

@@ -1,0 +1,116 @@
+"""The operator's moderation, with an audit log: who acted, what they did, on what, when
+and why. An account gets the operator's role from the command line (``arena operator
+grant``); an operator suspends an account (its sessions end, its tokens and its password
+stop working) with a reason, and lifts it. Every such action is in the log, which the
+API (``GET /api/v1/admin/audit``) and ``arena audit`` show."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from arena.base.errors import Conflict, Invalid, NotFound
+from arena.services.accounts import WALL_CLOCK, Clock
+from arena.store import accounts as store
+from arena.store.db import Database
+from arena.store.models import Owner
+
+#: who acts when the command line or the operator's token does
+PLATFORM_OPERATOR = "operator"
+ROLES = ("owner", "operator")
+MAX_REASON = 500
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    at: str
+    actor: str
+    action: str
+    target: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class AccountState:
+    name: str
+    role: str
+    suspended: bool
+    reason: str | None
+
+
+def grant(db: Database, name: str, role: str, actor: str = PLATFORM_OPERATOR) -> AccountState:
+    """Give the account ``name`` the role ``role`` (``operator``, or ``owner`` again)."""
+    if role not in ROLES:
+        raise Invalid(f"unknown role {role!r}: expected {' or '.join(ROLES)}")
+
+    def change(session: Session) -> AccountState:
+        owner = _account(session, name)
+        owner.role = role
+        store.record(session, actor, f"role {role}", owner.name, "", WALL_CLOCK())
+        return _state(owner)
+
+    return db.transaction(change)
+
+
+def suspend(
+    db: Database, name: str, reason: str, actor: str = PLATFORM_OPERATOR, clock: Clock = WALL_CLOCK
+) -> AccountState:
+    """Suspend the account ``name``: every session ends, no token or password works."""
+    reason = _reason(reason)
+
+    def change(session: Session) -> AccountState:
+        owner = _account(session, name)
+        if owner.suspended_at is not None:
+            raise Conflict(f"{owner.name} is suspended already")
+        moment = clock()
+        owner.suspended_at, owner.suspended_reason = moment, reason
+        store.end_sessions(session, owner.id, moment)
+        store.record(session, actor, "suspend", owner.name, reason, moment)
+        return _state(owner)
+
+    return db.transaction(change)
+
+
+def lift(
+    db: Database, name: str, reason: str, actor: str = PLATFORM_OPERATOR, clock: Clock = WALL_CLOCK
+) -> AccountState:
+    """Lift the account's suspension (its tokens work again; it signs in again)."""
+    reason = _reason(reason)
+
+    def change(session: Session) -> AccountState:
+        owner = _account(session, name)
+        if owner.suspended_at is None:
+            raise Conflict(f"{owner.name} is not suspended")
+        owner.suspended_at = owner.suspended_reason = None
+        store.record(session, actor, "lift suspension", owner.name, reason, clock())
+        return _state(owner)
+
+    return db.transaction(change)
+
+
+def audit_log(session: Session, limit: int = 200) -> list[AuditRow]:
+    return [
+        AuditRow(entry.at.isoformat(), entry.actor, entry.action, entry.target, entry.reason)
+        for entry in store.audit(session, limit)
+    ]
+
+
+def _account(session: Session, name: str) -> Owner:
+    found = store.named(session, name)
+    if found is None:
+        raise NotFound(f"no account named {name!r}")
+    return found
+
+
+def _reason(reason: str) -> str:
+    reason = reason.strip()
+    if not 1 <= len(reason) <= MAX_REASON:
+        raise Invalid(f"a reason, of 1 to {MAX_REASON} characters, is said for the record")
+    return reason
+
+
+def _state(owner: Owner) -> AccountState:
+    return AccountState(
+        owner.name, owner.role, owner.suspended_at is not None, owner.suspended_reason
+    )

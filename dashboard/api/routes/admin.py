@@ -1,0 +1,52 @@
+"""The operator's moderation through the API (arena.services.operators): suspend an
+account and lift it, with a reason, and read the audit log. The operator's token, or an
+account with the operator's role, may."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, Field
+
+from arena.services import operators as operator_service
+from arena.services.views.schemas import Responses
+from dashboard.deps import OperatorNameDep, PlatformDep, SessionDep, clock
+
+router = APIRouter(prefix="/admin", tags=["admin"])
+OPERATORS_ONLY: Responses = {
+    401: {"description": "Not the operator"},
+    403: {"description": "Not the operator"},
+}
+
+
+class Reason(BaseModel):
+    reason: str = Field(min_length=1, max_length=operator_service.MAX_REASON)
+
+
+@router.post(
+    "/accounts/{name}/suspend",
+    response_model=operator_service.AccountState,
+    responses={**OPERATORS_ONLY, 404: {}, 409: {"description": "Suspended already"}},
+)
+def suspend(
+    name: str, body: Reason, request: Request, actor: OperatorNameDep, platform: PlatformDep
+) -> operator_service.AccountState:
+    """Suspend an account: its sessions end, its tokens and password stop working."""
+    return operator_service.suspend(platform.db, name, body.reason, actor, clock(request))
+
+
+@router.post(
+    "/accounts/{name}/lift",
+    response_model=operator_service.AccountState,
+    responses={**OPERATORS_ONLY, 404: {}, 409: {"description": "Not suspended"}},
+)
+def lift(
+    name: str, body: Reason, request: Request, actor: OperatorNameDep, platform: PlatformDep
+) -> operator_service.AccountState:
+    """Lift an account's suspension."""
+    return operator_service.lift(platform.db, name, body.reason, actor, clock(request))
+
+
+@router.get("/audit", response_model=list[operator_service.AuditRow], responses=OPERATORS_ONLY)
+def audit(actor: OperatorNameDep, session: SessionDep) -> list[operator_service.AuditRow]:
+    """Every operator action, the newest first: who, what, on what, when and why."""
+    return operator_service.audit_log(session)
