@@ -332,6 +332,13 @@ def account_page() -> HTMLResponse:
     return render("account.html")
 
 
+@router.get("/admin", response_class=HTMLResponse)
+def admin_page() -> HTMLResponse:
+    """The operator's console: everything on it comes from the admin API, which refuses
+    anybody but the operator."""
+    return render("admin.html")
+
+
 @router.get("/workers", response_class=HTMLResponse)
 def workers_page(platform: PlatformDep) -> HTMLResponse:
     return render("workers.html", info=workers.info(platform))

@@ -911,3 +911,45 @@ def _tokens_on_the_account_page(page: Page, base_url: str) -> None:
     page.click("#tokens button")
     expect(page.locator("#tokens .token-state")).to_have_text("revoked")
     assert page.request.get(f"{base_url}/api/v1/owners/me", headers=headers).status == 401
+
+
+def test_an_operator_suspends_an_account_from_the_console_with_a_reason(
+    served: tuple[FastAPI, str], browser_page: Page, base_url: str
+) -> None:
+    """/admin: an account with the operator's role finds an account, suspends it with a
+    reason, reads the audit log; the suspended account's token stops working."""
+    from arena.services import accounts as account_service
+    from arena.services import operators as operator_service
+
+    app, _ = served
+    db = app.state.platform.db
+    account_service.sign_up(db, "olga", "olga's operator passphrase", "10.0.0.1")
+    account_service.sign_up(db, "victor", "victor's own passphrase", "10.0.0.2")
+    operator_service.grant(db, "olga", "operator")
+    context = browser_page.context.browser.new_context()
+    page = context.new_page()
+    try:
+        page.goto(f"{base_url}/admin")
+        expect(page.locator("#not-operator")).to_be_visible()
+        page.goto(f"{base_url}/signin")
+        page.fill("#account-name", "olga")
+        page.fill("#account-password", "olga's operator passphrase")
+        page.click("#account-form button")
+        expect(page).to_have_url(f"{base_url}/owner")
+        page.goto(f"{base_url}/admin")
+        page.fill("#find-name", "vic")
+        page.click("#find-form button")
+        expect(page.locator("#accounts tbody tr")).to_have_count(1)
+        page.click("#accounts button[data-account=victor]")
+        expect(page.locator("#console-status")).to_contain_text("say why")
+        page.fill("#moderation-reason", "bots playing as a team")
+        page.click("#accounts button[data-account=victor]")
+        expect(page.locator("#accounts .account-state")).to_have_text("suspended")
+        expect(page.locator("#audit tbody tr").first).to_contain_text("bots playing as a team")
+        expect(page.locator("#audit tbody tr").first).to_contain_text("olga")
+    finally:
+        context.close()
+    signed = TestClient(app).post(
+        "/api/v1/sessions", json={"name": "victor", "password": "victor's own passphrase"}
+    )
+    assert signed.status_code == 403 and "bots playing as a team" in signed.text

@@ -108,6 +108,7 @@ def attempts(alice_bot: str = "alices") -> dict[tuple[str, str], tuple[str, dict
             {"reason": "a try"},
         ),
         ("GET", "/api/v1/admin/audit"): ("/api/v1/admin/audit", None),
+        ("GET", "/api/v1/admin/accounts"): ("/api/v1/admin/accounts", None),
         ("POST", "/api/v1/account/password"): (
             "/api/v1/account/password",
             {"current": "a guess at alice's", "new": "a long passphrase of theirs"},

@@ -89,6 +89,11 @@ def lift(
     return db.transaction(change)
 
 
+def accounts(session: Session, starting: str = "", limit: int = 50) -> list[AccountState]:
+    """The accounts whose names start with ``starting`` (any case), by name."""
+    return [_state(owner) for owner in store.find_accounts(session, starting, limit)]
+
+
 def audit_log(session: Session, limit: int = 200) -> list[AuditRow]:
     return [
         AuditRow(entry.at.isoformat(), entry.actor, entry.action, entry.target, entry.reason)

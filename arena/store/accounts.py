@@ -193,3 +193,14 @@ def audit(session: Session, limit: int) -> list[AuditEntry]:
     """The audit log, the newest first."""
     newest = select(AuditEntry).order_by(AuditEntry.id.desc()).limit(limit)
     return list(session.scalars(newest))
+
+
+def find_accounts(session: Session, starting: str, limit: int) -> list[Owner]:
+    """Accounts whose names start with ``starting`` (any case), by name."""
+    query = (
+        select(Owner)
+        .where(func.lower(Owner.name).startswith(starting.lower(), autoescape=True))
+        .order_by(func.lower(Owner.name))
+        .limit(limit)
+    )
+    return list(session.scalars(query))

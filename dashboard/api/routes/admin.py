@@ -4,7 +4,9 @@ account with the operator's role, may."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 
 from arena.services import operators as operator_service
@@ -44,6 +46,19 @@ def lift(
 ) -> operator_service.AccountState:
     """Lift an account's suspension."""
     return operator_service.lift(platform.db, name, body.reason, actor, clock(request))
+
+
+@router.get(
+    "/accounts", response_model=list[operator_service.AccountState], responses=OPERATORS_ONLY
+)
+def find_accounts(
+    actor: OperatorNameDep,
+    session: SessionDep,
+    starting: Annotated[str, Query(max_length=100)] = "",
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> list[operator_service.AccountState]:
+    """Accounts whose names start with ``starting``: their role and suspension."""
+    return operator_service.accounts(session, starting, limit)
 
 
 @router.get("/audit", response_model=list[operator_service.AuditRow], responses=OPERATORS_ONLY)
