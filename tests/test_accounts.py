@@ -20,6 +20,9 @@ from dashboard.app import create_app
 from dashboard.deps import CSRF_HEADER, SESSION_COOKIE
 from tests.support.api import OPERATOR_TOKEN, auth
 
+#: sessions, throttles and tokens are the store's contract: on SQLite and PostgreSQL alike
+pytestmark = pytest.mark.both_databases
+
 PASSWORD = "a long passphrase of mine"
 
 

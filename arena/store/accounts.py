@@ -4,6 +4,7 @@ password may be, how long a session lasts, how many tries) are arena.services.ac
 
 from __future__ import annotations
 
+import importlib
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, func, select, update
@@ -18,6 +19,7 @@ from arena.store.models import (
     Owner,
     SignInAttempt,
     Throttle,
+    table_of,
 )
 from arena.store.owners import REVOKED, digest
 
@@ -84,12 +86,14 @@ def end_session(session: Session, opened: AccountSession, moment: datetime) -> N
 
 
 def count(session: Session, key: str, moment: datetime, window: timedelta) -> Throttle:
-    """The key's count in its window (a new window, at 0, once the last one is over)."""
-    found = session.get(Throttle, key, with_for_update=True)
-    if found is None:
-        found = Throttle(key=key, window_start=moment, count=0)
-        session.add(found)
-    elif found.window_start + window <= moment:
+    """The key's count in its window, its row locked (a new window, at 0, once the last
+    one is over). Two first failures at once both count: the row is made if missing
+    (INSERT … ON CONFLICT DO NOTHING), then read locked."""
+    dialect = importlib.import_module(f"sqlalchemy.dialects.{session.get_bind().dialect.name}")
+    fresh = {"key": key, "window_start": moment, "count": 0}
+    session.execute(dialect.insert(table_of(Throttle)).values(fresh).on_conflict_do_nothing())
+    found = session.get_one(Throttle, key, with_for_update=True, populate_existing=True)
+    if found.window_start + window <= moment:
         found.window_start, found.count = moment, 0
     session.flush()
     return found
