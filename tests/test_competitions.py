@@ -309,6 +309,11 @@ def test_the_operator_runs_a_competition_through_the_api(app_and_token, settings
     assert (season.json()["season"], season.json()["status"]) == (2, "open"), season.text
     assert season.json()["format"] == "duplicate-ladder", "a new season keeps the format"
     assert season.json()["rating"] == "openskill", "and its rating system"
+    log = client.get("/api/v1/admin/audit", headers=auth(OPERATOR_TOKEN)).json()
+    assert [(row["actor"], row["action"], row["target"]) for row in log] == [
+        ("operator", action, "competition cup")
+        for action in ("new season", "close", "resume", "pause")
+    ], "every change in the audit log, the refused pause not"
     ladder_name = season.json()["ladder"]
     stop = client.post(f"/api/v1/tournaments/{ladder_name}/stop", headers=auth(OPERATOR_TOKEN))
     assert stop.status_code == 200, stop.text

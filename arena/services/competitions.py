@@ -14,9 +14,11 @@ from sqlalchemy.orm import Session
 from arena.base.states import CompetitionStatus
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
+from arena.services.operators import PLATFORM_OPERATOR
+from arena.store import accounts as accounts_store
 from arena.store import competitions as store
 from arena.store.db import Database
-from arena.store.models import Competition
+from arena.store.models import Competition, now
 from arena.tournament import pacing, ratings
 
 #: a competition's default format: a ladder (or a duplicate ladder, each table played once
@@ -76,23 +78,52 @@ def enter(db: Database, name: str, bot: str) -> dict[str, Any]:
     return _changed(db, name, work)
 
 
-def set_status(db: Database, name: str, status: CompetitionStatus) -> dict[str, Any]:
-    return _changed(db, name, lambda session: store.set_status(session, name, status))
+#: what the audit log says an operator did to a competition, by its new status
+_STATUS_ACTIONS = {
+    CompetitionStatus.PAUSED: "pause",
+    CompetitionStatus.OPEN: "resume",
+    CompetitionStatus.CLOSED: "close",
+}
 
 
-def new_season(db: Database, name: str) -> dict[str, Any]:
+def set_status(
+    db: Database, name: str, status: CompetitionStatus, actor: str = PLATFORM_OPERATOR
+) -> dict[str, Any]:
+    """Pause, resume or close the competition (``actor``: the operator, for the log)."""
+    action = _STATUS_ACTIONS[status]
+    return _changed(db, name, lambda s: store.set_status(s, name, status), actor, action)
+
+
+def new_season(db: Database, name: str, actor: str = PLATFORM_OPERATOR) -> dict[str, Any]:
     """Close the season in play and open the next: the same bots, fresh ratings."""
-    return _changed(db, name, lambda session: store.new_season(session, name))
+    return _changed(db, name, lambda s: store.new_season(s, name), actor, "new season")
 
 
-def set_pace(db: Database, name: str, pace: float | None) -> dict[str, Any]:
+def set_pace(
+    db: Database, name: str, pace: float | None, actor: str = PLATFORM_OPERATOR
+) -> dict[str, Any]:
     """Tables a minute once every rating is settled (None: unpaced)."""
-    return _changed(db, name, lambda session: store.set_pace(session, name, pace))
+    action = f"pace {pace if pace is not None else 'none'}"
+    return _changed(db, name, lambda s: store.set_pace(s, name, pace), actor, action)
 
 
-def _changed(db: Database, name: str, work: Callable[[Session], Competition]) -> dict[str, Any]:
-    """Do ``work`` in a transaction; the competition's summary as it now reads."""
-    db.transaction(work)
+def _changed(
+    db: Database,
+    name: str,
+    work: Callable[[Session], Competition],
+    actor: str | None = None,
+    action: str = "",
+) -> dict[str, Any]:
+    """Do ``work`` in a transaction (an operator's ``action``: in the audit log, in the
+    same transaction); the competition's summary as it now reads."""
+
+    def done(session: Session) -> Competition:
+        changed = work(session)
+        if actor is not None:
+            accounts_store.record(session, actor, action, f"competition {name}", "", now())
+        return changed
+
+    db.transaction(done)
     with db.read() as session:
         return store.summary(session, store.get(session, name))
 

@@ -12,7 +12,7 @@ from arena.base.states import CompetitionStatus
 from arena.engine import Ruleset
 from arena.services import competitions as competition_service
 from arena.services.views.schemas import CompetitionCreate, LeaderboardRow, PaceIn, Responses
-from dashboard.deps import OperatorDep, PlatformDep
+from dashboard.deps import OperatorDep, OperatorNameDep, PlatformDep
 
 router = APIRouter(tags=["competitions"])
 
@@ -64,14 +64,12 @@ def create_competition(body: CompetitionCreate, platform: PlatformDep) -> dict[s
 
 
 def _status_route(action: str, to: CompetitionStatus, doc: str) -> None:
-    def change(name: str, platform: PlatformDep) -> dict[str, Any]:
-        return shown(competition_service.set_status(platform.db, name, to))
+    def change(name: str, actor: OperatorNameDep, platform: PlatformDep) -> dict[str, Any]:
+        return shown(competition_service.set_status(platform.db, name, to, actor))
 
     change.__doc__ = doc
     change.__name__ = f"{action}_competition"
-    router.post(f"/competitions/{{name}}/{action}", dependencies=[OperatorDep], responses=CHANGED)(
-        change
-    )
+    router.post(f"/competitions/{{name}}/{action}", responses=CHANGED)(change)
 
 
 _status_route("pause", CompetitionStatus.PAUSED, "No new tables; those in play finish.")
@@ -79,14 +77,16 @@ _status_route("resume", CompetitionStatus.OPEN, "Seat tables again.")
 _status_route("close", CompetitionStatus.CLOSED, "End the season: its standings are final.")
 
 
-@router.post("/competitions/{name}/new-season", dependencies=[OperatorDep], responses=CHANGED)
-def new_season(name: str, platform: PlatformDep) -> dict[str, Any]:
+@router.post("/competitions/{name}/new-season", responses=CHANGED)
+def new_season(name: str, actor: OperatorNameDep, platform: PlatformDep) -> dict[str, Any]:
     """Close the season in play and open the next: the same bots, fresh ratings."""
-    return shown(competition_service.new_season(platform.db, name))
+    return shown(competition_service.new_season(platform.db, name, actor))
 
 
-@router.post("/competitions/{name}/pace", dependencies=[OperatorDep], responses=CHANGED)
-def set_pace(name: str, body: PaceIn, platform: PlatformDep) -> dict[str, Any]:
+@router.post("/competitions/{name}/pace", responses=CHANGED)
+def set_pace(
+    name: str, body: PaceIn, actor: OperatorNameDep, platform: PlatformDep
+) -> dict[str, Any]:
     """How many tables a minute it seats once every rating is settled (null: unpaced,
     every table kept in play)."""
-    return shown(competition_service.set_pace(platform.db, name, body.pace))
+    return shown(competition_service.set_pace(platform.db, name, body.pace, actor))
