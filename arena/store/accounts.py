@@ -4,13 +4,13 @@ password may be, how long a session lasts, how many tries) are arena.services.ac
 
 from __future__ import annotations
 
-import importlib
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Conflict
+from arena.store.db import upsert
 from arena.store.models import (
     AccountSession,
     ApiToken,
@@ -21,7 +21,7 @@ from arena.store.models import (
     Throttle,
     table_of,
 )
-from arena.store.owners import REVOKED, digest
+from arena.store.owners import digest, no_token
 
 
 def named(session: Session, name: str) -> Owner | None:
@@ -34,7 +34,7 @@ def add(session: Session, name: str, password_hash: str | None) -> Owner:
     API token yet."""
     if named(session, name) is not None:
         raise Conflict.of("owner.taken", name=name)
-    owner = Owner(name=name, token_hash=f"{REVOKED}{digest(name)}", password_hash=password_hash)
+    owner = Owner(name=name, token_hash=no_token(), password_hash=password_hash)
     session.add(owner)
     session.flush()
     return owner
@@ -89,9 +89,9 @@ def count(session: Session, key: str, moment: datetime, window: timedelta) -> Th
     """The key's count in its window, its row locked (a new window, at 0, once the last
     one is over). Two first failures at once both count: the row is made if missing
     (INSERT … ON CONFLICT DO NOTHING), then read locked."""
-    dialect = importlib.import_module(f"sqlalchemy.dialects.{session.get_bind().dialect.name}")
     fresh = {"key": key, "window_start": moment, "count": 0}
-    session.execute(dialect.insert(table_of(Throttle)).values(fresh).on_conflict_do_nothing())
+    insert = upsert(session.get_bind().dialect, table_of(Throttle))
+    session.execute(insert.values(fresh).on_conflict_do_nothing())
     found = session.get_one(Throttle, key, with_for_update=True, populate_existing=True)
     if found.window_start + window <= moment:
         found.window_start, found.count = moment, 0

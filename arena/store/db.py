@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import importlib
 import logging
 import os
 import time
@@ -18,7 +19,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import Connection, CursorResult, Engine, Result, create_engine, event, select
+from sqlalchemy import (
+    Connection,
+    CursorResult,
+    Dialect,
+    Engine,
+    Result,
+    Table,
+    create_engine,
+    event,
+    select,
+)
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -29,6 +40,12 @@ T = TypeVar("T")
 #: attempts for a transaction that fails transiently (1 + 3 retries)
 ATTEMPTS = 4
 SQLITE_BUSY_MS = 30_000
+
+
+def upsert(dialect: Dialect, table: Table) -> Any:
+    """The database's own INSERT for ``table``, which has ON CONFLICT (PostgreSQL's and
+    SQLite's alike), loaded for the database in use only."""
+    return importlib.import_module(f"sqlalchemy.dialects.{dialect.name}").insert(table)
 
 
 def rows_changed(result: Result[Any]) -> int:

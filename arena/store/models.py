@@ -3,7 +3,6 @@ only carries work to the workers."""
 
 from __future__ import annotations
 
-import importlib
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
@@ -39,6 +38,7 @@ from arena.base.states import (
     TournamentStatus,
     VersionStatus,
 )
+from arena.store.db import upsert
 from arena.tournament import formats, ratings
 
 
@@ -315,10 +315,8 @@ def _store_its_format(_mapper: Mapper[Tournament], connection: Connection, row: 
     """A registered format's name joins ``formats`` with its first tournament (an unknown
     name is refused here, before the database's foreign key would)."""
     name = formats.named(row.format or formats.DEFAULT.name).name
-    dialect = importlib.import_module(f"sqlalchemy.dialects.{connection.dialect.name}")
-    connection.execute(
-        dialect.insert(table_of(FormatName)).values(name=name).on_conflict_do_nothing()
-    )
+    insert = upsert(connection.dialect, table_of(FormatName))
+    connection.execute(insert.values(name=name).on_conflict_do_nothing())
 
 
 class Entry(PlayStyle, Base):

@@ -56,8 +56,13 @@ def rotate_token(session: Session, owner: Owner) -> str:
 
 def revoke_token(session: Session, owner: Owner) -> None:
     """No token works for ``owner`` any more (until one is rotated in)."""
-    owner.token_hash = f"{REVOKED}{secrets.token_hex(16)}"
+    owner.token_hash = no_token()
     session.flush()
+
+
+def no_token() -> str:
+    """The stored "digest" of an owner without a working token: never any token's."""
+    return f"{REVOKED}{secrets.token_hex(16)}"
 
 
 def revoked(owner: Owner) -> bool:

@@ -5,7 +5,6 @@ constant time however long the tournament ran."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 from sqlalchemy import Connection, select
 from sqlalchemy.orm import Session
 
+from arena.store.db import upsert
 from arena.store.models import PairResult, table_of
 
 _pairs = table_of(PairResult)
@@ -45,9 +45,7 @@ def add(connection: Connection, added: list[dict[str, Any]]) -> None:
     """Add matches' rows to the totals (one statement for all of them)."""
     if not added:
         return
-    # the dialect's own INSERT (ON CONFLICT), loaded for the database in use only
-    dialect = importlib.import_module(f"sqlalchemy.dialects.{connection.dialect.name}")
-    statement = dialect.insert(_pairs)
+    statement = upsert(connection.dialect, _pairs)
     connection.execute(
         statement.on_conflict_do_update(
             index_elements=["tournament_id", "low_version_id", "high_version_id"],
