@@ -20,6 +20,9 @@ class Someone(Protocol):
 #: what an API token may do: read the owner's own things, submit bots and versions,
 #: manage the rest (tournaments, tests, releases, tokens)
 SCOPES = ("read", "submit", "manage")
+#: what an account is: an owner, or an operator (the console and the operator's API)
+OWNER, OPERATOR = "owner", "operator"
+ROLES = (OWNER, OPERATOR)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from arena.base.people import OPERATOR, OWNER
 from arena.cli.platform import out, platform
 from arena.services import operators as operator_service
 
@@ -19,14 +20,14 @@ Reason = Annotated[str, typer.Option("--reason", help="Why, for the audit log.")
 @app.command("grant")
 def operator_grant(name: Name) -> None:
     """Give an account the operator's role (the console and the operator's API)."""
-    state = operator_service.grant(platform().db, name, "operator")
+    state = operator_service.grant(platform().db, name, OPERATOR)
     out.print(f"{state.name} is an operator", markup=False)
 
 
 @app.command("revoke")
 def operator_revoke(name: Name) -> None:
     """Take the operator's role back (an owner again)."""
-    state = operator_service.grant(platform().db, name, "owner")
+    state = operator_service.grant(platform().db, name, OWNER)
     out.print(f"{state.name} is an owner, no longer an operator", markup=False)
 
 

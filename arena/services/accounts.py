@@ -26,9 +26,9 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Conflict, Forbidden, Invalid, TooMany, Unauthorized
-from arena.base.names import NAME
-from arena.base.people import Caller
+from arena.base.people import OPERATOR, SCOPES, Caller
 from arena.store import accounts as store
+from arena.store.bots import check_name
 from arena.store.db import Database
 from arena.store.models import Owner, Throttle, now
 
@@ -110,18 +110,13 @@ def sign_up(
     throttles: Throttles = Throttles(),
 ) -> Ticket:
     """A new account, signed in (``address``: where the request came from)."""
-    name = name.strip()
-    if not NAME.fullmatch(name):
-        raise Invalid(
-            f"{name!r} is not a valid account name: use 1 to 100 letters, digits, '.', '_'"
-            " and '-', starting with a letter or digit"
-        )
+    name = check_name(name, "account")
     check_password(name, password)
     moment = clock()
     _spend(db, f"sign-up:{address}", throttles.sign_ups, moment)
-    with db.read() as session:
+    with db.read() as session:  # a taken name costs no hashing (store.add checks again)
         if store.named(session, name) is not None:
-            raise Conflict(f"an account named {name!r} exists already")
+            raise Conflict.of("owner.taken", name=name)
     hashed = _hasher().hash(password)
 
     def make(session: Session) -> Ticket:
@@ -183,13 +178,16 @@ def _nobody() -> str:
 def browser(session: Session, secret: str, clock: Clock = now) -> Browser | None:
     """Who the session cookie ``secret`` signs in (None: nobody: unknown, over, expired)."""
     found = store.live_session(session, secret, clock())
-    if found is None:
-        return None
-    owner = session.get_one(Owner, found.owner_id)
+    caller = None if found is None else acting(session.get_one(Owner, found.owner_id))
+    return None if caller is None or found is None else Browser(caller, found.csrf, found.id)
+
+
+def acting(owner: Owner, scopes: frozenset[str] = frozenset(SCOPES)) -> Caller | None:
+    """The caller an account's session or token makes, with what it may do; None while
+    the account is suspended (no session or token of it works)."""
     if owner.suspended_at is not None:
         return None
-    caller = Caller(owner.id, owner.name, operator=owner.role == "operator")
-    return Browser(caller, found.csrf, found.id)
+    return Caller(owner.id, owner.name, scopes, operator=owner.role == OPERATOR)
 
 
 def sign_out(db: Database, secret: str, clock: Clock = now) -> None:
@@ -293,10 +291,9 @@ def sign_in_with(
 
 
 def _free_name(session: Session, wanted: str) -> str:
-    """A valid account name no one has: ``wanted`` made valid, then numbered."""
-    name = re.sub(r"[^A-Za-z0-9._-]", "-", wanted).strip(".-_")[:90] or "person"
-    if not NAME.fullmatch(name):
-        name = f"p{name}"[:90]
+    """A valid account name no one has: ``wanted`` made valid (its other characters a
+    '-', none at either end), then numbered."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "-", wanted)[:90].strip(".-_") or "person"
     if store.named(session, name) is None:
         return name
     return next(

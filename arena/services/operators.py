@@ -6,11 +6,14 @@ API (``GET /api/v1/admin/audit``) and ``arena audit`` show."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Conflict, Invalid, NotFound
+from arena.base.people import ROLES
 from arena.services.accounts import WALL_CLOCK, Clock
 from arena.store import accounts as store
 from arena.store.db import Database
@@ -18,7 +21,6 @@ from arena.store.models import Owner
 
 #: who acts when the command line or the operator's token does
 PLATFORM_OPERATOR = "operator"
-ROLES = ("owner", "operator")
 MAX_REASON = 500
 
 
@@ -57,36 +59,49 @@ def suspend(
     db: Database, name: str, reason: str, actor: str = PLATFORM_OPERATOR, clock: Clock = WALL_CLOCK
 ) -> AccountState:
     """Suspend the account ``name``: every session ends, no token or password works."""
-    reason = _reason(reason)
 
-    def change(session: Session) -> AccountState:
-        owner = _account(session, name)
+    def suspended(session: Session, owner: Owner, moment: datetime) -> None:
         if owner.suspended_at is not None:
             raise Conflict(f"{owner.name} is suspended already")
-        moment = clock()
         owner.suspended_at, owner.suspended_reason = moment, reason
         store.end_sessions(session, owner.id, moment)
-        store.record(session, actor, "suspend", owner.name, reason, moment)
-        return _state(owner)
 
-    return db.transaction(change)
+    return _moderate(db, name, "suspend", reason, actor, clock, suspended)
 
 
 def lift(
     db: Database, name: str, reason: str, actor: str = PLATFORM_OPERATOR, clock: Clock = WALL_CLOCK
 ) -> AccountState:
     """Lift the account's suspension (its tokens work again; it signs in again)."""
-    reason = _reason(reason)
 
-    def change(session: Session) -> AccountState:
-        owner = _account(session, name)
+    def lifted(session: Session, owner: Owner, moment: datetime) -> None:
         if owner.suspended_at is None:
             raise Conflict(f"{owner.name} is not suspended")
         owner.suspended_at = owner.suspended_reason = None
-        store.record(session, actor, "lift suspension", owner.name, reason, clock())
+
+    return _moderate(db, name, "lift suspension", reason, actor, clock, lifted)
+
+
+def _moderate(
+    db: Database,
+    name: str,
+    action: str,
+    reason: str,
+    actor: str,
+    clock: Clock,
+    change: Callable[[Session, Owner, datetime], None],
+) -> AccountState:
+    """``change`` the account ``name``, and log it with its reason, in one transaction."""
+    reason = _reason(reason)
+
+    def moderate(session: Session) -> AccountState:
+        owner = _account(session, name)
+        moment = clock()
+        change(session, owner, moment)
+        store.record(session, actor, action, owner.name, reason, moment)
         return _state(owner)
 
-    return db.transaction(change)
+    return db.transaction(moderate)
 
 
 def accounts(session: Session, starting: str = "", limit: int = 50) -> list[AccountState]:

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from arena.base.errors import NotFound
 from arena.base.people import SCOPES, Caller
-from arena.services.accounts import WALL_CLOCK, Clock
+from arena.services.accounts import WALL_CLOCK, Clock, acting
 from arena.services.requests import Request
 from arena.store import accounts as store
 from arena.store import owners as owner_store
@@ -99,19 +99,11 @@ def caller(session: Session, secret: str, clock: Clock = WALL_CLOCK) -> Caller |
     """Whose token ``secret`` is, with what it may do (None: nobody's, or over)."""
     legacy = owner_store.authenticate(session, secret)
     if legacy is not None:
-        return None if legacy.suspended_at else Caller(legacy.id, legacy.name, operator=_op(legacy))
+        return acting(legacy)
     found = store.live_token(session, secret, clock())
     if found is None:
         return None
-    owner = session.get_one(Owner, found.owner_id)
-    if owner.suspended_at is not None:
-        return None  # a suspended account's tokens stop working
-    scopes = frozenset(found.scopes.split(","))
-    return Caller(owner.id, owner.name, scopes, operator=_op(owner))
-
-
-def _op(owner: Owner) -> bool:
-    return owner.role == "operator"
+    return acting(session.get_one(Owner, found.owner_id), frozenset(found.scopes.split(",")))
 
 
 def _row(token: ApiToken, moment: datetime) -> TokenRow:

@@ -28,6 +28,7 @@ from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, Mapper, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
 
+from arena.base.people import OWNER
 from arena.base.states import (
     AbTestStatus,
     AfterQualifying,
@@ -109,7 +110,7 @@ class Owner(Base):
     #: Argon2id (its parameters and salt in the string); None: no password, no sign-in
     password_hash: Mapped[str | None] = mapped_column(String(255))
     #: ``owner``, or ``operator`` (the console and the operator's API: arena operator grant)
-    role: Mapped[str] = mapped_column(String(16), default="owner", server_default="owner")
+    role: Mapped[str] = mapped_column(String(16), default=OWNER, server_default=OWNER)
     #: when the operator suspended it (its sessions and tokens stop working), and why
     suspended_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     suspended_reason: Mapped[str | None] = mapped_column(Text)
