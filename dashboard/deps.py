@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request, status
+from fastapi import Depends, HTTPException, Request, Response, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
@@ -47,6 +48,21 @@ def clock(request: Request) -> Clock:
     return request.app.state.clock
 
 
+def set_private_cookie(
+    request: Request, response: Response, name: str, value: str, lasts: timedelta
+) -> None:
+    """A cookie this site's pages send back and no script reads: HttpOnly, SameSite=Lax,
+    Secure over HTTPS."""
+    response.set_cookie(
+        name,
+        value,
+        max_age=int(lasts.total_seconds()),
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+    )
+
+
 def check_same_site(request: Request) -> None:
     """Refuse a request another site's page sends (its ``Origin`` names another host)."""
     origin = request.headers.get("origin")
@@ -64,10 +80,7 @@ def get_owner(
 ) -> Caller:
     """The caller: an API token's owner, or a signed-in browser's account (whose writes
     come from this site and carry the session's CSRF token, or are refused: 403)."""
-    if credentials is None and (browser := signed_in(request, session)) is not None:
-        return browser.caller
-    secret = credentials.credentials if credentials else ""
-    owner = owner_service.caller(session, secret, clock(request))
+    owner = _caller_or_none(request, session, credentials)
     if owner is None:
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED,

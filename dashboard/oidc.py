@@ -13,7 +13,7 @@ from fastapi.responses import RedirectResponse
 from arena.platform import oidc
 from arena.services import accounts as account_service
 from dashboard.api.routes.accounts import set_session_cookie
-from dashboard.deps import PlatformDep, clock
+from dashboard.deps import PlatformDep, clock, set_private_cookie
 
 router = APIRouter(include_in_schema=False)
 #: the cookie that ties a provider's answer to the browser that went there
@@ -34,14 +34,7 @@ def oidc_begin(request: Request, platform: PlatformDep) -> RedirectResponse:
         platform.db, attempt.state, attempt.nonce, attempt.verifier, clock(request)
     )
     answer = RedirectResponse(attempt.url, status_code=status.HTTP_303_SEE_OTHER)
-    answer.set_cookie(
-        STATE_COOKIE,
-        attempt.state,
-        max_age=int(account_service.ATTEMPT_LASTS.total_seconds()),
-        httponly=True,
-        samesite="lax",
-        secure=request.url.scheme == "https",
-    )
+    set_private_cookie(request, answer, STATE_COOKIE, attempt.state, account_service.ATTEMPT_LASTS)
     return answer
 
 

@@ -6,25 +6,8 @@
   var el = window.arenaDom.el;
   var csrf = null;
 
-  function said(data, status) {
-    var detail = data && data.detail;
-    if (Array.isArray(detail)) {
-      return detail.map(function (d) { return d.loc.slice(1).join(".") + ": " + d.msg; }).join("; ");
-    }
-    return detail || ("HTTP " + status);
-  }
-
   function api(method, path, body) {
-    var headers = { "X-CSRF-Token": csrf };
-    if (body !== undefined) { headers["Content-Type"] = "application/json"; }
-    return fetch("/api/v1" + path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) })
-      .then(function (response) {
-        if (response.status === 204) { return null; }
-        return response.json().then(function (data) {
-          if (!response.ok) { throw new Error(said(data, response.status)); }
-          return data;
-        });
-      });
+    return window.arenaDom.api(method, path, body, { "X-CSRF-Token": csrf });
   }
 
   function day(moment) { return moment ? moment.slice(0, 16).replace("T", " ") + " UTC" : "never"; }

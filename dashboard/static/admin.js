@@ -8,15 +8,7 @@
   var csrf = null;
 
   function api(method, path, body) {
-    var headers = { "X-CSRF-Token": csrf };
-    if (body !== undefined) { headers["Content-Type"] = "application/json"; }
-    return fetch("/api/v1" + path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) })
-      .then(function (response) {
-        return response.json().then(function (data) {
-          if (!response.ok) { throw new Error((data && data.detail) || ("HTTP " + response.status)); }
-          return data;
-        });
-      });
+    return window.arenaDom.api(method, path, body, { "X-CSRF-Token": csrf });
   }
 
   function report(error) { $("console-status").textContent = error.message; }

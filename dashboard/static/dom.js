@@ -1,4 +1,4 @@
-// What the pages' scripts share: building the page's nodes.
+// What the pages' scripts share: building the page's nodes, and calling the API.
 (function () {
   "use strict";
   // A node: its tag, its class (optional), its text (optional).
@@ -25,5 +25,30 @@
 
   function rankName(rank) { return rank === "T" ? "10" : rank; }
 
-  window.arenaDom = { el: el, card: card, rankName: rankName };
+  // The API's refusal in one line (a request that fails validation: each field and why).
+  function said(data, status) {
+    var detail = data && data.detail;
+    if (Array.isArray(detail)) {
+      return detail.map(function (d) { return d.loc.slice(1).join(".") + ": " + d.msg; }).join("; ");
+    }
+    return detail || ("HTTP " + status);
+  }
+
+  // A call of the JSON API under /api/v1: its answer (null for 204), or an Error saying
+  // why it was refused. ``headers``: the caller's credentials (a token, or the session's
+  // CSRF token on a write).
+  function api(method, path, body, headers) {
+    var sent = Object.assign({}, headers || {});
+    if (body !== undefined) { sent["Content-Type"] = "application/json"; }
+    return fetch("/api/v1" + path, { method: method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body) })
+      .then(function (response) {
+        if (response.status === 204) { return null; }
+        return response.json().then(function (data) {
+          if (!response.ok) { throw new Error(said(data, response.status)); }
+          return data;
+        });
+      });
+  }
+
+  window.arenaDom = { el: el, card: card, rankName: rankName, api: api, said: said };
 })();

@@ -16,29 +16,13 @@
 
   var el = window.arenaDom.el;
 
+  // The owner's token as a Bearer header, or the session's CSRF token on a write.
   function api(method, path, body) {
     var headers = {};
     var token = sessionStorage.getItem(KEY);
     if (token) { headers.Authorization = "Bearer " + token; }
     else if (csrf && method !== "GET") { headers["X-CSRF-Token"] = csrf; }
-    if (body !== undefined) { headers["Content-Type"] = "application/json"; }
-    return fetch("/api/v1" + path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) })
-      .then(function (response) {
-        if (response.status === 204) { return null; }
-        return response.json().then(function (data) {
-          if (!response.ok) { throw new Error(message(data, response.status)); }
-          return data;
-        });
-      });
-  }
-
-  // The API's error, in one line.
-  function message(data, status) {
-    var detail = data && data.detail;
-    if (Array.isArray(detail)) {
-      return detail.map(function (d) { return d.loc.slice(1).join(".") + ": " + d.msg; }).join("; ");
-    }
-    return detail || ("HTTP " + status);
+    return window.arenaDom.api(method, path, body, headers);
   }
 
   function signIn(token) {

@@ -4,15 +4,7 @@
   "use strict";
   var form = document.getElementById("account-form");
   var error = document.getElementById("account-error");
-  var path = form.dataset.action === "sign-up" ? "/api/v1/accounts" : "/api/v1/sessions";
-
-  function said(data, status) {
-    var detail = data && data.detail;
-    if (Array.isArray(detail)) {
-      return detail.map(function (d) { return d.loc.slice(1).join(".") + ": " + d.msg; }).join("; ");
-    }
-    return detail || ("HTTP " + status);
-  }
+  var path = form.dataset.action === "sign-up" ? "/accounts" : "/sessions";
 
   form.addEventListener("submit", function (event) {
     event.preventDefault();
@@ -20,13 +12,8 @@
       name: document.getElementById("account-name").value.trim(),
       password: document.getElementById("account-password").value,
     };
-    fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })
-      .then(function (response) {
-        return response.json().then(function (data) {
-          if (!response.ok) { throw new Error(said(data, response.status)); }
-          window.location.assign("/owner");
-        });
-      })
+    window.arenaDom.api("POST", path, body)
+      .then(function () { window.location.assign("/owner"); })
       .catch(function (failure) {
         error.textContent = failure.message;
         error.hidden = false;

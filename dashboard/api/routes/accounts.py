@@ -23,6 +23,7 @@ from dashboard.deps import (
     SessionDep,
     check_same_site,
     clock,
+    set_private_cookie,
     signed_in,
 )
 
@@ -67,13 +68,8 @@ def set_session_cookie(
     request: Request, response: Response, ticket: account_service.Ticket
 ) -> None:
     """The session's cookie: HttpOnly, SameSite=Lax, Secure over HTTPS."""
-    response.set_cookie(
-        SESSION_COOKIE,
-        ticket.secret,
-        max_age=int(account_service.SESSION_LASTS.total_seconds()),
-        httponly=True,
-        samesite="lax",
-        secure=request.url.scheme == "https",
+    set_private_cookie(
+        request, response, SESSION_COOKIE, ticket.secret, account_service.SESSION_LASTS
     )
 
 
