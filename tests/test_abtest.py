@@ -255,7 +255,7 @@ def test_a_version_its_competition_retired_is_tested_to_a_verdict(db: Database) 
 def test_an_owner_tests_only_their_own_versions(db: Database) -> None:
     add_samples(db)
     owner, _ = db.transaction(lambda s: add_owner(s, "alice"))
-    with pytest.raises(Forbidden, match="not your bot"):
+    with pytest.raises(Forbidden, match="not a bot of your teams"):
         db.transaction(
             lambda s: abtest_service.create_in(
                 s, "theirs", "counter", "random", CLASSIC, BOUNDS, owner=s.merge(owner)

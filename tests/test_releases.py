@@ -96,7 +96,7 @@ def test_a_staged_version_waits_until_promoted_and_a_rollback_restores_the_ratin
                 e.mu, e.games = 31.5, 40
 
     arena.db.transaction(rate_v1)
-    with pytest.raises(Forbidden, match="not your bot"):
+    with pytest.raises(Forbidden, match="not a bot of your teams"):
         as_owner(arena, bob, lambda s, who: release_service.promote_in(s, "mine:latest", who))
     number, playing = as_owner(
         arena, alice, lambda s, who: release_service.promote_in(s, "mine:latest", who)

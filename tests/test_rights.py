@@ -109,6 +109,28 @@ def attempts(alice_bot: str = "alices") -> dict[tuple[str, str], tuple[str, dict
         ),
         ("GET", "/api/v1/admin/audit"): ("/api/v1/admin/audit", None),
         ("GET", "/api/v1/admin/accounts"): ("/api/v1/admin/accounts", None),
+        ("POST", "/api/v1/admin/bots/{name}/disqualify"): (
+            f"/api/v1/admin/bots/{alice_bot}/disqualify",
+            {"reason": "a try"},
+        ),
+        ("POST", "/api/v1/admin/bots/{name}/versions/{number}/disqualify"): (
+            f"/api/v1/admin/bots/{alice_bot}/versions/1/disqualify",
+            {"reason": "a try"},
+        ),
+        ("POST", "/api/v1/admin/matches/{match_id}/void"): (
+            "/api/v1/admin/matches/1/void",
+            {"reason": "a try"},
+        ),
+        ("POST", "/api/v1/teams"): ("/api/v1/teams", {"name": "newteam"}),
+        ("GET", "/api/v1/account/teams"): ("/api/v1/account/teams", None),
+        ("GET", "/api/v1/teams/{name}"): ("/api/v1/teams/alice", None),
+        ("POST", "/api/v1/teams/{name}/invites"): ("/api/v1/teams/alice/invites", None),
+        ("POST", "/api/v1/teams/join"): ("/api/v1/teams/join", {"code": "join_not-a-code"}),
+        ("POST", "/api/v1/teams/{name}/leave"): ("/api/v1/teams/alice/leave", None),
+        ("DELETE", "/api/v1/teams/{name}/members/{member}"): (
+            "/api/v1/teams/alice/members/alice",
+            None,
+        ),
         ("POST", "/api/v1/account/password"): (
             "/api/v1/account/password",
             {"current": "a guess at alice's", "new": "a long passphrase of theirs"},

@@ -120,12 +120,12 @@ def _scrimmage(db, owner: Owner | None, bot: str, rivals: list[str], games: int 
 @pytest.mark.parametrize(
     ("bot", "rivals", "games", "refusal", "said"),
     [
-        ("mals", ["sample:random"], 4, Forbidden, "is not your bot"),
+        ("mals", ["sample:random"], 4, Forbidden, "is not a bot of your teams"),
         ("alices", [], 4, Invalid, "at least one rival"),
         ("alices", ["alices"], 4, Invalid, "seats each bot once"),
         ("alices", ["sample:random"], 51, Invalid, "at most 50 games"),
         ("alices", ["nobody"], 4, Invalid, "no bot named"),
-        ("random", ["sample:counter"], 4, Forbidden, "is not your bot"),
+        ("random", ["sample:counter"], 4, Forbidden, "is not a bot of your teams"),
     ],
 )
 def test_a_scrimmage_that_cannot_be_is_refused_with_the_reason(

@@ -23,6 +23,9 @@ SCOPES = ("read", "submit", "manage")
 #: what an account is: an owner, or an operator (the console and the operator's API)
 OWNER, OPERATOR = "owner", "operator"
 ROLES = (OWNER, OPERATOR)
+#: a person's role in a team: the captain invites and removes members; every member
+#: submits and manages the team's bots
+CAPTAIN, MEMBER = "captain", "member"
 
 
 @dataclass(frozen=True)

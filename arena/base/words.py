@@ -23,12 +23,20 @@ SENTENCES: dict[str, str] = {
     "bot.no_sample": "no sample bot {target!r}: expected one of {samples}",
     "bot.cannot_play": "bot {name!r} has no version that can play: {versions}",
     "bot.operators": "bot {name!r} has no owner: only the platform's operator can change it",
-    "bot.anothers": "bot {name!r} belongs to another owner",
+    "bot.anothers": "bot {name!r} belongs to a team you are not in",
     "bot.max_matches_kind": (
         "only an endpoint serves several matches at once: --max-matches is for one"
     ),
     "bot.max_matches_range": "max matches at once is 1 to {most}, not {asked}",
     "versions.none": "no versions",
+    # teams
+    "team.one_per_competition": (
+        "{person} plays in competition {competition!r} for team {team!r} (bot {bot!r}):"
+        " a person plays in one team per competition"
+    ),
+    "team.not_member": "you are not in team {team!r}",
+    "bot.disqualified": "bot {name!r} is disqualified: {reason}",
+    "version.disqualified": "{name} v{number} is disqualified: {reason}",
     # uploads
     "upload.missing": "no bot file or folder at {source}",
     "upload.no_entry": "the folder {source} has no bot.py",

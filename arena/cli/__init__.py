@@ -77,8 +77,13 @@ COMMANDS: dict[str, Entry] = {
         "arena.cli.login", "login", "Keep an owner's API token for this user's commands."
     ),
     "logout": Entry("arena.cli.login", "logout", "Forget the token arena login kept."),
+    "team": Entry(
+        "arena.cli.teams", "app", "Teams: make one, invite, join, leave, remove a member."
+    ),
     "operator": Entry(
-        "arena.cli.operators", "app", "The operator's moderation: roles, suspensions."
+        "arena.cli.operators",
+        "app",
+        "The operator's moderation: roles, suspensions, disqualifications, voided matches.",
     ),
     "audit": Entry(
         "arena.cli.operators", "audit", "The operators' actions: who, what, on what, when and why."

@@ -11,11 +11,10 @@ from rich.table import Table
 from arena.base.endpoints import reachable
 from arena.base.states import AfterQualifying, BotKind, VersionStatus
 from arena.cli.errors import fail
-from arena.cli.login import stored_token
+from arena.cli.login import Token, acting
 from arena.cli.platform import err, out, platform
 from arena.platform import Platform
 from arena.services import bots as bot_service
-from arena.services import owners as owner_service
 from arena.services import releases as release_service
 from arena.services.releases import LiveVersion
 
@@ -88,6 +87,10 @@ def bot_submit(
         typer.Option(help="The competition it enters (default: the default competition)."),
     ] = None,
     max_matches: MaxMatches = None,
+    team: Annotated[
+        str | None,
+        typer.Option(help="A new bot's team, one of yours (default: your own team)."),
+    ] = None,
     stage: Annotated[
         bool,
         typer.Option(
@@ -125,7 +128,7 @@ def bot_submit(
     kind, target = (BotKind.ENDPOINT, endpoint) if endpoint else (BotKind.PATH, path)
     assert target is not None  # exactly one was given
     arena = platform()
-    owner_id = _acting(arena, token, "submit")
+    owner_id = acting(arena, token, "submit")
     queued = arena.workers_running()
     if not queued and not wait:
         fail("no worker is running to qualify it later: start one, or submit without --no-wait")
@@ -141,6 +144,7 @@ def bot_submit(
             competition=competition,
             max_matches=max_matches,
             after=after,
+            team=team,
         )
         if queued and wait:
             status.update(f"qualifying {name} v{result.version}: waiting for a worker...")
@@ -149,30 +153,6 @@ def bot_submit(
     out.print(f"{name} v{result.version} {verdict}: {result.reason}", markup=False, soft_wrap=True)
     if result.status == "rejected":
         raise typer.Exit(1)
-
-
-def _acting(arena: Platform, token: str | None, scope: str) -> int | None:
-    """The owner the command acts as: the token's (``--token``, ``ARENA_TOKEN``, else
-    the one ``arena login`` kept), which must have ``scope``; None: the operator."""
-    token = token or stored_token()
-    if not token:
-        return None
-    owner = owner_service.scoped(arena.db, token)
-    if owner is None:
-        fail("that token is no owner's (arena owner add NAME makes one, or /account)")
-    if scope not in owner.scopes:
-        fail(f"that token may {' and '.join(sorted(owner.scopes))} only: this needs {scope}")
-    return owner.id
-
-
-Token = Annotated[
-    str | None,
-    typer.Option(
-        envvar="ARENA_TOKEN",
-        help="As the owner of this API token (default: the one arena login kept; without"
-        " either: the operator).",
-    ),
-]
 
 
 @app.command("promote")
@@ -200,7 +180,7 @@ def _release(change: Callable[[Platform, int | None], LiveVersion], token: str |
     """Run a change of live version as the token's owner (or the operator); say what
     plays now."""
     arena = platform()
-    live = change(arena, _acting(arena, token, "manage"))
+    live = change(arena, acting(arena, token, "manage"))
     arena.send(live.jobs)  # else a worker's next pass seats them
     out.print(live.said(), markup=False)
 

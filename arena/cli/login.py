@@ -6,13 +6,17 @@ commands that act as an owner (``bot submit``, ``bot promote``, ...) need no ``-
 from __future__ import annotations
 
 import os
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from arena.cli.errors import fail
 from arena.cli.platform import out, platform
 from arena.platform.settings import token_file
+
+if TYPE_CHECKING:
+    from arena.base.people import Caller
+    from arena.platform import Platform
 
 
 def stored_token() -> str | None:
@@ -21,6 +25,38 @@ def stored_token() -> str | None:
         return token_file().read_text().strip() or None
     except FileNotFoundError:
         return None
+
+
+def acting_as(arena: Platform, token: str | None, scope: str) -> Caller | None:
+    """The owner the command acts as: the token's (``--token``, ``ARENA_TOKEN``, else
+    the one ``arena login`` kept), which must have ``scope``; None: the operator."""
+    from arena.services import owners as owner_service
+
+    token = token or stored_token()
+    if not token:
+        return None
+    owner = owner_service.scoped(arena.db, token)
+    if owner is None:
+        fail("that token is no owner's (arena owner add NAME makes one, or /account)")
+    if scope not in owner.scopes:
+        fail(f"that token may {' and '.join(sorted(owner.scopes))} only: this needs {scope}")
+    return owner
+
+
+def acting(arena: Platform, token: str | None, scope: str) -> int | None:
+    """:func:`acting_as`'s owner id (None: the operator)."""
+    owner = acting_as(arena, token, scope)
+    return owner.id if owner is not None else None
+
+
+Token = Annotated[
+    str | None,
+    typer.Option(
+        envvar="ARENA_TOKEN",
+        help="As the owner of this API token (default: the one arena login kept; without"
+        " either: the operator).",
+    ),
+]
 
 
 def login(

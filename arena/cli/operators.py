@@ -12,7 +12,10 @@ from arena.base.people import OPERATOR, OWNER
 from arena.cli.platform import out, platform
 from arena.services import operators as operator_service
 
-app = typer.Typer(help="The operator's moderation: roles, suspensions.", no_args_is_help=True)
+app = typer.Typer(
+    help="The operator's moderation: roles, suspensions, disqualifications, voided matches.",
+    no_args_is_help=True,
+)
 Name = Annotated[str, typer.Argument(help="The account's name.")]
 Reason = Annotated[str, typer.Option("--reason", help="Why, for the audit log.")]
 
@@ -43,6 +46,25 @@ def operator_lift(name: Name, reason: Reason) -> None:
     """Lift an account's suspension."""
     state = operator_service.lift(platform().db, name, reason)
     out.print(f"{state.name} is no longer suspended", markup=False)
+
+
+@app.command("disqualify")
+def operator_disqualify(
+    spec: Annotated[str, typer.Argument(help="BOT (every version), or BOT:N (one version).")],
+    reason: Reason,
+) -> None:
+    """Disqualify a bot or a version: off every leaderboard, at no new table."""
+    done = operator_service.disqualify(platform().db, spec, reason)
+    out.print(f"{done.target} is disqualified: {done.reason}", markup=False)
+
+
+@app.command("void")
+def operator_void(
+    match_id: Annotated[int, typer.Argument(help="The match's number.")], reason: Reason
+) -> None:
+    """Void a recorded match: its result leaves the ratings, recomputed in order."""
+    done = operator_service.void(platform().db, match_id, reason)
+    out.print(f"match {done.match} of {done.tournament} is void: {done.reason}", markup=False)
 
 
 def audit(

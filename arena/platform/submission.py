@@ -37,7 +37,7 @@ from arena.referee.log import MatchLog
 from arena.services import gates
 from arena.services import releases as release_service
 from arena.store import bots as bot_store
-from arena.store import competitions, qualifications, releases
+from arena.store import competitions, qualifications, releases, teams
 from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.limits import PrivateLimits
@@ -91,8 +91,10 @@ def submit(
     competition: str | None = None,
     max_matches: int | None = None,
     after: AfterQualifying = AfterQualifying.LIVE,
+    team: str | None = None,
 ) -> Submission:
-    """Store a new version of bot ``name``, pending, and qualify it: here and now, or
+    """Store a new version of bot ``name`` (a new bot goes to ``team``, one of its
+    owner's, by default its owner's own), pending, and qualify it: here and now, or
     (``queued``) by a worker, which the caller may await with :func:`wait`.
 
     Raises :class:`PlatformError` when uploaded bots cannot be sandboxed here (before
@@ -103,7 +105,9 @@ def submit(
         if not where.runs_uploaded_bots:
             raise PlatformError(where.describe())
     version = platform.db.transaction(
-        lambda s: _add_pending(s, name, kind, target, owner_id, competition, max_matches, after)
+        lambda s: _add_pending(
+            s, name, kind, target, owner_id, competition, max_matches, after, team
+        )
     )
     if queued:  # noted before it is queued: a quick worker's verdict is never overwritten
         note = "waiting for a worker to play its qualification match"
@@ -239,12 +243,14 @@ def _add_pending(
     competition: str | None = None,
     max_matches: int | None = None,
     after: AfterQualifying = AfterQualifying.LIVE,
+    team: str | None = None,
 ) -> BotVersion:
     """The new version, inactive and pending until it qualifies (then ``after`` says
     what it does), with its own limit of matches at once if it has one; its bot entered
     in ``competition`` (by default the default competition, if there is one)."""
     if session.scalar(select(RegisteredBot).where(RegisteredBot.name == name)) is None:
-        version = bot_store.add_bot(session, name, kind, target, owner_id=owner_id)
+        team_id = teams.joined(session, team, owner_id).id if team else None
+        version = bot_store.add_bot(session, name, kind, target, owner_id, team_id)
     else:
         version = bot_store.add_version(session, name, kind, target, owner_id, retire_others=False)
     version.active, version.live_since = False, None

@@ -21,6 +21,7 @@ from arena.referee import RefereeSettings
 from arena.services import releases, rights
 from arena.services.requests import Request
 from arena.store import abtests as store
+from arena.store import teams
 from arena.store.bots import check_name
 from arena.store.db import Database
 from arena.store.limits import PrivateLimits
@@ -386,8 +387,10 @@ def create_in(
         raise Invalid(f"--new and --base are the same version ({new_version.label})")
     if owner is not None:
         for version in (new_version, base_version):
-            if version.bot.owner_id != owner.id:
-                raise Forbidden(f"{version.bot.name} is not your bot: you test your own versions")
+            if not teams.manages(session, owner.id, version.bot):
+                raise Forbidden(
+                    f"{version.bot.name} is not a bot of your teams: you test your own versions"
+                )
     opponents = _field(session, field, owner, {new_version.id, base_version.id})
     size = table_size or min(store.DEFAULT_TABLE_SIZE, len(opponents) + 1)
     _check_plays(ruleset, size, len(opponents), max_matches, batch)

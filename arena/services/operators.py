@@ -10,14 +10,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Conflict, Invalid, NotFound
 from arena.base.people import ROLES
+from arena.services import releases
 from arena.services.accounts import WALL_CLOCK, Clock
 from arena.store import accounts as store
+from arena.store import moderation
 from arena.store.db import Database
-from arena.store.models import Owner
+from arena.store.models import Owner, RegisteredBot
 
 #: who acts when the command line or the operator's token does
 PLATFORM_OPERATOR = "operator"
@@ -102,6 +105,66 @@ def _moderate(
         return _state(owner)
 
     return db.transaction(moderate)
+
+
+@dataclass(frozen=True)
+class Disqualified:
+    #: ``BOT`` or ``BOT vN``
+    target: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Voided:
+    match: int
+    tournament: str
+    reason: str
+
+
+def disqualify(
+    db: Database, spec: str, reason: str, actor: str = PLATFORM_OPERATOR, clock: Clock = WALL_CLOCK
+) -> Disqualified:
+    """Disqualify a bot (``BOT``: every version, and no new one) or one version
+    (``BOT:N``): off every leaderboard at once, at no new table; the reason is shown to
+    its team."""
+    reason = _reason(reason)
+
+    def disqualified(session: Session) -> Disqualified:
+        moment = clock()
+        name, _, number = spec.partition(":")
+        bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == name))
+        if bot is None:
+            raise NotFound(f"no bot named {name!r}")
+        if number:
+            version = releases.find(session, spec)
+            moderation.disqualify_version(session, version, reason, moment)
+            target = f"{bot.name} v{version.number}"
+        else:
+            moderation.disqualify_bot(session, bot, reason, moment)
+            target = bot.name
+        store.record(session, actor, "disqualify", target, reason, moment)
+        return Disqualified(target, reason)
+
+    return db.transaction(disqualified)
+
+
+def void(
+    db: Database,
+    match_id: int,
+    reason: str,
+    actor: str = PLATFORM_OPERATOR,
+    clock: Clock = WALL_CLOCK,
+) -> Voided:
+    """Void a recorded match: its result leaves the ratings (recomputed in order)."""
+    reason = _reason(reason)
+
+    def voided(session: Session) -> Voided:
+        moment = clock()
+        tournament = moderation.void(session, match_id, reason, moment)
+        store.record(session, actor, "void match", f"match {match_id}", reason, moment)
+        return Voided(match_id, tournament.name, reason)
+
+    return db.transaction(voided)
 
 
 def accounts(session: Session, starting: str = "", limit: int = 50) -> list[AccountState]:

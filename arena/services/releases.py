@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from arena.base.errors import Forbidden, Invalid, NotFound
 from arena.base.people import Someone
 from arena.base.states import AbTestStatus, VersionStatus
-from arena.store import competitions
+from arena.store import competitions, teams
 from arena.store import releases as store
 from arena.store.bots import describe_versions
 from arena.store.db import Database
@@ -128,6 +128,13 @@ _NAMED = (LIVE, LATEST)
 def qualified(session: Session, spec: str) -> BotVersion:
     """The version ``spec`` names, which must have qualified (it may then play)."""
     version = find(session, spec)
+    if version.disqualified_at is not None:
+        raise Forbidden.of(
+            "version.disqualified",
+            name=version.bot.name,
+            number=version.number,
+            reason=version.disqualified_reason,
+        )
     if version.status is not VersionStatus.READY:
         reason = f": {version.reason}" if version.reason else ""
         raise Invalid(
@@ -138,12 +145,14 @@ def qualified(session: Session, spec: str) -> BotVersion:
 
 def playable_by(session: Session, spec: str, person: int | None) -> BotVersion:
     """The qualified version ``spec`` names, as ``person`` (an owner's id; None: a guest)
-    may seat it: anyone the bot's live version, only its owner any other (a staged
-    version is its owner's until it is promoted)."""
+    may seat it: anyone the bot's live version, only its team any other (a staged
+    version is its team's until it is promoted)."""
     version = qualified(session, spec)
-    if not version.active and version.bot.owner_id not in (None, person):
+    bot = version.bot
+    theirs = bot.team_id is None or (person is not None and teams.manages(session, person, bot))
+    if not version.active and not theirs:
         raise Forbidden(
-            f"{version.bot.name} v{version.number} is not live: only its owner may seat it"
+            f"{version.bot.name} v{version.number} is not live: only its team may seat it"
             f" (name {version.bot.name} for its live version)"
         )
     return version
@@ -153,7 +162,7 @@ def promote_in(session: Session, spec: str, owner: Someone | None) -> tuple[BotV
     """The owner (None: the operator) makes the version ``spec`` names live; it and the
     competitions it now plays in. Promoting the live version changes nothing."""
     version = find(session, spec)
-    check_owner(version.bot, owner)
+    check_owner(session, version.bot, owner)
     version = qualified(session, spec)
     if version.active:
         return version, []
@@ -167,7 +176,7 @@ def rollback_in(
     bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == bot_name))
     if bot is None:
         raise NotFound(f"no bot named {bot_name!r}")
-    check_owner(bot, owner)
+    check_owner(session, bot, owner)
     target = store.previous(bot)
     if target is None:
         raise Invalid(f"bot {bot_name!r} has no earlier live version to go back to")
@@ -199,11 +208,11 @@ def standing(session: Session, version: BotVersion) -> str:
     return f"{said}; staged: arena bot promote {version.bot.name}:{version.number} makes it live"
 
 
-def check_owner(bot: RegisteredBot, owner: Someone | None) -> None:
-    """An owner changes only their own bots (before anything is said of their versions);
-    the operator (None), any."""
-    if owner is not None and bot.owner_id != owner.id:
-        raise Forbidden(f"{bot.name} is not your bot")
+def check_owner(session: Session, bot: RegisteredBot, owner: Someone | None) -> None:
+    """An owner changes only the bots of their teams (before anything is said of their
+    versions); the operator (None), any."""
+    if owner is not None and not teams.manages(session, owner.id, bot):
+        raise Forbidden(f"{bot.name} is not a bot of your teams")
 
 
 def set_consent_in(
@@ -218,7 +227,7 @@ def set_consent_in(
     bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == name))
     if bot is None:
         raise NotFound(f"no bot named {name!r}")
-    check_owner(bot, owner)
+    check_owner(session, bot, owner)
     if people is not None:
         bot.people_may_play = people
     if scrimmages is not None:

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from arena.base.errors import Forbidden, Invalid, TooMany
 from arena.base.people import Someone
 from arena.base.states import BotKind, TournamentStatus
+from arena.store import teams
 from arena.store.limits import PrivateLimits, SubmissionRate
 from arena.store.models import BotVersion, Competition, RegisteredBot, Tournament, now
 from arena.tournament.formats.base import Format
@@ -89,10 +90,10 @@ def usable_by(session: Session, owner: Someone, name: str) -> bool:
     bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == name))
     if bot is None:
         return True  # create() says it does not exist
-    if bot.owner_id == owner.id:
+    if teams.manages(session, owner.id, bot):
         return True
     kinds = session.scalars(select(BotVersion.kind).where(BotVersion.bot_id == bot.id)).all()
-    return bot.owner_id is None and bool(kinds) and all(k is BotKind.SAMPLE for k in kinds)
+    return bot.team_id is None and bool(kinds) and all(k is BotKind.SAMPLE for k in kinds)
 
 
 def check_may_run(owner: Someone | None, tournament: Tournament) -> None:
@@ -109,7 +110,7 @@ def check_submission_rate(session: Session, owner: Someone, rate: SubmissionRate
     recent = session.scalars(
         select(BotVersion.created_at)
         .join(RegisteredBot, RegisteredBot.id == BotVersion.bot_id)
-        .where(RegisteredBot.owner_id == owner.id)
+        .where(teams.in_teams_of(owner.id))
         .order_by(BotVersion.created_at.desc())
         .limit(rate.per_hour)
     ).all()

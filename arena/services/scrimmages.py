@@ -15,7 +15,7 @@ from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.services import releases, rights
 from arena.services.requests import Request
-from arena.store import bots, tournaments
+from arena.store import bots, teams, tournaments
 from arena.store import scrimmages as store
 from arena.store.db import Database
 from arena.store.limits import PrivateLimits
@@ -147,7 +147,7 @@ def create_in(
     """A scrimmage of ``bot`` (``BOT``, ``BOT:N``: any qualified version) against
     ``rivals``; ``owner`` None is the operator, acting for the bot's owner."""
     version = releases.qualified(session, bot)
-    releases.check_owner(version.bot, owner)
+    releases.check_owner(session, version.bot, owner)
     acting = owner
     if acting is None and version.bot.owner_id is not None:
         acting = session.get(Owner, version.bot.owner_id)
@@ -186,7 +186,7 @@ def _rival(session: Session, owner: Someone, spec: str) -> BotVersion:
     if spec.startswith("sample:") and spec.removeprefix("sample:") in SAMPLE_NAMES:
         return bots.sample_version(session, spec.removeprefix("sample:"))
     version = releases.playable_by(session, spec, owner.id)
-    theirs = version.bot.owner_id not in (None, owner.id)
+    theirs = version.bot.team_id is not None and not teams.manages(session, owner.id, version.bot)
     if theirs and not version.bot.scrimmage_rival:
         raise Forbidden(f"{version.bot.name}'s owner does not let it be a scrimmage's rival")
     return version

@@ -10,6 +10,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Conflict
+from arena.store import teams
 from arena.store.db import upsert
 from arena.store.models import (
     AccountSession,
@@ -37,6 +38,7 @@ def add(session: Session, name: str, password_hash: str | None) -> Owner:
     owner = Owner(name=name, token_hash=no_token(), password_hash=password_hash)
     session.add(owner)
     session.flush()
+    teams.team_of_one(session, owner)
     return owner
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 from sqlalchemy import func, select, update
@@ -11,22 +10,13 @@ from sqlalchemy.orm import Session
 import sample_bots
 from arena.base.endpoints import EndpointError, parse_endpoint
 from arena.base.errors import Conflict, Forbidden, Invalid, NotFound, Refused
-from arena.base.names import NAME
+from arena.base.names import check_name
 from arena.base.states import BotKind, VersionStatus
 from arena.base.words import said
-from arena.store import artifacts
+from arena.store import artifacts, teams
 from arena.store.models import BotVersion, RegisteredBot, now
 
 __all__ = ["Refused", "active_version", "add_bot", "add_version", "check_name"]
-
-
-def check_name(name: str, what: str) -> str:
-    """A name shown in pages and used in URL paths and in ``--bots a,b``: 1 to 100
-    letters, digits, '.', '_' and '-', starting with a letter or digit."""
-    name = name.strip()
-    if not NAME.fullmatch(name):
-        raise Invalid.of("name.invalid", name=name, what=what)
-    return name
 
 
 def parse_target(session: Session, kind: BotKind, target: str) -> str:
@@ -50,9 +40,15 @@ def parse_target(session: Session, kind: BotKind, target: str) -> str:
 
 
 def add_bot(
-    session: Session, name: str, kind: BotKind, target: str, owner_id: int | None = None
+    session: Session,
+    name: str,
+    kind: BotKind,
+    target: str,
+    owner_id: int | None = None,
+    team_id: int | None = None,
 ) -> BotVersion:
-    """A new bot with its first version."""
+    """A new bot with its first version, in team ``team_id`` (by default its owner's own
+    team; the operator's bots are in none)."""
     name = check_name(name, "bot")
     taken = session.scalar(
         select(RegisteredBot.name).where(func.lower(RegisteredBot.name) == name.lower())
@@ -61,7 +57,10 @@ def add_bot(
         if taken == name:
             raise Conflict.of("name.taken", what="bot", name=name)
         raise Conflict.of("name.taken_folded", what="bot", name=name, taken=taken)
-    bot = RegisteredBot(name=name, owner_id=owner_id)
+    if team_id is None and owner_id is not None:
+        own = teams.own_team(session, owner_id)
+        team_id = own.id if own is not None else None
+    bot = RegisteredBot(name=name, owner_id=owner_id, team_id=team_id)
     version = BotVersion(
         bot=bot, number=1, kind=kind, target=parse_target(session, kind, target), live_since=now()
     )
@@ -157,6 +156,16 @@ def all_bots(session: Session) -> list[RegisteredBot]:
     return list(session.scalars(select(RegisteredBot).order_by(RegisteredBot.name)))
 
 
+def check_manages(session: Session, bot: RegisteredBot, owner_id: int | None) -> None:
+    """Refuse unless ``owner_id`` is in ``bot``'s team (None: the operator, who changes
+    only the bots in no team)."""
+    if bot.team_id is None:
+        if owner_id is not None:
+            raise Forbidden.of("bot.operators", name=bot.name)
+    elif owner_id is None or not teams.manages(session, owner_id, bot):
+        raise Forbidden.of("bot.anothers", name=bot.name)
+
+
 def add_version(
     session: Session,
     name: str,
@@ -171,10 +180,9 @@ def add_version(
     bot = session.scalar(select(RegisteredBot).where(RegisteredBot.name == name))
     if bot is None:
         raise NotFound.of("name.missing", what="bot", name=name)
-    if owner_id is not None and bot.owner_id is None:
-        raise Forbidden.of("bot.operators", name=name)
-    if bot.owner_id is not None and bot.owner_id != owner_id:
-        raise Forbidden.of("bot.anothers", name=name)
+    check_manages(session, bot, owner_id)
+    if bot.disqualified_at is not None:
+        raise Forbidden.of("bot.disqualified", name=bot.name, reason=bot.disqualified_reason)
     if retire_others:
         for version in bot.versions:
             version.active = False
@@ -191,14 +199,3 @@ def add_version(
     session.add(version)
     session.flush()
     return version
-
-
-def owner_teams(session: Session, versions: Sequence[int]) -> dict[int, int]:
-    """Each owned version's owner: one owner's bots form a team that never shares a
-    table (arena.tournament.schedule); the bots without one are the operator's, in no team."""
-    rows = session.execute(
-        select(BotVersion.id, RegisteredBot.owner_id)
-        .join(RegisteredBot, RegisteredBot.id == BotVersion.bot_id)
-        .where(BotVersion.id.in_(versions), RegisteredBot.owner_id.is_not(None))
-    )
-    return {row.id: row.owner_id for row in rows}

@@ -18,11 +18,11 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from arena.base.errors import Conflict, Invalid, NotFound
+from arena.base.errors import Conflict, Forbidden, Invalid, NotFound
 from arena.base.states import BotKind, CompetitionStatus, TournamentStatus, VersionStatus
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
-from arena.store import ladder, tournaments
+from arena.store import ladder, teams, tournaments
 from arena.store.bots import check_name
 from arena.store.models import (
     BotVersion,
@@ -145,6 +145,11 @@ def enter(session: Session, competition: Competition, bot_name: str) -> None:
     )
     if active is not None and not seats(competition, active):
         raise Invalid.of("competition.endpoints", name=competition.name)
+    if bot.disqualified_at is not None:
+        raise Forbidden.of("bot.disqualified", name=bot.name, reason=bot.disqualified_reason)
+    if bot.team_id is not None:
+        people = [owner.id for owner, _ in teams.members(session, bot.team_id)]
+        teams.check_one_team_in(session, competition, bot.team_id, people)
     key = {"competition_id": competition.id, "bot_id": bot.id}
     if session.get(CompetitionBot, key) is None:
         session.add(CompetitionBot(**key))
@@ -201,7 +206,7 @@ def seats(competition: Competition, version: BotVersion) -> bool:
 def _seat_version(session: Session, competition: Competition, version: BotVersion) -> None:
     """``version`` takes its bot's place (an older version's entry is retired), unless
     the competition does not seat it: then the bot's entry stays as it is."""
-    if not seats(competition, version):
+    if not seats(competition, version) or version.disqualified_at is not None:
         return
     tournament_id = competition.tournament_id
     entries = session.scalars(

@@ -30,9 +30,9 @@ from sqlalchemy.orm import Session
 from arena.base.jobs import new_job_id
 from arena.base.states import OPEN_STATUSES, CompetitionStatus, MatchStatus, TournamentStatus
 from arena.base.words import said
-from arena.store.bots import owner_teams
 from arena.store.db import Database, locked, rows_changed
 from arena.store.models import Competition, Entry, MatchSeat, Tournament, TournamentMatch, now
+from arena.store.teams import households
 from arena.tournament import formats, matchmaking, pacing, seeds
 from arena.tournament.schedule import assign_seats
 
@@ -156,7 +156,7 @@ def _teams(session: Session, tournament: Tournament, entries: list[Entry]) -> di
     """Each entry's owner, unless the ladder lets one owner's bots share a table."""
     if tournament.same_owner_tables:
         return {}
-    owners = owner_teams(session, [e.bot_version_id for e in entries])
+    owners = households(session, [e.bot_version_id for e in entries])
     return {e: owners[e.bot_version_id] for e in entries if e.bot_version_id in owners}
 
 

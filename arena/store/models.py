@@ -191,11 +191,57 @@ class Throttle(Base):
     count: Mapped[int] = mapped_column(Integer, default=0)
 
 
-class RegisteredBot(Base):
+class Team(Base):
+    """A team: its members submit and manage its bots (arena.store.teams). Every account
+    starts with a team of one under its own name."""
+
+    __tablename__ = "teams"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+
+
+class TeamMember(Base):
+    """A person in a team: its ``captain`` invites and removes, every member plays."""
+
+    __tablename__ = "team_members"
+    team_id: Mapped[int] = mapped_column(ForeignKey("teams.id"), primary_key=True)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("owners.id"), primary_key=True, index=True)
+    role: Mapped[str] = mapped_column(String(16))
+    joined_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+
+
+class TeamInvite(Base):
+    """A captain's one-time invitation: the code is shown once, its SHA-256 kept."""
+
+    __tablename__ = "team_invites"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    team_id: Mapped[int] = mapped_column(ForeignKey("teams.id"), index=True)
+    digest: Mapped[str] = mapped_column(String(64), unique=True)
+    created_by: Mapped[int] = mapped_column(ForeignKey("owners.id"))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    used_by: Mapped[int | None] = mapped_column(ForeignKey("owners.id"))
+
+
+class Disqualifiable:
+    """The operator's disqualification: off every leaderboard, no new table, the reason
+    shown to the team."""
+
+    disqualified_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    disqualified_reason: Mapped[str | None] = mapped_column(Text)
+
+
+class RegisteredBot(Disqualifiable, Base):
     __tablename__ = "bots"
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
+    #: the account that made it (None: the operator's)
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("owners.id"))
+    #: the team whose members submit and manage it (None: the operator's)
+    team_id: Mapped[int | None] = mapped_column(ForeignKey("teams.id"), index=True)
+    team: Mapped[Team | None] = relationship()
     #: the owner's consent: people may sit at a table with this bot (/play)
     people_may_play: Mapped[bool] = mapped_column(Boolean, default=True)
     #: the owner's consent: other owners may choose this bot as a scrimmage's rival
@@ -206,7 +252,7 @@ class RegisteredBot(Base):
     )
 
 
-class BotVersion(Base):
+class BotVersion(Disqualifiable, Base):
     __tablename__ = "bot_versions"
     __table_args__ = (UniqueConstraint("bot_id", "number"),)
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -493,6 +539,9 @@ class TournamentMatch(Base):
     finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     #: the position in the tournament's completion order (ratings are applied in it)
     completion: Mapped[int | None] = mapped_column(Integer)
+    #: the operator voided it: its result left the ratings (recomputed), and why
+    voided_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    void_reason: Mapped[str | None] = mapped_column(Text)
     referee_ms: Mapped[float | None] = mapped_column(Float)
     error: Mapped[str | None] = mapped_column(Text)
     seats: Mapped[list[MatchSeat]] = relationship(order_by="MatchSeat.seat")
@@ -612,3 +661,4 @@ class Artifact(Base):
 # names are unique whatever their case: ALICEBOT is not a new name beside alicebot
 Index("uq_bots_name_folded", func.lower(RegisteredBot.name), unique=True)
 Index("uq_owners_name_folded", func.lower(Owner.name), unique=True)
+Index("uq_teams_name_folded", func.lower(Team.name), unique=True)

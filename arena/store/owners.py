@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Conflict, Invalid, NotFound
+from arena.store import teams
 from arena.store.models import Owner, RegisteredBot
 
 #: a revoked owner's stored "digest": never the SHA-256 of any token
@@ -32,6 +33,7 @@ def add_owner(session: Session, name: str) -> tuple[Owner, str]:
     owner = Owner(name=name, token_hash=digest(token))
     session.add(owner)
     session.flush()
+    teams.team_of_one(session, owner)
     return owner, token
 
 
@@ -72,9 +74,7 @@ def revoked(owner: Owner) -> bool:
 def describe(session: Session, owner: Owner) -> dict[str, Any]:
     """What an owner may see of itself (never a token)."""
     bots = session.scalars(
-        select(RegisteredBot.name)
-        .where(RegisteredBot.owner_id == owner.id)
-        .order_by(RegisteredBot.name)
+        select(RegisteredBot.name).where(teams.in_teams_of(owner.id)).order_by(RegisteredBot.name)
     )
     return {
         "name": owner.name,

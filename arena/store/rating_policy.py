@@ -90,7 +90,7 @@ _GROUP_OPEN = select(_matches.c.id).where(*_IN_GROUP, _matches.c.status.in_(OPEN
 _GROUP_PLACES = (
     select(_seats.c.bot_version_id, func.sum(_seats.c.place))
     .join(_matches, _matches.c.id == _seats.c.match_id)
-    .where(*_IN_GROUP, _matches.c.status == MatchStatus.DONE)
+    .where(*_IN_GROUP, _matches.c.status == MatchStatus.DONE, _matches.c.voided_at.is_(None))
     .group_by(_seats.c.bot_version_id)
     .order_by(_seats.c.bot_version_id)
 )

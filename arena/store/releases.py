@@ -49,6 +49,8 @@ def go_live(session: Session, version: BotVersion) -> list[str]:
     """Make ``version`` (qualified) its bot's live version: it takes the bot's place in
     every competition the bot is in that is not closed; those competitions' names."""
     assert version.status is VersionStatus.READY, "only a qualified version goes live"
+    if version.disqualified_at is not None:  # disqualified while it qualified
+        return []
     for other in version.bot.versions:
         other.active = other is version
     version.live_since = now()

@@ -15,7 +15,7 @@ from arena.base.states import MatchStatus, TournamentStatus
 from arena.engine import Game, RulesError, Ruleset
 from arena.referee import RefereeSettings
 from arena.store import ladder, rounds
-from arena.store.bots import active_version, check_name, owner_teams
+from arena.store.bots import active_version, check_name
 from arena.store.limits import PrivateLimits
 from arena.store.models import (
     BotVersion,
@@ -27,6 +27,7 @@ from arena.store.models import (
     now,
 )
 from arena.store.rounds import Placing
+from arena.store.teams import households
 from arena.tournament import formats, ratings, seeds
 from arena.tournament.formats.base import Format, NewTournament, Plays
 
@@ -158,7 +159,7 @@ def add(
     ids = [v.id for v in versions]
     # an owner's tournament ranks nothing: its bots (all theirs) may share tables
     same_owner_tables = shape.same_owner_tables or owner is not None
-    teams = {} if same_owner_tables else owner_teams(session, ids)
+    teams = {} if same_owner_tables else households(session, ids)
     games_limit = (limits or PrivateLimits()).games if owner is not None else None
     new = NewTournament(
         ids, table_size, games, key, teams, shape.duplicate, shape.waits_for_bots, shape.advance,

@@ -12,6 +12,7 @@ from dashboard.api.routes import (
     owners,
     scrimmages,
     tables,
+    teams,
     tournaments,
 )
 
@@ -28,3 +29,4 @@ router.include_router(tables.router)
 router.include_router(scrimmages.router)
 router.include_router(accounts.router)
 router.include_router(admin.router)
+router.include_router(teams.router)

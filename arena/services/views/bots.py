@@ -21,7 +21,7 @@ from arena.services.views.schemas import (
     VersionState,
 )
 from arena.services.views.visibility import hidden_from, visible_to
-from arena.store import competitions
+from arena.store import competitions, teams
 from arena.store import tournaments as tournament_store
 from arena.store.models import (
     AbTest,
@@ -40,7 +40,7 @@ def bots(session: Session) -> list[BotPublic]:
         _bot_summary(bot, {})
         for bot in session.scalars(
             select(RegisteredBot)
-            .options(selectinload(RegisteredBot.versions))
+            .options(selectinload(RegisteredBot.versions), selectinload(RegisteredBot.team))
             .order_by(RegisteredBot.name)
         )
     ]
@@ -96,6 +96,9 @@ def _bot_summary(bot: RegisteredBot, gates: dict[int, str], owners_view: bool = 
         versions=versions,
         people_may_play=bot.people_may_play,
         scrimmage_rival=bot.scrimmage_rival,
+        team=bot.team.name if bot.team is not None else None,
+        disqualified=bot.disqualified_at is not None,
+        disqualified_reason=bot.disqualified_reason if owners_view else None,
     )
 
 
@@ -117,10 +120,13 @@ def _version(
         max_matches=version.max_matches,
         announced_matches=version.announced_matches,
         created_at=version.created_at.isoformat(),
+        disqualified_reason=version.disqualified_reason if owners_view else None,
     )
 
 
 def version_state(version: BotVersion) -> VersionState:
+    if version.disqualified_at is not None:
+        return "disqualified"
     if version.active:
         return "live"
     if version.status is VersionStatus.READY:
@@ -193,7 +199,7 @@ def bot(session: Session, name: str, recent: int = 20, reader: Someone | None = 
     """A bot's page; its rejected versions' details (what the bot printed) only for
     ``reader`` when it is the bot's owner."""
     found = _bot(session, name)
-    owners_view = reader is not None and found.owner_id == reader.id
+    owners_view = reader is not None and teams.manages(session, reader.id, found)
     versions = [v.id for v in found.versions]
     ratings = bot_ratings(session, found)
     matches_page = matches(session, bot=name, per_page=recent)

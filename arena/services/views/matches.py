@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, object_session, selectinload
 
 from arena.base.errors import Invalid, NotFound
 from arena.base.states import MatchStatus
@@ -15,7 +15,7 @@ from arena.services.views.disclosure import Disclosure, disclosure
 from arena.services.views.frames import EVERY_SEAT, frames
 from arena.services.views.schemas import MatchPage, MatchPublic, Replay, SeatPublic
 from arena.services.views.visibility import hidden_from, may_see
-from arena.store import logs
+from arena.store import logs, teams
 from arena.store.models import (
     BotVersion,
     MatchSeat,
@@ -124,7 +124,10 @@ def _match_row(
 
 
 def _owns(reader: int | None, seat: MatchSeat) -> bool:
-    return reader is not None and seat.version.bot.owner_id == reader
+    """Whether ``reader`` is in the team of the seat's bot."""
+    session = object_session(seat)
+    bot = seat.version.bot
+    return reader is not None and session is not None and teams.manages(session, reader, bot)
 
 
 def match(session: Session, match_id: int, reader: int | None = None) -> MatchPublic:
@@ -205,7 +208,7 @@ def own_seats(session: Session, match_id: int, owner_id: int | None) -> set[int]
             select(MatchSeat.seat)
             .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
             .join(RegisteredBot, RegisteredBot.id == BotVersion.bot_id)
-            .where(MatchSeat.match_id == match_id, RegisteredBot.owner_id == owner_id)
+            .where(MatchSeat.match_id == match_id, teams.in_teams_of(owner_id))
         )
     )
 

@@ -12,7 +12,7 @@ from arena.base.errors import Invalid
 from arena.base.states import MatchStatus
 from arena.services.views.matches import PER_PAGE
 from arena.services.views.schemas import OwnSeat, OwnSeatPage
-from arena.store import competitions
+from arena.store import competitions, teams
 from arena.store.models import BotVersion, MatchSeat, RegisteredBot, Tournament, TournamentMatch
 
 
@@ -65,7 +65,7 @@ def seat_page(
         .join(BotVersion, BotVersion.id == MatchSeat.bot_version_id)
         .join(RegisteredBot, RegisteredBot.id == BotVersion.bot_id)
         .where(
-            RegisteredBot.owner_id == owner_id,
+            teams.in_teams_of(owner_id),
             TournamentMatch.status == MatchStatus.DONE,
             *_conditions(session, only),
         )

@@ -37,7 +37,7 @@ MAX_SOURCE_CHARS = 256 * 1024
 
 #: where a version stands: the one that plays, qualified and waiting for its owner, live
 #: once and replaced since, being qualified, or refused
-VersionState = Literal["live", "staged", "earlier", "pending", "rejected"]
+VersionState = Literal["live", "staged", "earlier", "pending", "rejected", "disqualified"]
 
 
 class VersionPublic(BaseModel):
@@ -62,11 +62,19 @@ class VersionPublic(BaseModel):
     #: the limit its Hello announced (None: none heard); with neither, 32
     announced_matches: int | None = None
     created_at: str
+    #: the operator's reason for disqualifying it: for its team only
+    disqualified_reason: str | None = None
 
 
 class BotPublic(BaseModel):
     name: str
     versions: list[VersionPublic]
+    #: the team whose members manage it (None: the operator's)
+    team: str | None = None
+    #: the operator disqualified it (every version, and no new one)
+    disqualified: bool = False
+    #: why: for its team only
+    disqualified_reason: str | None = None
     #: its owner lets people play it at tables (/play)
     people_may_play: bool = True
     #: its owner lets other owners choose it as a scrimmage's rival
@@ -127,6 +135,8 @@ class SubmissionPublic(BaseModel):
 
 class BotCreate(VersionCreate):
     name: str = Name
+    #: the team it belongs to, one of the caller's (default: the caller's own team)
+    team: str | None = Field(default=None, max_length=100)
 
 
 class RulesIn(BaseModel):

@@ -65,3 +65,46 @@ def find_accounts(
 def audit(actor: OperatorNameDep, session: SessionDep) -> list[operator_service.AuditRow]:
     """Every operator action, the newest first: who, what, on what, when and why."""
     return operator_service.audit_log(session)
+
+
+@router.post(
+    "/bots/{name}/disqualify",
+    response_model=operator_service.Disqualified,
+    responses={**OPERATORS_ONLY, 400: {}, 404: {}, 409: {"description": "Disqualified already"}},
+)
+def disqualify_bot(
+    name: str, body: Reason, request: Request, actor: OperatorNameDep, platform: PlatformDep
+) -> operator_service.Disqualified:
+    """Disqualify a bot and every version of it: off every leaderboard at once, at no
+    new table, no new version taken; its team reads the reason."""
+    return operator_service.disqualify(platform.db, name, body.reason, actor, clock(request))
+
+
+@router.post(
+    "/bots/{name}/versions/{number}/disqualify",
+    response_model=operator_service.Disqualified,
+    responses={**OPERATORS_ONLY, 400: {}, 404: {}, 409: {"description": "Disqualified already"}},
+)
+def disqualify_version(
+    name: str,
+    number: int,
+    body: Reason,
+    request: Request,
+    actor: OperatorNameDep,
+    platform: PlatformDep,
+) -> operator_service.Disqualified:
+    """Disqualify one version: off every leaderboard, at no new table."""
+    spec = f"{name}:{number}"
+    return operator_service.disqualify(platform.db, spec, body.reason, actor, clock(request))
+
+
+@router.post(
+    "/matches/{match_id}/void",
+    response_model=operator_service.Voided,
+    responses={**OPERATORS_ONLY, 400: {}, 404: {}, 409: {"description": "Not a result"}},
+)
+def void_match(
+    match_id: int, body: Reason, request: Request, actor: OperatorNameDep, platform: PlatformDep
+) -> operator_service.Voided:
+    """Void a recorded match: its result leaves the ratings, recomputed in order."""
+    return operator_service.void(platform.db, match_id, body.reason, actor, clock(request))

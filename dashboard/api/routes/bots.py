@@ -139,6 +139,7 @@ def _released(platform: Platform, live: release_service.LiveVersion) -> LiveVers
 def _submit(platform: Platform, name: str, body: VersionCreate, owner: Someone) -> SubmissionPublic:
     owner_service.check_submission_rate(platform.db, owner, platform.settings.submission_rate)
     owner_id = owner.id
+    team = body.team if isinstance(body, BotCreate) else None
     if body.kind == "python":
         if not body.source.strip():
             raise Invalid("a python version needs its source")
@@ -155,6 +156,7 @@ def _submit(platform: Platform, name: str, body: VersionCreate, owner: Someone) 
                 competition=body.competition,
                 max_matches=body.max_matches,
                 after=AfterQualifying(body.after),
+                team=team,
             )
     else:
         if not body.target.strip():
@@ -175,6 +177,7 @@ def _submit(platform: Platform, name: str, body: VersionCreate, owner: Someone) 
             competition=body.competition,
             max_matches=body.max_matches,
             after=AfterQualifying(body.after),
+            team=team,
         )
     return SubmissionPublic(
         bot=result.bot,
