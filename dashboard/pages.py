@@ -19,6 +19,7 @@ from arena.base.states import MatchStatus
 from arena.engine import Ruleset
 from arena.services import abtests as abtest_service
 from arena.services import fairplay
+from arena.services import teams as team_service
 from arena.services.views import bots as bot_queries
 from arena.services.views import charts
 from arena.services.views import competitions as competition_queries
@@ -237,6 +238,22 @@ def bot_page(name: str, session: SessionDep) -> HTMLResponse:
     )
 
 
+@router.get("/teams/{name}", response_class=HTMLResponse)
+def team_page(name: str, session: SessionDep) -> HTMLResponse:
+    """A team's members, bots and their standings in the default competition."""
+    try:
+        team = team_service.show(session, name)
+    except Refused as error:
+        raise _not_found(error) from None
+    standing = {r["bot"]: r for r in bot_queries.global_leaderboard(session) if r.get("tournament")}
+    return render(
+        "team.html",
+        team=team,
+        standing=standing,
+        competition=competition_queries.default_name(session),
+    )
+
+
 @router.get("/leaderboard", response_class=HTMLResponse)
 def leaderboard_page(session: SessionDep) -> HTMLResponse:
     return render(
@@ -248,14 +265,9 @@ def leaderboard_page(session: SessionDep) -> HTMLResponse:
 
 @router.get("/bots", response_class=HTMLResponse)
 def bots_page(session: SessionDep) -> HTMLResponse:
-    """Every bot with its owner and its standing in the default competition."""
+    """Every bot with its team and its standing in the default competition."""
     standing = {r["bot"]: r for r in bot_queries.global_leaderboard(session) if r.get("tournament")}
-    return render(
-        "bots.html",
-        bots=bot_queries.bots(session),
-        owners=bot_queries.bot_owners(session),
-        standing=standing,
-    )
+    return render("bots.html", bots=bot_queries.bots(session), standing=standing)
 
 
 @router.get("/matches", response_class=HTMLResponse)

@@ -32,6 +32,7 @@ from arena.store import bots, competitions, ladder, tournaments
 from arena.store import matches as match_store
 from arena.store.models import (
     BotVersion,
+    Entry,
     MatchSeat,
     Owner,
     RegisteredBot,
@@ -953,3 +954,127 @@ def test_an_operator_suspends_an_account_from_the_console_with_a_reason(
         "/api/v1/sessions", json={"name": "victor", "password": "victor's own passphrase"}
     )
     assert signed.status_code == 403 and "bots playing as a team" in signed.text
+
+
+def _sign_up_in(context, base_url: str, name: str) -> Page:
+    """A new browser of ``context`` signed up as ``name``, on its /owner page."""
+    page = context.new_page()
+    page.goto(f"{base_url}/signup")
+    page.fill("#account-name", name)
+    page.fill("#account-password", f"{name}'s own long passphrase")
+    page.click("#account-form button")
+    expect(page.locator("#owner-name")).to_have_text(name)
+    return page
+
+
+def _ranked(arena, bot: str, elsewhere: ThreadPoolExecutor) -> None:
+    """What workers do until ``bot`` has played a ranked table of the default competition:
+    seat the ladder's tables, play them (beside Playwright's loop), record them."""
+    with arena.db.read() as session:
+        ladder_id = competitions.default(session).tournament_id
+    for _ in range(20):
+        with arena.db.read() as session:
+            played = session.scalar(
+                select(Entry.games)
+                .join(BotVersion, BotVersion.id == Entry.bot_version_id)
+                .join(RegisteredBot, RegisteredBot.id == BotVersion.bot_id)
+                .where(Entry.tournament_id == ladder_id, RegisteredBot.name == bot)
+            )
+        if played:
+            return
+        for match_id, _ in ladder.refill(arena.db, ladder_id):
+            plan = match_store.claim(arena.db, match_id, "test")
+            if plan is not None:
+                assert match_store.record(arena.db, plan, elsewhere.submit(play, plan).result(), 1)
+    raise AssertionError(f"{bot} was never seated")
+
+
+def test_a_team_is_made_joined_by_a_link_ranked_and_disqualified_from_the_console(
+    served: tuple[FastAPI, str], browser_page: Page, base_url: str
+) -> None:
+    """Two people in two browsers: ada signs up and makes a team, invites ben by a link;
+    ben signs up, joins, and submits a bot for the team; ada sees it ranked; the
+    operator disqualifies it from the console with a reason, which both members read."""
+    from arena.services import accounts as account_service
+    from arena.services import operators as operator_service
+
+    app, _ = served
+    arena = app.state.platform
+    with arena.db.read() as session:
+        has_default = competitions.default(session) is not None
+    if not has_default:  # another worker ran the test that opens it
+        arena.db.transaction(
+            lambda s: competitions.create(
+                s,
+                "main",
+                Ruleset.parse("classic"),
+                3,
+                tables=1,
+                bot_names=SAMPLES[:2],
+                default=True,
+            )
+        )
+    elsewhere = ThreadPoolExecutor(1)  # workers run beside Playwright's loop
+    browser = browser_page.context.browser
+    first, second, console = browser.new_context(), browser.new_context(), browser.new_context()
+    try:
+        ada = _sign_up_in(first, base_url, "ada")
+        ada.fill("#team-name", "stars")
+        ada.click("#team-form button[type=submit]")
+        stars = ada.locator('#my-teams section[data-team="stars"]')
+        expect(stars).to_contain_text("ada (captain)")
+        stars.locator("button", has_text="Invite someone").click()
+        link = stars.locator(".invite-link").inner_text()
+        assert link.startswith(f"{base_url}/owner?join=join_")
+
+        ben = _sign_up_in(second, base_url, "ben")
+        ben.goto(link)
+        ben.click("#join-offered")
+        expect(ben.locator("#team-status")).to_contain_text("You joined stars.")
+        expect(ben.locator('#my-teams section[data-team="stars"]')).to_contain_text("ben (member)")
+        ben.goto(link)  # the code works once
+        ben.click("#join-offered")
+        expect(ben.locator("#team-status")).to_contain_text("used already")
+        ben.select_option("#bot-team", "stars")
+        ben.fill("#bot-name", "starbot")
+        ben.fill("#bot-source", TALKER.read_text())
+        ben.click("#submit-form button")
+        expect(ben.locator("#submission")).to_contain_text("starbot v1: pending")
+        elsewhere.submit(run_queued_jobs, arena).result()
+        expect(ben.locator("#submission")).to_contain_text("ready: qualified", timeout=15_000)
+        _ranked(arena, "starbot", elsewhere)
+
+        ada.reload()
+        mine = ada.locator('#my-bots section[data-bot="starbot"]')
+        expect(mine).to_contain_text("Team stars")
+        expect(mine.locator("p.standing")).to_contain_text("main: rank ")
+
+        account_service.sign_up(arena.db, "oscar", "oscar's operator passphrase", "10.0.0.9")
+        operator_service.grant(arena.db, "oscar", "operator")
+        admin = console.new_page()
+        admin.goto(f"{base_url}/signin")
+        admin.fill("#account-name", "oscar")
+        admin.fill("#account-password", "oscar's operator passphrase")
+        admin.click("#account-form button")
+        expect(admin).to_have_url(f"{base_url}/owner")
+        admin.goto(f"{base_url}/admin")
+        admin.fill("#find-bot", "star")
+        admin.click("#find-bots-form button")
+        row = admin.locator('#found-bots tr[data-bot="starbot"]')
+        expect(row).to_contain_text("stars")
+        admin.fill("#moderation-reason", "shares its hands with another team's bot")
+        row.locator("button", has_text="Disqualify the bot").click()
+        expect(row).to_contain_text("disqualified: shares its hands")
+        expect(admin.locator("#audit tbody tr").first).to_contain_text("disqualify")
+
+        for page in (ada, ben):
+            page.reload()
+            said = page.locator('#my-bots section[data-bot="starbot"] .disqualified')
+            expect(said).to_contain_text("shares its hands with another team's bot")
+        board = ada.request.get(f"{base_url}/api/v1/competitions/main").json()
+        assert "starbot" not in {row["bot"] for row in board["leaderboard"]}
+        team_page = ada.request.get(f"{base_url}/teams/stars").text()
+        assert "ada (captain), ben" in team_page and "disqualified" in team_page
+    finally:
+        for context in (first, second, console):
+            context.close()

@@ -26,7 +26,8 @@ from arena.game.selfplay import play_deal
 from arena.policies import RandomLegal
 from arena.referee import Referee, RefereeSettings
 from arena.services import fairplay as fairplay_service
-from arena.store import bots, ladder, tournaments
+from arena.services import teams as team_service
+from arena.store import accounts, bots, ladder, tournaments
 from arena.store import fairplay as fairplay_store
 from arena.store import matches as match_store
 from arena.store.leases import SeatPlan
@@ -302,7 +303,16 @@ def test_a_team_served_as_endpoints_is_flagged_by_the_cli_the_api_and_the_page(
     flag = flags[0]
     assert flag["p_value"] <= found["alpha"] and flag["pair_rate"] < flag["others_rate"]
     assert set(flag["matches"]) <= set(match_ids(platform.db)) and flag["matches"]
+    assert (flag["teams"], flag["shared_people"]) == (["bob", "ann"], [])
     assert client.get("/api/v1/tournaments/cup/fairplay").json() == found
+    # by person: once ann is in bob's team too, one person stands behind both bots
+    with platform.db.read() as s:
+        ann, bob = (accounts.named(s, name) for name in ("ann", "bob"))
+    code = team_service.invite(platform.db, bob, "bob").code
+    team_service.join(platform.db, ann, code)
+    again = client.get("/api/v1/tournaments/cup/fairplay").json()
+    assert again["flags"][0]["shared_people"] == ["ann"]
+    assert "(both: ann)" in client.get("/tournaments/cup/fairplay").text
     page = client.get("/tournaments/cup/fairplay").text
     assert "mate → buddy" in page and flag["test"].replace("_", " ") in page
     assert f'href="/matches/{flag["matches"][0]}"' in page

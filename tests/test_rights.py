@@ -109,6 +109,8 @@ def attempts(alice_bot: str = "alices") -> dict[tuple[str, str], tuple[str, dict
         ),
         ("GET", "/api/v1/admin/audit"): ("/api/v1/admin/audit", None),
         ("GET", "/api/v1/admin/accounts"): ("/api/v1/admin/accounts", None),
+        ("GET", "/api/v1/admin/bots"): ("/api/v1/admin/bots", None),
+        ("GET", "/api/v1/admin/teams"): ("/api/v1/admin/teams", None),
         ("POST", "/api/v1/admin/bots/{name}/disqualify"): (
             f"/api/v1/admin/bots/{alice_bot}/disqualify",
             {"reason": "a try"},

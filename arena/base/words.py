@@ -35,6 +35,15 @@ SENTENCES: dict[str, str] = {
         " a person plays in one team per competition"
     ),
     "team.not_member": "you are not in team {team!r}",
+    # moderation
+    "moderation.again": "{what} is disqualified already",
+    "moderation.no_match": "no match {match}",
+    "moderation.not_a_result": "match {match} is {status}: only a result is voided",
+    "moderation.voided": "match {match} is voided already",
+    "moderation.pairs": "an A/B test counts its matches in pairs: stop the test instead",
+    "moderation.qualification": (
+        "a qualification match rates nothing: disqualify the version instead"
+    ),
     "bot.disqualified": "bot {name!r} is disqualified: {reason}",
     "version.disqualified": "{name} v{number} is disqualified: {reason}",
     # uploads

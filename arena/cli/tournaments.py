@@ -93,10 +93,14 @@ def print_fairplay(found: FairPlayReport) -> None:
     )
     if not flags:
         return
-    table = Table("pair", "test", "pair's rate", "others'", "chances", "p (Holm)", "matches")
+    table = Table(
+        "pair", "teams", "test", "pair's rate", "others'", "chances", "p (Holm)", "matches"
+    )
     for flag in flags:
+        both = f" (both: {', '.join(flag.shared_people)})" if flag.shared_people else ""
         table.add_row(
             " -> ".join(flag.pair),
+            " · ".join(team or "operator" for team in flag.teams) + both,
             flag.test,
             f"{flag.pair_rate:.3f}",
             f"{flag.others_rate:.3f}",

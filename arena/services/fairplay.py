@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session
 
+from arena.store import teams
 from arena.store.db import Database
 from arena.store.fairplay import fold_tournament, matches_together, names, totals
 from arena.store.models import Tournament
@@ -47,6 +48,10 @@ class Flag:
     #: recorded matches where the pair sat together, newest first
     matches: list[int]
     outcome: PairOutcome | None
+    #: the pair's teams (None: the operator's bot), in the pair's order
+    teams: list[str | None]
+    #: the people in both teams: one person behind both bots
+    shared_people: list[str]
 
 
 @dataclass(frozen=True)
@@ -83,7 +88,9 @@ def _report(session: Session, tournament: Tournament) -> FairPlayReport:
     from arena.fairplay.report import report as fair_play_report
 
     found = fair_play_report(totals(session, tournament.id))
-    named = names(session, {version for f in found.findings for version in f.pair})
+    versions = {version for f in found.findings for version in f.pair}
+    named = names(session, versions)
+    people = teams.people_of(session, list(versions))
     return FairPlayReport(
         tournament=tournament.name,
         same_owner_tables=tournament.same_owner_tables,
@@ -106,10 +113,22 @@ def _report(session: Session, tournament: Tournament) -> FairPlayReport:
                 opportunities=finding.opportunities,
                 matches=matches_together(session, tournament.id, finding.pair),
                 outcome=_outcome(found.outcome(finding.pair)),
+                **_households(people, finding.pair),
             )
             for finding in found.flags
         ],
     )
+
+
+def _households(people: dict[int, tuple[str, set[str]]], pair: tuple[int, ...]) -> dict[str, Any]:
+    """The pair's teams and the people behind both (the report works by team and by
+    person: two teams that share a member are one household)."""
+    found = [people.get(version) for version in pair]
+    behind = [set(f[1]) if f else set() for f in found]
+    return {
+        "teams": [f[0] if f else None for f in found],
+        "shared_people": sorted(set.intersection(*behind)) if behind else [],
+    }
 
 
 def _outcome(finding: Finding | None) -> PairOutcome | None:

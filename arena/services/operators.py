@@ -10,17 +10,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Conflict, Invalid, NotFound
 from arena.base.people import ROLES
-from arena.services import releases
+from arena.services import releases, teams
 from arena.services.accounts import WALL_CLOCK, Clock
+from arena.services.teams import TeamPublic
+from arena.services.views.bots import version_state
 from arena.store import accounts as store
 from arena.store import moderation
 from arena.store.db import Database
-from arena.store.models import Owner, RegisteredBot
+from arena.store.models import Owner, RegisteredBot, Team
 
 #: who acts when the command line or the operator's token does
 PLATFORM_OPERATOR = "operator"
@@ -165,6 +167,52 @@ def void(
         return Voided(match_id, tournament.name, reason)
 
     return db.transaction(voided)
+
+
+@dataclass(frozen=True)
+class FoundVersion:
+    number: int
+    state: str
+    disqualified_reason: str | None
+
+
+@dataclass(frozen=True)
+class FoundBot:
+    name: str
+    team: str | None
+    disqualified_reason: str | None
+    versions: list[FoundVersion]
+
+
+def find_bots(session: Session, starting: str = "", limit: int = 50) -> list[FoundBot]:
+    """The bots whose names start with ``starting`` (any case), with their team and
+    versions, for the console."""
+    found = session.scalars(
+        select(RegisteredBot)
+        .where(func.lower(RegisteredBot.name).startswith(starting.lower(), autoescape=True))
+        .order_by(RegisteredBot.name)
+        .limit(limit)
+    )
+    return [
+        FoundBot(
+            bot.name,
+            bot.team.name if bot.team is not None else None,
+            bot.disqualified_reason,
+            [FoundVersion(v.number, version_state(v), v.disqualified_reason) for v in bot.versions],
+        )
+        for bot in found
+    ]
+
+
+def find_teams(session: Session, starting: str = "", limit: int = 50) -> list[TeamPublic]:
+    """The teams whose names start with ``starting`` (any case), with members and bots."""
+    found = session.scalars(
+        select(Team)
+        .where(func.lower(Team.name).startswith(starting.lower(), autoescape=True))
+        .order_by(Team.name)
+        .limit(limit)
+    )
+    return [teams.show(session, team.name) for team in found]
 
 
 def accounts(session: Session, starting: str = "", limit: int = 50) -> list[AccountState]:

@@ -35,7 +35,7 @@ def disqualify_version(
 ) -> None:
     """``version`` is off every leaderboard and seated at no new table, for good."""
     if version.disqualified_at is not None:
-        raise Conflict(f"{version.bot.name} v{version.number} is disqualified already")
+        raise Conflict.of("moderation.again", what=f"{version.bot.name} v{version.number}")
     version.disqualified_at, version.disqualified_reason = moment, reason
     version.active = False
     session.execute(update(Entry).where(Entry.bot_version_id == version.id).values(retired=True))
@@ -45,7 +45,7 @@ def disqualify_version(
 def disqualify_bot(session: Session, bot: RegisteredBot, reason: str, moment: datetime) -> None:
     """The bot and every version of it: no new version is taken, none plays again."""
     if bot.disqualified_at is not None:
-        raise Conflict(f"{bot.name} is disqualified already")
+        raise Conflict.of("moderation.again", what=bot.name)
     bot.disqualified_at, bot.disqualified_reason = moment, reason
     for version in bot.versions:
         if version.disqualified_at is None:
@@ -56,16 +56,16 @@ def void(session: Session, match_id: int, reason: str, moment: datetime) -> Tour
     """Void a recorded match: its result leaves its tournament's ratings and totals."""
     match = session.get(TournamentMatch, match_id)
     if match is None:
-        raise NotFound(f"no match {match_id}")
+        raise NotFound.of("moderation.no_match", match=match_id)
     if match.status is not MatchStatus.DONE:
-        raise Conflict(f"match {match_id} is {match.status.value}: only a result is voided")
+        raise Conflict.of("moderation.not_a_result", match=match_id, status=match.status.value)
     if match.voided_at is not None:
-        raise Conflict(f"match {match_id} is voided already")
+        raise Conflict.of("moderation.voided", match=match_id)
     tournament = session.get_one(Tournament, match.tournament_id)
     if formats.named(tournament.format).counting is Counting.PAIRS:
-        raise Invalid("an A/B test counts its matches in pairs: stop the test instead")
+        raise Invalid.of("moderation.pairs")
     if tournament.format == formats.QUALIFICATION.name:
-        raise Invalid("a qualification match rates nothing: disqualify the version instead")
+        raise Invalid.of("moderation.qualification")
     # takes the tournament's row (on PostgreSQL a lock the recorder waits on) and moves
     # its count, so a batch rated from an earlier snapshot is rated again
     session.execute(

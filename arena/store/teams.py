@@ -183,6 +183,22 @@ def households(session: Session, versions: Sequence[int]) -> dict[int, int]:
     return {version: root[team] for version, team in owned}
 
 
+def people_of(session: Session, versions: Sequence[int]) -> dict[int, tuple[str, set[str]]]:
+    """Each owned version's team name and the names of the people in it."""
+    rows = session.execute(
+        select(BotVersion.id, Team.name, Owner.name)
+        .join(RegisteredBot, RegisteredBot.id == BotVersion.bot_id)
+        .join(Team, Team.id == RegisteredBot.team_id)
+        .join(TeamMember, TeamMember.team_id == Team.id)
+        .join(Owner, Owner.id == TeamMember.owner_id)
+        .where(BotVersion.id.in_(versions))
+    ).all()
+    found: dict[int, tuple[str, set[str]]] = {}
+    for version, team, person in rows:
+        found.setdefault(version, (team, set()))[1].add(person)
+    return found
+
+
 def _joined_by_people(session: Session, teams: set[int]) -> dict[int, int]:
     """Each of ``teams``: the smallest team id it is joined to through shared members."""
     root = {team: team for team in teams}

@@ -1,5 +1,6 @@
-// The operator's console: find accounts, suspend or lift them with a reason, and read the
-// audit log; on the browser's session (an account with the operator's role), every
+// The operator's console: find accounts (suspend, lift), bots and versions (disqualify),
+// teams; void a match; pause and resume competitions; each with a reason, and read the
+// audit log. On the browser's session (an account with the operator's role), every
 // write with the session's CSRF token.
 (function () {
   "use strict";
@@ -19,12 +20,79 @@
     return tr;
   }
 
-  function moderate(account, action) {
+  function button(label, onclick) {
+    var b = el("button", null, label);
+    b.type = "button";
+    b.addEventListener("click", onclick);
+    return b;
+  }
+
+  function cellOf(nodes) {
+    var cell = el("td");
+    cell.append.apply(cell, nodes);
+    return cell;
+  }
+
+  // An audited action: the reason field says why; then ``after`` shows the change.
+  function act(path, after, body) {
     var reason = $("moderation-reason").value.trim();
-    if (!reason) { report(new Error("say why, for the audit log")); return; }
-    api("POST", "/admin/accounts/" + encodeURIComponent(account) + "/" + action, { reason: reason })
-      .then(function () { $("console-status").textContent = ""; return Promise.all([find(), showAudit()]); })
+    if (!reason && !body) { report(new Error("say why, for the audit log")); return; }
+    api("POST", path, body || { reason: reason })
+      .then(function (done) {
+        $("console-status").textContent = done && done.target ? done.target + ": " + done.reason : "";
+        return Promise.all([after(), showAudit()]);
+      })
       .catch(report);
+  }
+
+  function moderate(account, action) {
+    act("/admin/accounts/" + encodeURIComponent(account) + "/" + action, find);
+  }
+
+  function findBots() {
+    var query = "?starting=" + encodeURIComponent($("find-bot").value.trim());
+    return api("GET", "/admin/bots" + query).then(function (bots) {
+      var body = $("found-bots").querySelector("tbody");
+      body.replaceChildren.apply(body, bots.map(function (bot) {
+        var path = "/admin/bots/" + encodeURIComponent(bot.name);
+        var versions = bot.versions.map(function (v) {
+          if (v.state === "disqualified") { return el("span", "error", "v" + v.number + " disqualified "); }
+          var b = button("Disqualify v" + v.number, function () { act(path + "/versions/" + v.number + "/disqualify", findBots); });
+          b.dataset.version = v.number;
+          return b;
+        });
+        var whole = bot.disqualified_reason ? [el("span", "error", "disqualified: " + bot.disqualified_reason)]
+          : [button("Disqualify the bot", function () { act(path + "/disqualify", findBots); })];
+        var tr = row([el("td", null, bot.name), el("td", null, bot.team || "operator"), cellOf(versions),
+          el("td", null, bot.versions.map(function (v) { return "v" + v.number + " " + v.state; }).join(", ")), cellOf(whole)]);
+        tr.dataset.bot = bot.name;
+        return tr;
+      }));
+    });
+  }
+
+  function findTeams() {
+    var query = "?starting=" + encodeURIComponent($("find-team").value.trim());
+    return api("GET", "/admin/teams" + query).then(function (teams) {
+      var body = $("found-teams").querySelector("tbody");
+      body.replaceChildren.apply(body, teams.map(function (team) {
+        return row([el("td", null, team.name),
+          el("td", null, team.members.map(function (m) { return m.name + " (" + m.role + ")"; }).join(", ")),
+          el("td", null, team.bots.map(function (b) { return b.name; }).join(", "))]);
+      }));
+    });
+  }
+
+  function showCompetitions() {
+    return api("GET", "/competitions").then(function (list) {
+      var body = $("competitions").querySelector("tbody");
+      body.replaceChildren.apply(body, list.map(function (c) {
+        var path = "/competitions/" + encodeURIComponent(c.name) + "/";
+        var actions = c.status === "open" ? [button("Pause", function () { act(path + "pause", showCompetitions, {}); })]
+          : c.status === "paused" ? [button("Resume", function () { act(path + "resume", showCompetitions, {}); })] : [];
+        return row([el("td", null, c.name), el("td", null, String(c.season)), el("td", "competition-state", c.status), cellOf(actions)]);
+      }));
+    });
   }
 
   function find() {
@@ -57,12 +125,18 @@
   }
 
   $("find-form").addEventListener("submit", function (event) { event.preventDefault(); find().catch(report); });
+  $("find-bots-form").addEventListener("submit", function (event) { event.preventDefault(); findBots().catch(report); });
+  $("find-teams-form").addEventListener("submit", function (event) { event.preventDefault(); findTeams().catch(report); });
+  $("void-form").addEventListener("submit", function (event) {
+    event.preventDefault();
+    act("/admin/matches/" + encodeURIComponent($("void-match").value) + "/void", function () { return Promise.resolve(); });
+  });
 
   fetch("/api/v1/sessions/current").then(function (response) {
     if (!response.ok) { $("not-operator").hidden = false; return; }
     return response.json().then(function (signed) {
       csrf = signed.csrf;
-      return Promise.all([find(), showAudit()]).then(function () { $("console").hidden = false; })
+      return Promise.all([find(), findBots(), findTeams(), showCompetitions(), showAudit()]).then(function () { $("console").hidden = false; })
         .catch(function () { $("not-operator").hidden = false; });
     });
   });

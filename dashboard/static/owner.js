@@ -49,6 +49,7 @@
       var names = $("my-bot-names");
       names.replaceChildren.apply(names, me.bots.map(function (b) { var o = el("option"); o.value = b; return o; }));
       fillFilters(me.bots);
+      document.dispatchEvent(new CustomEvent("arena-owner", { detail: me }));
       return Promise.all([showBots(me.bots), showMatches(), showScrimmages()]);
     }).catch(function (error) {
       sessionStorage.removeItem(KEY);
@@ -124,6 +125,10 @@
     link.href = "/bots/" + encodeURIComponent(bot.name);
     title.appendChild(link);
     section.appendChild(title);
+    if (bot.team) { section.appendChild(el("p", "hint", "Team " + bot.team)); }
+    if (bot.disqualified) {
+      section.appendChild(el("p", "error disqualified", "Disqualified by the operator: " + (bot.disqualified_reason || "")));
+    }
     section.appendChild(liveLine(bot));
     standingOf(bot, competitions).forEach(function (line) { section.appendChild(el("p", "standing", line)); });
     var table = el("table");
@@ -307,7 +312,7 @@
       var body = kind === "python" ? { kind: kind, source: source } : { kind: kind, target: $("bot-target").value.trim() };
       body.after = $("bot-after").value;
       var mine = owner.bots.indexOf(name) >= 0;
-      if (!mine) { body.name = name; }
+      if (!mine) { body.name = name; body.team = $("bot-team").value || null; }
       return api("POST", mine ? "/bots/" + encodeURIComponent(name) + "/versions" : "/bots", body);
     }).then(function (submitted) {
       status.textContent = name + " v" + submitted.version + ": " + submitted.status + " (its qualification match is queued)…";
@@ -329,7 +334,7 @@
             status.className = version.status === "ready" ? "ok" : "error";
             status.textContent = name + " v" + number + ": " + version.status + (version.detail || version.reason ? ": " + (version.detail || version.reason) : "") +
               (version.status === "ready" ? " (" + stateText(version) + ")" : "");
-            resolve(signIn(sessionStorage.getItem(KEY)));
+            resolve(enter());
           } else if (Date.now() > deadline) {
             status.textContent = name + " v" + number + " is still waiting for a worker to play its qualification match; this page shows it once it has.";
             resolve();
@@ -403,5 +408,6 @@
     });
   }
   $("sign-out").addEventListener("click", signOut);
+  window.arenaOwner = { api: api, reload: enter };
   if (sessionStorage.getItem(KEY)) { signIn(sessionStorage.getItem(KEY)); } else { resume(); }
 })();

@@ -28,7 +28,6 @@ from arena.store.models import (
     BotVersion,
     Entry,
     MatchSeat,
-    Owner,
     RegisteredBot,
     Tournament,
     TournamentMatch,
@@ -68,7 +67,11 @@ def global_leaderboard(session: Session) -> list[dict[str, Any]]:
     ranked = {row["bot"] for row in rated}
     unplayed = [
         {"bot": name, "version": None, "tournament": None, "games": 0}
-        for name in session.scalars(select(RegisteredBot.name).order_by(RegisteredBot.name))
+        for name in session.scalars(
+            select(RegisteredBot.name)
+            .where(RegisteredBot.disqualified_at.is_(None))
+            .order_by(RegisteredBot.name)
+        )
         if name not in ranked
     ]
     return [{"rank": i + 1, **row} for i, row in enumerate(rated)] + unplayed
@@ -78,15 +81,6 @@ def duplicate_tournaments(session: Session, names: list[str]) -> set[str]:
     """Those of the tournaments ``names`` that play duplicate deals."""
     found = select(Tournament.name).where(Tournament.name.in_(names), Tournament.duplicate)
     return set(session.scalars(found))
-
-
-def bot_owners(session: Session) -> dict[str, str]:
-    """Bot name -> its owner's name (bots without an owner are the operator's)."""
-    return dict(
-        session.execute(
-            select(RegisteredBot.name, Owner.name).join(Owner, Owner.id == RegisteredBot.owner_id)
-        ).all()
-    )
 
 
 def _bot_summary(bot: RegisteredBot, gates: dict[int, str], owners_view: bool = False) -> BotPublic:

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 
 from arena.services import operators as operator_service
+from arena.services.teams import TeamPublic
 from arena.services.views.schemas import Responses
 from dashboard.deps import OperatorNameDep, PlatformDep, SessionDep, clock
 
@@ -59,6 +60,29 @@ def find_accounts(
 ) -> list[operator_service.AccountState]:
     """Accounts whose names start with ``starting``: their role and suspension."""
     return operator_service.accounts(session, starting, limit)
+
+
+@router.get("/bots", response_model=list[operator_service.FoundBot], responses=OPERATORS_ONLY)
+def find_bots(
+    actor: OperatorNameDep,
+    session: SessionDep,
+    starting: Annotated[str, Query(max_length=100)] = "",
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> list[operator_service.FoundBot]:
+    """Bots whose names start with ``starting``: their team, versions and any
+    disqualification."""
+    return operator_service.find_bots(session, starting, limit)
+
+
+@router.get("/teams", response_model=list[TeamPublic], responses=OPERATORS_ONLY)
+def find_teams(
+    actor: OperatorNameDep,
+    session: SessionDep,
+    starting: Annotated[str, Query(max_length=100)] = "",
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> list[TeamPublic]:
+    """Teams whose names start with ``starting``: their members and bots."""
+    return operator_service.find_teams(session, starting, limit)
 
 
 @router.get("/audit", response_model=list[operator_service.AuditRow], responses=OPERATORS_ONLY)
