@@ -135,11 +135,15 @@ OwnerDep = Annotated[Caller, Depends(get_owner)]
 
 def get_reader(
     request: Request,
+    platform: PlatformDep,
     session: SessionDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Caller | None:
-    """The owner reading, if a token or a session came with the request (None: anyone);
-    a token that does not work is refused, never taken for no token."""
+    """The owner reading, if a token or a session came with the request (None: anyone,
+    and the operator's token, which reads what anyone reads); a token that does not work
+    is refused, never taken for no token."""
+    if credentials is not None and _is_operator(platform, credentials.credentials):
+        return None
     if credentials is None:
         browser = signed_in(request, session)
         return None if browser is None else browser.caller
