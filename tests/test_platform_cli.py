@@ -390,6 +390,8 @@ def test_a_command_without_a_platform_says_where_it_looked_and_makes_nothing(
     made = arena("db", "upgrade", env=env)
     assert made.returncode == 0 and str(tmp_path / "nowhere") in made.stdout
     assert arena("bot", "list", env=env).returncode == 0
+    status = arena("status", env=env)  # a database, and no platform answering on it
+    assert status.returncode == 1 and "REDIS_URL is not set" in status.stdout
 
 
 def test_a_service_that_is_down_is_one_line_not_a_traceback(tmp_path: Path) -> None:

@@ -125,6 +125,7 @@ def _scrimmage(db, owner: Owner | None, bot: str, rivals: list[str], games: int 
         ("alices", ["alices"], 4, Invalid, "seats each bot once"),
         ("alices", ["sample:random"], 51, Invalid, "at most 50 games"),
         ("alices", ["nobody"], 4, Invalid, "no bot named"),
+        ("alices", ["sample:nobody"], 4, Invalid, "no sample bot 'nobody': expected one of random"),
         ("random", ["sample:counter"], 4, Forbidden, "is not a bot of your teams"),
     ],
 )

@@ -195,7 +195,8 @@ def test_the_command_line_and_the_web_update_the_same_owners_bot(
     )  # fmt: skip
     assert web.status_code == 202, web.text
     refused = arena("bot", "submit", "webbot", "--path", str(folder), env=env)
-    assert refused.returncode != 0 and "belongs to a team you are not in" in refused.stderr
+    said = "belongs to team 'alice': act as one of its members"
+    assert refused.returncode != 0 and said in refused.stderr
     accepted = arena(
         "bot", "submit", "webbot", "--path", str(folder), env=env | {"ARENA_TOKEN": token}
     )

@@ -24,6 +24,10 @@ SENTENCES: dict[str, str] = {
     "bot.cannot_play": "bot {name!r} has no version that can play: {versions}",
     "bot.operators": "bot {name!r} has no owner: only the platform's operator can change it",
     "bot.anothers": "bot {name!r} belongs to a team you are not in",
+    "bot.needs_member": (
+        "bot {name!r} belongs to team {team!r}: act as one of its members (arena login,"
+        " --token or ARENA_TOKEN)"
+    ),
     "bot.max_matches_kind": (
         "only an endpoint serves several matches at once: --max-matches is for one"
     ),

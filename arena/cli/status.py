@@ -43,8 +43,10 @@ def status_command(json_: options.JsonFlag = False) -> None:
         }
     if json_:
         print(json.dumps(status))
-        return
-    _print(status)
+    else:
+        _print(status)
+    if not found["available"]:  # no platform answers: its queues and workers are unknown
+        raise typer.Exit(1)
 
 
 def _print(status: dict) -> None:
@@ -61,6 +63,18 @@ def _print(status: dict) -> None:
         table.add_row(
             worker["host"], str(worker["pid"]), worker["state"],
             "-" if worker["load"] is None else f"{worker['load']:.2f}",
-            "-" if age is None else f"{age:.0f} s ago", str(worker["done"]), worker["sandbox"],
+            "-" if age is None else f"{age:.0f} s ago", str(worker["done"]),
+            _sandbox(worker["sandbox"]),
         )  # fmt: skip
     out.print(table if status["workers"] else "no worker registered")
+
+
+def _sandbox(described: str) -> str:
+    """A worker's sandbox in a word or two (``--json`` keeps its whole sentence)."""
+    if "UNSANDBOXED" in described:
+        return "UNSANDBOXED"
+    if "cannot run" in described:
+        return "cannot run them"
+    if "sandboxed" in described:
+        return "sandboxed" + (", no cgroups" if "no cgroups" in described else "")
+    return described

@@ -183,8 +183,11 @@ def create_in(
 
 
 def _rival(session: Session, owner: Someone, spec: str) -> BotVersion:
-    if spec.startswith("sample:") and spec.removeprefix("sample:") in SAMPLE_NAMES:
-        return bots.sample_version(session, spec.removeprefix("sample:"))
+    if spec.startswith("sample:"):
+        sample = spec.removeprefix("sample:")
+        if sample not in SAMPLE_NAMES:
+            raise Invalid.of("bot.no_sample", target=sample, samples=", ".join(SAMPLE_NAMES))
+        return bots.sample_version(session, sample)
     version = releases.playable_by(session, spec, owner.id)
     theirs = version.bot.team_id is not None and not teams.manages(session, owner.id, version.bot)
     if theirs and not version.bot.scrimmage_rival:

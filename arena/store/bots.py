@@ -162,7 +162,10 @@ def check_manages(session: Session, bot: RegisteredBot, owner_id: int | None) ->
     if bot.team_id is None:
         if owner_id is not None:
             raise Forbidden.of("bot.operators", name=bot.name)
-    elif owner_id is None or not teams.manages(session, owner_id, bot):
+    elif owner_id is None:
+        team = bot.team.name if bot.team is not None else ""
+        raise Forbidden.of("bot.needs_member", name=bot.name, team=team)
+    elif not teams.manages(session, owner_id, bot):
         raise Forbidden.of("bot.anothers", name=bot.name)
 
 
