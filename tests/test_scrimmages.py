@@ -197,6 +197,34 @@ def test_the_command_queues_a_scrimmage_for_the_bots_owner(
     assert refused.returncode == 2 and "seats each bot once" in refused.stderr
 
 
+def test_a_scrimmage_that_cannot_be_queued_holds_no_run_and_its_owner_stops_one(
+    app_and_token: tuple[TestClient, str, Platform],
+) -> None:
+    """With no platform answering, the command fails and leaves nothing that counts
+    against the owner's private runs; a scrimmage in play is stopped from the API by
+    its owner (it was "not a ladder")."""
+    client, token, arena = app_and_token
+    _owned(arena, "alice", "alices", "honest")
+    down = {k: v for k, v in environment(arena.settings).items() if k != "REDIS_URL"}
+    for _ in range(4):  # more than the 3 private runs an owner may have at once
+        failed = arena_command("scrimmage", "alices", "--against", "sample:random", env=down)
+        assert failed.returncode == 1 and "is cancelled: it could not be queued" in failed.stderr
+    assert [s["status"] for s in client.get(
+        "/api/v1/owners/me/scrimmages", headers=auth(token)
+    ).json()] == ["done"] * 4  # fmt: skip
+    made = client.post(
+        "/api/v1/scrimmages",
+        headers=auth(token),
+        json={"bot": "alices", "against": ["sample:random"], "games": 3},
+    )
+    assert made.status_code == 201, made.text
+    name = made.json()["name"]
+    stopped = client.post(f"/api/v1/tournaments/{name}/stop", headers=auth(token))
+    assert stopped.status_code == 200, stopped.text
+    again = client.post(f"/api/v1/tournaments/{name}/stop", headers=auth(token))
+    assert again.status_code == 409 and "is over" in again.text
+
+
 def test_a_staged_version_is_seated_by_its_owner_alone(db, owners_bots) -> None:
     """Anyone could sit with bobbot:2 while it was staged, or pick it as a rival: a
     version that is not live is its owner's until promoted."""

@@ -11,9 +11,10 @@ from rich import box
 from rich.table import Table
 
 from arena.cli import options
-from arena.cli.platform import out, platform
+from arena.cli.platform import err, out, platform
 from arena.cli.tournaments import follow
 from arena.services import scrimmages as scrimmage_service
+from arena.services import tournaments as tournament_service
 from arena.services.scrimmages import ScrimmageRequest as Asked
 
 
@@ -40,7 +41,12 @@ def scrimmage(
     rivals = tuple(spec.strip() for spec in against.split(",") if spec.strip())
     asked = Asked.asked(bot=bot, against=rivals, games=games, rules=rules, deadline=deadline)
     made = scrimmage_service.create(arena.db, asked, None, arena.settings.private_limits)
-    queued = arena.start_tournament(made.name)
+    try:
+        queued = arena.start_tournament(made.name)
+    except Exception:  # nothing was queued: it must not hold one of the owner's runs
+        tournament_service.stop(arena.db, made.name)
+        err.print(f"scrimmage {made.name} is cancelled: it could not be queued", markup=False)
+        raise
     made = replace(made, queued=queued)
     if wait:
         follow(arena, made.name)

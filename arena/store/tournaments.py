@@ -206,10 +206,15 @@ def add(
 
 
 def stop(session: Session, name: str) -> int:
-    """Stop a ladder; the queued matches dropped. A round robin ends by itself."""
+    """Stop a ladder, or an owner's private run of any format (a scrimmage, a private
+    round robin); the matches not yet started dropped. The operator's round robin ends
+    by itself."""
     tournament = get(session, name)
-    if format_named(tournament.format).ends_by_itself:
+    private = tournament.owner_id is not None
+    if format_named(tournament.format).ends_by_itself and not private:
         raise Invalid.of("tournament.not_a_ladder", name=name, format=tournament.format)
+    if tournament.status is TournamentStatus.DONE:
+        raise Conflict.of("tournament.over", name=name)
     return ladder.stop(session, tournament)
 
 

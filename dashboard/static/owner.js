@@ -358,7 +358,20 @@
         }).join(" \u00b7 ");
         var replays = el("a", null, "matches");
         replays.href = "/matches?tournament=" + encodeURIComponent(s.name);
-        return row("td", [s.name, s.bot, s.against.join(", "), s.played + " / " + s.games + " (" + s.status + ")", results, replays]);
+        var cell = el("span");
+        cell.appendChild(replays);
+        if (s.status !== "done") {
+          var stop = el("button", "stop-scrimmage", "Stop");
+          stop.type = "button";
+          stop.onclick = function () {
+            api("POST", "/tournaments/" + encodeURIComponent(s.name) + "/stop")
+              .then(showScrimmages)
+              .catch(function (error) { $("scrimmage-status").textContent = "Refused: " + error.message; });
+          };
+          cell.appendChild(document.createTextNode(" "));
+          cell.appendChild(stop);
+        }
+        return row("td", [s.name + " (unranked)", s.bot, s.against.join(", "), s.played + " / " + s.games + " (" + s.status + ")", results, cell]);
       }));
     });
   }
