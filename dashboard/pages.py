@@ -65,6 +65,15 @@ def when(moment: str | None) -> Markup:
 
 
 templates.filters["when"] = when
+
+
+def ordinal(place: int) -> str:
+    """A place as the site says it everywhere: 1st, 2nd, 3rd, 4th ... 11th, 12th."""
+    ending = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{ending}"
+
+
+templates.filters["ordinal"] = ordinal
 #: a tournament's rules as people write them: ``classic``, ``classic(deals=3,jokers=2)``
 templates.filters["rules"] = lambda rules: str(Ruleset.from_dict(rules))
 #: how a ladder plays now, in words

@@ -443,3 +443,20 @@ def test_every_page_writes_a_moment_one_way(app_and_token) -> None:
             assert exact.replace("T", " ").startswith(shown[:16]), (url, exact, shown)
         text = re.sub(r"<[^>]+>", " ", page)
         assert not re.search(r"\d\dT\d\d:\d\d", text), f"{url}: an ISO moment shown as it is"
+
+
+def test_places_read_one_way_and_each_seat_names_its_version(app_and_token) -> None:
+    """The match list said "mine (2)": a place that read as a version (an A/B test seats
+    two versions of one bot); every page says a place as 1st, 2nd, 3rd, 4th."""
+    import re
+
+    from dashboard.pages import ordinal
+
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 102)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "102nd",
+    ]  # fmt: skip
+    client, token, arena = app_and_token
+    played_tournament(client, token, arena, games=2)
+    page = client.get("/matches").text
+    seats = re.findall(r'<span class="seat">([^<]*)</span>', page)
+    assert seats and all(re.fullmatch(r"\S+ v\d+: \d+(st|nd|rd|th)", s) for s in seats), seats

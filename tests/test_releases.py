@@ -17,6 +17,7 @@ from arena.platform.settings import Settings
 from arena.platform.submission import Submission, submit
 from arena.services import abtests as abtest_service
 from arena.services import releases as release_service
+from arena.services.views import bots as bot_queries
 from arena.store import abtests, competitions
 from arena.store.models import AbTest, BotVersion, Entry, Owner, RegisteredBot
 from arena.store.owners import add_owner
@@ -186,7 +187,9 @@ def test_a_gate_leaves_a_worse_version_staged(arena: Platform) -> None:
     play_abtest(arena.db, gate_of(arena, 2).tournament_id)
     with arena.db.read() as s:
         assert abtest_service.status(s, "mine-v2-gate").status == "rejected"
+        staged = bot_queries.bot(s, "mine").versions[1]  # what /owner reads of it
     assert states(arena) == {1: (True, False), 2: (False, None)}
+    assert (staged.state, staged.gate, staged.gate_status) == ("staged", "mine-v2-gate", "rejected")
 
 
 def test_a_first_version_gated_has_nothing_to_beat_and_goes_live(arena: Platform) -> None:

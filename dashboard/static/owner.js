@@ -93,7 +93,7 @@
     } else if (last && last.status === "pending") {
       lines.push("v" + last.number + " is waiting for its qualification match.");
     } else if (last && last.state === "staged") {
-      lines.push("v" + last.number + " is staged: " + (last.gate ? "its A/B test " + last.gate + " makes it live if it is better." : "make it live below when you choose."));
+      lines.push("v" + last.number + " is staged: " + gateLine(last));
     } else if (!lines.length) {
       lines.push("not in any competition yet: the operator opens one (arena competition create NAME --default).");
     }
@@ -208,11 +208,23 @@
     return link;
   }
 
+  function deciding(version) { return version.gate_status === "created" || version.gate_status === "running"; }
+
+  // What a staged version waits for: its A/B test deciding, the test's verdict, or its owner.
+  function gateLine(version) {
+    if (!version.gate) { return "make it live below when you choose."; }
+    if (deciding(version)) { return "its A/B test " + version.gate + " makes it live if it is better."; }
+    return "its A/B test " + version.gate + " ended " + version.gate_status + ": make it live below if you still choose to.";
+  }
+
   function gate(version) {
     if (!version.gate) { return "-"; }
+    var cell = el("span");
     var link = el("a", "gate", version.gate);
     link.href = "/abtests/" + encodeURIComponent(version.gate);
-    return link;
+    cell.appendChild(link);
+    cell.appendChild(document.createTextNode(" (" + (deciding(version) ? "deciding" : version.gate_status) + ")"));
+    return cell;
   }
 
   function row(tag, cells) {

@@ -147,7 +147,11 @@
     }
   }
 
-  function ordinal(n) { return n + (n === 1 ? "st" : n === 2 ? "nd" : n === 3 ? "rd" : "th"); }
+  // A place as the site says it everywhere (dashboard/pages.py: ordinal).
+  function ordinal(n) {
+    var teen = n % 100 >= 10 && n % 100 <= 20;
+    return n + (teen ? "th" : ({ 1: "st", 2: "nd", 3: "rd" })[n % 10] || "th");
+  }
 
   function drawStatus() {
     clearInterval(countdown);

@@ -83,7 +83,9 @@ def duplicate_tournaments(session: Session, names: list[str]) -> set[str]:
     return set(session.scalars(found))
 
 
-def _bot_summary(bot: RegisteredBot, gates: dict[int, str], owners_view: bool = False) -> BotPublic:
+def _bot_summary(
+    bot: RegisteredBot, gates: dict[int, tuple[str, str]], owners_view: bool = False
+) -> BotPublic:
     versions = [_version(v, gates.get(v.id), owners_view) for v in bot.versions]
     return BotPublic(
         name=bot.name,
@@ -97,7 +99,7 @@ def _bot_summary(bot: RegisteredBot, gates: dict[int, str], owners_view: bool = 
 
 
 def _version(
-    version: BotVersion, gate: str | None = None, owners_view: bool = False
+    version: BotVersion, gate: tuple[str, str] | None = None, owners_view: bool = False
 ) -> VersionPublic:
     return VersionPublic(
         number=version.number,
@@ -107,7 +109,8 @@ def _version(
         status=version.status.value,
         state=version_state(version),
         live_since=version.live_since.isoformat() if version.live_since else None,
-        gate=gate,
+        gate=gate[0] if gate else None,
+        gate_status=gate[1] if gate else None,
         reason=version.reason,
         detail=version.detail if owners_view else None,
         qualification_match=version.qualification_match_id,
@@ -128,14 +131,14 @@ def version_state(version: BotVersion) -> VersionState:
     return "pending" if version.status is VersionStatus.PENDING else "rejected"
 
 
-def _gates(session: Session, bot: RegisteredBot) -> dict[int, str]:
-    """The gates of a bot's versions: version id -> its A/B test's name."""
+def _gates(session: Session, bot: RegisteredBot) -> dict[int, tuple[str, str]]:
+    """The gates of a bot's versions: version id -> its A/B test's name and status."""
     rows = session.execute(
-        select(AbTest.new_version_id, AbTest.name).where(
+        select(AbTest.new_version_id, AbTest.name, AbTest.status).where(
             AbTest.promote.is_(True), AbTest.new_version_id.in_([v.id for v in bot.versions])
         )
     )
-    return {version_id: name for version_id, name in rows}
+    return {version_id: (name, status.value) for version_id, name, status in rows}
 
 
 def bot_ratings(

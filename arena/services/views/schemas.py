@@ -52,6 +52,9 @@ class VersionPublic(BaseModel):
     live_since: str | None = None
     #: the A/B test that makes it live if it is better (``--promote-if-better``)
     gate: str | None = None
+    #: that A/B test's state: ``created`` or ``running`` (deciding), then its verdict
+    #: (``accepted``: it went live; ``rejected``; ``stopped``)
+    gate_status: str | None = None
     reason: str | None
     #: a rejection in full (the bot's output, its traceback): for its owner only
     detail: str | None = None
