@@ -762,9 +762,9 @@ def test_a_knockout_s_bracket_and_standings_in_the_browser(
     expect(rounds).to_have_count(2)
     first, final = rounds.nth(0).bounding_box(), rounds.nth(1).bounding_box()
     assert first and final and final["x"] > first["x"], "the rounds stand side by side"
-    expect(rounds.nth(0).locator("ol.round-table")).to_have_count(2)
-    expect(rounds.nth(1).locator("ol.round-table li")).to_have_count(4)
-    winner = rounds.nth(1).locator("ol.round-table li a").first.text_content()
+    expect(rounds.nth(0).locator("ul.round-table")).to_have_count(2)
+    expect(rounds.nth(1).locator("ul.round-table li")).to_have_count(4)
+    winner = rounds.nth(1).locator("ul.round-table li a").first.text_content()
     standings = page.locator("#standings tbody tr")
     expect(standings).to_have_count(8)
     expect(standings.first.locator("td.bot a")).to_have_text(winner or "")

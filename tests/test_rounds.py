@@ -194,13 +194,37 @@ def test_the_tournament_page_draws_the_rounds_and_the_standings(
     assert page.status_code == 200
     assert f"<h2>{heading}</h2>" in page.text and "<h2>Standings</h2>" in page.text
     assert page.text.count("<h3>Round ") == 2
-    assert page.text.count('<ol class="round-table">') == (4 if format == "swiss" else 3)
+    assert page.text.count('<ul class="round-table">') == (4 if format == "swiss" else 3)
     with arena.db.read() as s:
         first = tournament_service.status(s, "cup").standings[0].bot
     standings = page.text[page.text.index('<table id="standings">') :]
     assert standings.index(f">{first}</a>") < min(
         standings.index(f">{name}</a>") for name in names if name != first
     )
+    # one order on the page: the rating table follows the standings (it ranked by rating)
+    with arena.db.read() as s:
+        placed = [(p.bot, p.place) for p in tournament_service.status(s, "cup").standings]
+        figures = tournament_service.status(s, "cup").standings[0].figures
+    board = client.get("/api/v1/tournaments/cup/leaderboard").json()
+    assert [(row["bot"], row["rank"]) for row in board] == placed
+    assert {"score", "tie-break"} <= set(figures), figures  # scores in every format's JSON
+
+
+def test_tied_scores_share_a_place_and_the_tie_break_is_named() -> None:
+    """A knockout final of two bots tied on score crowned one on a rating gap and said
+    nothing: the standings name the rule that ordered them."""
+    from arena.tournament.formats.knockout import Knockout
+    from arena.tournament.formats.rounds import Field, TableResult
+
+    final = TableResult(0, (1, 2, 3), {1: 1.0, 2: 1.0, 3: 2.0})
+    rating = {1: 20.0, 2: 20.03, 3: 25.0}
+    assert final.places(rating) == {2: 1, 1: 1, 3: 3}
+    field = Field(bots=(1, 2, 3), played=(final,), table_size=3, option=1, rating=rating)
+    standings = Knockout().standings(field)
+    assert [(st.bot, st.place, st.figures["tie-break"]) for st in standings] == [
+        (2, 1, "rating"), (1, 2, "rating"), (3, 3, "-"),
+    ]  # fmt: skip
+    assert [st.figures["score"] for st in standings] == [1.0, 1.0, 2.0]
 
 
 def test_an_owner_makes_a_private_swiss_tournament_through_the_api_within_the_limits(

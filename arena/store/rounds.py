@@ -161,7 +161,7 @@ class Placing:
     version: int
     #: 1 is first
     place: int
-    figures: Mapping[str, float | int]
+    figures: Mapping[str, float | int | str]
 
     def as_row(self) -> dict[str, Any]:
         """One flat row, as JSON and the pages show it: its figures beside its place."""
@@ -204,6 +204,7 @@ def rounds(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
     for (number, _), table in tables.items():
         result = played.get((number, tuple(table)))
         order = result.order(field.rating) if result else table
+        places = result.places(field.rating) if result else {}
         view.setdefault(number, []).append(
             {
                 "over": result is not None,
@@ -212,6 +213,9 @@ def rounds(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
                         "bot": names[b][0],
                         "version": names[b][1],
                         "score": result.score[b] if result else None,
+                        # tied scores share a place; the rating ordered them
+                        "place": places.get(b),
+                        "tied": bool(result and result.tied(b)),
                     }
                     for b in order
                 ],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import func, select
@@ -38,9 +39,19 @@ QUALIFICATION = qualifications.NAME
 def leaderboard(session: Session, name: str, reader: int | None = None) -> list[LeaderboardRow]:
     """The standings of the tournament ``name`` as ``reader`` may see it."""
     found = tournament_named(session, name, reader)
-    return [
-        LeaderboardRow.model_validate(row) for row in tournament_store.leaderboard(session, found)
-    ]
+    return [LeaderboardRow.model_validate(row) for row in _board(session, found)]
+
+
+def _board(session: Session, found: Tournament) -> list[tournament_store.BoardRow]:
+    """The leaderboard in the format's own order: a format played in rounds ranks by its
+    standings (its result), the others by the rating of record."""
+    board = tournament_store.leaderboard(session, found)
+    if not formats.named(found.format).in_rounds:
+        return board
+    place = {(p.bot, p.version): p.place for p in rounds_store.standings(session, found)}
+    last = len(place) + 1
+    ordered = sorted(board, key=lambda row: (place.get((row.bot, row.version), last), row.rank))
+    return [replace(row, rank=place.get((row.bot, row.version), row.rank)) for row in ordered]
 
 
 def deal_groups(session: Session, name: str) -> list[DealGroup]:
@@ -105,7 +116,7 @@ def tournament(session: Session, name: str, reader: int | None = None) -> Tourna
 
 def _tournament(session: Session, found: Tournament) -> tuple[TournamentPage, list[int]]:
     """The tournament and its leaderboard's version ids, best first."""
-    board = tournament_store.leaderboard(session, found)
+    board = _board(session, found)
     groups = tournament_store.group_scores(session, found) if found.duplicate else []
     format = formats.named(found.format)
     page = TournamentPage(

@@ -77,11 +77,19 @@ class Knockout(InRounds):
         ranked = sorted(
             bots, key=lambda b: (tuple(-x for x in reached.get(b, (-1, 0, 0.0))), seed[b])
         )
+        last_table = {bot: table for table in played for bot in table.bots}  # the latest
         return [
             Standing(
                 bot,
                 place,
-                {"round": reached.get(bot, (-1, 0, 0.0))[0] + 1},
+                {
+                    "round": reached.get(bot, (-1, 0, 0.0))[0] + 1,
+                    # its score at its last table (mean place over the rotations)
+                    "score": round(-reached[bot][2], 3) if bot in reached else "-",
+                    "tie-break": (
+                        "rating" if bot in last_table and last_table[bot].tied(bot) else "-"
+                    ),
+                },
             )
             for place, bot in enumerate(ranked, start=1)
         ]

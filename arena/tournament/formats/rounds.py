@@ -11,7 +11,8 @@ over the rotations played (lower is better: the duplicate score). The platform
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import itertools
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from arena.tournament.formats.base import Format, NewTournament, Plays, Seating
@@ -37,13 +38,25 @@ class TableResult:
         """The table's bots best first: by score, then the higher rating, then seat."""
         return sorted(self.bots, key=lambda b: (self.score[b], -rating.get(b, 0.0)))
 
+    def places(self, rating: Mapping[int, float]) -> dict[int, int]:
+        """Each bot's place at the table, tied scores sharing one (1, 1, 3)."""
+        order = self.order(rating)
+        return {b: 1 + sum(self.score[o] < self.score[b] for o in order) for b in order}
+
+    def tied(self, bot: int) -> bool:
+        """Whether another bot of the table had ``bot``'s score (the rating then ordered
+        them)."""
+        return any(s == self.score[bot] for b, s in self.score.items() if b != bot)
+
 
 @dataclass(frozen=True)
 class Standing:
     bot: int
     place: int  # 1 is first
-    #: what placed it, in the format's words (points, round reached, mean score)
-    figures: Mapping[str, float | int]
+    #: what placed it, in the format's words (points, round reached, mean score), and
+    #: ``tie-break`` when its figures equal a neighbour's: what ordered them (``rating``,
+    #: ``seed``), else ``-``
+    figures: Mapping[str, float | int | str]
 
 
 @dataclass(frozen=True)
@@ -100,6 +113,20 @@ class InRounds(Format):
                 f" of {bots} bots play up to {most}"
             )
         return Seating([], rounds, True)
+
+
+def tie_breaks(
+    ranked: Sequence[int], figures: Callable[[int], Hashable], rating: Mapping[int, float]
+) -> dict[int, str]:
+    """For each bot ranked next to one with the same ``figures``: what ordered them (the
+    higher ``rating``, or the seed when the ratings tie too)."""
+    decided: dict[int, str] = {}
+    for ahead, behind in itertools.pairwise(ranked):
+        if figures(ahead) == figures(behind):
+            rule = "rating" if rating.get(ahead, 0.0) != rating.get(behind, 0.0) else "seed"
+            decided.setdefault(ahead, rule)
+            decided[behind] = rule
+    return decided
 
 
 def rounds_played(played: Sequence[TableResult]) -> int:

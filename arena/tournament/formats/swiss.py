@@ -20,6 +20,7 @@ from arena.tournament.formats.rounds import (
     TableResult,
     mean_score,
     rounds_played,
+    tie_breaks,
 )
 
 
@@ -58,11 +59,13 @@ class Swiss(InRounds):
         scores = {bot: mean_score(bot, played) for bot in bots}
         seed = {bot: index for index, bot in enumerate(bots)}
         ranked = sorted(bots, key=lambda b: (-points[b], scores[b], -rating.get(b, 0.0), seed[b]))
-        figures = {
+        decided = tie_breaks(ranked, lambda b: (points[b], scores[b]), rating)
+        figures: dict[int, dict[str, float | int | str]] = {
             bot: {
                 "points": points[bot],
                 "score": round(scores[bot], 3),
                 "tables": _tables(bot, played),
+                "tie-break": decided.get(bot, "-"),
             }
             for bot in bots
         }
