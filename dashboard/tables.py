@@ -10,7 +10,7 @@ from fastapi import APIRouter, HTTPException, Path, status
 from fastapi.responses import HTMLResponse
 
 from arena.base.errors import NotFound
-from arena.engine import PRESETS
+from arena.engine import PRESETS, Ruleset
 from arena.services import tables as table_service
 from arena.services.tables import MAX_BOTS
 from arena.services.views import bots as bot_queries
@@ -26,7 +26,9 @@ TableId = Annotated[str, Path(min_length=8, max_length=32, pattern=r"^[A-Za-z0-9
 @router.get("/play", response_class=HTMLResponse)
 def play_page(session: SessionDep) -> HTMLResponse:
     bots = [f"sample:{name}" for name in SAMPLES] + bot_queries.playable(session)
-    return render("play.html", presets=list(PRESETS), bots=bots, most=MAX_BOTS)
+    # who leads the first deal under each preset: the dealer (seat 0) or its left
+    leads = {name: 0 if Ruleset.parse(name).options.dealer_leads else 1 for name in PRESETS}
+    return render("play.html", presets=list(PRESETS), bots=bots, most=MAX_BOTS, leads=leads)
 
 
 @router.get("/tables/{table_id}", response_class=HTMLResponse)

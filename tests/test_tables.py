@@ -89,6 +89,28 @@ def test_an_illegal_action_is_refused_with_its_reason_and_counted(client: TestCl
     assert fine["refused"] is None and fine["illegal"] == 1
 
 
+def test_one_person_and_one_bot_play_a_table_and_its_end_says_what_happened(
+    client: TestClient,
+) -> None:
+    """A table of one person and one bot was refused ("1 players"); once over, the table
+    said nothing of the illegal actions the log recorded, nor what happened."""
+    table = _open(client, bots=["sample:counter"], seat=1)
+    assert table["names"] == ["sample:counter", "guest"]
+    for _ in range(2):
+        state = _turn(client, table["id"])
+        play = next(legal for legal in state["legal"] if legal["do"] == "play")
+        wrong = {"do": "play", "cards": [_not_held(state)], "rank": play["ranks"][0], "count": 1}
+        refused = client.post(f"/api/v1/tables/{table['id']}/act", json={"action": wrong})
+        assert refused.json()["refused"] == "cards not in the hand"
+    state, _ = play_table(client, table["id"], random.Random(3))
+    assert state["status"] == "done" and state["place"] in (1, 2)
+    assert state["illegal"] == 2 and state["deals"] >= 1
+    assert state["history"] and len(state["said"]) == len(state["history"])
+    assert any("guest" in line for line in state["said"])
+    page = client.get(f"/tables/{table['id']}").text
+    assert f"you placed {('1st', '2nd')[state['place'] - 1]} of 2" in page
+
+
 def _not_held(state: dict) -> str:
     """A card of the game that is not in the person's hand."""
     return next(card for card in RANK_OF if card not in state["observation"]["hand"])
@@ -301,3 +323,17 @@ def test_one_person_plays_at_most_their_tables_at_once(settings: Settings) -> No
         while state["status"] != "done":
             state = client.get(f"/api/v1/tables/{first['id']}?wait=30").json()
         assert client.post("/api/v1/tables", json={"bots": SAMPLES}).status_code == 201
+
+
+def test_the_seat_choice_says_who_deals_and_who_leads_under_each_rules(
+    client: TestClient,
+) -> None:
+    """Seat 1 "led the first deal" on /play while it deals and, under the classic rules,
+    the seat on its left leads."""
+    import json
+    import re
+
+    page = client.get("/play").text
+    leads = json.loads(re.search(r"data-leads='([^']+)'", page).group(1))
+    assert leads == {"classic": 1, "pagat": 1, "russian": 0}
+    assert "1 (deals first)</option>" in page and "2 (leads the first deal)</option>" in page

@@ -33,10 +33,12 @@ def seats_for(
     seed: str,
     stack: ExitStack,
     code_for: Callable[[str], Path] = Path,
+    players: int | None = None,
 ) -> list[Seat]:
     """The seats of a match, each sandbox fresh (``code_for`` finds an upload's code);
-    sandboxes close (and their processes die) with ``stack``."""
-    players = len(plans)
+    sandboxes close (and their processes die) with ``stack``. ``players``: the seats at
+    the table when others than these bots sit there (a person), else one per plan."""
+    players = players or len(plans)
     seats: list[Seat] = []
     for index, plan in enumerate(plans):
         if plan.kind is BotKind.SAMPLE:

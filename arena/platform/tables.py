@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from arena.base.errors import TooMany
 from arena.base.states import TableStatus
 from arena.engine import Action
+from arena.engine.events import Event, event_to_dict
 from arena.platform.errors import PlatformError
 from arena.platform.sandbox import SandboxUnavailable
 from arena.platform.seating import seats_for
@@ -100,21 +101,39 @@ def _header(table_id: str, match_id: str, seat: int, names: list[str]) -> dict[s
 
 
 def recorded_state(table: PlayedTable) -> dict[str, Any]:
-    """A table that is over, as the API shows it."""
-    ranking: list[list[str]] = []
-    if table.log is not None:
-        result = logs.decode(table.log)["result"]["ranking"]
-        ranking = [[table.names[seat] for seat in group] for group in result]
+    """A table that is over, as the API shows it: its place and ranking, the person's
+    counts and the whole match's public events, from the log."""
     status = "done" if table.status is TableStatus.DONE else str(table.status)
-    return {
+    state = {
         **_header(table.id, table.match_id, table.seat, table.names),
         "status": status,
         "observation": None,
         "legal": [],
         "place": table.place,
         "forfeit": table.forfeit_kind,
-        "ranking": ranking,
+        "ranking": [],
     }
+    if table.log is None:
+        return state
+    played = MatchLog.from_dict(logs.decode(table.log))
+    mine = played.seats[table.seat]
+    return {
+        **state,
+        "ranking": [[table.names[seat] for seat in group] for group in played.result.ranking],
+        "strikes": mine.strikes,
+        "illegal": mine.illegal,
+        "deals": len(played.deals),
+        "history": [event_to_dict(event) for event in _events(played)],
+    }
+
+
+def _events(played: MatchLog) -> list[Event]:
+    """Every public event of the match, deal after deal."""
+    return [
+        event
+        for deal in played.deals
+        for event in (*deal.opening_events, *(e for step in deal.steps for e in step.events))
+    ]
 
 
 class TableRoom:
@@ -170,7 +189,13 @@ class TableRoom:
         stack = ExitStack()
         try:
             bots = await asyncio.to_thread(
-                seats_for, list(plan.bots), plan.ruleset, seed, stack, self.cache.code_for
+                seats_for,
+                list(plan.bots),
+                plan.ruleset,
+                seed,
+                stack,
+                self.cache.code_for,
+                len(plan.names),  # the person's seat too: a sample bot counts every seat
             )
         except SandboxUnavailable as error:
             await asyncio.to_thread(stack.close)

@@ -26,7 +26,17 @@
 
   // ---------------------------------------------------------------- /play: the form
   var form = $("new-table");
+  // The seats' words follow the rules: seat 1 deals first; the dealer leads the first
+  // deal under some presets, the player on its left under the others.
+  function seatWords() {
+    var leads = JSON.parse($("seat").dataset.leads)[$("rules").value];
+    Array.prototype.forEach.call($("seat").options, function (option, seat) {
+      option.textContent = (seat + 1) + (seat === 0 ? " (deals first)" : "") + (seat === leads ? " (leads the first deal)" : "");
+    });
+  }
   if (form) {
+    $("rules").addEventListener("change", seatWords);
+    seatWords();
     form.onsubmit = function (event) {
       event.preventDefault();
       var bots = Array.prototype.map.call(document.querySelectorAll("select.bot"), function (s) { return s.value; })
