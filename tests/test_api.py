@@ -460,3 +460,13 @@ def test_places_read_one_way_and_each_seat_names_its_version(app_and_token) -> N
     page = client.get("/matches").text
     seats = re.findall(r'<span class="seat">([^<]*)</span>', page)
     assert seats and all(re.fullmatch(r"\S+ v\d+: \d+(st|nd|rd|th)", s) for s in seats), seats
+
+
+def test_a_reveal_time_is_written_as_every_moment_is_and_never_early() -> None:
+    """A ladder match's page said "public from 2026-12-04T22:12:31+00:00"."""
+    from datetime import UTC, datetime
+
+    from arena.services.views.disclosure import _minute_after
+
+    assert _minute_after(datetime(2026, 12, 4, 22, 12, 31, tzinfo=UTC)) == "2026-12-04 22:13 UTC"
+    assert _minute_after(datetime(2026, 12, 4, 22, 12, tzinfo=UTC)) == "2026-12-04 22:12 UTC"

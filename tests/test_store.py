@@ -865,3 +865,23 @@ def test_a_format_a_tournament_held_before_the_constraint_is_kept(db: Database) 
         assert session.scalars(select(Tournament.format)).one() == "operators_own"
     with pytest.raises(IntegrityError), db.engine.begin() as connection:
         connection.execute(text("UPDATE tournaments SET format = 'bracket'"))
+
+
+def test_a_bot_that_has_not_played_is_ranked_after_every_bot_that_has(db: Database) -> None:
+    """The demo ladder put counter 3rd on 0 games: a start rating outranked bots that had
+    played and lost."""
+    make_tournament(db, games=1)
+    [match_id] = match_ids(db)
+    plan = matches.claim(db, match_id, "w")
+    assert plan is not None and matches.record(db, plan, play(plan), 1.0)
+    db.transaction(lambda s: bots.register_sample(s, "latecomer", "random"))
+
+    def late_entry(s) -> None:
+        tournament = tournaments.get(s, "t")
+        s.add(tournament.new_entry(bots.active_version(s, "latecomer").id))
+
+    db.transaction(late_entry)
+    with db.read() as s:
+        board = tournaments.leaderboard(s, tournaments.get(s, "t"))
+    assert [row.games for row in board] == [1, 1, 1, 1, 0]
+    assert board[-1].bot == "latecomer" and board[-1].rank == 5

@@ -324,13 +324,15 @@ class BoardRow:
 
 
 def leaderboard(session: Session, tournament: Tournament) -> list[BoardRow]:
-    """Entries by ``mu - 3 sigma`` with their running totals and play style."""
+    """Entries by ``mu - 3 sigma`` with their running totals and play style; those that
+    have not played yet last (a start rating is no result: it outranked bots that had
+    played and lost)."""
     entries = session.scalars(
         select(Entry)
         .where(Entry.tournament_id == tournament.id, Entry.retired.is_(False))
         .options(joinedload(Entry.version).joinedload(BotVersion.bot))
     ).all()
-    ranked = sorted(entries, key=lambda e: -ratings.conservative(e.mu, e.sigma))
+    ranked = sorted(entries, key=lambda e: (e.games == 0, -ratings.conservative(e.mu, e.sigma)))
     return [_board_row(rank, entry) for rank, entry in enumerate(ranked, 1)]
 
 

@@ -55,10 +55,19 @@ def disclosure(
         due = _last_finish(session, match) + timedelta(seconds=tournament.reveal_delay)
         if (moment or now()) >= due:
             return Disclosure(True, f"it finished over {tournament.reveal_delay} s ago")
-        return Disclosure(False, f"public from {due.isoformat(timespec='seconds')}", due)
+        return Disclosure(False, f"public from {_minute_after(due)}", due)
     if match.deal_group is not None:
         return Disclosure(True, "every rotation of its deal group is played")
     return Disclosure(False, "public when the tournament is over")
+
+
+def _minute_after(moment: datetime) -> str:
+    """``moment`` as the site writes moments (``2026-12-04 22:12 UTC``), the minute
+    rounded up: a reader told "public from" a minute never finds it still hidden."""
+    whole = moment.replace(second=0, microsecond=0)
+    if whole < moment:
+        whole += timedelta(minutes=1)
+    return f"{whole:%Y-%m-%d %H:%M} UTC"
 
 
 def _group_unfinished(session: Session, match: TournamentMatch) -> bool:
