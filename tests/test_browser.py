@@ -615,6 +615,22 @@ def test_an_ab_test_is_followed_from_the_bot_page_to_its_llr_chart(
     expect(page.locator("#abtest-verdict strong")).to_have_text("accepted")
     expect(page.locator("#abtest-chart polyline.llr")).to_have_count(1)
     expect(page.locator("#abtest-chart line.bound")).to_have_count(3)
+    crossed = page.evaluate("""() => {
+      const corners = Array.from(document.querySelector("#abtest-chart polyline.llr").points);
+      const points = corners.flatMap((p, i) => i === 0 ? [p] : Array.from({length: 20}, (_, k) => ({
+        x: corners[i - 1].x + (p.x - corners[i - 1].x) * (k + 1) / 20,
+        y: corners[i - 1].y + (p.y - corners[i - 1].y) * (k + 1) / 20,
+      })));
+      return Array.from(document.querySelectorAll("#abtest-chart text.y-tick"))
+        .filter((text) => /accept|reject/.test(text.textContent))
+        .filter((text) => {
+          const box = text.getBBox();
+          return points.some((p) => p.x >= box.x && p.x <= box.x + box.width
+            && p.y >= box.y && p.y <= box.y + box.height);
+        })
+        .map((text) => text.textContent);
+    }""")
+    assert crossed == [], f"the LLR runs through {crossed}"
     counts = page.locator("#abtest-classes tbody td").all_text_contents()[1:]
     pairs = app.state.platform.abtest_status("counter-vs-random").pairs
     assert sum(int(n) for n in counts) == pairs

@@ -168,10 +168,12 @@ def llr_chart(
         "empty": not points,
         "plot": {"left": LEFT, "right": width - RIGHT, "top": TOP, "bottom": height - BOTTOM},
         "path": " ".join(f"{px(p['x'])},{py(p['y'])}" for p in points),
+        # the bounds' words at the left, where the LLR starts from 0, far from them (at
+        # the right the line ends on the bound it crossed, and ran through its words)
         "bounds": [
-            {"y": py(upper), "label": f"accept {upper:+.2f}", "kind": "upper"},
-            {"y": py(0), "label": "0", "kind": "zero"},
-            {"y": py(lower), "label": f"reject {lower:+.2f}", "kind": "lower"},
+            {"y": py(upper), "label": f"accept {upper:+.2f}", "kind": "upper", "at": "start"},
+            {"y": py(0), "label": "0", "kind": "zero", "at": "end"},
+            {"y": py(lower), "label": f"reject {lower:+.2f}", "kind": "lower", "at": "start"},
         ],
         "x_ticks": [
             {"x": px(t), "label": f"{int(t)}"} for t in ticks(x_low, x_high) if t == int(t)
