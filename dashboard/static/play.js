@@ -201,7 +201,9 @@
     chosen = chosen.filter(function (c) { return state.observation && state.observation.hand.indexOf(c) >= 0; });
     var refused = $("refused");
     refused.hidden = !state.refused;
-    refused.textContent = state.refused ? "Refused: " + state.refused + " (counted as an illegal action)" : "";
+    refused.textContent = state.refused
+      ? "Not carried out: " + state.refused + ". An illegal action: as the rules say, you pick up the pile (if there is one) and the next player leads; counted (10 forfeit)."
+      : "";
     drawTable();
     drawControls();
     drawStatus();
