@@ -25,6 +25,7 @@ from arena.platform import queue as work_queue
 from arena.platform.extensions import load_formats
 from arena.platform.settings import Settings
 from arena.store.cache import ArtifactCache
+from arena.store.cold import ColdStore
 from arena.store.db import Database
 from arena.store.schema import upgrade
 from arena.tournament import formats
@@ -65,7 +66,8 @@ def settings() -> Settings:
 
 @lru_cache(maxsize=1)
 def database() -> Database:
-    db = Database(settings().database_url)
+    found = settings()
+    db = Database(found.database_url, ColdStore(found.cold_store_url(), found.cold_store_options))
     upgrade(db)
     return db
 

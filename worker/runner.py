@@ -32,10 +32,13 @@ from arena.platform.sandbox import availability
 from arena.platform.sandbox.box import orphaned, sweep_folders
 from arena.platform.sandbox.cgroup import sweep
 from arena.platform.settings import Settings
+from arena.services import tiering
 from arena.store import fairplay, matches, scheduling
 from worker import jobs, metrics, rq_classes
 
 log = logging.getLogger(__name__)
+#: old logs a reconciler pass moves to the cold store, at most
+TIER_PER_PASS = 100
 
 
 def reconcile_once(
@@ -53,6 +56,7 @@ def reconcile_once(
     refilled = refill_ladders()
     # recorded batches' fair-play rows join the totals here, off the recording path
     jobs.database().transaction(lambda session: fairplay.fold(session))
+    _tier_a_little()
     if repairs.requeued or repairs.resent:
         work_queue.enqueue_all(queue, repairs.requeued + repairs.resent, at_front=True)
     if refilled:
@@ -67,6 +71,19 @@ def reconcile_once(
             len(refilled),
         )
     return repairs
+
+
+def _tier_a_little() -> None:
+    """Move a few old logs to the cold store: at low priority, a bounded share each pass
+    (``arena logs tier`` moves the rest at once); a cold store away costs nothing but
+    the pass's try."""
+    try:
+        moved = tiering.tier(jobs.database(), jobs.settings().logs_hot_days, most=TIER_PER_PASS)
+    except Exception:  # the cold store is away: the logs wait in the database
+        log.exception("moving old logs to the cold store failed; trying again next pass")
+        return
+    if moved.moved:
+        log.info("moved %d old match logs (%d bytes) to the cold store", moved.moved, moved.bytes)
 
 
 def refill_ladders() -> list[tuple[int, str]]:

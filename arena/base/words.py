@@ -39,6 +39,8 @@ SENTENCES: dict[str, str] = {
         " a person plays in one team per competition"
     ),
     "team.not_member": "you are not in team {team!r}",
+    # logs
+    "logs.no_cold_store": "match {match}'s log is in a cold store this process cannot read",
     # moderation
     "moderation.again": "{what} is disqualified already",
     "moderation.no_match": "no match {match}",

@@ -19,6 +19,7 @@ from arena.platform.settings import Settings
 from arena.services import rights
 from arena.store import tournaments
 from arena.store.cache import ArtifactCache
+from arena.store.cold import ColdStore
 from arena.store.db import Database, shown_url
 from arena.store.schema import is_empty, upgrade
 
@@ -40,7 +41,8 @@ class Platform:
         load_formats(self.settings)
         if not create and is_empty(self.settings.database_url):
             raise NoPlatform(no_platform_here(self.settings))
-        self.db = Database(self.settings.database_url)
+        cold = ColdStore(self.settings.cold_store_url(), self.settings.cold_store_options)
+        self.db = Database(self.settings.database_url, cold)
         upgrade(self.db)
 
     @cached_property

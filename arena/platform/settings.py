@@ -38,6 +38,8 @@ DEFAULT_QUEUE = "arena-matches"
 DEFAULT_WORKER_CONCURRENCY = 64
 #: CPU seconds a seat may use in one match (more forfeits it)
 MATCH_CPU_SECONDS = 30.0
+#: days a match's log stays in the database before it moves to the cold store
+DEFAULT_HOT_DAYS = 14.0
 UNSANDBOXED_ENV = "ARENA_UNSANDBOXED"
 SANDBOX_UIDS_ENV = "ARENA_SANDBOX_UIDS"
 DEFAULT_SANDBOX_UIDS = range(600_000, 700_000)
@@ -109,6 +111,15 @@ class Settings:
     format_modules: tuple[str, ...] = ()
     #: an OpenID Connect provider people may sign in with (None: none)
     oidc: OidcProvider | None = None
+    #: where old match logs go (a folder, or an fsspec URL: ``s3://bucket/prefix``; None:
+    #: ``DATA_DIR/cold``) and that filesystem's options (JSON: an endpoint, credentials)
+    cold_store: str | None = None
+    cold_store_options: dict[str, Any] = field(default_factory=dict)
+    #: days a match's log stays in the database before it moves to the cold store
+    logs_hot_days: float = DEFAULT_HOT_DAYS
+
+    def cold_store_url(self) -> str:
+        return self.cold_store or str(self.data_dir / "cold")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -153,6 +164,9 @@ class Settings:
             trusted_proxies=_addresses(env, "ARENA_TRUSTED_PROXIES"),
             format_modules=_names(env, "ARENA_FORMATS"),
             oidc=_oidc(env),
+            cold_store=env.get("ARENA_COLD_STORE") or None,
+            cold_store_options=_json_object(env, "ARENA_COLD_STORE_OPTIONS"),
+            logs_hot_days=_not_negative(env, "ARENA_LOGS_HOT_DAYS", DEFAULT_HOT_DAYS),
         )
 
 
@@ -217,6 +231,20 @@ def _addresses(env: Mapping[str, str], name: str) -> tuple[str, ...]:
             ipaddress.ip_network(text, strict=False)
         except ValueError:
             raise SystemExit(f"{name}: {text!r} is not an IP address or network") from None
+    return found
+
+
+def _json_object(env: Mapping[str, str], name: str) -> dict[str, Any]:
+    """A JSON object (``{}`` when unset); anything else is refused, naming the setting."""
+    raw = env.get(name)
+    if not raw:
+        return {}
+    try:
+        found = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise SystemExit(f"{name} is not JSON: {error}") from None
+    if not isinstance(found, dict):
+        raise SystemExit(f"{name} is a JSON object ({{...}}), not {raw!r}")
     return found
 
 

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from sqlalchemy import (
     Connection,
@@ -33,6 +33,9 @@ from sqlalchemy import (
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
+
+if TYPE_CHECKING:
+    from arena.store.cold import ColdStore
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -146,8 +149,11 @@ def shown_url(url: str) -> str:
 class Database:
     """An engine and its two kinds of sessions: reads, and writes that lock first."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, cold: ColdStore | None = None) -> None:
+        """``cold``: where old match logs went (arena.store.cold); its sessions read them
+        back through it (``session.info["cold"]``)."""
         self.url = url
+        self.cold = cold
         #: the URL as messages show it (without its password)
         self.shown_url = shown_url(url)
         self.engine = make_engine(url)
@@ -158,9 +164,10 @@ class Database:
             if self.dialect == "sqlite" and database and database != ":memory:"
             else None
         )
-        self._read = sessionmaker(self.engine, expire_on_commit=False)
+        info = {"cold": cold}
+        self._read = sessionmaker(self.engine, expire_on_commit=False, info=info)
         self._write = sessionmaker(
-            self.engine.execution_options(arena_write=True), expire_on_commit=False
+            self.engine.execution_options(arena_write=True), expire_on_commit=False, info=info
         )
 
     @contextmanager

@@ -1,14 +1,24 @@
 """The stored form of a match log: compact JSON, zlib-compressed (level 1: a log
 compresses about 6x and a worker records hundreds a second). Every reader and writer
-of ``match_logs.data`` goes through here."""
+of ``match_logs.data`` goes through here, and so does a log that moved to the cold store
+(arena.store.cold) once it was old (arena.services.tiering)."""
 
 from __future__ import annotations
 
 import json
 import zlib
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from arena.base.errors import NotFound
 from arena.referee.log import MatchLog
+from arena.store.models import StoredLog, TournamentMatch
+
+if TYPE_CHECKING:
+    from arena.store.cold import ColdStore
 
 
 def encode(log: MatchLog) -> bytes:
@@ -20,3 +30,50 @@ def decode(blob: bytes) -> dict[str, Any]:
     """A stored log's JSON data (read it as arena.referee.log.MatchLog)."""
     data: dict[str, Any] = json.loads(zlib.decompress(blob))
     return data
+
+
+# ------------------------------------------------------------------ hot and cold
+def blob(session: Session, match_id: int) -> bytes | None:
+    """A match's stored log, from the database while it is young, else from the cold
+    store the session's database reads (None: the match has no log)."""
+    row = session.execute(
+        select(StoredLog.data, StoredLog.cold_key).where(StoredLog.match_id == match_id)
+    ).first()
+    if row is None:
+        return None
+    if row.data is not None:
+        return bytes(row.data)
+    cold: ColdStore | None = session.info.get("cold")
+    if cold is None or row.cold_key is None:
+        raise NotFound.of("logs.no_cold_store", match=match_id)
+    return cold.get(row.cold_key)
+
+
+def cold_key(match_id: int) -> str:
+    """Where a match's log goes in the cold store (one key a match: moving it again
+    writes the same object, never a second one)."""
+    return f"logs/{match_id // 10_000:06d}/{match_id}.json.z"
+
+
+def hot_before(session: Session, moment: datetime, limit: int) -> list[tuple[int, bytes]]:
+    """Logs still in the database of matches that finished before ``moment``, the
+    oldest match first: (match id, stored bytes)."""
+    rows = session.execute(
+        select(StoredLog.match_id, StoredLog.data)
+        .join(TournamentMatch, TournamentMatch.id == StoredLog.match_id)
+        .where(StoredLog.data.is_not(None), TournamentMatch.finished_at < moment)
+        .order_by(StoredLog.match_id)
+        .limit(limit)
+    ).all()
+    return [(match_id, bytes(data)) for match_id, data in rows if data is not None]
+
+
+def mark_cold(session: Session, match_id: int, key: str, moment: datetime) -> bool:
+    """The log's data leaves the database (its object is in the cold store under
+    ``key``); False when another mover did it first."""
+    moved = session.execute(
+        update(StoredLog)
+        .where(StoredLog.match_id == match_id, StoredLog.data.is_not(None))
+        .values(data=None, cold_key=key, moved_at=moment)
+    )
+    return bool(getattr(moved, "rowcount", 0))

@@ -614,13 +614,18 @@ class RatingChange(Base):
 
 
 class StoredLog(Base):
-    """A match's log as stored, compressed (read it as arena.referee.log.MatchLog)."""
+    """A match's log as stored, compressed (read it as arena.referee.log.MatchLog): in
+    the database while it is young, then in the cold store (arena.store.cold) under
+    ``cold_key``, read back through arena.store.logs either way."""
 
     __tablename__ = "match_logs"
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
-    #: the JSON match log, zlib-compressed
-    data: Mapped[bytes] = mapped_column(LargeBinary)
+    #: the JSON match log, zlib-compressed (None: it moved to the cold store)
+    data: Mapped[bytes | None] = mapped_column(LargeBinary)
     size: Mapped[int] = mapped_column(Integer)
+    #: its object's key in the cold store, once it moved there
+    cold_key: Mapped[str | None] = mapped_column(String(200))
+    moved_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
 
 class PlayedTable(Base):

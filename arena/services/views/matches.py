@@ -20,7 +20,6 @@ from arena.store.models import (
     BotVersion,
     MatchSeat,
     RegisteredBot,
-    StoredLog,
     Tournament,
     TournamentMatch,
 )
@@ -160,7 +159,7 @@ def match_log(
     """The full log, for the server's own use, and whether it may be shown whole (a
     private run's only if ``reader`` owns it)."""
     found = session.get(TournamentMatch, match_id)
-    blob = session.scalar(select(StoredLog.data).where(StoredLog.match_id == match_id))
+    blob = logs.blob(session, match_id)  # from the cold store once it is old
     if found is None or blob is None:
         raise NotFound(f"match {match_id} has no log (not played yet?)")
     tournament = _visible(session, found, reader)

@@ -1,0 +1,37 @@
+"""``arena logs``: match logs in tiers (the database while young, then the cold store)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena.cli.platform import err, out, platform
+
+app = typer.Typer(help="Match logs: move old ones to the cold store.", no_args_is_help=True)
+
+
+@app.command("tier")
+def logs_tier(
+    days: Annotated[
+        float | None,
+        typer.Option(min=0, help="Move logs older than this (default: ARENA_LOGS_HOT_DAYS, 14)."),
+    ] = None,
+    most: Annotated[int | None, typer.Option(min=1, help="Move at most this many.")] = None,
+) -> None:
+    """Move the logs of old matches to the cold store (pages still show them)."""
+    from arena.services import tiering
+
+    arena = platform()
+    hot_days = arena.settings.logs_hot_days if days is None else days
+    with err.status("moving logs to the cold store...") as status:
+
+        def shown(moved: int, size: int) -> None:
+            status.update(f"moving logs to the cold store: {moved:,} moved ({size:,} bytes)...")
+
+        done = tiering.tier(arena.db, hot_days, most=most, progress=shown)
+    out.print(
+        f"{done.moved:,} logs ({done.bytes:,} bytes) of matches finished before "
+        f"{done.before[:16].replace('T', ' ')} UTC moved to {arena.settings.cold_store_url()}",
+        markup=False,
+    )

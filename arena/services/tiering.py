@@ -1,0 +1,77 @@
+"""Logs in tiers: a match's log stays in the database while it is young, then moves to
+the cold store (arena.store.cold) and is read back from there when a page or the API
+asks for it (arena.store.logs.blob).
+
+Moving is resumable and exactly once. Each log is written to one key that only its
+match uses, read back to check its size, and only then taken out of the database by a
+compare-and-set (its data, if still there). A mover killed after the write leaves the
+log in the database and an object the next move writes again (the same key: never a
+second copy); killed after the commit, nothing is left to do; two movers at once write
+the same bytes to the same key, and one of them takes the row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from arena.base.errors import Invalid
+from arena.services.accounts import WALL_CLOCK, Clock
+from arena.store import logs
+from arena.store.cold import ColdStore
+from arena.store.db import Database
+
+#: logs moved per database round trip
+BATCH = 200
+
+
+@dataclass(frozen=True)
+class Tiered:
+    """What a move did: logs moved, their bytes, and the logs still young enough."""
+
+    moved: int
+    bytes: int
+    before: str
+
+
+class ColdStoreMismatch(RuntimeError):
+    """The cold store did not keep what was written: the log stays in the database."""
+
+
+def tier(
+    db: Database,
+    hot_days: float,
+    clock: Clock = WALL_CLOCK,
+    batch: int = BATCH,
+    most: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Tiered:
+    """Move the logs of matches finished over ``hot_days`` ago to the cold store, the
+    oldest first (at most ``most``); ``progress(moved, bytes)`` after each batch."""
+    cold = db.cold
+    if cold is None:
+        raise Invalid("this platform has no cold store to move logs to")
+    before = clock() - timedelta(days=hot_days)
+    moved = size = 0
+    while most is None or moved < most:
+        limit = batch if most is None else min(batch, most - moved)
+        with db.read() as session:
+            found = logs.hot_before(session, before, limit)
+        if not found:
+            break
+        for match_id, data in found:
+            if _move(db, cold, match_id, data, clock()):
+                moved, size = moved + 1, size + len(data)
+        if progress is not None:
+            progress(moved, size)
+    return Tiered(moved, size, before.isoformat())
+
+
+def _move(db: Database, cold: ColdStore, match_id: int, data: bytes, moment: datetime) -> bool:
+    """One log: written, checked, then out of the database (False: another mover)."""
+    key = logs.cold_key(match_id)
+    cold.put(key, data)
+    if cold.size(key) != len(data):
+        raise ColdStoreMismatch(f"the cold store kept {cold.size(key)} bytes of {len(data)}")
+    return db.transaction(lambda session: logs.mark_cold(session, match_id, key, moment))
