@@ -312,6 +312,17 @@ def test_a_team_served_as_endpoints_is_flagged_by_the_cli_the_api_and_the_page(
     team_service.join(platform.db, ann, code)
     again = client.get("/api/v1/tournaments/cup/fairplay").json()
     assert again["flags"][0]["shared_people"] == ["ann"]
+    # on request, every pair's places gained together, with its interval: the team's
+    # gain is there beside each honest pair's
+    every = client.get("/api/v1/tournaments/cup/fairplay?pairs=all").json()
+    assert found["pairs"] is None and len(every["pairs"]) == 15  # 6 bots: every pair met
+    for gain in every["pairs"]:
+        low, high = gain["outcome"]["places_gained_low"], gain["outcome"]["places_gained_high"]
+        assert low <= gain["outcome"]["places_gained"] <= high
+    gains = {frozenset(g["pair"]): g["outcome"]["places_gained"] for g in every["pairs"]}
+    flagged = again["flags"][0]["outcome"]
+    assert gains[frozenset(["mate", "buddy"])] == flagged["places_gained"]
+    assert flagged["places_gained_low"] <= flagged["places_gained"] <= flagged["places_gained_high"]
     assert "(both: ann)" in client.get("/tournaments/cup/fairplay").text
     page = client.get("/tournaments/cup/fairplay").text
     assert "mate → buddy" in page and flag["test"].replace("_", " ") in page

@@ -87,6 +87,13 @@ class Finding:
     opportunities: int
     p_value: float = 1.0
     flagged: bool = False
+    #: the effect's standard error (outcome: of the places gained per match)
+    stderr: float = math.nan
+
+    def interval(self, level: float = 0.95) -> tuple[float, float]:
+        """The effect's two-sided ``level`` interval (normal)."""
+        half = float(stats.norm.ppf(0.5 + level / 2)) * self.stderr
+        return self.effect - half, self.effect + half
 
 
 @dataclass
@@ -362,11 +369,12 @@ def _outcomes(places: list[Tally], tables: list[Tally]) -> list[Finding]:
             )
             / n
         )
-        z = (expected - mean) / math.sqrt(variance / n)
+        stderr = math.sqrt(variance / n)
+        z = (expected - mean) / stderr
         found.append(
             Finding(
                 FairPlayTest.OUTCOME, (a, b), expected - mean, z, float(stats.norm.sf(z)),
-                mean, expected, n,
+                mean, expected, n, stderr=stderr,
             )
         )  # fmt: skip
     return found

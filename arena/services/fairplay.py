@@ -24,6 +24,9 @@ class PairOutcome:
 
     #: others finishing ahead of either, expected less observed, per match together
     places_gained: float
+    #: its 95 % interval
+    places_gained_low: float
+    places_gained_high: float
     others_ahead: float
     others_ahead_expected: float
     statistic: float
@@ -55,6 +58,16 @@ class Flag:
 
 
 @dataclass(frozen=True)
+class PairGain:
+    """A pair of bots and what sitting together did for them (a flag or not)."""
+
+    pair: list[str]
+    teams: list[str | None]
+    shared_people: list[str]
+    outcome: PairOutcome
+
+
+@dataclass(frozen=True)
 class FairPlayReport:
     tournament: str
     same_owner_tables: bool
@@ -66,12 +79,15 @@ class FairPlayReport:
     min_chances: int
     min_together: int
     flags: list[Flag]
+    #: on request (``all_pairs``): every pair that sat together often enough, with the
+    #: places it gained together and their interval, the most first (evidence, no flag)
+    pairs: list[PairGain] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def report(db: Database, name: str) -> FairPlayReport:
+def report(db: Database, name: str, all_pairs: bool = False) -> FairPlayReport:
     """The tournament's collusion report: every flag with the pair's registered names,
     the test, its strength and the matches that show it; every recorded match counts.
 
@@ -80,15 +96,16 @@ def report(db: Database, name: str) -> FairPlayReport:
     with db.read() as session:
         tournament = session.get(Tournament, tournament_id)
         assert tournament is not None
-        return _report(session, tournament)
+        return _report(session, tournament, all_pairs)
 
 
-def _report(session: Session, tournament: Tournament) -> FairPlayReport:
+def _report(session: Session, tournament: Tournament, all_pairs: bool) -> FairPlayReport:
     from arena.fairplay.report import ALPHA, MARGIN, MIN_CHANCES, MIN_TOGETHER
     from arena.fairplay.report import report as fair_play_report
 
     found = fair_play_report(totals(session, tournament.id))
-    versions = {version for f in found.findings for version in f.pair}
+    gains = sorted(found.outcomes.values(), key=lambda f: -f.effect) if all_pairs else []
+    versions = {version for f in [*found.findings, *gains] for version in f.pair}
     named = names(session, versions)
     people = teams.people_of(session, list(versions))
     return FairPlayReport(
@@ -117,6 +134,16 @@ def _report(session: Session, tournament: Tournament) -> FairPlayReport:
             )
             for finding in found.flags
         ],
+        pairs=[
+            PairGain(
+                pair=[named[version] for version in gain.pair],
+                outcome=_gain(gain),
+                **_households(people, gain.pair),
+            )
+            for gain in gains
+        ]
+        if all_pairs
+        else None,
     )
 
 
@@ -133,10 +160,17 @@ def _households(people: dict[int, tuple[str, set[str]]], pair: tuple[int, ...]) 
 
 def _outcome(finding: Finding | None) -> PairOutcome | None:
     """The pair's places together, as evidence beside a flag (never a flag by itself)."""
-    if finding is None:
-        return None
+    return None if finding is None else _gain(finding)
+
+
+def _gain(finding: Finding) -> PairOutcome:
+    """What sitting together did for the pair: places gained per match, and their 95 %
+    interval."""
+    low, high = finding.interval()
     return PairOutcome(
         places_gained=round(finding.effect, 3),
+        places_gained_low=round(low, 3),
+        places_gained_high=round(high, 3),
         others_ahead=round(finding.pair_rate, 3),
         others_ahead_expected=round(finding.others_rate, 3),
         statistic=round(finding.statistic, 3),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from fastapi import APIRouter, status
 
 from arena.services import fairplay
@@ -105,9 +107,12 @@ def get_groups(name: str, session: SessionDep) -> list[DealGroup]:
 @router.get(
     "/tournaments/{name}/fairplay", response_model=fairplay.FairPlayReport, responses=NOT_FOUND
 )
-def get_fairplay(name: str, platform: PlatformDep) -> fairplay.FairPlayReport:
+def get_fairplay(
+    name: str, platform: PlatformDep, pairs: Literal["flagged", "all"] = "flagged"
+) -> fairplay.FairPlayReport:
     """The collusion report: every pair of bots tested for team play, the flags that
-    survive Holm's family-wise error control (docs/fair-play.md)."""
+    survive Holm's family-wise error control (docs/fair-play.md); ``?pairs=all`` adds
+    every pair's places gained together, with its 95 % interval."""
     with platform.db.read() as session:
         tournament_named(session, name)
-    return fairplay.report(platform.db, name)
+    return fairplay.report(platform.db, name, all_pairs=pairs == "all")
