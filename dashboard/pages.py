@@ -254,11 +254,10 @@ def team_page(name: str, session: SessionDep) -> HTMLResponse:
         team = team_service.show(session, name)
     except Refused as error:
         raise _not_found(error) from None
-    standing = {r["bot"]: r for r in bot_queries.global_leaderboard(session) if r.get("tournament")}
     return render(
         "team.html",
         team=team,
-        standing=standing,
+        standing=bot_queries.standing_by_bot(session),
         competition=competition_queries.default_name(session),
     )
 
@@ -275,7 +274,7 @@ def leaderboard_page(session: SessionDep) -> HTMLResponse:
 @router.get("/bots", response_class=HTMLResponse)
 def bots_page(session: SessionDep) -> HTMLResponse:
     """Every bot with its team and its standing in the default competition."""
-    standing = {r["bot"]: r for r in bot_queries.global_leaderboard(session) if r.get("tournament")}
+    standing = bot_queries.standing_by_bot(session)
     return render("bots.html", bots=bot_queries.bots(session), standing=standing)
 
 

@@ -41,6 +41,21 @@ def _age(db: Database, ids: list[int], days: float) -> None:
     )
 
 
+def _old_logs(db: Database, games: int) -> tuple[list[int], dict[int, bytes | None]]:
+    """A tournament of ``games`` recorded matches that finished a month ago: their ids
+    and stored logs."""
+    upgrade(db)
+    make_tournament(db, games=games)
+    ids = match_ids(db)
+    for match_id in ids:
+        plan = matches.claim(db, match_id, "w")
+        assert plan is not None and matches.record(db, plan, play(plan), 1.0)
+    with db.read() as s:
+        stored = {m: logs.blob(s, m) for m in ids}
+    _age(db, ids, days=30)
+    return ids, stored
+
+
 def _hot(db: Database) -> dict[int, bool]:
     with db.read() as s:
         return {m: d is not None for m, d in s.execute(select(StoredLog.match_id, StoredLog.data))}
@@ -86,15 +101,7 @@ def test_a_mover_killed_between_write_and_commit_loses_nothing_and_leaves_one_co
 ) -> None:
     folder = str(tmp_path / "cold")
     dying = Database(database_url, _KilledAfterWrite(folder, nth=3))
-    upgrade(dying)
-    make_tournament(dying, games=5)
-    ids = match_ids(dying)
-    for match_id in ids:
-        plan = matches.claim(dying, match_id, "w")
-        assert matches.record(dying, plan, play(plan), 1.0)
-    with dying.read() as s:
-        stored = {m: logs.blob(s, m) for m in ids}
-    _age(dying, ids, days=30)
+    ids, stored = _old_logs(dying, games=5)
     with pytest.raises(KeyboardInterrupt):
         tiering.tier(dying, hot_days=14)
     assert _hot(dying) == {m: m not in ids[:2] for m in ids}, "the third is still in the database"
@@ -137,15 +144,7 @@ def test_the_cold_store_is_an_s3_bucket_too(database_url: str, s3_url: str) -> N
     bucket.fs.mkdir("arena-cold")
     cold = ColdStore("s3://arena-cold/season-1", options)
     db = Database(database_url, cold)
-    upgrade(db)
-    make_tournament(db, games=2)
-    ids = match_ids(db)
-    for match_id in ids:
-        plan = matches.claim(db, match_id, "w")
-        assert matches.record(db, plan, play(plan), 1.0)
-    with db.read() as s:
-        stored = {m: logs.blob(s, m) for m in ids}
-    _age(db, ids, days=30)
+    ids, stored = _old_logs(db, games=2)
     assert tiering.tier(db, hot_days=14).moved == 2
     assert cold.keys() == sorted(logs.cold_key(m) for m in ids)
     with db.read() as s:

@@ -77,6 +77,11 @@ def global_leaderboard(session: Session) -> list[dict[str, Any]]:
     return [{"rank": i + 1, **row} for i, row in enumerate(rated)] + unplayed
 
 
+def standing_by_bot(session: Session) -> dict[str, dict[str, Any]]:
+    """Each rated bot's row of the default competition's standings, by its name."""
+    return {row["bot"]: row for row in global_leaderboard(session) if row.get("tournament")}
+
+
 def duplicate_tournaments(session: Session, names: list[str]) -> set[str]:
     """Those of the tournaments ``names`` that play duplicate deals."""
     found = select(Tournament.name).where(Tournament.name.in_(names), Tournament.duplicate)
