@@ -95,6 +95,17 @@ def progress(tournament: Any) -> str:
 templates.filters["progress"] = progress
 
 
+def state(tournament: Any) -> str:
+    """A tournament's state in words: a ladder over was stopped (it never ends by itself:
+    "done: 2 played" read as finished)."""
+    if tournament.plays_until_stopped and tournament.status == "done":
+        return "stopped"
+    return str(tournament.status)
+
+
+templates.filters["state"] = state
+
+
 def _not_found(error: Refused) -> HTTPException:
     return HTTPException(status.HTTP_404_NOT_FOUND, str(error))
 

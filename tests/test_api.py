@@ -470,3 +470,15 @@ def test_a_reveal_time_is_written_as_every_moment_is_and_never_early() -> None:
 
     assert _minute_after(datetime(2026, 12, 4, 22, 12, 31, tzinfo=UTC)) == "2026-12-04 22:13 UTC"
     assert _minute_after(datetime(2026, 12, 4, 22, 12, tzinfo=UTC)) == "2026-12-04 22:12 UTC"
+
+
+def test_a_ladder_over_reads_stopped_not_done() -> None:
+    """The demo ladder read "done: 2 played": a ladder never ends by itself."""
+    from types import SimpleNamespace
+
+    from dashboard.pages import state
+
+    ladder = SimpleNamespace(plays_until_stopped=True, status="done")
+    assert state(ladder) == "stopped"
+    assert state(SimpleNamespace(plays_until_stopped=False, status="done")) == "done"
+    assert state(SimpleNamespace(plays_until_stopped=True, status="running")) == "running"

@@ -875,6 +875,15 @@ def test_an_owner_queues_a_scrimmage_reads_its_results_and_sets_consent(
     arena.db.transaction(lambda s: bots.add_bot(s, "sparring", BotKind.SAMPLE, "honest", e2e))
     page = browser_page
     _signed_in(page, base_url, token)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    try:  # the form is one line on a laptop (it wrapped)
+        tops = page.evaluate(  # one frame: the page above is still filling in
+            """() => ["#scrimmage-bot", "#scrimmage-form button"].map(
+                (part) => document.querySelector(part).getBoundingClientRect().top)"""
+        )
+        assert abs(tops[0] - tops[1]) < 20, tops
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1000})
     page.fill("#scrimmage-bot", "sparring")
     page.fill("#scrimmage-against", "sample:random, sample:counter")
     page.fill("#scrimmage-games", "2")

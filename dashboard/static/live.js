@@ -6,6 +6,9 @@
 
   // A round robin's progress is matches played of all, and those that failed; a ladder
   // never ends: matches played.
+  // A ladder never ends by itself: once over, it was stopped (dashboard/pages.py: state).
+  function stateText(t) { return t.plays_until_stopped && t.status === "done" ? "stopped" : t.status; }
+
   function progressText(t) {
     if (t.plays_until_stopped) return t.matches.done + " played";
     const failed = t.matches.failed ? " (" + t.matches.failed + " failed)" : "";
@@ -43,7 +46,7 @@
       list.forEach(function (t) {
         document.querySelectorAll('[data-tournament="' + CSS.escape(t.name) + '"]').forEach(function (row) {
           var m = t.matches;
-          row.querySelector(".status").textContent = t.status;
+          row.querySelector(".status").textContent = stateText(t);
           row.querySelector(".progress").textContent = progressText(t);
           row.querySelector(".running").textContent = m.running;
           row.querySelector(".failed").textContent = m.failed;
