@@ -37,8 +37,10 @@ from arena.store import fairplay, matches, scheduling
 from worker import jobs, metrics, rq_classes
 
 log = logging.getLogger(__name__)
-#: old logs a reconciler pass moves to the cold store, at most
+#: old logs a reconciler moves to the cold store at a time, at most, and how often: its
+#: query scans the logs still in the database, too much for every 3 s pass
 TIER_PER_PASS = 100
+TIER_SECONDS = 300.0
 
 
 def reconcile_once(
@@ -56,7 +58,6 @@ def reconcile_once(
     refilled = refill_ladders()
     # recorded batches' fair-play rows join the totals here, off the recording path
     jobs.database().transaction(lambda session: fairplay.fold(session))
-    _tier_a_little()
     if repairs.requeued or repairs.resent:
         work_queue.enqueue_all(queue, repairs.requeued + repairs.resent, at_front=True)
     if refilled:
@@ -74,13 +75,13 @@ def reconcile_once(
 
 
 def _tier_a_little() -> None:
-    """Move a few old logs to the cold store: at low priority, a bounded share each pass
-    (``arena logs tier`` moves the rest at once); a cold store away costs nothing but
-    the pass's try."""
+    """Move a few old logs to the cold store: at low priority, a bounded share every
+    :data:`TIER_SECONDS` (``arena logs tier`` moves the rest at once); a cold store away
+    costs nothing but the try."""
     try:
         moved = tiering.tier(jobs.database(), jobs.settings().logs_hot_days, most=TIER_PER_PASS)
     except Exception:  # the cold store is away: the logs wait in the database
-        log.exception("moving old logs to the cold store failed; trying again next pass")
+        log.exception("moving old logs to the cold store failed; trying again later")
         return
     if moved.moved:
         log.info("moved %d old match logs (%d bytes) to the cold store", moved.moved, moved.bytes)
@@ -121,6 +122,7 @@ class Reconciler(threading.Thread):
         seen_run: str | None = None
         resend = False  # this reconciler sends the whole queue again (until it succeeds)
         due = time.monotonic() + self.interval
+        tier_due = time.monotonic() + TIER_SECONDS
         while not self.stopped.wait(RESTART_CHECK_SECONDS):
             run_id = _run_id(queue)
             restarted = seen_run is not None and run_id is not None and run_id != seen_run
@@ -137,6 +139,9 @@ class Reconciler(threading.Thread):
                 resend = False
             except Exception:  # Redis or the database is away: try again next time
                 log.exception("reconcile failed; retrying in %.0f s", self.interval)
+            if time.monotonic() >= tier_due:
+                tier_due = time.monotonic() + TIER_SECONDS
+                _tier_a_little()
 
 
 def first_to_resend(queue: Queue, run_id: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session, object_session, selectinload
+from sqlalchemy.orm import Session, selectinload
 
 from arena.base.errors import Invalid, NotFound
 from arena.base.states import MatchStatus
@@ -77,6 +77,7 @@ def matches(
             )
         )
     }
+    theirs = _teams_of(session, reader)
     names = dict(
         session.execute(
             select(Tournament.id, Tournament.name).where(
@@ -85,7 +86,7 @@ def matches(
         ).all()
     )
     return MatchPage(
-        items=[_match_row(found[i], names[found[i].tournament_id], reader) for i in ids],
+        items=[_match_row(found[i], names[found[i].tournament_id], theirs) for i in ids],
         page=page,
         per_page=per_page,
         has_next=has_next,
@@ -93,8 +94,10 @@ def matches(
 
 
 def _match_row(
-    match: TournamentMatch, tournament_name: str, reader: int | None = None
+    match: TournamentMatch, tournament_name: str, theirs: frozenset[int] = frozenset()
 ) -> MatchPublic:
+    """A match as listed; a forfeit's words only on the seats of bots of ``theirs`` (the
+    reader's teams)."""
     return MatchPublic(
         id=match.id,
         tournament=tournament_name,
@@ -110,8 +113,8 @@ def _match_row(
                 version=s.version.number,
                 place=s.place,
                 forfeit=s.forfeit_kind,
-                # a bot's exception text is its owner's
-                reason=s.forfeit_reason if _owns(reader, s) else None,
+                # a bot's exception text is its team's
+                reason=s.forfeit_reason if s.version.bot.team_id in theirs else None,
                 strikes=s.strikes,
                 illegal=s.illegal,
                 latency_mean_ms=s.latency_mean_ms,
@@ -122,11 +125,9 @@ def _match_row(
     )
 
 
-def _owns(reader: int | None, seat: MatchSeat) -> bool:
-    """Whether ``reader`` is in the team of the seat's bot."""
-    session = object_session(seat)
-    bot = seat.version.bot
-    return reader is not None and session is not None and teams.manages(session, reader, bot)
+def _teams_of(session: Session, reader: int | None) -> frozenset[int]:
+    """The reader's teams (read once a page, not once a seat)."""
+    return frozenset(t.id for t in teams.teams_of(session, reader)) if reader else frozenset()
 
 
 def match(session: Session, match_id: int, reader: int | None = None) -> MatchPublic:
@@ -142,7 +143,7 @@ def match(session: Session, match_id: int, reader: int | None = None) -> MatchPu
     if found is None:
         raise NotFound(f"no match {match_id}")
     tournament = _visible(session, found, reader)
-    return _match_row(found, tournament.name, reader)
+    return _match_row(found, tournament.name, _teams_of(session, reader))
 
 
 def _visible(session: Session, match: TournamentMatch, reader: int | None) -> Tournament:
