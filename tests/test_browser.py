@@ -979,6 +979,16 @@ def _tokens_on_the_account_page(page: Page, base_url: str) -> None:
     assert page.request.get(f"{base_url}/api/v1/owners/me", headers=headers).status == 401
 
 
+def _at_the_console(page: Page, base_url: str, name: str, password: str) -> None:
+    """Sign in on the site as an operator's account, then open /admin."""
+    page.goto(f"{base_url}/signin")
+    page.fill("#account-name", name)
+    page.fill("#account-password", password)
+    page.click("#account-form button")
+    expect(page).to_have_url(f"{base_url}/owner")
+    page.goto(f"{base_url}/admin")
+
+
 def test_an_operator_suspends_an_account_from_the_console_with_a_reason(
     served: tuple[FastAPI, str], browser_page: Page, base_url: str
 ) -> None:
@@ -997,12 +1007,7 @@ def test_an_operator_suspends_an_account_from_the_console_with_a_reason(
     try:
         page.goto(f"{base_url}/admin")
         expect(page.locator("#not-operator")).to_be_visible()
-        page.goto(f"{base_url}/signin")
-        page.fill("#account-name", "olga")
-        page.fill("#account-password", "olga's operator passphrase")
-        page.click("#account-form button")
-        expect(page).to_have_url(f"{base_url}/owner")
-        page.goto(f"{base_url}/admin")
+        _at_the_console(page, base_url, "olga", "olga's operator passphrase")
         page.fill("#find-name", "vic")
         page.click("#find-form button")
         expect(page.locator("#accounts tbody tr")).to_have_count(1)
@@ -1118,12 +1123,7 @@ def test_a_team_is_made_joined_by_a_link_ranked_and_disqualified_from_the_consol
         account_service.sign_up(arena.db, "oscar", "oscar's operator passphrase", "10.0.0.9")
         operator_service.grant(arena.db, "oscar", "operator")
         admin = console.new_page()
-        admin.goto(f"{base_url}/signin")
-        admin.fill("#account-name", "oscar")
-        admin.fill("#account-password", "oscar's operator passphrase")
-        admin.click("#account-form button")
-        expect(admin).to_have_url(f"{base_url}/owner")
-        admin.goto(f"{base_url}/admin")
+        _at_the_console(admin, base_url, "oscar", "oscar's operator passphrase")
         admin.fill("#find-bot", "star")
         admin.click("#find-bots-form button")
         row = admin.locator('#found-bots tr[data-bot="starbot"]')

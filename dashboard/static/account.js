@@ -4,11 +4,9 @@
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
   var el = window.arenaDom.el;
-  var csrf = null;
+  var signedIn = null; // the session (window.arenaDom.session)
 
-  function api(method, path, body) {
-    return window.arenaDom.api(method, path, body, { "X-CSRF-Token": csrf });
-  }
+  function api(method, path, body) { return signedIn.api(method, path, body); }
 
   function day(moment) { return moment ? moment.slice(0, 16).replace("T", " ") + " UTC" : "never"; }
 
@@ -59,13 +57,11 @@
     }).catch(report);
   });
 
-  fetch("/api/v1/sessions/current").then(function (response) {
-    if (!response.ok) { $("not-signed-in").hidden = false; return; }
-    return response.json().then(function (signed) {
-      csrf = signed.csrf;
-      $("account-owner").textContent = signed.name;
-      $("account-settings").hidden = false;
-      return showTokens();
-    });
+  window.arenaDom.session().then(function (found) {
+    if (!found) { $("not-signed-in").hidden = false; return; }
+    signedIn = found;
+    $("account-owner").textContent = found.name;
+    $("account-settings").hidden = false;
+    return showTokens();
   }).catch(report);
 })();

@@ -6,11 +6,9 @@
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
   var el = window.arenaDom.el;
-  var csrf = null;
+  var signedIn = null; // the session (window.arenaDom.session)
 
-  function api(method, path, body) {
-    return window.arenaDom.api(method, path, body, { "X-CSRF-Token": csrf });
-  }
+  function api(method, path, body) { return signedIn.api(method, path, body); }
 
   function report(error) { $("console-status").textContent = error.message; }
 
@@ -132,12 +130,11 @@
     act("/admin/matches/" + encodeURIComponent($("void-match").value) + "/void", function () { return Promise.resolve(); });
   });
 
-  fetch("/api/v1/sessions/current").then(function (response) {
-    if (!response.ok) { $("not-operator").hidden = false; return; }
-    return response.json().then(function (signed) {
-      csrf = signed.csrf;
-      return Promise.all([find(), findBots(), findTeams(), showCompetitions(), showAudit()]).then(function () { $("console").hidden = false; })
-        .catch(function () { $("not-operator").hidden = false; });
-    });
+  window.arenaDom.session().then(function (found) {
+    if (!found) { $("not-operator").hidden = false; return; }
+    signedIn = found;
+    return Promise.all([find(), findBots(), findTeams(), showCompetitions(), showAudit()])
+      .then(function () { $("console").hidden = false; })
+      .catch(function () { $("not-operator").hidden = false; });
   });
 })();

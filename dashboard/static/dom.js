@@ -50,5 +50,19 @@
       });
   }
 
-  window.arenaDom = { el: el, card: card, rankName: rankName, api: api, said: said };
+  // The browser's session, if it is signed in: its account's name, and an ``api`` whose
+  // writes carry the session's CSRF token (null: not signed in).
+  function session() {
+    return fetch("/api/v1/sessions/current").then(function (response) {
+      if (!response.ok) { return null; }
+      return response.json().then(function (signed) {
+        return {
+          name: signed.name,
+          api: function (method, path, body) { return api(method, path, body, { "X-CSRF-Token": signed.csrf }); },
+        };
+      });
+    });
+  }
+
+  window.arenaDom = { el: el, card: card, rankName: rankName, api: api, said: said, session: session };
 })();
