@@ -51,7 +51,7 @@ def test_packing_is_deterministic_and_refuses_what_is_no_bot(tmp_path: Path) -> 
     (first / "link.py").symlink_to("/etc/passwd")
     with pytest.raises(Refused, match="symbolic link"):
         artifacts.pack(first)
-    with pytest.raises(Refused, match="has no bot.py"):
+    with pytest.raises(Refused, match="is no bot: no arena.toml"):
         artifacts.pack(_empty(tmp_path))
     big = tmp_path / "big"
     big.mkdir()

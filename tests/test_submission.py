@@ -94,7 +94,7 @@ def test_submit_refuses_bad_input(settings: Settings, tmp_path: Path) -> None:
     assert missing.returncode == 2 and "no bot file or folder" in missing.stderr
     (tmp_path / "empty").mkdir()
     no_bot = arena("bot", "submit", "x", "--path", str(tmp_path / "empty"), env=env)
-    assert no_bot.returncode == 2 and "has no bot.py" in no_bot.stderr
+    assert no_bot.returncode == 2 and "is no bot: no arena.toml" in no_bot.stderr
 
 
 def test_uploads_are_refused_where_no_sandbox_can_be_built(

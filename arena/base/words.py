@@ -54,8 +54,8 @@ SENTENCES: dict[str, str] = {
     "version.disqualified": "{name} v{number} is disqualified: {reason}",
     # uploads
     "upload.missing": "no bot file or folder at {source}",
-    "upload.no_entry": "the folder {source} has no bot.py",
-    "upload.not_a_bot": "{source} is not a Python file or a folder with bot.py",
+    "upload.no_kit": "the folder {source} is no bot: {why}",
+    "upload.not_a_bot": "{source} is not a Python file or a bot's folder",
     "upload.unpacked_size": "the upload holds {size:,} bytes: over {most:,} unpacked",
     "upload.packed_size": "the upload is {size:,} bytes packed: over {most:,}",
     "upload.symlink": "{path} is a symbolic link: upload plain files",

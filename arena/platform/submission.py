@@ -30,6 +30,7 @@ from arena.base.errors import NotFound
 from arena.base.states import AfterQualifying, BotKind, VersionStatus
 from arena.platform import Platform, PlatformError
 from arena.platform import queue as work_queue
+from arena.platform.builds import build_version
 from arena.platform.sandbox import SandboxedSeat, SandboxUnavailable, availability
 from arena.platform.seating import UnstartableSeat, seats_for
 from arena.referee import Referee, RefereeSettings
@@ -44,6 +45,8 @@ from arena.store.limits import PrivateLimits
 from arena.store.models import BotVersion, RegisteredBot
 from arena.store.qualifications import Table
 
+#: a version whose build failed: public (its log is its owner's)
+BUILD_FAILED = "its build failed"
 #: draws qualification tables (never seeded: a bot must not predict its table)
 _RANDOM = random.SystemRandom()
 
@@ -137,7 +140,11 @@ def qualify_version(
             said = version.detail or version.reason or ""
             return Submission(name, number, version.status.value, said)
     try:
-        played = qualify(db, data_dir, version_id)
+        built = build_version(db, data_dir, version_id)
+        if built is not None and not built.ok:
+            played = Qualification(False, BUILD_FAILED, detail=f"{BUILD_FAILED}:\n{built.log}")
+        else:
+            played = qualify(db, data_dir, version_id)
     except SandboxUnavailable as error:
         note = f"not qualified yet: the platform could not start a sandbox ({error})"
         db.transaction(lambda s: _note(s, version_id, note))

@@ -15,11 +15,22 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arena.sdk.bot import Bot
+from arena.sdk.languages import kit_of
+from arena.sdk.program import Programs
 from arena.sdk.server import BotFactory, serve
 
 
 def load_bot(path: Path) -> BotFactory:
-    """The bot factory defined in ``path``: its ``bot`` attribute, or its one Bot subclass."""
+    """The bot factory of ``path``: a folder in another language (a program speaking the
+    line protocol, :mod:`arena.sdk.program`), or a Python file (or folder with
+    ``bot.py``): its ``bot`` attribute, or its one Bot subclass."""
+    if path.is_dir():
+        kit = kit_of(path)
+        if not kit.python:
+            if kit.build is not None:
+                raise ImportError(f"{path} is a {kit.language.title} bot that is not built")
+            return Programs(kit, path.resolve()).bot
+        path = path / "bot.py"
     spec = importlib.util.spec_from_file_location(f"arena_bot_{path.stem}", path)
     if spec is None or spec.loader is None:
         raise ImportError(f"{path} is not a Python file")

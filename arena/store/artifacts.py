@@ -1,6 +1,7 @@
 """Uploaded bots' code, stored once in the database and named by its SHA-256.
 
-An upload (a Python file, or a folder with ``bot.py``) is packed into a deterministic
+An upload (a Python file, or a bot's folder in one of the languages of
+:mod:`arena.sdk.languages`: as written, or as its build left it) is packed into a deterministic
 gzipped tar (sorted entries, no times, owners or modes but the executable bit), its
 digest computed, and the archive stored in ``artifacts`` unless it is there already.
 A version's target is ``sha256:<digest>``, never a path: a version never changes when
@@ -20,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Invalid, NotFound
+from arena.sdk.languages import KitError, kit_of
 from arena.store.models import Artifact
 
 PREFIX = "sha256:"
@@ -37,8 +39,10 @@ def pack(source: Path) -> bytes:
     if not source.exists():
         raise Invalid.of("upload.missing", source=source)
     if source.is_dir():
-        if not (source / "bot.py").is_file():
-            raise Invalid.of("upload.no_entry", source=source)
+        try:
+            kit_of(source)
+        except KitError as error:
+            raise Invalid.of("upload.no_kit", source=source, why=str(error)) from None
         files = _files(source)
     elif source.suffix == ".py" and source.is_file():
         files = [(source.name, source)]
@@ -135,6 +139,9 @@ def unpack(data: bytes, folder: Path) -> Path:
             raise Invalid.of("archive.not_plain")
         _extract(tar, members, folder)
         names = tar.getnames()
-    if "bot.py" in names or len(names) != 1:
-        return folder
-    return folder / names[0]
+    return folder / names[0] if _single_file(names) else folder
+
+
+def _single_file(names: list[str]) -> bool:
+    """Whether an upload's files are one Python file uploaded alone (not a folder)."""
+    return len(names) == 1 and names[0].endswith(".py") and names[0] != "bot.py"

@@ -86,7 +86,7 @@ def _intact(archive: Path, digest: str) -> bool:
 
 
 def _entry(unpacked: Path) -> Path:
-    if (unpacked / "bot.py").is_file():
-        return unpacked
+    """A Python file uploaded alone, or the upload's folder."""
     files = [p for p in unpacked.iterdir() if p.is_file()]
-    return files[0] if len(files) == 1 else unpacked
+    alone = len(files) == 1 and files[0].suffix == ".py" and files[0].name != "bot.py"
+    return files[0] if alone and not any(p.is_dir() for p in unpacked.iterdir()) else unpacked

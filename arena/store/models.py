@@ -273,6 +273,10 @@ class BotVersion(Disqualifiable, Base):
     #: why it was rejected, or how it qualified
     reason: Mapped[str | None] = mapped_column(Text)  # public: a kind, never output
     detail: Mapped[str | None] = mapped_column(Text)  # its owner's: output, traceback
+    #: an uploaded version's language (arena.sdk.languages), once its upload is read
+    language: Mapped[str | None] = mapped_column(String(16))
+    #: the upload it was built from (a build's source digest; its log is its owner's)
+    build_source: Mapped[str | None] = mapped_column(String(64))
     #: the matches.id of its qualification match, once it played one
     qualification_match_id: Mapped[int | None] = mapped_column(Integer)
     #: an endpoint's own limit set by its owner: matches it serves at once, counted in
@@ -660,6 +664,19 @@ class Artifact(Base):
     digest: Mapped[str] = mapped_column(String(64), primary_key=True)
     data: Mapped[bytes] = mapped_column(LargeBinary)
     size: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+
+
+class Build(Base):
+    """An upload's build, made once whoever uploads it again: the artifact it made
+    (None: it failed), its log (its owner's to read) and how long it took."""
+
+    __tablename__ = "builds"
+    source: Mapped[str] = mapped_column(String(64), primary_key=True)
+    built: Mapped[str | None] = mapped_column(String(64))
+    language: Mapped[str] = mapped_column(String(16))
+    log: Mapped[str] = mapped_column(Text)
+    seconds: Mapped[float] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
 
 

@@ -33,6 +33,7 @@ from arena.platform.sandbox.limits import Limits
 from arena.platform.sandbox.meter import process_tree_cpu
 from arena.platform.sandbox.uids import NoUidLeft, UidLease
 from arena.platform.settings import unsandboxed
+from arena.sdk.languages import KitError, kit_of
 
 log = logging.getLogger(__name__)
 DEFAULT_LIMITS = Limits()
@@ -117,13 +118,19 @@ class Sandbox:
         output: Path | None = None,
         image: int = 0,
     ) -> None:
-        """``bot`` is a bot file, or a folder with ``bot.py``; it is shown read-only. The
+        """``bot`` is a Python file, or a bot's folder (``bot.py``, or a built program in
+        another language: :mod:`arena.sdk.languages`); it is shown read-only. The
         runtime is the machine's copy ``image`` of it (:func:`runtime.image`)."""
         self.code = Path(bot).resolve()
-        if self.code.is_dir() and not (self.code / "bot.py").is_file():
-            raise SandboxError("the bot's folder has no bot.py")
         if not self.code.exists():
             raise SandboxError("the bot's code is missing")
+        #: the runtime its language needs beside the image (node, a JVM), if any
+        self.layer: str | None = None
+        if self.code.is_dir():
+            try:
+                self.layer = kit_of(self.code).language.layer
+            except KitError as error:
+                raise SandboxError(str(error)) from None
         self.limits = limits
         self.image = image
         self.isolated = not unsandboxed()
@@ -192,14 +199,22 @@ class Sandbox:
         assert self.home is not None  # made before the launch
         try:
             image = runtime.image(self.image)
-        except OSError as error:
+            layers = {self.layer: runtime.layer(self.layer, self.image)} if self.layer else {}
+        except (OSError, subprocess.CalledProcessError) as error:
             raise SandboxUnavailable(f"cannot make the sandbox's runtime: {error}") from None
+        env = _ENV
+        if self.layer:
+            env = env | {"PATH": f"{bwrap.OPT / self.layer / 'bin'}:{_ENV['PATH']}"}
+        preload = runtime.preloaded(image)
+        if preload:
+            env = env | {"LD_PRELOAD": preload}
         options = bwrap.options(
             image=image,
             code=_in_memory(self.code, sockets.parent / "code"),
             socket_dir=sockets,
-            env=_ENV,
+            env=env,
             tmp_bytes=self.limits.memory_bytes,
+            layers=layers,
         )
         run = _runner(
             str(runtime.PYTHON), bwrap.entry_inside(self.code), bwrap.SOCKET_DIR / SOCKET, ready_fd
@@ -232,8 +247,8 @@ class Sandbox:
             rlimits.append(f"--as={limits.memory_bytes}")
         if launch is not None:
             return bwrap.reaped([*join, *rlimits, "--", *launch.argv])
-        entry = self.code if self.code.is_file() else self.code / "bot.py"
-        return [*join, *rlimits, "--", *_runner(sys.executable, entry, sockets / SOCKET, ready_fd)]
+        runner = _runner(sys.executable, self.code, sockets / SOCKET, ready_fd)
+        return [*join, *rlimits, "--", *runner]
 
     def _spawn(
         self, command: list[str], ready_fd: int, launch: bwrap.Launch | None
@@ -399,8 +414,10 @@ def _in_memory(code: Path, staging: Path) -> Path:
         shutil.copyfile(code, copy)
     else:
         shutil.copytree(code, copy, copy_function=shutil.copyfile)
-    for part in [copy, *copy.rglob("*")]:
-        part.chmod(0o755 if part.is_dir() else 0o644)
+    for part in [copy, *copy.rglob("*")]:  # a built program stays executable
+        source = code / part.relative_to(copy)
+        runs = part.is_dir() or source.stat().st_mode & 0o111
+        part.chmod(0o755 if runs else 0o644)
     return copy
 
 

@@ -30,6 +30,8 @@ from arena.platform.sandbox import runtime, seccomp
 #: where the bot's code, its socket folder and its home are inside the sandbox
 CODE = Path("/bot")
 SOCKET_DIR = Path("/run/arena")
+#: where a language's runtime is (/opt/node, /opt/java), its programs in its bin folder
+OPT = Path("/opt")
 HOME = Path("/tmp")
 UID = GID = 65534
 
@@ -51,11 +53,67 @@ def executable() -> str | None:
 
 
 def options(
-    *, image: Path, code: Path, socket_dir: Path, env: dict[str, str], tmp_bytes: int
+    *,
+    image: Path,
+    code: Path,
+    socket_dir: Path,
+    env: dict[str, str],
+    tmp_bytes: int,
+    layers: dict[str, Path] | None = None,
 ) -> list[str]:
     """bwrap's options to show the runtime ``image`` (:mod:`.runtime`) as /usr, ``code``
-    (a file or a folder, in memory) at /bot and ``socket_dir`` writable at /run/arena."""
-    args = [
+    (a file or a folder, in memory) at /bot, ``socket_dir`` writable at /run/arena, and
+    each of ``layers`` (a language's runtime, :func:`runtime.layer`) at /opt/<name>."""
+    args = [*_contained(tmp_bytes), "--ro-bind", str(image / "usr"), "/usr"]
+    for name in _MERGED:
+        args += ["--symlink", f"usr{name}", name]
+    args += ["--perms", "0755", "--dir", "/etc"]  # readable: a program may look in it
+    if (image / "etc/localtime").exists():
+        args += ["--ro-bind", str(image / "etc/localtime"), "/etc/localtime"]
+    made: set[Path] = set()
+    target = CODE / code.name if code.is_file() else CODE
+    args += [
+        *_proc_and_dev(image / runtime.EMPTY),
+        *_parents(target, made), "--ro-bind", str(code), str(target),
+        *_parents(SOCKET_DIR, made), "--bind", str(socket_dir), str(SOCKET_DIR),
+        "--chdir", str(HOME),
+    ]  # fmt: skip
+    for name, layer in (layers or {}).items():
+        inside = OPT / name
+        args += [*_parents(inside, made), "--ro-bind", str(layer / "opt"), str(inside)]
+    return args + _environment(env)
+
+
+#: where a build sees the bot's folder (writable) inside its sandbox
+BUILD = Path("/build")
+#: the host's folders a build sees read only besides /usr: the toolchains' alternatives
+_BUILD_ETC = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime", "/etc/java-17-openjdk")
+
+
+def build_options(*, work: Path, empty: Path, env: dict[str, str], tmp_bytes: int) -> list[str]:
+    """bwrap's options for a bot's build: the host's /usr read only (its toolchains, from
+    the system's packages), the bot's folder ``work`` writable at /build, no network and
+    nothing else of the host's."""
+    args = [*_contained(tmp_bytes), "--ro-bind", "/usr", "/usr"]
+    for name in _MERGED:
+        args += ["--symlink", f"usr{name}", name]
+    args += ["--perms", "0755", "--dir", "/etc"]
+    for name in _BUILD_ETC:
+        args += ["--ro-bind-try", name, name]
+    args += [*_proc_and_dev(empty), "--bind", str(work), str(BUILD), "--chdir", str(BUILD)]
+    return args + _environment(env)
+
+
+def _environment(env: dict[str, str]) -> list[str]:
+    args = ["--clearenv"]
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    return args
+
+
+def _contained(tmp_bytes: int) -> list[str]:
+    """The namespaces, capabilities and private /tmp every sandbox gets."""
+    return [
         "--unshare-user",
         "--unshare-ipc",
         "--unshare-pid",
@@ -75,24 +133,7 @@ def options(
         # first, so that what is bound below stays visible when it lies under /tmp
         # (a checkout or a virtual environment there)
         "--perms", "01777", "--size", str(tmp_bytes), "--tmpfs", str(HOME),
-        "--ro-bind", str(image / "usr"), "/usr",
     ]  # fmt: skip
-    for name in _MERGED:
-        args += ["--symlink", f"usr{name}", name]
-    if (image / "etc/localtime").exists():
-        args += ["--ro-bind", str(image / "etc/localtime"), "/etc/localtime"]
-    made: set[Path] = set()
-    target = CODE / code.name if code.is_file() else CODE
-    args += [
-        *_proc_and_dev(image / runtime.EMPTY),
-        *_parents(target, made), "--ro-bind", str(code), str(target),
-        *_parents(SOCKET_DIR, made), "--bind", str(socket_dir), str(SOCKET_DIR),
-        "--chdir", str(HOME),
-        "--clearenv",
-    ]  # fmt: skip
-    for key, value in env.items():
-        args += ["--setenv", key, value]
-    return args
 
 
 def _proc_and_dev(empty: Path) -> list[str]:
@@ -184,12 +225,15 @@ class Launch:
         self._theirs = []
 
 
-def launch(options: list[str], argv: Sequence[str], host_uid: int) -> Launch:
-    """The bwrap run of ``argv`` with ``options`` (see :func:`options`)."""
+def launch(
+    options: list[str], argv: Sequence[str], host_uid: int, *, build: bool = False
+) -> Launch:
+    """The bwrap run of ``argv`` with ``options`` (see :func:`options`); ``build``: a
+    bot's build, whose filter is :func:`seccomp.program`'s for builds."""
     bwrap = executable()
     if bwrap is None:
         raise FileNotFoundError("bwrap")
-    filter_fd = _memory_file("arena-seccomp", seccomp.program())
+    filter_fd = _memory_file("arena-seccomp", seccomp.program(build))
     info_read, info_write = os.pipe()
     block_read, block_write = os.pipe()
     handshake = [
@@ -293,5 +337,5 @@ def _read_json(fd: int, deadline: float) -> dict:
 
 
 def entry_inside(code: Path) -> Path:
-    """The bot's entry file as the sandbox sees it."""
-    return CODE / code.name if code.is_file() else CODE / "bot.py"
+    """The bot's entry as the sandbox sees it: its file, or its folder."""
+    return CODE / code.name if code.is_file() else CODE

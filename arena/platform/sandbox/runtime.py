@@ -44,12 +44,14 @@ from pathlib import Path
 from arena.engine.game import MAX_PLAYERS
 
 #: bump when the image's layout changes
-FORMAT = 4
+FORMAT = 5
 PREFIX = "arena-runtime-"
 #: an empty file, shown over the host-wide counters of /proc
 EMPTY = Path("empty")
 #: where the interpreter is inside the sandbox
 PYTHON = Path("/usr/bin/python3")
+#: the library every program of a sandbox preloads to join threads (``join.c``)
+JOIN = Path("/usr/lib/arena/libarena-join.so")
 #: the image's folder for shared libraries (the loader's default search path)
 LIBRARIES = Path("usr/lib", sysconfig.get_config_var("MULTIARCH") or "")
 
@@ -61,8 +63,12 @@ TOOLS = (
     "rm", "mkdir", "head", "tail", "wc", "sort", "uniq", "tr", "cut", "grep", "sed", "id",
     "uname", "date", "printf", "test", "timeout", "xargs", "find", "unshare", "setpriv",
 )  # fmt: skip
-#: libraries loaded with dlopen, not named in any ELF header (thread cancellation)
-DLOPENED = ("libgcc_s.so.1",)
+#: libraries no ELF file of the image names: loaded with dlopen (thread cancellation's),
+#: or by the programs of bots in other languages (C++'s runtime; node's and the JVM's)
+DLOPENED = (
+    "libgcc_s.so.1", "libstdc++.so.6", "libm.so.6", "libz.so.1", "libdl.so.2",
+    "libpthread.so.0", "librt.so.1",
+)  # fmt: skip
 #: parts of the standard library a bot never needs
 _PRUNED = {
     "test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3", "site-packages",
@@ -120,10 +126,111 @@ def digest() -> str:
     and the ``arena`` package's files (an editable checkout changes between runs)."""
     parts = [str(FORMAT), sys.version, os.path.realpath(sys.executable)]
     parts += [f"{d.metadata['Name']}=={d.version}" for d in _distributions()]
+    for source in _LAYER_SOURCES.values():
+        found = source()
+        if found is not None:
+            info = found.stat()
+            parts.append(f"{found}:{info.st_size}:{info.st_mtime_ns}")
     for path in sorted(_package_files()):
         info = path.stat()
         parts.append(f"{path}:{info.st_size}:{info.st_mtime_ns}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def layer(name: str, copy: int = 0) -> Path:
+    """The runtime of a language whose programs need one (:data:`LAYERS`: node, a JVM),
+    beside copy ``copy`` of the image: made on first use (a machine that plays no Java
+    keeps no JVM), copied per copy as the image is, and swept with it. A sandbox shows
+    its ``opt`` folder read only at ``/opt/<name>``."""
+    base = image(copy).name.split(".")[0]
+    first = scratch() / f"{base}.{name}"
+    root = first if copy == 0 else first.with_name(f"{first.name}.{copy}")
+    if not (root / "opt").is_dir():
+        with open(scratch() / f".{PREFIX}lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (first / "opt").is_dir():
+                _build_layer(name, first)
+            if not (root / "opt").is_dir():
+                _duplicate(first, root)
+    return root
+
+
+def _node() -> Path | None:
+    found = shutil.which("node", path="/usr/bin:/bin:/usr/local/bin")
+    return Path(found).resolve() if found else None
+
+
+def _jdk() -> Path | None:
+    found = shutil.which("jlink", path="/usr/bin:/bin")
+    return Path(found).resolve().parents[1] / "jmods/java.base.jmod" if found else None
+
+
+#: what each language runtime is made from (None: this machine has none)
+_LAYER_SOURCES = {"node": _node, "java": _jdk}
+
+
+def _fill_layer(name: str, opt: Path) -> None:
+    opt.parent.mkdir(parents=True, exist_ok=True)
+    if name == "node":
+        node = _node()
+        if node is None:
+            raise OSError("this machine has no node (Debian's nodejs package)")
+        _copy(node, opt / "bin/node")
+    elif name == "java":
+        jlink = shutil.which("jlink", path="/usr/bin:/bin")
+        if jlink is None:
+            raise OSError("this machine has no JDK (Debian's default-jdk-headless package)")
+        subprocess.run(
+            [
+                jlink,
+                "--add-modules",
+                "java.base",
+                "--strip-debug",
+                "--no-man-pages",
+                "--no-header-files",
+                "--compress=2",
+                "--output",
+                str(opt),
+            ],  # fmt: skip
+            check=True,
+            capture_output=True,
+        )
+    else:
+        raise ValueError(f"no runtime {name!r}: expected one of {', '.join(_LAYER_SOURCES)}")
+
+
+def _compile_join(target: Path) -> None:
+    """The library that joins threads without a shared futex wait (``join.c``), compiled
+    with this machine's C compiler; an image without one (no compiler here) leaves
+    programs that join threads to fail in their sandbox."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    source = Path(__file__).with_name("join.c")
+    subprocess.run(
+        [compiler, "-O2", "-shared", "-fPIC", "-o", str(target), str(source)],
+        check=True,
+        capture_output=True,
+    )
+    target.chmod(0o755)
+
+
+def preloaded(root: Path) -> str | None:
+    """What a sandbox on image ``root`` preloads (the join library), if it was made."""
+    return str(JOIN) if (root / JOIN.relative_to("/")).is_file() else None
+
+
+def _build_layer(name: str, root: Path) -> None:
+    staging = Path(tempfile.mkdtemp(prefix=f".{root.name}-", dir=root.parent))
+    try:
+        _fill_layer(name, staging / "layer/opt")
+        for path in [staging / "layer", *(staging / "layer").rglob("*")]:
+            if not path.is_symlink():
+                path.chmod(0o755 if path.is_dir() or os.access(path, os.X_OK) else 0o644)
+        os.rename(staging / "layer", root)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _build(root: Path) -> None:
@@ -171,6 +278,7 @@ def _fill(root: Path) -> None:
         _copy(library, root / LIBRARIES / library.name)
     for loader in _loaders(root):
         _copy(Path(loader).resolve(), root / _inside_usr(loader))
+    _compile_join(root / JOIN.relative_to("/"))
     (root / EMPTY).touch(mode=0o644)
     localtime = Path("/etc/localtime")
     if localtime.exists():

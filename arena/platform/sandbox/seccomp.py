@@ -107,9 +107,17 @@ class SeccompUnavailable(RuntimeError):
     """libseccomp cannot be loaded here."""
 
 
+#: what a bot's build may do that a seat may not: it sees none of the files a seat sees
+#: (the host's toolchains, not the runtime image), so neither its locks nor its shared
+#: futexes meet a seat's; Go's build cache locks its files, rustc waits on shared futexes
+BUILD_ALLOWED = frozenset({"flock"})
+_FCNTL_BUILD = {"F_GETLK", "F_SETLK", "F_SETLKW", "F_OFD_GETLK", "F_OFD_SETLK", "F_OFD_SETLKW"}
+
+
 @functools.cache
-def program() -> bytes:
-    """The filter as a BPF program (what ``bwrap --seccomp FD`` reads), built once."""
+def program(build: bool = False) -> bytes:
+    """The filter as a BPF program (what ``bwrap --seccomp FD`` reads), built once;
+    ``build``: a build's, which may lock files and wait on shared futexes."""
     try:
         import pyseccomp as seccomp
     except (ImportError, OSError) as error:  # the bindings, or libseccomp.so.2, missing
@@ -117,10 +125,12 @@ def program() -> bytes:
     refuse = seccomp.ERRNO(errno.EPERM)
     rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
     for name in DENIED:
-        _add(rules, seccomp, refuse, name)
+        if not (build and name in BUILD_ALLOWED):
+            _add(rules, seccomp, refuse, name)
     for name in ("fcntl", "fcntl64"):
-        for command in FCNTL_LOCKS.values():
-            _add(rules, seccomp, refuse, name, seccomp.Arg(1, seccomp.EQ, command))
+        for key, command in FCNTL_LOCKS.items():
+            if not (build and key in _FCNTL_BUILD):
+                _add(rules, seccomp, refuse, name, seccomp.Arg(1, seccomp.EQ, command))
     for advice in MADV_EVICTING.values():
         _add(rules, seccomp, refuse, "madvise", seccomp.Arg(2, seccomp.EQ, advice))
     for name in ("preadv2", "pwritev2"):  # any flag: RWF_NOWAIT tells cached pages apart
@@ -135,7 +145,8 @@ def program() -> bytes:
     _add(rules, seccomp, seccomp.ERRNO(errno.ENOSYS), "clone3")
     shared = seccomp.Arg(1, seccomp.MASKED_EQ, FUTEX_PRIVATE_FLAG, 0)
     for name in ("futex", "futex_time64"):
-        _add(rules, seccomp, refuse, name, shared)
+        if not build:
+            _add(rules, seccomp, refuse, name, shared)
     for name in FUTEX2_CALLS:
         _add(rules, seccomp, seccomp.ERRNO(errno.ENOSYS), name, number=_FUTEX2_NUMBERS[name])
     memory = os.memfd_create("arena-seccomp", os.MFD_CLOEXEC)

@@ -1,0 +1,207 @@
+"""A bot's build, run once at upload in a sandbox of its own.
+
+The build command of a bot's kit (:mod:`arena.sdk.languages`) runs on a copy of its
+folder, with the machine's toolchains (the system's packages: g++, rustc, go, javac)
+read only, no network, a host uid of its own, 1 GiB of memory, 60 s, at the lowest CPU
+weight (ranked play goes first), and its output capped; what it leaves in the folder is
+the built bot. The same filter of system calls as a seat's, but for file locks and
+shared futexes (Go's build cache and rustc use them; a build sees none of the files a
+seat sees, so they meet nobody's).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.platform.sandbox import bwrap
+from arena.platform.sandbox.box import FOLDER_PREFIX, scrub
+from arena.platform.sandbox.cgroup import Cgroup
+from arena.platform.sandbox.errors import SandboxUnavailable
+from arena.platform.sandbox.uids import NoUidLeft, UidLease
+from arena.platform.settings import unsandboxed
+from arena.sdk.languages import MANIFEST, Kit
+
+#: what a build may use
+BUILD_SECONDS = 60.0
+BUILD_MEMORY = 1024 * 1024 * 1024
+BUILD_PROCESSES = 256
+#: the largest file a build may write (its output included)
+BUILD_FILE_BYTES = 256 * 1024 * 1024
+#: the end of a build's output kept for its owner
+LOG_BYTES = 16 * 1024
+_ENV = {
+    "PATH": "/usr/bin:/bin",
+    "HOME": str(bwrap.HOME),
+    "TMPDIR": str(bwrap.HOME),
+    "LANG": "C.UTF-8",
+    "GOCACHE": f"{bwrap.HOME}/go-cache",
+    "GOPATH": f"{bwrap.HOME}/go",
+    "GOFLAGS": "-mod=mod",
+    "GOPROXY": "off",
+    "GOTOOLCHAIN": "local",
+    "CARGO_NET_OFFLINE": "true",
+}
+_JOIN_GROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
+
+
+@dataclass(frozen=True)
+class Build:
+    """How a build went: its output (the end of it, host paths removed) and its time."""
+
+    ok: bool
+    log: str
+    seconds: float
+
+
+def build(kit: Kit, folder: Path) -> Build:
+    """Run ``kit``'s build in ``folder`` (a copy of the upload, changed in place) and
+    write its built manifest there; SandboxUnavailable when no build sandbox can be made
+    (the platform's failure, never the bot's)."""
+    began = time.monotonic()
+    if kit.build is None:
+        ok, log = True, ""
+    elif unsandboxed():
+        ok, log = _run_plain(kit.build, folder)
+    else:
+        ok, log = _run_contained(kit.build, folder)
+    if ok:
+        (folder / MANIFEST).write_text(kit.built().manifest(), encoding="utf-8")
+    return Build(ok, log, time.monotonic() - began)
+
+
+def _run_plain(command: str, folder: Path) -> tuple[bool, str]:
+    """The build on this machine as it is (a bot's own author, or tests without
+    sandboxes): the same time limit and output cap."""
+    with tempfile.TemporaryDirectory(prefix="arena-build-home-") as home:
+        env = {**os.environ, **_ENV, "HOME": home, "TMPDIR": home}
+        env |= {"GOCACHE": f"{home}/go-cache", "GOPATH": f"{home}/go"}
+        log = Path(home) / "build.log"
+        with open(log, "wb") as out:
+            process = subprocess.Popen(
+                ["/bin/sh", "-c", command],
+                cwd=folder,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=out,
+                env=env,
+                start_new_session=True,
+            )
+            code = _wait(process)
+        return code == 0, _describe(code, _tail(log))
+
+
+def _run_contained(command: str, folder: Path) -> tuple[bool, str]:
+    home = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-build-", dir="/dev/shm"))
+    try:
+        lease = UidLease()
+    except NoUidLeft as error:
+        shutil.rmtree(home, ignore_errors=True)
+        raise SandboxUnavailable(str(error)) from None
+    group = Cgroup.create(home.name, BUILD_MEMORY, BUILD_PROCESSES, 1.0)
+    try:
+        _give(folder, lease.uid)
+        empty = home / "empty"
+        empty.touch(mode=0o644)
+        options = bwrap.build_options(work=folder, empty=empty, env=_ENV, tmp_bytes=BUILD_MEMORY)
+        launch = bwrap.launch(options, ["/bin/sh", "-c", command], lease.uid, build=True)
+        groups = group.procs_files if group is not None else []
+        argv = bwrap.reaped(
+            [
+                "sh",
+                "-c",
+                _JOIN_GROUPS,
+                "sh",
+                *map(str, groups),
+                "--",
+                "prlimit",
+                f"--fsize={BUILD_FILE_BYTES}",
+                "--core=0",
+                f"--cpu={int(BUILD_SECONDS * 2)}",
+                "--",
+                *launch.argv,
+            ]  # fmt: skip
+        )
+        log = home / "build.log"
+        with open(log, "wb") as out:
+            try:
+                process = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=out,
+                    pass_fds=launch.pass_fds,
+                    start_new_session=True,
+                    env={"LANG": "C.UTF-8", "PATH": f"{launch.path}:{os.environ.get('PATH', '')}"},
+                )
+            except OSError as error:
+                launch.close()
+                raise SandboxUnavailable(f"cannot start a build: {error}") from None
+            try:
+                launch.started(process.pid)
+                launch.map_user(timeout=BUILD_SECONDS)
+            except (bwrap.LaunchFailed, OSError) as error:
+                _kill(process)
+                raise SandboxUnavailable(f"the build's sandbox was not made: {error}") from None
+            code = _wait(process)
+        killed = group is not None and group.memory_killed()
+        return code == 0, _describe(code, _tail(log), killed)
+    finally:
+        if group is not None:
+            group.remove()
+        lease.release()
+        _give(folder, os.getuid())
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _wait(process: subprocess.Popen[bytes]) -> int | None:
+    """The build's exit code, or None when it ran out of time (it is killed then)."""
+    try:
+        return process.wait(timeout=BUILD_SECONDS)
+    except subprocess.TimeoutExpired:
+        _kill(process)
+        return None
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def _give(folder: Path, uid: int) -> None:
+    """Make ``folder`` and all it holds ``uid``'s (the build writes in it)."""
+    for path in [folder, *folder.rglob("*")]:
+        os.lchown(path, uid, uid)
+
+
+def _tail(log: Path) -> str:
+    with open(log, "rb") as out:
+        size = out.seek(0, os.SEEK_END)
+        out.seek(max(0, size - LOG_BYTES))
+        data = out.read()
+    text = data.decode(errors="replace")
+    if size > LOG_BYTES and "\n" in text:
+        text = "…\n" + text.split("\n", 1)[1]
+    return scrub(text.replace(str(bwrap.BUILD) + "/", "").strip())
+
+
+def _describe(code: int | None, log: str, memory_killed: bool = False) -> str:
+    if code == 0:
+        return log
+    if memory_killed:
+        ending = f"the build was killed at its memory limit ({BUILD_MEMORY // 2**20} MiB)"
+    elif code is None:
+        ending = f"the build took longer than {BUILD_SECONDS:g} s and was stopped"
+    elif code > 128:
+        ending = f"the build was killed by signal {code - 128}"
+    else:
+        ending = f"the build failed (exit code {code})"
+    return f"{log}\n{ending}".strip()

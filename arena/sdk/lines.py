@@ -1,0 +1,147 @@
+"""The line protocol: how a bot in another language plays, one line of text each way.
+
+A bot uploaded in C++, Rust, Go, Java or JavaScript is a program that reads lines on its
+standard input and answers on its standard output; inside its sandbox, the SDK's
+adapter (:mod:`arena.sdk.program`) serves the seat's gRPC protocol and speaks these
+lines to it. A line is a word and ``key=value`` fields separated by single spaces;
+lists are comma-separated, ``-`` is empty or none, booleans are ``1`` and ``0``. Keys a
+program does not know are to be ignored (new ones may come). docs/protocol.md shows
+every field.
+
+To the program::
+
+    start seat=1 players=2 deals=1 deadline=1 preset=classic
+    decide turn=0 seat=1 phase=lead hand=AS,KD,KH hand_sizes=3,3 stock=0 pile=0 \
+discard=0 round_rank=- live=- play=2,3,4,5,6,7,8,9,T,J,Q,K,A max_cards=3 honest=0 \
+max_count=3 challenge=0 believe=0 pass=0 quartets=- active=1,1 exits=- events=…
+    end places=1;0
+
+From the program, one line for each ``decide``: ``play CARDS RANK [COUNT]``,
+``challenge``, ``believe``, ``pass`` or ``quartets RANKS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import Enum
+from typing import Any
+
+from arena.engine import BELIEVE, CHALLENGE, PASS, Action, Observation, Play, Quartets
+from arena.sdk.bot import MatchInfo, MatchResult
+
+NONE = "-"
+#: the most a program's answer may hold (a longer line is a protocol error)
+MAX_ANSWER = 4096
+
+
+class BadAnswer(ValueError):
+    """A program's line is not an action."""
+
+
+def start_line(match: MatchInfo) -> str:
+    """The line that opens a match for the program."""
+    return _line(
+        "start",
+        seat=match.seat,
+        players=len(match.players),
+        deals=match.deals,
+        deadline=match.deadline,
+        preset=match.ruleset.preset or NONE,
+    )
+
+
+def decide_line(obs: Observation) -> str:
+    """The line that asks the program for its action."""
+    legal = obs.legal
+    spec = legal.play if legal is not None else None
+    live = obs.live
+    return _line(
+        "decide",
+        turn=obs.turn,
+        seat=obs.seat,
+        phase=obs.phase,
+        hand=obs.hand,
+        hand_sizes=obs.hand_sizes,
+        stock=obs.stock_size,
+        pile=obs.pile_size,
+        discard=obs.discard_size,
+        round_rank=obs.round_rank,
+        live=(live.author, live.placed, live.rank, live.count, live.opening) if live else None,
+        play=spec.ranks if spec is not None else None,
+        max_cards=spec.max_cards if spec is not None else 0,
+        honest=spec.honest if spec is not None else False,
+        max_count=spec.max_count if spec is not None else 0,
+        challenge=legal is not None and legal.challenge,
+        believe=legal is not None and legal.believe,
+        pass_=legal is not None and legal.can_pass,
+        quartets=legal.quartets if legal is not None else (),
+        active=obs.active,
+        exits=obs.exits,
+        events=";".join(event_text(event) for event in obs.events) or NONE,
+    )
+
+
+def end_line(result: MatchResult) -> str:
+    """The line that closes a match: its places, best first (tied seats share one)."""
+    places = ";".join(_value(place) for place in result.ranking) or NONE
+    return _line("end", places=places)
+
+
+def event_text(event: Any) -> str:
+    """One public event as ``name:field:field…``, its fields in the order of its message
+    in player.proto (lists comma-separated)."""
+    return ":".join([type(event).__name__.lower(), *(_value(field) for field in event)])
+
+
+def parse_action(line: str) -> Action:
+    """The action a program answered."""
+    if len(line) > MAX_ANSWER:
+        raise BadAnswer(f"an answer of {len(line)} characters (at most {MAX_ANSWER})")
+    words = line.split()
+    if not words:
+        raise BadAnswer("an empty answer")
+    word, rest = words[0].lower(), words[1:]
+    simple: dict[str, Action] = {"challenge": CHALLENGE, "believe": BELIEVE, "pass": PASS}
+    if word in simple and not rest:
+        return simple[word]
+    if word == "quartets" and len(rest) <= 1:
+        return Quartets(_items(rest[0]) if rest else ())
+    if word == "play" and len(rest) in (2, 3):
+        cards = _items(rest[0])
+        count = _count(rest[2]) if len(rest) == 3 else len(cards)
+        return Play(cards, rest[1].upper(), count)
+    raise BadAnswer(f"not an action: {line[:80]!r}")
+
+
+def _count(text: str) -> int:
+    if not text.isdigit():
+        raise BadAnswer(f"a count that is not a number: {text[:20]!r}")
+    return int(text)
+
+
+def _items(text: str) -> tuple[str, ...]:
+    return () if text == NONE else tuple(item.upper() for item in text.split(",") if item)
+
+
+def _line(word: str, **fields: Any) -> str:
+    parts = [word]
+    for key, value in fields.items():
+        parts.append(f"{key.rstrip('_')}={_value(value)}")
+    return " ".join(parts)
+
+
+def _value(value: Any) -> str:
+    if value is None:
+        return NONE
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, str):
+        return value or NONE
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, Iterable):
+        items = [_value(item) for item in value]
+        return ",".join(items) if items else NONE
+    return str(value)

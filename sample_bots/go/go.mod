@@ -1,0 +1,3 @@
+module arena.example/bot
+
+go 1.19
