@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from arena.base.errors import Refused
 from arena.base.states import MatchStatus
 from arena.engine import Ruleset
+from arena.sdk.languages import accepted
 from arena.services import abtests as abtest_service
 from arena.services import fairplay
 from arena.services import teams as team_service
@@ -50,6 +51,8 @@ def script_json(data: Any) -> Markup:
 
 
 templates.filters["script_json"] = script_json
+#: the languages a bot may be uploaded in, for people ("Python, C++, …")
+templates.globals["languages"] = accepted()
 templates.filters["percent"] = lambda v: "-" if v is None else f"{v * 100:.0f}%"
 #: a log odds ratio as the odds ratio people read
 templates.filters["exp"] = math.exp

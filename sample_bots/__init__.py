@@ -8,6 +8,7 @@ asked for, so reading ``NAMES`` loads nothing (the store checks names with it).
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
 #: the sample bots' names (``sample:NAME`` on the command line)
@@ -18,7 +19,13 @@ _CLASSES = {
     "CounterBot": "counter",
     "BlufferBot": "bluffer",
 }
-__all__ = ["NAMES", "SAMPLES", *_CLASSES]
+__all__ = ["NAMES", "SAMPLES", "kit", *_CLASSES]
+
+
+def kit(language: str) -> Path:
+    """The starter kit of ``language`` (a name of :data:`arena.sdk.languages.LANGUAGES`):
+    a complete small bot, as good as the README's truthful one (which is Python's)."""
+    return Path(__file__).parent / language
 
 
 def __getattr__(name: str) -> Any:

@@ -66,6 +66,7 @@ SENTENCES: dict[str, str] = {
     "archive.outside": "the archive names a file outside its folder: {name!r}",
     "archive.over_limits": "the archive is over the unpacked limits (files or bytes)",
     "archive.not_plain": "the archive holds something else than plain files",
+    "archive.kind": "the archive is not a .tar.gz or a .zip",
     # tournaments
     "tournament.listed_twice": "listed more than once: {names}",
     "tournament.reserved": "tournament names starting with {prefixes} are the platform's",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -14,9 +16,11 @@ from arena.cli.errors import fail
 from arena.cli.login import Token, acting
 from arena.cli.platform import err, out, platform
 from arena.platform import Platform
+from arena.sdk.languages import LANGUAGES
 from arena.services import bots as bot_service
 from arena.services import releases as release_service
 from arena.services.releases import LiveVersion
+from sample_bots import kit
 
 app = typer.Typer(help="Register bots.", no_args_is_help=True)
 
@@ -65,12 +69,38 @@ MaxMatches = Annotated[
 ]
 
 
+@app.command("new")
+def bot_new(
+    folder: Annotated[Path, typer.Argument(help="The new bot's folder (made; must not exist).")],
+    lang: Annotated[
+        str, typer.Option("--lang", help=f"Its language: {', '.join(LANGUAGES)}.")
+    ] = "python",
+) -> None:
+    """Write a starter bot in a language into a new folder, ready to play and submit.
+
+    Play it with ``arena play FOLDER sample:counter`` (built here first) and submit it
+    with ``arena bot submit NAME --path FOLDER`` (built in a sandbox at upload)."""
+    if lang not in LANGUAGES:
+        fail(f"no language {lang!r}: expected one of {', '.join(LANGUAGES)}")
+    if folder.exists():
+        fail(f"{folder} exists already: name a new folder")
+    shutil.copytree(
+        kit(lang), folder, ignore=shutil.ignore_patterns("__pycache__", "bot", "classes")
+    )
+    out.print(
+        f"wrote a {LANGUAGES[lang].title} bot in {folder}/ (its README.md says what is where)"
+    )
+    out.print(f"  arena play {folder} sample:counter --games 20")
+    out.print(f"  arena bot submit NAME --path {folder}")
+
+
 @app.command("submit")
 def bot_submit(
     name: Annotated[str, typer.Argument(help="The bot's name (new, or a new version).")],
     endpoint: Annotated[str | None, typer.Option(help="A running bot at HOST:PORT.")] = None,
     path: Annotated[
-        str | None, typer.Option(help="A Python bot file, or a folder with bot.py.")
+        str | None,
+        typer.Option(help="A Python bot file, or a bot's folder in any language (arena bot new)."),
     ] = None,
     wait: Annotated[
         bool, typer.Option(help="Wait for the qualification match (--no-wait: queue it and go).")

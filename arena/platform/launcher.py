@@ -1,8 +1,9 @@
 """Bots named on the command line, and local bot processes started for a series.
 
-A BOT is ``host:port`` (a running bot), a path to a Python bot file, or
-``sample:NAME``. Local bots run as subprocesses in their own process group on a
-free port; :class:`BotProcesses` stops every one of them, whatever happens.
+A BOT is ``host:port`` (a running bot), a path to a Python bot file, a bot's folder
+in any language (:mod:`arena.sdk.languages`, built here first), or ``sample:NAME``.
+Local bots run as subprocesses in their own process group on a free port;
+:class:`BotProcesses` stops every one of them, whatever happens.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import contextlib
 import os
 import re
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,6 +26,8 @@ from typing import IO
 
 from arena.base.endpoints import EndpointError, parse_endpoint
 from arena.platform.children import spawn
+from arena.platform.sandbox.build import build
+from arena.sdk.languages import KitError, kit_of
 from sample_bots import SAMPLES
 
 _ENDPOINT = re.compile(r"^[\w.\-\[\]:]+:\d{1,5}$")
@@ -43,6 +47,7 @@ class SpecKind(StrEnum):
 
     ENDPOINT = "endpoint"  # a running bot at HOST:PORT
     FILE = "file"  # a Python bot file, started as a local process
+    FOLDER = "folder"  # a bot's folder in any language, built here and started
     SAMPLE = "sample"  # sample:NAME
 
 
@@ -57,6 +62,8 @@ class BotSpec:
             return self.value
         if self.kind is SpecKind.FILE:
             return Path(self.value).stem
+        if self.kind is SpecKind.FOLDER:
+            return Path(self.value).name
         return self.value
 
 
@@ -66,6 +73,12 @@ def parse_bot(text: str) -> BotSpec:
         if name not in SAMPLES:
             raise BotSpecError(f"no sample bot {name!r}: expected one of {', '.join(SAMPLES)}")
         return BotSpec(SpecKind.SAMPLE, name)
+    if Path(text).is_dir():
+        try:
+            kit_of(Path(text))
+        except KitError as error:
+            raise BotSpecError(f"{text}: {error}") from None
+        return BotSpec(SpecKind.FOLDER, str(Path(text).resolve()))
     if text.endswith(".py") or Path(text).is_file():
         if not Path(text).is_file():
             raise BotSpecError(f"no bot file {text!r}")
@@ -76,7 +89,9 @@ def parse_bot(text: str) -> BotSpec:
         except EndpointError as error:
             raise BotSpecError(str(error)) from None
         return BotSpec(SpecKind.ENDPOINT, text)
-    raise BotSpecError(f"{text!r} is not host:port, a Python bot file, or sample:NAME")
+    raise BotSpecError(
+        f"{text!r} is not host:port, a Python bot file, a bot's folder, or sample:NAME"
+    )
 
 
 def command_for(spec: BotSpec) -> list[str]:
@@ -92,6 +107,8 @@ class BotProcesses:
         self.log_dir = log_dir
         self.start_timeout = start_timeout
         self.processes: list[subprocess.Popen[str]] = []
+        #: where bots' folders are built (made on the first)
+        self._builds: tempfile.TemporaryDirectory[str] | None = None
         #: what each started bot wrote to stderr, by its name
         self._outputs: dict[str, IO[str]] = {}
 
@@ -100,12 +117,30 @@ class BotProcesses:
 
     def __exit__(self, *exc: object) -> None:
         self.stop_all()
+        if self._builds is not None:
+            self._builds.cleanup()
 
     def endpoint(self, spec: BotSpec) -> str:
-        """The endpoint of ``spec``: as given, or of a process started for it."""
+        """The endpoint of ``spec``: as given, or of a process started for it (a folder
+        built first, in a copy)."""
         if spec.kind is SpecKind.ENDPOINT:
             return spec.value
+        if spec.kind is SpecKind.FOLDER:
+            spec = BotSpec(SpecKind.FOLDER, str(self._built(Path(spec.value))))
         return self.start(command_for(spec), spec.name)
+
+    def _built(self, folder: Path) -> Path:
+        kit = kit_of(folder)
+        if kit.build is None:
+            return folder
+        if self._builds is None:
+            self._builds = tempfile.TemporaryDirectory(prefix="arena-play-")
+        work = Path(self._builds.name) / folder.name
+        shutil.copytree(folder, work, ignore=shutil.ignore_patterns(".*"))
+        built = build(kit, work, contained=False)
+        if not built.ok:
+            raise BotDidNotStart(f"bot {folder.name} did not build:\n{built.log}")
+        return work
 
     def start(
         self,

@@ -52,8 +52,13 @@ class Program:
         return not self.owing and self.process.returncode is None
 
     def send(self, line: str) -> None:
+        """Write ``line`` to the program; one that closed its input is never used again."""
         assert self.process.stdin is not None
-        self.process.stdin.write(line.encode() + b"\n")
+        try:
+            self.process.stdin.write(line.encode() + b"\n")
+        except (RuntimeError, ConnectionError) as error:  # its end of the pipe is closed
+            self.owing = True
+            raise ProgramEnded(f"the program closed its input ({error})") from None
 
     async def ask(self, line: str) -> str:
         """Send ``line`` and wait for the program's answer."""
@@ -138,5 +143,6 @@ class ProgramBot(Bot):
         program, self.program = self.program, None
         if program is not None:
             if program.usable:
-                program.send(end_line(result))
+                with contextlib.suppress(ProgramEnded):
+                    program.send(end_line(result))
             self.programs.give_back(program)

@@ -16,6 +16,7 @@ import hashlib
 import io
 import os
 import tarfile
+import zipfile
 from pathlib import Path, PurePosixPath
 
 from sqlalchemy.orm import Session
@@ -135,13 +136,50 @@ def unpack(data: bytes, folder: Path) -> Path:
         members = tar.getmembers()  # headers only: the sizes are checked before a byte lands
         if len(members) > MAX_FILES or sum(m.size for m in members) > MAX_UNPACKED_BYTES:
             raise Invalid.of("archive.over_limits")
-        if not all(member.isfile() for member in members):
+        if not all(member.isfile() or member.isdir() for member in members):
             raise Invalid.of("archive.not_plain")
         _extract(tar, members, folder)
-        names = tar.getnames()
+        names = [member.name for member in members if member.isfile()]
     return folder / names[0] if _single_file(names) else folder
 
 
 def _single_file(names: list[str]) -> bool:
     """Whether an upload's files are one Python file uploaded alone (not a folder)."""
     return len(names) == 1 and names[0].endswith(".py") and names[0] != "bot.py"
+
+
+def unpack_upload(data: bytes, folder: Path) -> Path:
+    """A bot's folder sent as an archive (``.tar.gz`` or ``.zip``, as packed here or by
+    hand) extracted into ``folder``, under the same limits as :func:`unpack`; the bot's
+    folder: ``folder``, or the one folder the archive holds everything in."""
+    if len(data) > MAX_ARCHIVE_BYTES:
+        raise Invalid.of("upload.packed_size", size=len(data), most=MAX_ARCHIVE_BYTES)
+    if data[:2] == b"\x1f\x8b":
+        unpack(data, folder)
+    elif data[:4] == b"PK\x03\x04":
+        _unzip(data, folder)
+    else:
+        raise Invalid.of("archive.kind")
+    entries = [path for path in folder.iterdir() if not path.name.startswith(".")]
+    if len(entries) == 1 and entries[0].is_dir():
+        return entries[0]
+    return folder
+
+
+def _unzip(data: bytes, folder: Path) -> None:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        members = [m for m in archive.infolist() if not m.is_dir()]
+        if len(members) > MAX_FILES or sum(m.file_size for m in members) > MAX_UNPACKED_BYTES:
+            raise Invalid.of("archive.over_limits")
+        for member in members:
+            name = PurePosixPath(member.filename)
+            if name.is_absolute() or ".." in name.parts:
+                raise Invalid.of("archive.outside", name=member.filename)
+            if (member.external_attr >> 16) & 0o170000 not in (0, 0o100000):
+                raise Invalid.of("archive.not_plain")
+            target = folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with archive.open(member) as source, open(target, "wb") as out:
+                out.write(source.read(MAX_UNPACKED_BYTES + 1))
+            mode = (member.external_attr >> 16) & 0o111
+            target.chmod(0o755 if mode else 0o644)

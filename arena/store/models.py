@@ -277,6 +277,9 @@ class BotVersion(Disqualifiable, Base):
     language: Mapped[str | None] = mapped_column(String(16))
     #: the upload it was built from (a build's source digest; its log is its owner's)
     build_source: Mapped[str | None] = mapped_column(String(64))
+    build: Mapped[Build | None] = relationship(
+        primaryjoin="foreign(BotVersion.build_source) == Build.source", viewonly=True
+    )
     #: the matches.id of its qualification match, once it played one
     qualification_match_id: Mapped[int | None] = mapped_column(Integer)
     #: an endpoint's own limit set by its owner: matches it serves at once, counted in

@@ -134,7 +134,8 @@
     var table = el("table");
     table.appendChild(row("th", ["version", "state", "kind", "reason", "qualification", "A/B gate", "created", ""]));
     bot.versions.forEach(function (v) {
-      var tr = row("td", ["v" + v.number, stateText(v), v.kind, v.detail || v.reason || "", qualification(v), gate(v), when(v.created_at), release(bot, v)]);
+      var kind = v.language ? v.kind + " · " + v.language : v.kind;
+      var tr = row("td", ["v" + v.number, stateText(v), kind, reasonOf(v), qualification(v), gate(v), when(v.created_at), release(bot, v)]);
       tr.className = "status-" + v.status + " state-" + v.state;
       tr.children[3].className = "reason";  // a traceback keeps its line breaks
       table.appendChild(tr);
@@ -149,6 +150,17 @@
     }
     section.appendChild(consent(bot));
     return section;
+  }
+
+  // Why a version is where it is, and what its build printed (its owner's alone).
+  function reasonOf(v) {
+    var text = v.detail || v.reason || "";
+    if (!v.build_log) { return text; }
+    var box = el("div", null, text), log = el("details", "build-log");
+    log.appendChild(el("summary", null, "build log"));
+    log.appendChild(el("pre", "output", v.build_log));
+    box.appendChild(log);
+    return box;
   }
 
   // What the owner allows of the bot: people's tables, other owners' scrimmages.
@@ -313,6 +325,25 @@
     return Promise.resolve($("bot-source").value);
   }
 
+  // The chosen archive as base64 (the API's "archive" kind).
+  function readArchive() {
+    var file = $("bot-archive").files[0];
+    if (!file) { return Promise.reject(new Error("choose a .zip or .tar.gz of the bot's folder")); }
+    return file.arrayBuffer().then(function (buffer) {
+      var bytes = new Uint8Array(buffer), text = "";
+      for (var i = 0; i < bytes.length; i += 0x8000) {
+        text += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+      }
+      return btoa(text);
+    });
+  }
+
+  function versionBody(kind) {
+    if (kind === "python") { return readSource().then(function (source) { return { kind: kind, source: source }; }); }
+    if (kind === "archive") { return readArchive().then(function (archive) { return { kind: kind, archive: archive }; }); }
+    return Promise.resolve({ kind: kind, target: $("bot-target").value.trim() });
+  }
+
   function submit(event) {
     event.preventDefault();
     var name = $("bot-name").value.trim();
@@ -320,8 +351,7 @@
     var status = $("submission");
     status.className = "";
     status.textContent = "Submitting…";
-    readSource().then(function (source) {
-      var body = kind === "python" ? { kind: kind, source: source } : { kind: kind, target: $("bot-target").value.trim() };
+    versionBody(kind).then(function (body) {
       body.after = $("bot-after").value;
       var mine = owner.bots.indexOf(name) >= 0;
       if (!mine) { body.name = name; body.team = $("bot-team").value || null; }
@@ -403,9 +433,10 @@
   $("sign-in").addEventListener("submit", function (event) { event.preventDefault(); signIn($("token").value.trim()); });
   $("submit-form").addEventListener("submit", submit);
   $("bot-kind").addEventListener("change", function () {
-    var python = $("bot-kind").value === "python";
-    document.querySelector(".kind-python").hidden = !python;
-    document.querySelector(".kind-endpoint").hidden = python;
+    var kind = $("bot-kind").value;
+    document.querySelector(".kind-python").hidden = kind !== "python";
+    document.querySelector(".kind-archive").hidden = kind !== "archive";
+    document.querySelector(".kind-endpoint").hidden = kind !== "endpoint";
   });
   $("match-filters").addEventListener("change", function () { matchPage = 1; showMatches(); });
   $("match-filters").addEventListener("submit", function (event) { event.preventDefault(); matchPage = 1; showMatches(); });

@@ -29,12 +29,20 @@ from arena.platform.sandbox.uids import NoUidLeft, UidLease
 from arena.platform.settings import unsandboxed
 from arena.sdk.languages import MANIFEST, Kit
 
-#: what a build may use
-BUILD_SECONDS = 60.0
-BUILD_MEMORY = 1024 * 1024 * 1024
-BUILD_PROCESSES = 256
-#: the largest file a build may write (its output included)
-BUILD_FILE_BYTES = 256 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class BuildLimits:
+    """What a build may use: seconds (the clock's), memory and processes (for all it
+    starts together), and the largest file it may write."""
+
+    seconds: float = 60.0
+    memory_bytes: int = 1024 * 1024 * 1024
+    processes: int = 256
+    file_bytes: int = 256 * 1024 * 1024
+
+
+DEFAULT_LIMITS = BuildLimits()
 #: the end of a build's output kept for its owner
 LOG_BYTES = 16 * 1024
 _ENV = {
@@ -61,23 +69,26 @@ class Build:
     seconds: float
 
 
-def build(kit: Kit, folder: Path) -> Build:
+def build(
+    kit: Kit, folder: Path, *, contained: bool = True, limits: BuildLimits = DEFAULT_LIMITS
+) -> Build:
     """Run ``kit``'s build in ``folder`` (a copy of the upload, changed in place) and
     write its built manifest there; SandboxUnavailable when no build sandbox can be made
-    (the platform's failure, never the bot's)."""
+    (the platform's failure, never the bot's). ``contained=False``: on this machine as
+    it is, for a bot's own author (``arena play``)."""
     began = time.monotonic()
     if kit.build is None:
         ok, log = True, ""
-    elif unsandboxed():
-        ok, log = _run_plain(kit.build, folder)
+    elif unsandboxed() or not contained:
+        ok, log = _run_plain(kit.build, folder, limits)
     else:
-        ok, log = _run_contained(kit.build, folder)
+        ok, log = _run_contained(kit.build, folder, limits)
     if ok:
         (folder / MANIFEST).write_text(kit.built().manifest(), encoding="utf-8")
     return Build(ok, log, time.monotonic() - began)
 
 
-def _run_plain(command: str, folder: Path) -> tuple[bool, str]:
+def _run_plain(command: str, folder: Path, limits: BuildLimits) -> tuple[bool, str]:
     """The build on this machine as it is (a bot's own author, or tests without
     sandboxes): the same time limit and output cap."""
     with tempfile.TemporaryDirectory(prefix="arena-build-home-") as home:
@@ -94,23 +105,25 @@ def _run_plain(command: str, folder: Path) -> tuple[bool, str]:
                 env=env,
                 start_new_session=True,
             )
-            code = _wait(process)
-        return code == 0, _describe(code, _tail(log))
+            code = _wait(process, limits)
+        return code == 0, _describe(code, _tail(log), limits)
 
 
-def _run_contained(command: str, folder: Path) -> tuple[bool, str]:
+def _run_contained(command: str, folder: Path, limits: BuildLimits) -> tuple[bool, str]:
     home = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-build-", dir="/dev/shm"))
     try:
         lease = UidLease()
     except NoUidLeft as error:
         shutil.rmtree(home, ignore_errors=True)
         raise SandboxUnavailable(str(error)) from None
-    group = Cgroup.create(home.name, BUILD_MEMORY, BUILD_PROCESSES, 1.0)
+    group = Cgroup.create(home.name, limits.memory_bytes, limits.processes, 1.0)
     try:
         _give(folder, lease.uid)
         empty = home / "empty"
         empty.touch(mode=0o644)
-        options = bwrap.build_options(work=folder, empty=empty, env=_ENV, tmp_bytes=BUILD_MEMORY)
+        options = bwrap.build_options(
+            work=folder, empty=empty, env=_ENV, tmp_bytes=limits.memory_bytes
+        )
         launch = bwrap.launch(options, ["/bin/sh", "-c", command], lease.uid, build=True)
         groups = group.procs_files if group is not None else []
         argv = bwrap.reaped(
@@ -122,12 +135,12 @@ def _run_contained(command: str, folder: Path) -> tuple[bool, str]:
                 *map(str, groups),
                 "--",
                 "prlimit",
-                f"--fsize={BUILD_FILE_BYTES}",
+                f"--fsize={limits.file_bytes}",
                 "--core=0",
-                f"--cpu={int(BUILD_SECONDS * 2)}",
+                f"--cpu={int(limits.seconds * 2)}",
                 "--",
                 *launch.argv,
-            ]  # fmt: skip
+            ]
         )
         log = home / "build.log"
         with open(log, "wb") as out:
@@ -146,13 +159,13 @@ def _run_contained(command: str, folder: Path) -> tuple[bool, str]:
                 raise SandboxUnavailable(f"cannot start a build: {error}") from None
             try:
                 launch.started(process.pid)
-                launch.map_user(timeout=BUILD_SECONDS)
+                launch.map_user(timeout=max(limits.seconds, 60.0))
             except (bwrap.LaunchFailed, OSError) as error:
                 _kill(process)
                 raise SandboxUnavailable(f"the build's sandbox was not made: {error}") from None
-            code = _wait(process)
+            code = _wait(process, limits)
         killed = group is not None and group.memory_killed()
-        return code == 0, _describe(code, _tail(log), killed)
+        return code == 0, _describe(code, _tail(log), limits, killed)
     finally:
         if group is not None:
             group.remove()
@@ -161,10 +174,10 @@ def _run_contained(command: str, folder: Path) -> tuple[bool, str]:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def _wait(process: subprocess.Popen[bytes]) -> int | None:
+def _wait(process: subprocess.Popen[bytes], limits: BuildLimits) -> int | None:
     """The build's exit code, or None when it ran out of time (it is killed then)."""
     try:
-        return process.wait(timeout=BUILD_SECONDS)
+        return process.wait(timeout=limits.seconds)
     except subprocess.TimeoutExpired:
         _kill(process)
         return None
@@ -193,13 +206,15 @@ def _tail(log: Path) -> str:
     return scrub(text.replace(str(bwrap.BUILD) + "/", "").strip())
 
 
-def _describe(code: int | None, log: str, memory_killed: bool = False) -> str:
+def _describe(
+    code: int | None, log: str, limits: BuildLimits, memory_killed: bool = False
+) -> str:
     if code == 0:
         return log
     if memory_killed:
-        ending = f"the build was killed at its memory limit ({BUILD_MEMORY // 2**20} MiB)"
+        ending = f"the build was killed at its memory limit ({limits.memory_bytes // 2**20} MiB)"
     elif code is None:
-        ending = f"the build took longer than {BUILD_SECONDS:g} s and was stopped"
+        ending = f"the build took longer than {limits.seconds:g} s and was stopped"
     elif code > 128:
         ending = f"the build was killed by signal {code - 128}"
     else:

@@ -118,6 +118,8 @@ def _version(
         gate_status=gate[1] if gate else None,
         reason=version.reason,
         detail=version.detail if owners_view else None,
+        language=version.language,
+        build_log=version.build.log if owners_view and version.build is not None else None,
         qualification_match=version.qualification_match_id,
         max_matches=version.max_matches,
         announced_matches=version.announced_matches,

@@ -33,6 +33,8 @@ Name = Field(min_length=1, max_length=100, pattern=f"^{NAME.pattern}$")
 
 #: the longest Python source a version may carry, in characters
 MAX_SOURCE_CHARS = 256 * 1024
+#: an archive's base64 text: 5 MiB packed
+MAX_ARCHIVE_CHARS = (5 * 1024 * 1024 * 4) // 3 + 4
 
 
 #: where a version stands: the one that plays, qualified and waiting for its owner, live
@@ -58,6 +60,10 @@ class VersionPublic(BaseModel):
     reason: str | None
     #: a rejection in full (the bot's output, its traceback): for its owner only
     detail: str | None = None
+    #: an upload's language (python, cpp, rust, go, java, javascript; None: not an upload)
+    language: str | None = None
+    #: what its build printed (the compiler's messages): for its owner only
+    build_log: str | None = None
     #: the match that qualified or rejected it (GET /matches/{id}); None before it played
     qualification_match: int | None = None
     #: an endpoint's own limit of matches at once, set by its owner (None: not set)
@@ -92,12 +98,14 @@ class Consent(BaseModel):
 
 
 class VersionCreate(BaseModel):
-    """A running bot (``endpoint``: HOST:PORT), a sample bot (``sample``: its name), or an
-    uploaded Python bot (``python``: the source of a file defining one Bot subclass)."""
+    """A running bot (``endpoint``: HOST:PORT), a sample bot (``sample``: its name), an
+    uploaded Python bot (``python``: the source of a file defining one Bot subclass), or
+    a bot's folder in any language (``archive``: a base64 ``.tar.gz`` or ``.zip``)."""
 
-    kind: Literal["endpoint", "sample", "python"]
+    kind: Literal["endpoint", "sample", "python", "archive"]
     target: str = Field(default="", max_length=500)
     source: str = Field(default="", max_length=MAX_SOURCE_CHARS)
+    archive: str = Field(default="", max_length=MAX_ARCHIVE_CHARS)
     #: the competition the bot enters (default: the default competition)
     competition: str | None = Field(default=None, max_length=100)
     #: endpoints: the most matches it serves at once, over every worker (None: no limit)

@@ -16,6 +16,7 @@ from arena.platform import Platform
 from arena.platform.submission import submit
 from arena.services import owners as owner_service
 from arena.services import releases as release_service
+from arena.services import uploads
 from arena.services.views import bots as bot_queries
 from arena.services.views.schemas import (
     BotCreate,
@@ -140,12 +141,17 @@ def _submit(platform: Platform, name: str, body: VersionCreate, owner: Someone) 
     owner_service.check_submission_rate(platform.db, owner, platform.settings.submission_rate)
     owner_id = owner.id
     team = body.team if isinstance(body, BotCreate) else None
-    if body.kind == "python":
-        if not body.source.strip():
+    if body.kind in ("python", "archive"):
+        if body.kind == "python" and not body.source.strip():
             raise Invalid("a python version needs its source")
+        if body.kind == "archive" and not body.archive.strip():
+            raise Invalid("an archive version needs its archive (base64 .tar.gz or .zip)")
         with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "bot.py"
-            path.write_text(body.source)
+            if body.kind == "archive":
+                path = uploads.unpacked(body.archive, Path(folder))
+            else:
+                path = Path(folder) / "bot.py"
+                path.write_text(body.source)
             result = submit(
                 platform,
                 name,

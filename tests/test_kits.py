@@ -1,0 +1,285 @@
+"""Bots in C++, Rust, Go, Java and JavaScript: the starter kits decide exactly as the
+README's truthful bot, build in their sandbox, play in the seat's sandbox, and a native
+attacker is held there. They need the toolchains `make test` installs (Debian's g++,
+rustc, golang-go, default-jdk-headless, nodejs)."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import random
+import re
+import shutil
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+
+from arena.base import aio
+from arena.engine import Observation, Ruleset
+from arena.platform import Platform
+from arena.platform.sandbox import Sandbox
+from arena.platform.sandbox.build import LOG_BYTES, BuildLimits, build
+from arena.platform.submission import qualify_version
+from arena.policies import RandomLegal
+from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
+from arena.sdk.bot import MatchInfo
+from arena.sdk.languages import MANIFEST, kit_of
+from arena.sdk.lines import decide_line, parse_action, start_line
+from arena.store.models import BotVersion, Build, RegisteredBot
+from sample_bots import HonestBot, kit
+from tests.sandboxing import listeners
+from tests.support.api import auth
+from tests.support.engine import random_deal
+
+pytestmark = pytest.mark.processes
+
+KITS = ("cpp", "rust", "go", "java", "javascript")
+NATIVE = Path(__file__).parent / "sandbox_bots" / "native"
+RULES = Ruleset.parse("classic")
+SETTINGS = RefereeSettings(deadline=5, time_bank=5, start_timeout=30)
+
+
+def _truthful() -> type:
+    path = kit("python") / "bot.py"
+    spec = importlib.util.spec_from_file_location("readme_truthful", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.Truthful
+
+
+def decisions(count: int, seed: int) -> list[Observation]:
+    """Decision points of random deals of random rules, as seats are asked them."""
+    rng = random.Random(seed)
+    found: list[Observation] = []
+    while len(found) < count:
+        deal = random_deal(rng)
+        policy = RandomLegal(rng.random())
+        since = [0] * deal.players
+        while deal.to_act is not None and len(found) < count:
+            seat = deal.to_act
+            obs = deal.observation(seat, since[seat])
+            since[seat] = len(deal.events)
+            found.append(obs)
+            deal.apply(seat, policy.act(obs))
+    return found
+
+
+def built_copy(language: str, into: Path, contained: bool = False) -> Path:
+    work = into / language
+    shutil.copytree(kit(language), work)
+    result = build(kit_of(work), work, contained=contained)
+    assert result.ok, result.log
+    return work
+
+
+@pytest.mark.parametrize("language", KITS)
+def test_each_kit_decides_as_the_readmes_truthful_bot(language: str, tmp_path: Path) -> None:
+    """800 decisions of random rules fed to the kit's program: its answers are the
+    README's Python bot's, one for one (as good as it, by construction)."""
+    work = built_copy(language, tmp_path)
+    observations = decisions(800, seed=11)
+    opening = start_line(MatchInfo("1", 0, ("a", "b"), RULES, 1.0, 1.0, 1))
+    lines = [opening, *(decide_line(obs) for obs in observations)]
+    argv = kit_of(work).argv()
+    program = str(work / argv[0]) if argv[0].startswith("./") else argv[0]
+    done = subprocess.run(
+        [program, *argv[1:]],
+        cwd=work,
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    answers = done.stdout.splitlines()
+    truthful = _truthful()()
+    expected = [truthful.act(obs) for obs in observations]
+    assert len(answers) == len(expected)
+    assert [parse_action(answer) for answer in answers] == expected
+
+
+def play_sandboxed(folder: Path) -> tuple[dict, str]:
+    with Sandbox(folder) as box:
+        seats = [GrpcSeat(box.endpoint, "kit"), LocalSeat(HonestBot(ruleset=RULES, players=2))]
+        log = aio.run(Referee(RULES, seats, seed=4, settings=SETTINGS).run()).to_dict()
+        return log, box.output_tail(4000)
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("language", KITS)
+def test_each_kit_builds_in_its_sandbox_and_plays_in_a_seats(language: str, tmp_path: Path) -> None:
+    work = built_copy(language, tmp_path, contained=True)
+    log, output = play_sandboxed(work)
+    assert log["seats"][0]["forfeit"] is None, output
+    assert log["seats"][0]["illegal"] == 0
+
+
+@pytest.mark.sandbox
+def test_a_compile_error_fails_the_build_with_the_compilers_message(tmp_path: Path) -> None:
+    work = tmp_path / "broken"
+    work.mkdir()
+    (work / "bot.cpp").write_text("int main( { return 0; }\n")
+    result = build(kit_of(work), work)
+    assert not result.ok
+    assert "bot.cpp:1:" in result.log and "error" in result.log
+    assert "the build failed (exit code 1)" in result.log
+    assert "/build" not in result.log and str(tmp_path) not in result.log, "no host path"
+    assert not (work / "bot").exists()
+
+
+def _with_build(tmp_path: Path, command: str, files: dict[str, str] | None = None) -> Path:
+    work = tmp_path / "bot"
+    work.mkdir(parents=True, exist_ok=True)
+    (work / MANIFEST).write_text(f'language = "cpp"\nbuild = "{command}"\n')
+    for name, text in (files or {}).items():
+        (work / name).write_text(text)
+    return work
+
+
+PROBE = r"""
+#include <arpa/inet.h>
+#include <cstdio>
+#include <cstdlib>
+#include <sys/socket.h>
+#include <unistd.h>
+int main(int argc, char** argv) {
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(atoi(argv[1]));
+    inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+    int got = s < 0 ? -1 : connect(s, (sockaddr*)&to, sizeof to);
+    std::printf("connect=%d\n", got);
+    return 0;
+}
+"""
+
+
+@pytest.mark.sandbox
+def test_a_build_reaches_no_network_and_no_host_file(tmp_path: Path) -> None:
+    with listeners((socket.AF_INET, ("127.0.0.1", 0))) as [listener]:
+        port = listener.address[1]  # type: ignore[index]
+        command = (
+            f"g++ -o probe probe.cpp && ./probe {port}; ls /root /work /home /var; "
+            "cat /etc/shadow; id -u; exit 3"
+        )
+        result = build(kit_of(work := _with_build(tmp_path, command, {"probe.cpp": PROBE})), work)
+        assert listener.accepted == 0
+    assert not result.ok and "connect=-1" in result.log
+    for path in ("/root", "/work", "/home", "/var", "/etc/shadow"):
+        assert re.search(rf"{path}.*No such file", result.log), result.log
+    assert "\n65534\n" in result.log, "the build runs as nobody"
+
+
+@pytest.mark.sandbox
+def test_a_build_is_stopped_at_its_time_memory_and_output_limits(tmp_path: Path) -> None:
+    hung = build(kit_of(w := _with_build(tmp_path / "a", "sleep 600")), w, limits=BuildLimits(2))
+    assert not hung.ok and "took longer than 2 s" in hung.log
+    greedy = _with_build(
+        tmp_path / "b", "head -c 800000000 /dev/zero | tail -c 700000000 >/dev/null"
+    )
+    limits = BuildLimits(memory_bytes=256 * 2**20)
+    assert (
+        "killed at its memory limit (256 MiB)" in build(kit_of(greedy), greedy, limits=limits).log
+    )
+    chatty = _with_build(tmp_path / "c", "yes compiling | head -c 5000000; exit 1")
+    said = build(kit_of(chatty), chatty).log
+    assert len(said.encode()) < LOG_BYTES + 200 and said.startswith("…")
+
+
+@pytest.mark.sandbox
+def test_a_native_attacker_is_refused_every_call_and_hurts_only_itself(tmp_path: Path) -> None:
+    work = tmp_path / "native"
+    shutil.copytree(NATIVE, work)
+    assert build(kit_of(work), work).ok
+    log, output = play_sandboxed(work)
+    said = dict(re.findall(r"^(\w+)=(\d+)", output, re.M))
+    refused = {"EPERM": "1", "ENOENT": "2", "EAFNOSUPPORT": "97"}
+    expected = {
+        "socket_inet": "EAFNOSUPPORT", "socket_inet6": "EAFNOSUPPORT", "ptrace": "EPERM",
+        "keyctl": "EPERM", "unshare": "EPERM", "mount": "EPERM", "io_setup": "EPERM",
+        "perf_event_open": "EPERM", "userfaultfd": "EPERM", "bpf": "EPERM",
+        "futex_shared": "EPERM", "open_shadow": "ENOENT", "open_root": "ENOENT",
+        "open_work": "ENOENT",
+    }  # fmt: skip
+    for call, errno_name in expected.items():
+        assert said.get(call) == refused[errno_name], f"{call}: {output}"
+    for counter in ("proc_meminfo", "proc_loadavg"):
+        assert re.search(rf"^{counter}=0 bytes=0$", output, re.M), f"{counter} is masked"
+    assert said["proc_sys"] == "2", "/proc/sys is an empty folder"
+    forked = int(re.search(r"^forked=(\d+)$", output, re.M).group(1))  # type: ignore[union-attr]
+    assert forked < 64, "the process limit held the fork bomb"
+    assert log["seats"][0]["forfeit"] is None, "then it plays on, hurting nobody"
+
+
+def _archive(folder: Path, kind: str) -> str:
+    """``folder`` as a base64 .zip or .tar.gz, in a folder of its own (as people pack)."""
+    packed = shutil.make_archive(
+        str(folder.parent / f"{folder.name}-packed"), kind, folder.parent, folder.name
+    )
+    return base64.b64encode(Path(packed).read_bytes()).decode()
+
+
+def _version_id(arena: Platform, bot: str, number: int) -> int:
+    with arena.db.read() as session:
+        return session.scalars(
+            select(BotVersion.id)
+            .join(RegisteredBot)
+            .where(RegisteredBot.name == bot, BotVersion.number == number)
+        ).one()
+
+
+@pytest.mark.sandbox
+def test_a_kit_uploaded_as_an_archive_is_built_once_and_its_log_is_its_owners(
+    app_and_token: tuple[TestClient, str, Platform], tmp_path: Path
+) -> None:
+    client, token, arena = app_and_token
+    go = tmp_path / "gopher"
+    shutil.copytree(kit("go"), go)
+    for number, kind in [(1, "zip"), (2, "gztar")]:  # the same folder, uploaded twice
+        body = {"kind": "archive", "archive": _archive(go, kind)}
+        if number == 1:
+            sent = client.post("/api/v1/bots", headers=auth(token), json=body | {"name": "gopher"})
+        else:
+            sent = client.post("/api/v1/bots/gopher/versions", headers=auth(token), json=body)
+        assert sent.status_code == 202 and sent.json()["status"] == "pending", sent.text
+        settled = qualify_version(
+            arena.db, arena.settings.data_dir, _version_id(arena, "gopher", number)
+        )
+        assert settled.status == "ready", settled.reason
+    with arena.db.read() as session:
+        assert session.scalar(select(func.count()).select_from(Build)) == 1, "built once"
+        gophers = session.execute(
+            select(BotVersion.target, BotVersion.language)
+            .join(RegisteredBot)
+            .where(RegisteredBot.name == "gopher")
+            .order_by(BotVersion.number)
+        ).all()
+    targets, languages = [row[0] for row in gophers], [row[1] for row in gophers]
+    assert targets[0] == targets[1] and languages == ["go", "go"]
+
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "bot.cpp").write_text("int main( { return 0; }\n")
+    body = {"name": "broken", "kind": "archive", "archive": _archive(broken, "gztar")}
+    assert client.post("/api/v1/bots", headers=auth(token), json=body).status_code == 202
+    settled = qualify_version(arena.db, arena.settings.data_dir, _version_id(arena, "broken", 1))
+    assert settled.status == "rejected", settled.reason
+    assert settled.reason.startswith("its build failed:\nbot.cpp:1:"), "told its owner"
+    [mine] = client.get("/api/v1/bots/broken", headers=auth(token)).json()["versions"]
+    assert mine["language"] == "cpp" and "bot.cpp:1:" in mine["build_log"]
+    assert "error" in mine["detail"]
+    [public] = client.get("/api/v1/bots/broken").json()["versions"]
+    assert public["reason"] == "its build failed"
+    assert public["build_log"] is None and public["detail"] is None, "the log is its owner's"
+    bad = client.post(
+        "/api/v1/bots",
+        headers=auth(token),
+        json={"name": "junk", "kind": "archive", "archive": base64.b64encode(b"nonsense").decode()},
+    )
+    assert bad.status_code == 400 and "not a .tar.gz or a .zip" in bad.text
