@@ -10,7 +10,7 @@ NATIVE := arena/engine/.native
 NATIVE_SOURCES := $(wildcard arena/engine/*.py) arena/game/selfplay.py arena/policies.py arena/native.py setup.py
 C_SOURCES := $(wildcard arena/engine/*.c)
 
-.PHONY: up test test-fast lint types bench clean browser screenshots native pure
+.PHONY: up test test-fast lint types bench clean browser screenshots native pure toolchains
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -36,8 +36,17 @@ $(NATIVE): $(STAMP) $(NATIVE_SOURCES) $(C_SOURCES)
 pure:
 	rm -f $(foreach source,$(NATIVE_SOURCES:.py=) $(C_SOURCES:.c=),$(source).cpython-*.so) arena/engine/_native__mypyc.*.so $(NATIVE)
 
-up: $(NATIVE)
+up: $(NATIVE) toolchains
 	$(BIN)/arena up
+
+# Bots uploaded in C++, Rust, Go, Java and JavaScript are built and run with Debian's
+# toolchains (docs/other-languages.md): installed when one is missing from /usr/bin.
+TOOLCHAINS := g++ rustc golang-go default-jdk-headless nodejs
+toolchains:
+	@for tool in g++ rustc go javac jlink node; do test -x /usr/bin/$$tool || missing=1; done; \
+	if [ -n "$$missing" ]; then { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TOOLCHAINS) >/dev/null; } || \
+		echo "make: could not install $(TOOLCHAINS): uploads in those languages wait for a machine that has them"; fi
 
 # The browser tests drive Debian's Chromium (Playwright never downloads a browser here).
 browser:
@@ -47,7 +56,7 @@ browser:
 # Test processes: two per core (most tests wait on processes, sandboxes and sockets).
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
 
-test: $(NATIVE) browser
+test: $(NATIVE) browser toolchains
 	@started=$$(date +%s); \
 	$(BIN)/ruff check arena worker dashboard sample_bots tests examples && \
 	$(BIN)/ruff format --check arena worker dashboard sample_bots tests examples && \

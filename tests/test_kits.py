@@ -21,7 +21,7 @@ from sqlalchemy import func, select
 from arena.base import aio
 from arena.engine import Observation, Ruleset
 from arena.platform import Platform
-from arena.platform.sandbox import Sandbox
+from arena.platform.sandbox import Sandbox, SandboxUnavailable
 from arena.platform.sandbox.build import LOG_BYTES, BuildLimits, build
 from arena.platform.submission import qualify_version
 from arena.policies import RandomLegal
@@ -179,7 +179,13 @@ def test_a_build_reaches_no_network_and_no_host_file(tmp_path: Path) -> None:
 @pytest.mark.sandbox
 def test_a_build_is_stopped_at_its_time_memory_and_output_limits(tmp_path: Path) -> None:
     hung = build(kit_of(w := _with_build(tmp_path / "a", "sleep 600")), w, limits=BuildLimits(2))
-    assert not hung.ok and "took longer than 2 s" in hung.log
+    assert not hung.ok and "took more than 2 s" in hung.log, "idle past its time: its own"
+    spinning = _with_build(tmp_path / "s", "while :; do :; done")
+    try:  # at the lowest CPU weight: its second of CPU, or the machine is too busy
+        spun = build(kit_of(spinning), spinning, limits=BuildLimits(1))
+        assert not spun.ok and "took more than 1 s" in spun.log
+    except SandboxUnavailable as error:
+        assert "too busy to build" in str(error)
     greedy = _with_build(
         tmp_path / "b", "head -c 800000000 /dev/zero | tail -c 700000000 >/dev/null"
     )

@@ -13,8 +13,11 @@ compared in one run): ``sample`` (``random``, in the workers: the figure isolate
 platform), ``endpoint`` (the README's Truthful bot served with the SDK, four
 processes), ``thirdparty`` (a bot written without the SDK on the synchronous
 ``grpc.server``), ``node`` (the Node sample bot), ``uploaded`` (the Truthful bot
-uploaded four times, run in warm sandboxes). ``--think-ms`` makes the endpoint,
-third-party and uploaded bots wait that long before each answer. With several
+uploaded four times, run in warm sandboxes), ``uploaded-cpp``, ``-rust``, ``-go``,
+``-java``, ``-js`` (the starter kit of that language, built and uploaded four times:
+the same decisions as the Truthful bot, through the line protocol). ``--think-ms``
+makes the endpoint, third-party and uploaded Python bots wait that long before each
+answer. With several
 matches in play per worker, the overhead figure (wall time minus time in the referee)
 is not meaningful; the split of a match's time by phase (from the workers' timing
 lines) is summed over the matches in play.
@@ -23,6 +26,7 @@ lines) is summed over the matches in play.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,20 +49,34 @@ from arena.platform import Platform
 from arena.platform import queue as work_queue
 from arena.platform.launcher import BotProcesses, BotSpec, SpecKind, command_for
 from arena.platform.redis_server import RedisServer
+from arena.platform.sandbox.build import build
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
+from arena.sdk.languages import kit_of
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
 from arena.store.models import MatchSeat, Tournament, TournamentMatch, now
+from sample_bots import kit
 from worker.pipeline import TIMING_PREFIX
 from worker.rq_classes import UNPREPARED, sandbox_of
 
 BOTS = 4
 #: the kinds of bots a run can compare, and the names they are also known by
-BOT_KINDS = ("sample", "endpoint", "thirdparty", "node", "uploaded")
+#: the starter kits in other languages, uploaded and built as any competitor's (issue 53)
+UPLOADED_KITS = {
+    "uploaded-cpp": "cpp",
+    "uploaded-rust": "rust",
+    "uploaded-go": "go",
+    "uploaded-java": "java",
+    "uploaded-js": "javascript",
+}
+BOT_KINDS = ("sample", "endpoint", "thirdparty", "node", "uploaded", *UPLOADED_KITS)
 #: the least a kind's decisions per second may be, as a share of the first kind's (the
 #: SDK endpoint's): a bot pays the same per decision whatever its gRPC stack (issue 13)
 COST_TARGETS = {"thirdparty": 1 / 1.5, "node": 1 / 1.5, "uploaded": 0.5}
+#: a kit's decisions per second, as a share of the uploaded Python bot's (its cost per
+#: decision within 1.2 times)
+KIT_TARGET = 1 / 1.2
 ALIASES = {"inprocess": "sample", "grpc": "endpoint"}
 UPLOADED_BOT = Path(__file__).with_name("uploaded_bot.py")
 #: the third-party bot's thread pool: one stream a thread
@@ -114,7 +132,10 @@ def run(
         settings = Settings(Path(tmp), f"sqlite:///{tmp}/arena.db", redis.url)
         arena = Platform(settings)
         code = _bot_code(Path(tmp), think_ms)
-        names = {kind: _register_bots(arena, processes, kind, code, think_ms) for kind in kinds}
+        names = {
+            kind: _register_bots(arena, processes, kind, code, think_ms, Path(tmp))
+            for kind in kinds
+        }
         runs: dict[str, dict[int, list[dict[str, float]]]] = {
             kind: {n: [] for n in range(1, workers + 1)} for kind in kinds
         }
@@ -219,8 +240,14 @@ def _loops_per_s(seconds: float) -> float:
 
 
 def _register_bots(
-    arena: Platform, processes: BotProcesses, kind: str, code: Path, think_ms: float
+    arena: Platform,
+    processes: BotProcesses,
+    kind: str,
+    code: Path,
+    think_ms: float,
+    scratch: Path,
 ) -> list[str]:
+    """The run's four bots of ``kind``, registered (kits built in ``scratch``)."""
     names = [f"{kind}-{i}" for i in range(BOTS)]
 
     def endpoint(name: str) -> str:
@@ -233,12 +260,16 @@ def _register_bots(
             )
         return processes.start(command_for(BotSpec(SpecKind.FILE, str(code))), name)
 
+    built = _built_kit(UPLOADED_KITS[kind], scratch) if kind in UPLOADED_KITS else None
+
     def work(session) -> None:
         for name in names:
             if kind == "sample":
                 bot_store.add_bot(session, name, BotKind.SAMPLE, "random")
             elif kind == "uploaded":
                 bot_store.add_bot(session, name, BotKind.PATH, str(code))
+            elif built is not None:
+                bot_store.add_bot(session, name, BotKind.PATH, str(built))
             else:
                 version = bot_store.add_bot(session, name, BotKind.ENDPOINT, endpoint(name))
                 if kind == "thirdparty":  # as its owner would: its server has 32 threads
@@ -246,6 +277,17 @@ def _register_bots(
 
     arena.db.transaction(work)
     return names
+
+
+def _built_kit(language: str, folder: Path) -> Path:
+    """The starter kit of ``language``, built in its sandbox as an upload is."""
+    work = folder / f"kit-{language}"
+    if not work.exists():
+        shutil.copytree(kit(language), work)
+        made = build(kit_of(work), work)
+        if not made.ok:
+            raise RuntimeError(f"the {language} kit did not build: {made.log}")
+    return work
 
 
 def _timed_tournament(

@@ -170,7 +170,8 @@ def pipeline(
         str,
         typer.Option(
             "--bots",
-            help="Kinds of bots, comma separated: sample, endpoint, thirdparty, node, uploaded.",
+            help="Kinds of bots, comma separated: sample, endpoint, thirdparty, node, uploaded,"
+            " uploaded-cpp, uploaded-rust, uploaded-go, uploaded-java, uploaded-js.",
         ),
     ] = "sample",
     repeats: Annotated[int, typer.Option("--repeats", min=1, help="Runs per worker count.")] = 5,
@@ -241,6 +242,17 @@ def pipeline(
                 f"  target: {kind} per decision at least x{target:.2f} of {kinds[0]}: "
                 f"x{ratio:.2f}, {verdict}"
             )
+    kinds_figures = figures["kinds"]
+    if "uploaded" in kinds_figures:
+        python = kinds_figures["uploaded"]["decisions_per_s"]
+        for kind in bench_pipeline.UPLOADED_KITS:
+            if kind in kinds_figures:
+                share = kinds_figures[kind]["decisions_per_s"] / python
+                verdict = "met" if share >= bench_pipeline.KIT_TARGET else "NOT MET"
+                out.print(
+                    f"  target: {kind} costs at most 1.2x the uploaded Python bot per "
+                    f"decision: x{1 / share:.2f}, {verdict}"
+                )
 
 
 @app.command()
@@ -794,3 +806,33 @@ def site(
         f"{figures['recorded_per_min_beside_readers']} beside the readers "
         f"({figures['recording_drop_percent']}% fewer; target <= 20%)"
     )
+
+
+@app.command()
+def kits(
+    json_: options.JsonFlag = False,
+    matches: Annotated[
+        int, typer.Option("--matches", min=1, help="Ranked matches to follow per kit.")
+    ] = 50,
+) -> None:
+    """Each language's starter kit uploaded to a fresh arena up: qualified, ranked, forfeits."""
+    from arena.bench import kits as bench_kits
+
+    figures = _measured("the kits", lambda p: bench_kits.run(matches, progress=p), json_)
+    if figures is None:
+        return
+    out.print(f"each kit uploaded through the API to a fresh `arena up`, {matches} ranked matches:")
+    for language, f in figures["kits"].items():
+        out.print(
+            f"  {language:<10} {f['status']:<8} qualified {f['qualified_s']} s, first ranked "
+            f"match {f['ranked_s']} s, {f['games']} matches by {f['done_s']} s: "
+            f"{f['forfeits']} forfeits, {f['illegal']} illegal actions"
+        )
+    verdict = "met" if figures["met"] else "NOT MET"
+    out.print(f"  target: each ranked within {figures['target_s']:.0f} s, no forfeit: {verdict}")
+    out.print("a seat's start-up (medians): its sandbox listening, its first answer, the others")
+    for language, f in figures["startup"].items():
+        out.print(
+            f"  {language:<10} {f['listening_s']:.2f} s, first answer "
+            f"{f['first_answer_ms']:.1f} ms, then {f['answer_ms']:.2f} ms"
+        )

@@ -5,8 +5,9 @@ to the program's standard input and one line back (:mod:`arena.sdk.lines`). A pr
 plays its matches one after the other: it is started for the first and kept for the
 next (a JVM starts once), and a match played while another is on gets a program of its
 own. A program whose match ended while it owed an answer, that answered nonsense or
-that ended, is never given another match. What it writes on its standard error is the
-bot's output, as a Python bot's prints are.
+that ended, is never given another match. A match's program is made ready (taken, or
+started) as the match starts, before its first decision. What it writes on its standard
+error is the bot's output, as a Python bot's prints are.
 """
 
 from __future__ import annotations
@@ -114,24 +115,31 @@ class Programs:
 
 
 class ProgramBot(Bot):
-    """One match of the program's: the SDK calls it as any bot."""
-
-    max_matches = 1
+    """One match of the program's: the SDK calls it as any bot (an ``async def act``:
+    several matches at once, each on a program of its own)."""
 
     def __init__(self, programs: Programs) -> None:
         self.programs = programs
         self.name = programs.kit.language.name
         self.program: Program | None = None
-        self.opening = ""
+        #: the program being made ready while the match starts (a JVM boots meanwhile)
+        self.ready: asyncio.Task[Program] | None = None
 
     def on_match_start(self, match: MatchInfo) -> None:
-        self.opening = start_line(match)
+        opening = start_line(match)
+
+        async def ready() -> Program:
+            program = await self.programs.take()
+            program.send(opening)
+            return program
+
+        self.ready = asyncio.get_running_loop().create_task(ready())
 
     async def act(self, observation: Observation) -> Action:
         program = self.program
         if program is None:
-            program = self.program = await self.programs.take()
-            program.send(self.opening)
+            assert self.ready is not None, "a match starts before its first decision"
+            program = self.program = await self.ready
         try:
             return parse_action(await program.ask(decide_line(observation)))
         except BaseException:  # cancelled, ended or nonsense: never used again
@@ -141,6 +149,15 @@ class ProgramBot(Bot):
 
     def on_match_end(self, result: MatchResult) -> None:
         program, self.program = self.program, None
+        if (
+            program is None
+            and self.ready is not None
+            and self.ready.done()
+            and not self.ready.cancelled()
+        ):
+            program = None if self.ready.exception() else self.ready.result()  # never asked
+        elif program is None and self.ready is not None:
+            self.ready.cancel()
         if program is not None:
             if program.usable:
                 with contextlib.suppress(ProgramEnded):

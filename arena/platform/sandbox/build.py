@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -30,11 +31,11 @@ from arena.platform.settings import unsandboxed
 from arena.sdk.languages import MANIFEST, Kit
 
 
-
 @dataclass(frozen=True)
 class BuildLimits:
-    """What a build may use: seconds (the clock's), memory and processes (for all it
-    starts together), and the largest file it may write."""
+    """What a build may use: seconds (of CPU in its sandbox, where its control group
+    counts them; else of the clock), memory and processes (for all it starts
+    together), and the largest file it may write."""
 
     seconds: float = 60.0
     memory_bytes: int = 1024 * 1024 * 1024
@@ -43,6 +44,8 @@ class BuildLimits:
 
 
 DEFAULT_LIMITS = BuildLimits()
+#: a contained build's seconds are CPU seconds; the clock may run this many times longer
+WALL_FACTOR = 10
 #: the end of a build's output kept for its owner
 LOG_BYTES = 16 * 1024
 _ENV = {
@@ -77,6 +80,7 @@ def build(
     (the platform's failure, never the bot's). ``contained=False``: on this machine as
     it is, for a bot's own author (``arena play``)."""
     began = time.monotonic()
+    _check_toolchain(kit)
     if kit.build is None:
         ok, log = True, ""
     elif unsandboxed() or not contained:
@@ -86,6 +90,19 @@ def build(
     if ok:
         (folder / MANIFEST).write_text(kit.built().manifest(), encoding="utf-8")
     return Build(ok, log, time.monotonic() - began)
+
+
+def _check_toolchain(kit: Kit) -> None:
+    """SandboxUnavailable when this machine lacks the language's own compiler: the
+    platform's failure (the version waits), never the bot's."""
+    default = kit.language.build
+    if kit.build is None or default is None:
+        return
+    tool = shlex.split(default)[0]
+    if shutil.which(tool, path=_ENV["PATH"]) is None:
+        raise SandboxUnavailable(
+            f"this machine has no {tool} to build {kit.language.title} bots (make toolchains)"
+        )
 
 
 def _run_plain(command: str, folder: Path, limits: BuildLimits) -> tuple[bool, str]:
@@ -163,7 +180,7 @@ def _run_contained(command: str, folder: Path, limits: BuildLimits) -> tuple[boo
             except (bwrap.LaunchFailed, OSError) as error:
                 _kill(process)
                 raise SandboxUnavailable(f"the build's sandbox was not made: {error}") from None
-            code = _wait(process, limits)
+            code = _watch(process, group, limits)
         killed = group is not None and group.memory_killed()
         return code == 0, _describe(code, _tail(log), limits, killed)
     finally:
@@ -172,6 +189,51 @@ def _run_contained(command: str, folder: Path, limits: BuildLimits) -> tuple[boo
         lease.release()
         _give(folder, os.getuid())
         shutil.rmtree(home, ignore_errors=True)
+
+
+def _watch(
+    process: subprocess.Popen[bytes], group: Cgroup | None, limits: BuildLimits
+) -> int | None:
+    """The contained build's exit code, or None when it used its seconds of CPU (its
+    control group's count, whatever the machine's load: a build waits at the lowest
+    weight while ranked play runs), or sat idle (neither computing nor waiting for a
+    CPU half the time) past its seconds of the clock. SandboxUnavailable when it is
+    still not done after :data:`WALL_FACTOR` times its seconds: a machine too busy to
+    build is the platform's failure, never the bot's."""
+    if group is None or group.cpu_seconds() is None:
+        return _wait(process, limits)
+    began = time.monotonic()
+    waited: dict[int, float] = {}  # each process's seconds waiting for a CPU
+    while True:
+        try:
+            return process.wait(timeout=0.2)
+        except subprocess.TimeoutExpired:
+            used = group.cpu_seconds() or 0.0
+            waited |= _runqueue_seconds(group)
+            busy = used + sum(waited.values())
+            elapsed = time.monotonic() - began
+            if used > limits.seconds or (elapsed > limits.seconds and busy < elapsed / 2):
+                _kill(process)  # it computed too long, or it sat idle past its time
+                return None
+            if elapsed > limits.seconds * WALL_FACTOR:
+                _kill(process)
+                raise SandboxUnavailable(
+                    f"the build was not done after {elapsed:.0f} s of the clock with "
+                    f"{used:.0f} s of CPU: the machine is too busy to build"
+                ) from None
+
+
+def _runqueue_seconds(group: Cgroup) -> dict[int, float]:
+    """Seconds each process of ``group`` has waited for a CPU (``/proc/PID/schedstat``):
+    a build starved by ranked play waits there; one that sleeps does not."""
+    found: dict[int, float] = {}
+    for procs in group.procs_files:
+        with contextlib.suppress(OSError):
+            for pid in procs.read_text().split():
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    fields = Path(f"/proc/{pid}/schedstat").read_text().split()
+                    found[int(pid)] = int(fields[1]) / 1e9
+    return found
 
 
 def _wait(process: subprocess.Popen[bytes], limits: BuildLimits) -> int | None:
@@ -206,15 +268,13 @@ def _tail(log: Path) -> str:
     return scrub(text.replace(str(bwrap.BUILD) + "/", "").strip())
 
 
-def _describe(
-    code: int | None, log: str, limits: BuildLimits, memory_killed: bool = False
-) -> str:
+def _describe(code: int | None, log: str, limits: BuildLimits, memory_killed: bool = False) -> str:
     if code == 0:
         return log
     if memory_killed:
         ending = f"the build was killed at its memory limit ({limits.memory_bytes // 2**20} MiB)"
     elif code is None:
-        ending = f"the build took longer than {limits.seconds:g} s and was stopped"
+        ending = f"the build took more than {limits.seconds:g} s and was stopped"
     elif code > 128:
         ending = f"the build was killed by signal {code - 128}"
     else:
