@@ -25,15 +25,16 @@ from arena.platform.sandbox import Sandbox, SandboxUnavailable
 from arena.platform.sandbox.build import LOG_BYTES, BuildLimits, build
 from arena.platform.submission import qualify_version
 from arena.policies import RandomLegal
-from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
+from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings, Seat
 from arena.sdk.bot import MatchInfo
 from arena.sdk.languages import MANIFEST, kit_of
 from arena.sdk.lines import decide_line, parse_action, start_line
+from arena.sdk.program import Programs
 from arena.store.models import BotVersion, Build, RegisteredBot
 from sample_bots import HonestBot, kit
 from tests.sandboxing import listeners
 from tests.support.api import auth
-from tests.support.engine import random_deal
+from tests.support.engine import random_deal, served
 
 pytestmark = pytest.mark.processes
 
@@ -289,3 +290,30 @@ def test_a_kit_uploaded_as_an_archive_is_built_once_and_its_log_is_its_owners(
         json={"name": "junk", "kind": "archive", "archive": base64.b64encode(b"nonsense").decode()},
     )
     assert bad.status_code == 400 and "not a .tar.gz or a .zip" in bad.text
+
+
+@pytest.mark.parametrize(
+    ("script", "said"),
+    [
+        ("while read line; do echo fold; done", "not an action: 'fold'"),
+        ("read line; read line; exit 3", "the program ended before it answered (exit code 3)"),
+        ("while read line; do :; done", "3 late answers"),  # its own clock ran out first
+    ],
+)
+def test_a_program_that_answers_nonsense_ends_or_goes_silent_forfeits_its_own_match(
+    script: str, said: str, tmp_path: Path
+) -> None:
+    (tmp_path / MANIFEST).write_text('language = "cpp"\nbuild = ""\nrun = "sh bot.sh"\n')
+    (tmp_path / "bot.sh").write_text(script + "\n")
+    programs = Programs(kit_of(tmp_path), tmp_path)
+    settings = RefereeSettings(deadline=0.2, time_bank=0.2, start_timeout=10)
+    with served(programs.bot) as endpoint:
+        seats: list[Seat] = [
+            GrpcSeat(endpoint, "program"),
+            LocalSeat(HonestBot(ruleset=RULES, players=2)),
+        ]
+        log = aio.run(Referee(RULES, seats, seed=1, settings=settings).run()).to_dict()
+    forfeit = log["seats"][0]["forfeit"]
+    assert forfeit is not None and said in forfeit["detail"], forfeit
+    assert log["seats"][1]["forfeit"] is None
+    assert not programs.idle, "a program that failed is never given another match"

@@ -1,19 +1,24 @@
 """A bot played by a program in another language, over the line protocol.
 
 The SDK serves the seat's gRPC protocol as for any Python bot; each decision is one line
-to the program's standard input and one line back (:mod:`arena.sdk.lines`). A program
-plays its matches one after the other: it is started for the first and kept for the
-next (a JVM starts once), and a match played while another is on gets a program of its
-own. A program whose match ended while it owed an answer, that answered nonsense or
-that ended, is never given another match. A match's program is made ready (taken, or
-started) as the match starts, before its first decision. What it writes on its standard
-error is the bot's output, as a Python bot's prints are.
+to the program's standard input and one line back (:mod:`arena.sdk.lines`), read and
+written directly on the pipes, as a plain Python bot's ``act`` runs: no event loop
+between the seat and the program. A program plays its matches one after the other: it
+is started as its first match starts (a JVM boots before the first decision) and kept
+for the next, and a match played while another is on gets a program of its own. A
+program whose match ended while it owed an answer, that answered nonsense, that said
+nothing for longer than the match's whole clock, or that ended, is never given another
+match. What it writes on its standard error is the bot's output, as a Python bot's
+prints are.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import os
+import select
+import subprocess
+import time
 from pathlib import Path
 
 from arena.engine import Action, Observation
@@ -21,70 +26,91 @@ from arena.sdk.bot import Bot, MatchInfo, MatchResult
 from arena.sdk.languages import Kit
 from arena.sdk.lines import MAX_ANSWER, decide_line, end_line, parse_action, start_line
 
+#: seconds a program may take to answer beyond its deadline and time bank: past them its
+#: seat has long forfeited, and the program is given up
+SLACK_SECONDS = 5.0
+
 
 class ProgramEnded(RuntimeError):
-    """The program ended, or closed its output, before it answered."""
+    """The program ended, closed its output, or said nothing in time."""
 
 
 class Program:
     """One running program of the bot's."""
 
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
         self.process = process
+        assert process.stdin is not None and process.stdout is not None
+        self._input = process.stdin.fileno()
+        self._output = process.stdout.fileno()
+        self._buffer = b""
         #: it owes an answer to a line already sent
         self.owing = False
 
     @classmethod
-    async def start(cls, kit: Kit, folder: Path) -> Program:
+    def start(cls, kit: Kit, folder: Path) -> Program:
         argv = kit.argv()
         program = str(folder / argv[0]) if argv[0].startswith("./") else argv[0]
-        process = await asyncio.create_subprocess_exec(
-            program,
-            *argv[1:],
-            cwd=folder,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            limit=MAX_ANSWER + 2,
-        )
+        try:
+            process = subprocess.Popen(
+                [program, *argv[1:]],
+                cwd=folder,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                bufsize=0,
+            )
+        except OSError as error:
+            raise ProgramEnded(f"the program did not start: {error}") from None
         return cls(process)
 
     @property
     def usable(self) -> bool:
-        return not self.owing and self.process.returncode is None
+        return not self.owing and self.process.poll() is None
 
     def send(self, line: str) -> None:
         """Write ``line`` to the program; one that closed its input is never used again."""
-        assert self.process.stdin is not None
+        data = line.encode() + b"\n"
         try:
-            self.process.stdin.write(line.encode() + b"\n")
-        except (RuntimeError, ConnectionError) as error:  # its end of the pipe is closed
+            while data:
+                data = data[os.write(self._input, data) :]
+        except OSError as error:  # its end of the pipe is closed
             self.owing = True
-            raise ProgramEnded(f"the program closed its input ({error})") from None
+            raise ProgramEnded(f"the program closed its input ({error.strerror})") from None
 
-    async def ask(self, line: str) -> str:
-        """Send ``line`` and wait for the program's answer."""
-        assert self.process.stdout is not None
+    def ask(self, line: str, seconds: float) -> str:
+        """Send ``line`` and wait up to ``seconds`` for the program's answer."""
         self.send(line)
         self.owing = True
-        try:
-            answer = await self.process.stdout.readline()
-        except ValueError:  # longer than the limit
-            raise ProgramEnded(f"an answer longer than {MAX_ANSWER} characters") from None
-        if not answer.endswith(b"\n"):
-            code = await self._exit_code()
-            raise ProgramEnded(f"the program ended before it answered ({code})")
+        answer = self._line(time.monotonic() + seconds)
         self.owing = False
-        return answer.decode(errors="replace").strip()
+        return answer
 
-    async def _exit_code(self) -> str:
-        with contextlib.suppress(TimeoutError):
-            code = await asyncio.wait_for(self.process.wait(), 1.0)
+    def _line(self, deadline: float) -> str:
+        while b"\n" not in self._buffer:
+            if len(self._buffer) > MAX_ANSWER:
+                raise ProgramEnded(f"an answer longer than {MAX_ANSWER} characters")
+            left = deadline - time.monotonic()
+            readable = select.select([self._output], [], [], max(left, 0))[0] if left > 0 else []
+            if not readable:
+                raise ProgramEnded("the program said nothing for longer than its clock")
+            chunk = os.read(self._output, 65536)
+            if not chunk:
+                raise ProgramEnded(f"the program ended before it answered ({self._ending()})")
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line.decode(errors="replace").strip()
+
+    def _ending(self) -> str:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            code = self.process.wait(timeout=1.0)
             return f"exit code {code}" if code >= 0 else f"signal {-code}"
         return "its output closed"
 
     def stop(self) -> None:
         with contextlib.suppress(ProcessLookupError):
             self.process.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=5)
 
 
 class Programs:
@@ -95,13 +121,13 @@ class Programs:
         self.folder = folder
         self.idle: list[Program] = []
 
-    async def take(self) -> Program:
+    def take(self) -> Program:
         while self.idle:
             program = self.idle.pop()
             if program.usable:
                 return program
             program.stop()
-        return await Program.start(self.kit, self.folder)
+        return Program.start(self.kit, self.folder)
 
     def give_back(self, program: Program) -> None:
         if program.usable:
@@ -115,49 +141,37 @@ class Programs:
 
 
 class ProgramBot(Bot):
-    """One match of the program's: the SDK calls it as any bot (an ``async def act``:
-    several matches at once, each on a program of its own)."""
+    """One match of the program's: the SDK calls it as any bot."""
 
     def __init__(self, programs: Programs) -> None:
         self.programs = programs
         self.name = programs.kit.language.name
         self.program: Program | None = None
-        #: the program being made ready while the match starts (a JVM boots meanwhile)
-        self.ready: asyncio.Task[Program] | None = None
+        self.failed: ProgramEnded | None = None
+        #: the longest a decision may wait: the match's whole clock, and some
+        self.seconds = SLACK_SECONDS
 
     def on_match_start(self, match: MatchInfo) -> None:
-        opening = start_line(match)
+        self.seconds = match.deadline + match.time_bank + SLACK_SECONDS
+        try:
+            program = self.program = self.programs.take()
+            program.send(start_line(match))
+        except ProgramEnded as error:  # told at its first decision, as a crash
+            self.failed = error
 
-        async def ready() -> Program:
-            program = await self.programs.take()
-            program.send(opening)
-            return program
-
-        self.ready = asyncio.get_running_loop().create_task(ready())
-
-    async def act(self, observation: Observation) -> Action:
+    def act(self, observation: Observation) -> Action:
         program = self.program
         if program is None:
-            assert self.ready is not None, "a match starts before its first decision"
-            program = self.program = await self.ready
+            raise self.failed or ProgramEnded("the program is gone")
         try:
-            return parse_action(await program.ask(decide_line(observation)))
-        except BaseException:  # cancelled, ended or nonsense: never used again
+            return parse_action(program.ask(decide_line(observation), self.seconds))
+        except BaseException:  # cancelled, ended, silent or nonsense: never used again
             self.program = None
             program.stop()
             raise
 
     def on_match_end(self, result: MatchResult) -> None:
         program, self.program = self.program, None
-        if (
-            program is None
-            and self.ready is not None
-            and self.ready.done()
-            and not self.ready.cancelled()
-        ):
-            program = None if self.ready.exception() else self.ready.result()  # never asked
-        elif program is None and self.ready is not None:
-            self.ready.cancel()
         if program is not None:
             if program.usable:
                 with contextlib.suppress(ProgramEnded):
