@@ -90,7 +90,7 @@ def test_a_tampered_log_is_not_reproduced(tmp_path: Path) -> None:
     [
         (["sample:nope", "sample:random"], "no sample bot 'nope'"),
         (["sample:random"], "name at least two bots"),
-        (["nowhere", "sample:random"], "is not host:port, a Python bot file, or sample:NAME"),
+        (["nowhere", "sample:random"], "is not host:port, a Python bot file, a bot's folder, or"),
         (["sample:random", "sample:honest", "--option", "deck=40"], "option deck"),
     ],
 )

@@ -26,7 +26,6 @@ from typing import IO
 
 from arena.base.endpoints import EndpointError, parse_endpoint
 from arena.platform.children import spawn
-from arena.platform.sandbox.build import build
 from arena.sdk.languages import KitError, kit_of
 from sample_bots import SAMPLES
 
@@ -130,6 +129,8 @@ class BotProcesses:
         return self.start(command_for(spec), spec.name)
 
     def _built(self, folder: Path) -> Path:
+        from arena.platform.sandbox.build import build  # what `arena play --help` needs not
+
         kit = kit_of(folder)
         if kit.build is None:
             return folder

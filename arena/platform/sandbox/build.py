@@ -169,7 +169,7 @@ def _run_contained(command: str, folder: Path, limits: BuildLimits) -> tuple[boo
                     stderr=out,
                     pass_fds=launch.pass_fds,
                     start_new_session=True,
-                    env={"LANG": "C.UTF-8", "PATH": f"{launch.path}:{os.environ.get('PATH', '')}"},
+                    env={"LANG": "C.UTF-8", "PATH": _host_path(launch)},
                 )
             except OSError as error:
                 launch.close()
@@ -189,6 +189,12 @@ def _run_contained(command: str, folder: Path, limits: BuildLimits) -> tuple[boo
         lease.release()
         _give(folder, os.getuid())
         shutil.rmtree(home, ignore_errors=True)
+
+
+def _host_path(launch: bwrap.Launch) -> str:
+    """The PATH that finds bwrap and the host's tools (prlimit, unshare)."""
+    host = os.environ.get("PATH", "/usr/bin:/bin")
+    return f"{launch.path}:{host}"
 
 
 def _watch(
