@@ -42,8 +42,6 @@ class Language:
     build: str | None
     #: the command that runs it, in its folder
     run: str
-    #: the file extensions of its sources (what ``arena bot new`` writes)
-    extension: str
     #: the runtime its programs need beside the sandbox's image (node, a JVM), if any
     layer: str | None = None
 
@@ -51,29 +49,25 @@ class Language:
 LANGUAGES: dict[str, Language] = {
     language.name: language
     for language in (
-        Language("python", "Python", ("bot.py",), None, "python3 bot.py", "py"),
-        Language(
-            "cpp", "C++", ("bot.cpp",), "g++ -O2 -std=c++17 -pipe -o bot *.cpp", "./bot", "cpp"
-        ),
+        Language("python", "Python", ("bot.py",), None, "python3 bot.py"),
+        Language("cpp", "C++", ("bot.cpp",), "g++ -O2 -std=c++17 -pipe -o bot *.cpp", "./bot"),
         Language(
             "rust",
             "Rust",
             ("src/main.rs",),
             "rustc --edition 2021 -C opt-level=2 -C strip=symbols -o bot src/main.rs",
             "./bot",
-            "rs",
         ),
-        Language("go", "Go", ("go.mod",), "go build -o bot .", "./bot", "go"),
+        Language("go", "Go", ("go.mod",), "go build -o bot .", "./bot"),
         Language(
             "java",
             "Java",
             ("Bot.java",),
             "javac -encoding UTF-8 -d classes *.java",
             "java -Xmx256m -Xss1m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp classes Bot",
-            "java",
             layer="java",
         ),
-        Language("javascript", "JavaScript", ("bot.js",), None, "node bot.js", "js", "node"),
+        Language("javascript", "JavaScript", ("bot.js",), None, "node bot.js", layer="node"),
     )
 }
 
@@ -119,9 +113,9 @@ def kit_of(folder: Path) -> Kit:
     for language in LANGUAGES.values():
         if any((folder / mark).is_file() for mark in language.marks):
             return Kit(language, language.build, language.run)
+    marks = ", ".join(mark for language in LANGUAGES.values() for mark in language.marks)
     raise KitError(
-        f"no {MANIFEST} and no starter kit's files (bot.py, bot.cpp, src/main.rs, go.mod, "
-        f"Bot.java, bot.js): languages accepted: {accepted()}"
+        f"no {MANIFEST} and no starter kit's files ({marks}): languages accepted: {accepted()}"
     )
 
 
