@@ -9,6 +9,7 @@ import os
 import shutil
 import tarfile
 import threading
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -256,3 +257,15 @@ def test_workers_on_other_machines_play_bots_uploaded_elsewhere(
     assert "the cached copy is missing or corrupt" in log
     status = submitter.tournament_status("second")
     assert all(row.forfeits == 0 for row in status.leaderboard)
+
+
+def test_an_uploaded_archive_is_held_to_the_unpacked_limits(tmp_path: Path) -> None:
+    raw = io.BytesIO()
+    with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("bot/bot.py", "pass\n")
+        archive.writestr("bot/zeros.bin", bytes(artifacts.MAX_UNPACKED_BYTES + 1))
+    assert len(raw.getvalue()) < artifacts.MAX_ARCHIVE_BYTES, "small packed, big unpacked"
+    with pytest.raises(Refused, match="over the unpacked limits"):
+        artifacts.unpack_upload(raw.getvalue(), tmp_path)
+    with pytest.raises(Refused, match="not a .tar.gz or a .zip"):
+        artifacts.unpack_upload(b"plain text", tmp_path)

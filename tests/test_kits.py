@@ -21,8 +21,9 @@ from sqlalchemy import func, select
 from arena.base import aio
 from arena.engine import Observation, Ruleset
 from arena.platform import Platform
+from arena.platform.builds import build_version
 from arena.platform.sandbox import Sandbox, SandboxUnavailable
-from arena.platform.sandbox.build import LOG_BYTES, BuildLimits, build
+from arena.platform.sandbox.build import LOG_BYTES, BuildLimits, build, built_copy
 from arena.platform.submission import qualify_version
 from arena.policies import RandomLegal
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings, Seat
@@ -70,10 +71,8 @@ def decisions(count: int, seed: int) -> list[Observation]:
     return found
 
 
-def built_copy(language: str, into: Path, contained: bool = False) -> Path:
-    work = into / language
-    shutil.copytree(kit(language), work)
-    result = build(kit_of(work), work, contained=contained)
+def built_kit(language: str, into: Path, contained: bool = False) -> Path:
+    work, result = built_copy(kit(language), into, contained=contained)
     assert result.ok, result.log
     return work
 
@@ -82,7 +81,7 @@ def built_copy(language: str, into: Path, contained: bool = False) -> Path:
 def test_each_kit_decides_as_the_readmes_truthful_bot(language: str, tmp_path: Path) -> None:
     """800 decisions of random rules fed to the kit's program: its answers are the
     README's Python bot's, one for one (as good as it, by construction)."""
-    work = built_copy(language, tmp_path)
+    work = built_kit(language, tmp_path)
     observations = decisions(800, seed=11)
     opening = start_line(MatchInfo("1", 0, ("a", "b"), RULES, 1.0, 1.0, 1))
     lines = [opening, *(decide_line(obs) for obs in observations)]
@@ -114,7 +113,7 @@ def play_sandboxed(folder: Path) -> tuple[dict, str]:
 @pytest.mark.sandbox
 @pytest.mark.parametrize("language", KITS)
 def test_each_kit_builds_in_its_sandbox_and_plays_in_a_seats(language: str, tmp_path: Path) -> None:
-    work = built_copy(language, tmp_path, contained=True)
+    work = built_kit(language, tmp_path, contained=True)
     log, output = play_sandboxed(work)
     assert log["seats"][0]["forfeit"] is None, output
     assert log["seats"][0]["illegal"] == 0
@@ -259,8 +258,16 @@ def test_a_kit_uploaded_as_an_archive_is_built_once_and_its_log_is_its_owners(
             arena.db, arena.settings.data_dir, _version_id(arena, "gopher", number)
         )
         assert settled.status == "ready", settled.reason
+    again = build_version(arena.db, arena.settings.data_dir, _version_id(arena, "gopher", 1))
+    assert again is not None and again.ok, "a version built already is not built again"
     with arena.db.read() as session:
         assert session.scalar(select(func.count()).select_from(Build)) == 1, "built once"
+        sources = session.scalars(
+            select(BotVersion.build_source)
+            .join(RegisteredBot)
+            .where(RegisteredBot.name == "gopher")
+        ).all()
+        assert len(set(sources)) == 1 and None not in sources, "each keeps its build's log"
         gophers = session.execute(
             select(BotVersion.target, BotVersion.language)
             .join(RegisteredBot)
@@ -284,6 +291,15 @@ def test_a_kit_uploaded_as_an_archive_is_built_once_and_its_log_is_its_owners(
     [public] = client.get("/api/v1/bots/broken").json()["versions"]
     assert public["reason"] == "its build failed"
     assert public["build_log"] is None and public["detail"] is None, "the log is its owner's"
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "bot.cpp").write_text("int main() { return 0; }\n")
+    (linked / MANIFEST).write_text('language = "cpp"\nbuild = "ln -s /etc/passwd bot"\n')
+    body = {"name": "linked", "kind": "archive", "archive": _archive(linked, "gztar")}
+    assert client.post("/api/v1/bots", headers=auth(token), json=body).status_code == 202
+    settled = qualify_version(arena.db, arena.settings.data_dir, _version_id(arena, "linked", 1))
+    assert settled.status == "rejected", "what its build left is the bot's, not a platform failure"
+    assert "cannot be uploaded" in settled.reason and "symbolic link" in settled.reason
     bad = client.post(
         "/api/v1/bots",
         headers=auth(token),

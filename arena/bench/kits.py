@@ -16,7 +16,6 @@ import contextlib
 import io
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -58,14 +57,11 @@ def startup(
     from arena.base import aio
     from arena.engine import Ruleset
     from arena.platform.sandbox import Sandbox
-    from arena.platform.sandbox.build import build
+    from arena.platform.sandbox.build import built_copy
     from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings, Seat
-    from arena.sdk.languages import kit_of
     from sample_bots import HonestBot
 
-    work = folder / language
-    shutil.copytree(kit(language), work)
-    made = build(kit_of(work), work)
+    work, made = built_copy(kit(language), folder)
     if not made.ok:
         raise RuntimeError(f"the {language} kit did not build: {made.log}")
     rules = Ruleset.parse("classic")

@@ -26,7 +26,6 @@ lines) is summed over the matches in play.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,10 +48,9 @@ from arena.platform import Platform
 from arena.platform import queue as work_queue
 from arena.platform.launcher import BotProcesses, BotSpec, SpecKind, command_for
 from arena.platform.redis_server import RedisServer
-from arena.platform.sandbox.build import build
+from arena.platform.sandbox.build import built_copy
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
-from arena.sdk.languages import kit_of
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
 from arena.store.models import MatchSeat, Tournament, TournamentMatch, now
@@ -281,12 +279,9 @@ def _register_bots(
 
 def _built_kit(language: str, folder: Path) -> Path:
     """The starter kit of ``language``, built in its sandbox as an upload is."""
-    work = folder / f"kit-{language}"
-    if not work.exists():
-        shutil.copytree(kit(language), work)
-        made = build(kit_of(work), work)
-        if not made.ok:
-            raise RuntimeError(f"the {language} kit did not build: {made.log}")
+    work, made = built_copy(kit(language), folder)
+    if not made.ok:
+        raise RuntimeError(f"the {language} kit did not build: {made.log}")
     return work
 
 

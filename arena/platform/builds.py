@@ -11,15 +11,15 @@ has nothing to build; its language is noted all the same.
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy.orm import Session
 
+from arena.base.errors import Invalid
 from arena.base.states import BotKind
-from arena.platform.sandbox.build import build
+from arena.platform.sandbox.build import built_copy
 from arena.sdk.languages import LANGUAGES, Kit, kit_of
 from arena.store import artifacts, builds
 from arena.store.cache import ArtifactCache
@@ -45,10 +45,12 @@ def build_version(db: Database, data_dir: Path, version_id: int) -> Built | None
     sandbox can be made here: the platform's failure, the version stays pending."""
     with db.read() as session:
         version = session.get_one(BotVersion, version_id)
-        kind, target = version.kind, version.target
+        kind, target, noted = version.kind, version.target, version.language
     source = artifacts.digest_in(target)
     if kind is not BotKind.PATH or source is None:
         return None
+    if noted is not None:  # built already (its qualification is played again): as it was
+        return Built(True, "", noted)
     code = ArtifactCache(data_dir / "artifacts", db).code_for(target)
     kit = kit_of(code) if code.is_dir() else PYTHON
     if kit.build is None:
@@ -65,17 +67,18 @@ def build_version(db: Database, data_dir: Path, version_id: int) -> Built | None
 
 
 def _build(db: Database, kit: Kit, code: Path, source: str) -> tuple[str | None, str]:
+    """Build the upload ``code`` (digest ``source``) and keep its build: what it made, its log."""
     with tempfile.TemporaryDirectory(prefix="arena-build-") as folder:
-        work = Path(folder) / "bot"
-        shutil.copytree(code, work)
-        result = build(kit, work)
+        work, result = built_copy(code, Path(folder))
 
         def keep(session: Session) -> tuple[str | None, str]:
-            built = artifacts.store(session, work) if result.ok else None
-            digest = artifacts.digest_in(built) if built else None
-            kept = builds.record(
-                session, source, digest, kit.language.name, result.log, result.seconds
-            )
+            digest, log = None, result.log
+            if result.ok:
+                try:
+                    digest = artifacts.digest_in(artifacts.store(session, work))
+                except Invalid as error:  # the bot's own doing: a link, too many files
+                    log = f"{log}\nwhat the build left cannot be uploaded: {error}".strip()
+            kept = builds.record(session, source, digest, kit.language.name, log, result.seconds)
             return kept.built, kept.log
 
         return db.transaction(keep)

@@ -12,7 +12,6 @@ import contextlib
 import os
 import re
 import selectors
-import shutil
 import signal
 import subprocess
 import sys
@@ -129,16 +128,13 @@ class BotProcesses:
         return self.start(command_for(spec), spec.name)
 
     def _built(self, folder: Path) -> Path:
-        from arena.platform.sandbox.build import build  # what `arena play --help` needs not
+        from arena.platform.sandbox.build import built_copy  # `arena play --help` needs not
 
-        kit = kit_of(folder)
-        if kit.build is None:
+        if kit_of(folder).build is None:
             return folder
         if self._builds is None:
             self._builds = tempfile.TemporaryDirectory(prefix="arena-play-")
-        work = Path(self._builds.name) / folder.name
-        shutil.copytree(folder, work, ignore=shutil.ignore_patterns(".*"))
-        built = build(kit, work, contained=False)
+        work, built = built_copy(folder, Path(self._builds.name), contained=False)
         if not built.ok:
             raise BotDidNotStart(f"bot {folder.name} did not build:\n{built.log}")
         return work

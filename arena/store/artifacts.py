@@ -140,11 +140,12 @@ def unpack(data: bytes, folder: Path) -> Path:
             raise Invalid.of("archive.not_plain")
         _extract(tar, members, folder)
         names = [member.name for member in members if member.isfile()]
-    return folder / names[0] if _single_file(names) else folder
+    return folder / names[0] if single_file(names) else folder
 
 
-def _single_file(names: list[str]) -> bool:
-    """Whether an upload's files are one Python file uploaded alone (not a folder)."""
+def single_file(names: list[str]) -> bool:
+    """Whether an upload's files (their names in it) are one Python file uploaded alone,
+    not a bot's folder."""
     return len(names) == 1 and names[0].endswith(".py") and names[0] != "bot.py"
 
 
@@ -171,6 +172,7 @@ def _unzip(data: bytes, folder: Path) -> None:
         members = [m for m in archive.infolist() if not m.is_dir()]
         if len(members) > MAX_FILES or sum(m.file_size for m in members) > MAX_UNPACKED_BYTES:
             raise Invalid.of("archive.over_limits")
+        written = 0
         for member in members:
             name = PurePosixPath(member.filename)
             if name.is_absolute() or ".." in name.parts:
@@ -180,6 +182,9 @@ def _unzip(data: bytes, folder: Path) -> None:
             target = folder / name
             target.parent.mkdir(parents=True, exist_ok=True)
             with archive.open(member) as source, open(target, "wb") as out:
-                out.write(source.read(MAX_UNPACKED_BYTES + 1))
+                # the sizes a zip's headers give are its own word: count what comes out
+                written += out.write(source.read(MAX_UNPACKED_BYTES - written + 1))
+            if written > MAX_UNPACKED_BYTES:
+                raise Invalid.of("archive.over_limits")
             mode = (member.external_attr >> 16) & 0o111
             target.chmod(0o755 if mode else 0o644)

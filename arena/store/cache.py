@@ -87,6 +87,5 @@ def _intact(archive: Path, digest: str) -> bool:
 
 def _entry(unpacked: Path) -> Path:
     """A Python file uploaded alone, or the upload's folder."""
-    files = [p for p in unpacked.iterdir() if p.is_file()]
-    alone = len(files) == 1 and files[0].suffix == ".py" and files[0].name != "bot.py"
-    return files[0] if alone and not any(p.is_dir() for p in unpacked.iterdir()) else unpacked
+    names = [p.relative_to(unpacked).as_posix() for p in unpacked.rglob("*") if p.is_file()]
+    return unpacked / names[0] if artifacts.single_file(names) else unpacked

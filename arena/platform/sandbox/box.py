@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from arena.platform.children import alive
@@ -80,6 +81,18 @@ SEAT_PREFIX = "arena-seat-"
 
 def _folder_prefix() -> str:
     return f"{FOLDER_PREFIX}{os.getpid()}-"
+
+
+def new_folder(kind: str = "") -> Path:
+    """A new sandbox folder in memory, named after this process (a sweep removes it once
+    the process is dead); ``kind`` starts its name (``build-``)."""
+    return Path(tempfile.mkdtemp(prefix=_folder_prefix() + kind, dir=_scratch_root()))
+
+
+def joining(groups: Iterable[Path]) -> list[str]:
+    """The start of a command that puts its process in ``groups`` (their ``procs`` files)
+    before it runs the rest: no Python runs in the child."""
+    return ["sh", "-c", _JOIN_GROUPS, "sh", *map(str, groups), "--"]
 
 
 def sweep_folders() -> int:
@@ -157,7 +170,7 @@ class Sandbox:
     # -- starting ---------------------------------------------------------------------
 
     def _start(self) -> None:
-        self.home = Path(tempfile.mkdtemp(prefix=_folder_prefix(), dir=_scratch_root()))
+        self.home = new_folder()
         seat = Path(tempfile.mkdtemp(prefix=SEAT_PREFIX, dir=_scratch_root()))
         (self.home / "seat").symlink_to(seat)
         sockets = seat / "sock"
@@ -235,7 +248,7 @@ class Sandbox:
     def _command(self, sockets: Path, ready_fd: int, launch: bwrap.Launch | None) -> list[str]:
         limits = self.limits
         groups = self.cgroup.procs_files if self.cgroup is not None else []
-        join = ["sh", "-c", _JOIN_GROUPS, "sh", *map(str, groups), "--"]
+        join = joining(groups)
         rlimits = [
             "prlimit",
             f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 5}",

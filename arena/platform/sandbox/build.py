@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.platform.sandbox import bwrap
-from arena.platform.sandbox.box import FOLDER_PREFIX, scrub
+from arena.platform.sandbox.box import joining, new_folder, scrub
 from arena.platform.sandbox.cgroup import Cgroup
 from arena.platform.sandbox.errors import SandboxUnavailable
 from arena.platform.sandbox.uids import NoUidLeft, UidLease
 from arena.platform.settings import unsandboxed
-from arena.sdk.languages import MANIFEST, Kit
+from arena.sdk.languages import MANIFEST, Kit, kit_of
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,6 @@ _ENV = {
     "GOTOOLCHAIN": "local",
     "CARGO_NET_OFFLINE": "true",
 }
-_JOIN_GROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
 
 
 @dataclass(frozen=True)
@@ -90,6 +89,16 @@ def build(
     if ok:
         (folder / MANIFEST).write_text(kit.built().manifest(), encoding="utf-8")
     return Build(ok, log, time.monotonic() - began)
+
+
+def built_copy(
+    source: Path, into: Path, *, contained: bool = True, limits: BuildLimits = DEFAULT_LIMITS
+) -> tuple[Path, Build]:
+    """A copy of the bot's folder ``source`` in ``into`` (its hidden files left out),
+    built there (:func:`build`): the copy, and how its build went."""
+    work = into / source.name
+    shutil.copytree(source, work, ignore=shutil.ignore_patterns(".*"))
+    return work, build(kit_of(work), work, contained=contained, limits=limits)
 
 
 def _check_toolchain(kit: Kit) -> None:
@@ -127,7 +136,7 @@ def _run_plain(command: str, folder: Path, limits: BuildLimits) -> tuple[bool, s
 
 
 def _run_contained(command: str, folder: Path, limits: BuildLimits) -> tuple[bool, str]:
-    home = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-build-", dir="/dev/shm"))
+    home = new_folder("build-")
     try:
         lease = UidLease()
     except NoUidLeft as error:
@@ -143,22 +152,9 @@ def _run_contained(command: str, folder: Path, limits: BuildLimits) -> tuple[boo
         )
         launch = bwrap.launch(options, ["/bin/sh", "-c", command], lease.uid, build=True)
         groups = group.procs_files if group is not None else []
-        argv = bwrap.reaped(
-            [
-                "sh",
-                "-c",
-                _JOIN_GROUPS,
-                "sh",
-                *map(str, groups),
-                "--",
-                "prlimit",
-                f"--fsize={limits.file_bytes}",
-                "--core=0",
-                f"--cpu={int(limits.seconds * 2)}",
-                "--",
-                *launch.argv,
-            ]
-        )
+        rlimits = ["prlimit", f"--fsize={limits.file_bytes}", "--core=0"]
+        rlimits.append(f"--cpu={int(limits.seconds * 2)}")
+        argv = bwrap.reaped([*joining(groups), *rlimits, "--", *launch.argv])
         log = home / "build.log"
         with open(log, "wb") as out:
             try:
