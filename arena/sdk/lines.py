@@ -54,7 +54,6 @@ def decide_line(obs: Observation) -> str:
     """The line that asks the program for its action."""
     legal = obs.legal
     spec = legal.play if legal is not None else None
-    live = obs.live
     return _line(
         "decide",
         turn=obs.turn,
@@ -66,7 +65,7 @@ def decide_line(obs: Observation) -> str:
         pile=obs.pile_size,
         discard=obs.discard_size,
         round_rank=obs.round_rank,
-        live=(live.author, live.placed, live.rank, live.count, live.opening) if live else None,
+        live=obs.live,  # author, placed, rank, count, opening
         play=spec.ranks if spec is not None else None,
         max_cards=spec.max_cards if spec is not None else 0,
         honest=spec.honest if spec is not None else False,

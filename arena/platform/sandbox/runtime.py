@@ -138,7 +138,7 @@ def digest() -> str:
 
 
 def layer(name: str, copy: int = 0) -> Path:
-    """The runtime of a language whose programs need one (:data:`LAYERS`: node, a JVM),
+    """The runtime of a language whose programs need one (``node``, ``java``: a JVM),
     beside copy ``copy`` of the image: made on first use (a machine that plays no Java
     keeps no JVM), copied per copy as the image is, and swept with it. A sandbox shows
     its ``opt`` folder read only at ``/opt/<name>``."""
@@ -160,8 +160,12 @@ def _node() -> Path | None:
     return Path(found).resolve() if found else None
 
 
+def _jlink() -> str | None:
+    return shutil.which("jlink", path="/usr/bin:/bin")
+
+
 def _jdk() -> Path | None:
-    found = shutil.which("jlink", path="/usr/bin:/bin")
+    found = _jlink()
     return Path(found).resolve().parents[1] / "jmods/java.base.jmod" if found else None
 
 
@@ -177,7 +181,7 @@ def _fill_layer(name: str, opt: Path) -> None:
             raise OSError("this machine has no node (Debian's nodejs package)")
         _copy(node, opt / "bin/node")
     elif name == "java":
-        jlink = shutil.which("jlink", path="/usr/bin:/bin")
+        jlink = _jlink()
         if jlink is None:
             raise OSError("this machine has no JDK (Debian's default-jdk-headless package)")
         subprocess.run(
