@@ -836,3 +836,76 @@ def kits(
             f"  {language:<10} {f['listening_s']:.2f} s, first answer "
             f"{f['first_answer_ms']:.1f} ms, then {f['answer_ms']:.2f} ms"
         )
+
+
+@app.command()
+def season(
+    json_: options.JsonFlag = False,
+    bots: Annotated[int, typer.Option("--bots", min=8, help="Bots in the competition.")] = 1000,
+    matches: Annotated[
+        int, typer.Option("--matches", min=1000, help="Matches in the season.")
+    ] = 10_000_000,
+    database_url: Annotated[
+        str | None,
+        typer.Option(
+            "--database-url",
+            help="An empty database to fill (e.g. a PostgreSQL one made with createdb); "
+            "default: SQLite in a temporary folder.",
+        ),
+    ] = None,
+    days: Annotated[
+        float, typer.Option("--days", min=1, help="Days the season's matches span.")
+    ] = 100.0,
+) -> None:
+    """A season's database: every public page cold and warm, the recorder, a match's bytes."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from arena.bench import season as bench_season
+
+    with Progress(
+        TextColumn("writing the season"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]} matches/s"), console=console.stderr(), transient=True,
+    ) as bar:  # fmt: skip
+        task = bar.add_task("fill", total=matches, rate="-")
+
+        def filled(done: int, _: int) -> None:
+            elapsed = bar.tasks[task].elapsed or 0.0
+            bar.update(task, completed=done, rate=f"{done / elapsed:,.0f}" if elapsed else "-")
+
+        figures = bench_season.run(
+            bots, matches, database_url, days, progress=bar.console.print, filling=filled
+        )
+    if json_:
+        print(json.dumps(figures))
+        return
+    _print_season(figures)
+
+
+def _print_season(f: dict[str, Any]) -> None:
+    out.print(
+        f"{f['bots']:,} bots, {f['matches']:,} matches over {f['days']:g} days on "
+        f"{f['database']} (logs hot for {f['hot_days']:g} days); written in "
+        f"{f['fill_seconds']:,.0f} s ({f['fill_matches_per_s']:,}/s)"
+    )
+    out.print(
+        f"  {'page or read':34} {'cold p50':>9} {'cold p99':>9} {'warm p50':>9} {'warm p99':>9}"
+    )
+    for name, p in f["pages"].items():
+        out.print(
+            f"  {name:34}{p['cold_p50_ms']:10.1f}{p['cold_p99_ms']:10.1f}"
+            f"{p['warm_p50_ms']:10.1f}{p['warm_p99_ms']:10.1f}"
+        )
+    out.print("  targets (ms): warm p99 <= 50, cold p99 <= 250")
+    out.print(
+        f"  recorder: {f['recorder_empty_per_s']}/s on an empty database, "
+        f"{f['recorder_season_per_s']}/s beside the season ({f['recorder_drop_percent']}% "
+        "fewer; target <= 10%)"
+    )
+    out.print(
+        f"  a match: {f['bytes_a_match']:,} bytes in the database as filled, "
+        f"{f['bytes_a_match_tiered']:,} once its log is cold (target <= 1,024), "
+        f"{f['cold_bytes_a_match']:,} in the cold store"
+    )
+    out.print("  bytes a match, by table: " + ", ".join(
+        f"{name} {size / f['matches']:,.0f}" for name, size in f["table_bytes"].items()
+    ))  # fmt: skip

@@ -105,7 +105,7 @@ def fold(session: Session, tournament_id: int | None = None) -> int:
             zlib.decompress(row.data)
         )
     ]
-    _add(connection, added)
+    add(connection, added)
     connection.execute(_pending.delete().where(_pending.c.id.in_([row.id for row in found])))
     return len(found)
 
@@ -122,7 +122,7 @@ def _merged(added: list[Row]) -> dict[tuple[int, str, int, int, str], list[int]]
     return merged
 
 
-def _add(connection: Connection, added: list[Row]) -> None:
+def add(connection: Connection, added: list[Row]) -> None:
     """Add rows to the totals (one statement for all of them, a row per key: an upsert
     cannot touch the same row twice in one statement)."""
     mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
