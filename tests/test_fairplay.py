@@ -11,7 +11,8 @@ from collections.abc import Callable
 from contextlib import ExitStack
 
 import pytest
-from sqlalchemy import select
+from alembic import command
+from sqlalchemy import select, text
 
 from arena.base import aio
 from arena.base.errors import Invalid, NotFound
@@ -33,6 +34,7 @@ from arena.store import matches as match_store
 from arena.store.leases import SeatPlan
 from arena.store.models import MatchSeat, TournamentMatch
 from arena.store.owners import add_owner
+from arena.store.schema import alembic_config, upgrade
 from tests.support.cli import arena, environment, run_queued_jobs
 from tests.support.engine import random_game, served
 from tests.support.store import SAMPLES, add_samples, match_ids, play, play_counted
@@ -331,6 +333,7 @@ def test_a_team_served_as_endpoints_is_flagged_by_the_cli_the_api_and_the_page(
         assert fairplay_store.totals(s, tournaments.get(s, "cup").id)
 
 
+@pytest.mark.both_databases
 def test_recorded_batches_join_the_totals_once_when_folded(db) -> None:
     """The recorder keeps a batch's rows as one pending blob; a fold (the reconciler's,
     or a report's) adds them to the totals exactly once."""
@@ -363,3 +366,53 @@ def test_recorded_batches_join_the_totals_once_when_folded(db) -> None:
     assert found == dict(expected)
     with pytest.raises(NotFound):
         fairplay_service.report(db, "nope")
+
+
+@pytest.mark.both_databases
+def test_migration_0028_packs_the_totals_a_row_a_pair_and_back(db) -> None:
+    """The totals kept a row a situation (0027) become a row a pair (0028) and back, each
+    total the same; folds then add to the packed rows."""
+    add_samples(db)
+    rules = Ruleset.parse("classic")
+    db.transaction(lambda s: tournaments.create(s, "cup", rules, SAMPLES, 4, 4, seed="m"))
+    db.transaction(lambda s: tournaments.start(s, "cup"))
+    first, *rest = match_ids(db)
+    _record_counted(db, first)
+    db.transaction(lambda s: fairplay_store.fold(s))
+    with db.read() as s:
+        cup = tournaments.get(s, "cup").id
+        packed = _by_key(fairplay_store.totals(s, cup))
+    config = alembic_config()
+    with db.engine.connect() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0027")
+        connection.commit()
+        rows = connection.execute(
+            text(
+                "SELECT chance, actor_version_id, other_version_id, stratum, chances, taken "
+                "FROM fairplay_counts"
+            )
+        ).all()
+    assert {(c, a, o, s): (n, t) for c, a, o, s, n, t in rows} == packed
+    upgrade(db)
+    with db.read() as s:
+        assert _by_key(fairplay_store.totals(s, cup)) == packed
+    for match_id in rest:
+        _record_counted(db, match_id)
+    db.transaction(lambda s: fairplay_store.fold(s))
+    with db.read() as s:
+        grown = _by_key(fairplay_store.totals(s, cup))
+    assert all(grown[key][0] >= chances for key, (chances, _) in packed.items())
+    assert sum(n for n, _ in grown.values()) > sum(n for n, _ in packed.values())
+
+
+def _record_counted(db, match_id: int) -> None:
+    plan = match_store.claim(db, match_id, "test")
+    log, tallies = play_counted(plan)
+    assert match_store.record(db, plan, log, 1.0, fairplay=tallies)
+
+
+def _by_key(found: list[Tally]) -> dict[tuple[str, int, int, str], tuple[int, int]]:
+    by_key = {(t.chance, t.actor, t.other, t.stratum): (t.chances, t.taken) for t in found}
+    assert len(by_key) == len(found), "a total read twice"
+    return by_key

@@ -17,7 +17,7 @@ from arena.store import bots as bot_store
 from arena.store import competitions, fairplay, leases, results
 from arena.store.models import (
     Entry,
-    FairPlayCount,
+    FairPlayPair,
     MatchSeat,
     PairResult,
     RatingChange,
@@ -65,14 +65,14 @@ def test_a_match_written_in_bulk_is_the_match_the_recorder_wrote(
     )  # fmt: skip
     by_seat = [final[v] for v in versions]
     writer = season.BulkWriter(arena.db.engine)
-    writer.write(season.season_rows(match, by_seat, None))
+    season.write_chunk(arena.db, writer, bulk, [(match, by_seat, None)])
     totals = season.Totals()
     totals.add(match)
     season.write_totals(arena.db, writer, bulk, totals, final, 1)
 
     with arena.db.engine.connect() as connection:
         for model in (TournamentMatch, MatchSeat, RatingChange, StoredLog, Entry, PairResult,
-                      FairPlayCount):  # fmt: skip
+                      FairPlayPair):  # fmt: skip
             table = table_of(model)
             one, other = (_rows(connection, table, t) for t in (recorded, bulk))
             assert one and one == other, table.name

@@ -44,7 +44,7 @@ from arena.store.cold import ColdStore
 from arena.store.db import Database
 from arena.store.models import (
     Entry,
-    FairPlayCount,
+    FairPlayPending,
     MatchSeat,
     PairResult,
     RatingChange,
@@ -74,7 +74,7 @@ SEASON_TABLES = (
     "rating_history",
     "match_logs",
     "pair_results",
-    "fairplay_counts",
+    "fairplay_pairs",
 )
 _matches, _seats, _ratings, _logs = (
     table_of(TournamentMatch),
@@ -195,16 +195,14 @@ def season_rows(
 # ------------------------------------------------------------------ running totals
 @dataclass
 class Totals:
-    """What the season's matches add up to: entries, head-to-head and fair play."""
+    """What the season's matches add up to: entries and head-to-head (their fair play is
+    kept and folded as the recorder's: :func:`write_chunk`)."""
 
     entries: dict[int, dict[str, int]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(int))
     )
     pairs: dict[tuple[int, int, int], list[int]] = field(
         default_factory=lambda: defaultdict(lambda: [0, 0, 0])
-    )
-    fairplay: dict[tuple[int, str, int, int, str], list[int]] = field(
-        default_factory=lambda: defaultdict(lambda: [0, 0])
     )
 
     def add(self, match: SeasonMatch) -> None:
@@ -224,12 +222,6 @@ class Totals:
             counts[0] += row["low_ahead"]
             counts[1] += row["high_ahead"]
             counts[2] += row["level"]
-        for key, (chances, taken) in fairplay.rows(
-            match.tournament_id, match.versions, places, played.tallies
-        ):
-            kept = self.fairplay[key]
-            kept[0] += chances
-            kept[1] += taken
 
 
 class Walk:
@@ -279,8 +271,9 @@ class BulkWriter:
                     connection.execute(insert(_table(name)), rows)
 
     def add_up(self, name: str, rows: list[dict[str, Any]], counts: tuple[str, ...]) -> None:
-        """Add running totals to a table's (PostgreSQL): copied into a temporary table,
-        then one upsert adds each row's ``counts`` to the row it meets."""
+        """Add running totals to a table's (PostgreSQL): copied straight in while the
+        tournament has none there yet, else into a temporary table, then one upsert adds
+        each row's ``counts`` to the row it meets."""
         if not rows:
             return
         columns = list(rows[0])
@@ -289,6 +282,14 @@ class BulkWriter:
         raw = self.engine.raw_connection()
         try:
             with raw.driver_connection.cursor() as cursor:  # type: ignore[union-attr]
+                tournament = rows[0]["tournament_id"]
+                cursor.execute(
+                    f"SELECT 1 FROM {name} WHERE tournament_id = %s LIMIT 1", (tournament,)
+                )
+                if cursor.fetchone() is None and len({r["tournament_id"] for r in rows}) == 1:
+                    _copy(cursor, name, rows)
+                    raw.commit()
+                    return
                 cursor.execute(
                     f"CREATE TEMPORARY TABLE added (LIKE {name} INCLUDING DEFAULTS) ON COMMIT DROP"
                 )
@@ -319,7 +320,7 @@ def _table(name: str) -> Table:
         "rating_history": _ratings,
         "match_logs": _logs,
         "pair_results": table_of(PairResult),
-        "fairplay_counts": table_of(FairPlayCount),
+        "fairplay_pending": table_of(FairPlayPending),
     }[name]
 
 
@@ -363,7 +364,7 @@ def fill(
     cold_ids: list[int] = []
     hot_bytes = cold_bytes = 0
     for first in range(0, count, CHUNK):
-        rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        chunk: list[tuple[SeasonMatch, list[tuple[float, float]], str | None]] = []
         for n in range(first, min(count, first + CHUNK)):
             match = SeasonMatch(
                 match_id=season.next_id + n,
@@ -377,8 +378,7 @@ def fill(
             )
             is_cold = match.finished_at < hot_from
             key = logs.cold_key(match.match_id) if is_cold else None
-            for name, added in season_rows(match, walk.after(match.versions), key).items():
-                rows[name].extend(added)
+            chunk.append((match, walk.after(match.versions), key))
             totals.add(match)
             if is_cold:
                 cold_bytes += len(match.template.blob)
@@ -388,7 +388,7 @@ def fill(
                 (cold_ids if is_cold else hot).append(match.match_id)
                 if key is not None:
                     cold.put(key, match.template.blob)
-        writer.write(rows)
+        write_chunk(db, writer, tournament_id, chunk)
         progress(min(count, first + CHUNK))
     write_totals(db, writer, tournament_id, totals, walk.now, count)
     return Filled(time.perf_counter() - began, hot, cold_ids, hot_bytes, cold_bytes)
@@ -405,6 +405,29 @@ class SeasonStart:
     next_id: int
     next_index: int
     next_completion: int
+
+
+def write_chunk(
+    db: Database,
+    writer: BulkWriter,
+    tournament_id: int,
+    chunk: list[tuple[SeasonMatch, list[tuple[float, float]], str | None]],
+) -> None:
+    """Write matches (each with its seats' ratings after it and its log's cold key) as
+    the recorder leaves them, their fair play kept as one pending batch and folded into
+    the totals as the workers' reconciler folds it."""
+    rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    played: list[fairplay.Row] = []
+    for match, rated, cold_key in chunk:
+        for name, added in season_rows(match, rated, cold_key).items():
+            rows[name].extend(added)
+        places = match.template.places
+        played.extend(fairplay.rows(tournament_id, match.versions, places, match.template.tallies))
+    packed = fairplay.pack(played)
+    if packed is not None:
+        rows["fairplay_pending"].append({"tournament_id": tournament_id, "data": packed})
+    writer.write(rows)
+    db.transaction(lambda session: fairplay.fold(session, tournament_id))
 
 
 def _season_start(connection: Connection, tournament_id: int) -> SeasonStart:
@@ -457,18 +480,6 @@ def write_totals(
         }
         for (t, low, high), c in totals.pairs.items()
     ]
-    fairplay_rows = [
-        {
-            "tournament_id": t,
-            "chance": chance,
-            "actor_version_id": actor,
-            "other_version_id": other,
-            "stratum": stratum,
-            "chances": c[0],
-            "taken": c[1],
-        }
-        for (t, chance, actor, other, stratum), c in totals.fairplay.items()
-    ]
     with db.engine.begin() as connection:
         entries = table_of(Entry)
         for version, added in totals.entries.items():
@@ -490,14 +501,8 @@ def write_totals(
         )
         if not writer.postgres:
             pairs.add(connection, pair_rows)
-            rows: list[fairplay.Row] = [
-                (key, (chances, taken)) for key, (chances, taken) in totals.fairplay.items()
-            ]
-            for first in range(0, len(rows), CHUNK):
-                fairplay.add(connection, rows[first : first + CHUNK])
     if writer.postgres:
         writer.add_up("pair_results", pair_rows, ("low_ahead", "high_ahead", "level"))
-        writer.add_up("fairplay_counts", fairplay_rows, ("chances", "taken"))
         with db.engine.begin() as connection:
             for name in ("matches", "seats", "rating_history"):
                 connection.execute(

@@ -491,19 +491,19 @@ class PairResult(Base):
     level: Mapped[int] = mapped_column(Integer, default=0)
 
 
-class FairPlayCount(Base):
-    """What one bot version did about another in a tournament, in one situation: the
-    running totals of arena.fairplay.counting, kept as matches are recorded."""
+class FairPlayPair(Base):
+    """What two bot versions of a tournament did about each other (and, for a version
+    with itself, about its own places): the running totals of arena.fairplay.counting
+    for the pair, packed in one row (arena.store.fairplay). A row a pair, not a row a
+    situation: a season of a thousand bots has half a million pairs, each seen in dozens
+    of situations and beside hundreds of third bots."""
 
-    __tablename__ = "fairplay_counts"
+    __tablename__ = "fairplay_pairs"
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
-    #: a Chance value: calls, plays or places
-    chance: Mapped[str] = mapped_column(String(16), primary_key=True)
-    actor_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), primary_key=True)
-    other_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), primary_key=True)
-    stratum: Mapped[str] = mapped_column(String(32), primary_key=True)
-    chances: Mapped[int] = mapped_column(Integer, default=0)
-    taken: Mapped[int] = mapped_column(Integer, default=0)
+    low_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), primary_key=True)
+    high_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), primary_key=True)
+    #: the pair's totals, JSON, zlib-compressed: [chance, side, stratum, chances, taken]
+    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class FairPlayPending(Base):
