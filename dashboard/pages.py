@@ -299,17 +299,23 @@ def matches_page(
     bot: str | None = None,
     status_: Annotated[str | None, Query(alias="status")] = None,
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
+    before: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
 ) -> HTMLResponse:
     try:
         found = match_queries.matches(
-            session, tournament or None, bot or None, status_ or None, page
+            session, tournament or None, bot or None, status_ or None, page, before=before
         )
     except Refused as error:
         raise HTTPException(status.HTTP_400_BAD_REQUEST, str(error)) from None
     return render(
         "matches.html",
         page=found,
-        filters={"tournament": tournament or "", "bot": bot or "", "status": status_ or ""},
+        filters={
+            "tournament": tournament or "",
+            "bot": bot or "",
+            "status": status_ or "",
+            "before": before,
+        },  # fmt: skip
         statuses=[s.value for s in MatchStatus],
     )
 

@@ -46,6 +46,38 @@ def test_a_failed_match_ends_but_is_not_counted_as_played(app_and_token) -> None
     assert "2 / 3 (1 failed)" in client.get("/").text
 
 
+def test_the_match_list_pages_on_from_the_last_match_it_showed(app_and_token) -> None:
+    """Keyset paging: each page's ``next_before`` leads to the matches older than its
+    last, the pages together the list's matches once each, newest first (as the page
+    numbers give them), and the HTML page's "older" link follows the same key."""
+    client, _, arena = app_and_token
+    add_samples(arena.db)
+    arena.db.transaction(lambda s: tournaments.create(s, "cup", RULES, SAMPLES, 4, 7))
+    arena.start_tournament("cup")
+    walked, before = [], None
+    while True:
+        params = {"tournament": "cup", "per_page": 3, **({"before": before} if before else {})}
+        page = client.get("/api/v1/matches", params=params).json()
+        walked.append([m["id"] for m in page["items"]])
+        before = page["next_before"]
+        assert page["has_next"] is (before is not None)
+        if before is None:
+            break
+    numbered = [
+        [m["id"] for m in client.get("/api/v1/matches", params={
+            "tournament": "cup", "per_page": 3, "page": n}).json()["items"]]
+        for n in (1, 2, 3)
+    ]  # fmt: skip
+    assert walked == numbered and [len(ids) for ids in walked] == [3, 3, 1]
+    flat = [m for ids in walked for m in ids]
+    assert flat == sorted(flat, reverse=True) and len(set(flat)) == 7
+    first = client.get("/matches", params={"tournament": "cup"}).text
+    assert "older" not in first  # 7 matches: one page of 50
+    html = client.get("/matches", params={"tournament": "cup", "before": walked[0][-1]}).text
+    assert all(f'href="/matches/{m}"' in html for m in flat[3:])
+    assert f'href="/matches/{flat[0]}"' not in html and "newest" in html
+
+
 def test_reads_after_a_played_tournament(app_and_token) -> None:
     client, token, arena = app_and_token
     played_tournament(client, token, arena, private=True)

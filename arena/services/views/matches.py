@@ -35,10 +35,13 @@ def matches(
     page: int = 1,
     per_page: int = PER_PAGE,
     reader: int | None = None,
+    before: int | None = None,
 ) -> MatchPage:
     """A page of matches, newest first, filtered by tournament, bot and status; each
     forfeit's words only for ``reader``'s own seats (an owner's id); another owner's
-    private runs (scrimmages) left out."""
+    private runs (scrimmages) left out. ``before``: the page of the matches older than
+    that match (the page's ``next_before`` leads on; an index walk, however deep, where
+    ``page`` counts past the earlier ones)."""
     query = (
         select(TournamentMatch.id)
         .where(TournamentMatch.tournament_id.not_in(hidden_from(reader)))
@@ -62,7 +65,10 @@ def matches(
                 select(MatchSeat.match_id).where(MatchSeat.bot_version_id.in_(versions))
             )
         )
-    ids = list(session.scalars(query.limit(per_page + 1).offset((page - 1) * per_page)))
+    if before is not None:
+        query = query.where(TournamentMatch.id < before)
+    offset = 0 if before is not None else (page - 1) * per_page
+    ids = list(session.scalars(query.limit(per_page + 1).offset(offset)))
     has_next = len(ids) > per_page
     ids = ids[:per_page]
     found = {
@@ -90,6 +96,7 @@ def matches(
         page=page,
         per_page=per_page,
         has_next=has_next,
+        next_before=ids[-1] if has_next else None,
     )
 
 

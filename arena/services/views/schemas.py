@@ -315,6 +315,8 @@ class MatchPage(BaseModel):
     page: int
     per_page: int
     has_next: bool
+    #: the next page's ``before`` (its matches are older than this one's last); None: none
+    next_before: int | None = None
 
 
 class AbTestCreate(

@@ -29,12 +29,17 @@ def list_matches(
     ] = None,
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
     per_page: Annotated[int, Query(ge=1, le=200)] = match_queries.PER_PAGE,
+    before: Annotated[
+        int | None,
+        Query(ge=1, le=2**31 - 1, description="Only matches older than this one (next_before)"),
+    ] = None,
 ) -> MatchPage:
     """Matches, newest first; a forfeit's words (``reason``) only on the seats of the
-    reader's own bots (with an owner's token)."""
+    reader's own bots (with an owner's token). Page on with ``before`` (each page's
+    ``next_before``): as fast on the thousandth page as on the first."""
     status = status_.value if status_ else None
     mine = reader.id if reader else None
-    return match_queries.matches(session, tournament, bot, status, page, per_page, mine)
+    return match_queries.matches(session, tournament, bot, status, page, per_page, mine, before)
 
 
 @router.get("/matches/{match_id}", response_model=MatchPublic, responses=NOT_FOUND)
