@@ -17,6 +17,7 @@ from arena.engine import Ruleset
 from arena.referee import LocalSeat, Referee
 from arena.referee.log import FailureRecord, ForfeitRecord, MatchLog
 from arena.referee.views import owners_text_only, seat_view
+from arena.services.views import owners as owner_queries
 from arena.store import bots, logs, tournaments
 from arena.store import matches as match_store
 from arena.store.models import Owner, StoredLog
@@ -107,7 +108,7 @@ def test_once_the_log_is_public_everyone_sees_every_card(played, app_and_token) 
 
 
 def test_the_owner_pages_and_filters_their_matches_by_version_result_and_forfeit(
-    app_and_token,
+    app_and_token, monkeypatch
 ) -> None:
     client, alice, arena = app_and_token
     add_samples(arena.db)
@@ -143,6 +144,15 @@ def test_the_owner_pages_and_filters_their_matches_by_version_result_and_forfeit
     assert all(i["place"] == 1 for i in won["items"]) and all(i["place"] > 1 for i in lost["items"])
     assert page(forfeit=True)["total"] == 0 and page(forfeit=False)["total"] == 6
     assert page(tournament="second")["total"] == 3
+    assert everything["total_exact"] and page(tournament="second")["total_exact"]
+    monkeypatch.setattr(owner_queries, "COUNTED", 4)  # a long history: counted to 4
+    capped = page(per_page=4)
+    assert (capped["total"], capped["total_exact"], capped["has_next"]) == (4, False, True)
+    assert (page(tournament="second")["total"], page(tournament="second")["total_exact"]) == (
+        3,
+        True,
+    )
+    monkeypatch.undo()
     first, last = page(per_page=4), page(per_page=4, page=2)
     assert first["has_next"] and not last["has_next"] and len(last["items"]) == 2
     assert {i["match"] for i in first["items"]}.isdisjoint(i["match"] for i in last["items"])

@@ -287,8 +287,11 @@
     return api("GET", "/owners/me/matches?" + query()).then(function (found) {
       answered();
       if (asked !== matchRequest) { return; }
-      $("matches-count").textContent = found.total + (found.total === 1 ? " seat" : " seats") +
-        (found.total ? " · page " + found.page + " of " + Math.max(1, Math.ceil(found.total / found.per_page)) : "");
+      const pages = Math.max(1, Math.ceil(found.total / found.per_page));
+      $("matches-count").textContent = found.total_exact
+        ? found.total + (found.total === 1 ? " seat" : " seats") +
+          (found.total ? " · page " + found.page + " of " + pages : "")
+        : "more than " + found.total.toLocaleString("en") + " seats · page " + found.page;
       $("previous-page").disabled = found.page <= 1;
       $("next-page").disabled = !found.has_next;
       if (!found.items.length) { body.replaceChildren(row("td", ["No recorded matches here.", "", "", "", "", "", "", "", ""])); return; }

@@ -37,6 +37,10 @@ def owner_seats(
     return seat_page(session, owner_id, SeatFilter(bot=bot), 1, limit).items
 
 
+#: seats counted at most for a page's total (an owner's history grows with the season)
+COUNTED = 10_000
+
+
 def seat_page(
     session: Session, owner_id: int, only: SeatFilter, page: int = 1, per_page: int = PER_PAGE
 ) -> OwnSeatPage:
@@ -70,7 +74,8 @@ def seat_page(
             *_conditions(session, only),
         )
     )
-    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    counted = query.limit(COUNTED + 1).subquery()  # a long history is not counted out
+    total = session.scalar(select(func.count()).select_from(counted)) or 0
     rows = session.execute(
         query.order_by(MatchSeat.match_id.desc(), MatchSeat.seat)
         .limit(per_page + 1)
@@ -81,7 +86,8 @@ def seat_page(
         page=page,
         per_page=per_page,
         has_next=len(rows) > per_page,
-        total=total,
+        total=min(total, COUNTED),
+        total_exact=total <= COUNTED,
     )
 
 

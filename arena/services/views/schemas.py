@@ -373,8 +373,10 @@ class OwnSeatPage(BaseModel):
     page: int
     per_page: int
     has_next: bool
-    #: seats that pass the filters, over every page
+    #: seats that pass the filters, over every page (counted up to 10,000)
     total: int
+    #: False: there are more than ``total`` (the count stopped there)
+    total_exact: bool = True
 
 
 # ------------------------------------------------------------------ pages
