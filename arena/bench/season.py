@@ -23,7 +23,6 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Table, func, insert, select, text, update
@@ -65,6 +64,8 @@ with warnings.catch_warnings():  # starlette's notice about httpx; the client wo
 POOL = 200
 #: bots an owner holds (the owners' pages)
 BOTS_AN_OWNER = 10
+#: new apps each page is read cold in (a restart each)
+COLD_APPS = 3
 #: matches written a transaction (and a progress step)
 CHUNK = 20_000
 #: the tables whose rows grow with the matches (a match's bytes)
@@ -605,7 +606,7 @@ def pages(
     it has that many (bots, matches, deep list pages)."""
     rng = random.Random(2)
     some_bots = [f"bot-{rng.randrange(bots):04d}" for _ in range(count)]
-    deep = [rng.randrange(2, 10_000) for _ in range(count)]
+    deep = [rng.choice(hot + cold) for _ in range(count)]
     owned = {"Authorization": f"Bearer {token}"}
     return [
         Page("home", ["/"]),
@@ -618,7 +619,11 @@ def pages(
         Page("a bot's rating chart", [f"/bots/{b}/chart?tournament={ladder}" for b in some_bots]),
         Page("match list", ["/matches"]),
         Page("match list, one bot", [f"/matches?bot={b}" for b in some_bots]),
-        Page("match list, deep page", [f"/matches?tournament={ladder}&page={p}" for p in deep]),
+        Page("match list, page 100", [f"/matches?tournament={ladder}&page=100"]),
+        Page(
+            "match list, older than (keyset)",
+            [f"/matches?tournament={ladder}&before={m}" for m in deep],
+        ),
         Page("match page, young log", [f"/matches/{m}" for m in hot[:count]]),
         Page("match page, cold log", [f"/matches/{m}" for m in cold[:count]]),
         Page("API: the competition", ["/api/v1/competitions/main"]),
@@ -635,19 +640,27 @@ def pages(
     ]
 
 
-def read_pages(client: TestClient, found: list[Page], repeats: int) -> dict[str, dict[str, Any]]:
-    """Each page's times (ms): cold (each address's first read in a new app), then warm
-    (``repeats`` reads after)."""
+def read_pages(
+    clients: Sequence[TestClient], found: list[Page], repeats: int
+) -> dict[str, dict[str, Any]]:
+    """Each page's times (ms): cold (each address's first read in each of ``clients``,
+    each a new app), then warm (``repeats`` reads after, in the last)."""
+    cold: dict[str, list[float]] = defaultdict(list)
+    for client in clients:
+        for page in found:
+            cold[page.name] += [_timed(client, url, page.headers) for url in page.urls]
     figures = {}
     for page in found:
-        cold = [_timed(client, url, page.headers) for url in page.urls]
-        warm = [_timed(client, page.urls[n % len(page.urls)], page.headers) for n in range(repeats)]
+        warm = [
+            _timed(clients[-1], page.urls[n % len(page.urls)], page.headers) for n in range(repeats)
+        ]
         figures[page.name] = {
-            "cold_p50_ms": _quantile(cold, 0.5),
-            "cold_p99_ms": _quantile(cold, 0.99),
+            "cold_p50_ms": _quantile(cold[page.name], 0.5),
+            "cold_p99_ms": _quantile(cold[page.name], 0.99),
             "warm_p50_ms": _quantile(warm, 0.5),
             "warm_p99_ms": _quantile(warm, 0.99),
             "addresses": len(page.urls),
+            "cold_reads": len(cold[page.name]),
         }
     return figures
 
@@ -728,7 +741,7 @@ def run(
         )  # fmt: skip
         sizes = table_bytes(arena.db)
         say("reading every page, cold then warm")
-        read = _read(arena, tmp, ladder, bots, filled, token, addresses, repeats)
+        read = _read(arena, ladder, bots, filled, token, addresses, repeats)
         say(f"the recorder beside the season: {recorded} matches")
         season_rate = recorder_rate(arena.db, ladder_id, pool, recorded)
     season_bytes = sum(sizes.values()) - before
@@ -754,7 +767,6 @@ def run(
 
 def _read(
     arena: Platform,
-    tmp: Path,
     ladder: str,
     bots: int,
     filled: Filled,
@@ -762,13 +774,16 @@ def _read(
     addresses: int,
     repeats: int,
 ) -> dict[str, dict[str, Any]]:
+    """Every page through the app, cold in ``COLD_APPS`` new apps (a restart each: no
+    page kept, no template compiled), then warm."""
     from dashboard.app import create_app
 
-    app = create_app(arena.settings)
-    with _client(app) as client:
-        return read_pages(
-            client, pages(ladder, bots, filled.hot, filled.cold, token, addresses), repeats
-        )
+    found = pages(ladder, bots, filled.hot, filled.cold, token, addresses)
+    with contextlib.ExitStack() as stack:
+        clients = [
+            stack.enter_context(_client(create_app(arena.settings))) for _ in range(COLD_APPS)
+        ]
+        return read_pages(clients, found, repeats)
 
 
 @contextlib.contextmanager
