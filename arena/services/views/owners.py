@@ -38,7 +38,7 @@ def owner_seats(
 
 
 #: seats counted at most for a page's total (an owner's history grows with the season)
-COUNTED = 10_000
+COUNTED = 1_000
 
 
 def seat_page(

@@ -373,7 +373,7 @@ class OwnSeatPage(BaseModel):
     page: int
     per_page: int
     has_next: bool
-    #: seats that pass the filters, over every page (counted up to 10,000)
+    #: seats that pass the filters, over every page (counted up to 1,000)
     total: int
     #: False: there are more than ``total`` (the count stopped there)
     total_exact: bool = True
