@@ -116,3 +116,18 @@ def _rows(connection: Connection, table: Table, tournament_id: int) -> list[dict
         for row in connection.execute(query)
     ]
     return sorted(rows, key=repr)
+
+
+@pytest.mark.slow
+def test_the_season_bench_reads_every_page_of_a_small_season() -> None:
+    """The bench end to end at a small size: every page answers (a page that failed
+    would stop it), cold and warm figures for each, the matches written and their bytes."""
+    figures = season.run(bots=8, matches=1_000, recorded=20, addresses=2, repeats=2)
+    assert figures["matches"] == 1_000 and figures["fill_seconds"] > 0
+    pages = figures["pages"]
+    assert len(pages) == len(season.pages("t", 8, [1], [2], "token", 2))
+    for page in pages.values():
+        assert 0 < page["cold_p50_ms"] <= page["cold_p99_ms"]
+        assert page["cold_reads"] == page["addresses"] * season.COLD_APPS
+    assert figures["bytes_a_match"] >= figures["bytes_a_match_tiered"] > 0
+    assert figures["recorder_empty_per_s"] > 0 and figures["recorder_season_per_s"] > 0
