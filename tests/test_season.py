@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import Connection, Table, select
 
 from arena.bench import season
+from arena.bench.season import bulk, played, reading
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.settings import Settings
@@ -42,14 +43,16 @@ def test_a_match_written_in_bulk_is_the_match_the_recorder_wrote(
     tmp_path: Path, database_url: str
 ) -> None:
     arena = Platform(Settings(tmp_path, database_url, None))
-    recorded, bulk, versions = _two_competitions(arena)
-    played = season.played_pool(Ruleset.parse("classic"), 1, 4)[0]
+    recorded, written, versions = _two_competitions(arena)
+    template = played.played_pool(Ruleset.parse("classic"), 1, 4)[0]
 
     (match_id,) = arena.db.transaction(
         lambda s: _queued(s, recorded, versions)
     )  # the recorder's way: scheduled, claimed, played, recorded, folded
     (plan,) = leases.claim_all(arena.db, [match_id], "worker")
-    played_match = results.PlayedMatch(plan, played.log, played.referee_ms, fairplay=played.tallies)
+    played_match = results.PlayedMatch(
+        plan, template.log, template.referee_ms, fairplay=template.tallies
+    )
     assert results.record_all(arena.db, [played_match]) == [True]
     arena.db.transaction(lambda s: fairplay.fold(s, recorded))
     with arena.db.engine.connect() as connection:
@@ -57,27 +60,27 @@ def test_a_match_written_in_bulk_is_the_match_the_recorder_wrote(
         final = {r["bot_version_id"]: (r["mu"], r["sigma"]) for r in ratings}
 
     with arena.db.engine.connect() as connection:  # the bench's way, beside it
-        start = season._season_start(connection, bulk)
-    match = season.SeasonMatch(
-        match_id=start.next_id, tournament_id=bulk, index=start.next_index,
-        completion=start.next_completion, versions=versions, template=played,
+        start = bulk.season_start(connection, written)
+    match = played.SeasonMatch(
+        match_id=start.next_id, tournament_id=written, index=start.next_index,
+        completion=start.next_completion, versions=versions, template=template,
         finished_at=now(), seed="bulk",
     )  # fmt: skip
     by_seat = [final[v] for v in versions]
-    writer = season.BulkWriter(arena.db.engine)
-    season.write_chunk(arena.db, writer, bulk, [(match, by_seat, None)])
-    totals = season.Totals()
+    writer = bulk.BulkWriter(arena.db.engine)
+    bulk.write_chunk(arena.db, writer, written, [(match, by_seat, None)])
+    totals = played.Totals()
     totals.add(match)
-    season.write_totals(arena.db, writer, bulk, totals, final, 1)
+    bulk.write_totals(arena.db, writer, written, totals, final, 1)
 
     with arena.db.engine.connect() as connection:
         for model in (TournamentMatch, MatchSeat, RatingChange, StoredLog, Entry, PairResult,
                       FairPlayPair):  # fmt: skip
             table = table_of(model)
-            one, other = (_rows(connection, table, t) for t in (recorded, bulk))
+            one, other = (_rows(connection, table, t) for t in (recorded, written))
             assert one and one == other, table.name
         completed = connection.execute(select(Tournament.id, Tournament.completed)).all()
-        assert dict(completed)[recorded] == dict(completed)[bulk] == 1
+        assert dict(completed)[recorded] == dict(completed)[written] == 1
 
 
 def _two_competitions(arena: Platform) -> tuple[int, int, list[int]]:
@@ -125,9 +128,9 @@ def test_the_season_bench_reads_every_page_of_a_small_season() -> None:
     figures = season.run(bots=8, matches=1_000, recorded=20, addresses=2, repeats=2)
     assert figures["matches"] == 1_000 and figures["fill_seconds"] > 0
     pages = figures["pages"]
-    assert len(pages) == len(season.pages("t", 8, [1], [2], "token", 2))
+    assert len(pages) == len(reading.pages("t", 8, [1], [2], "token", 2))
     for page in pages.values():
         assert 0 < page["cold_p50_ms"] <= page["cold_p99_ms"]
-        assert page["cold_reads"] == page["addresses"] * season.COLD_APPS
+        assert page["cold_reads"] == page["addresses"] * reading.COLD_APPS
     assert figures["bytes_a_match"] >= figures["bytes_a_match_tiered"] > 0
     assert figures["recorder_empty_per_s"] > 0 and figures["recorder_season_per_s"] > 0

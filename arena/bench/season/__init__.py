@@ -1,0 +1,113 @@
+"""A season at full size: ``bots`` bots and ``matches`` matches in one competition,
+written in bulk as the recorder leaves them, then every public page and read timed cold
+and warm, the recorder's rate beside the season, and what a match costs hot and cold.
+
+The season's matches are drawn from a pool of really played matches (their logs, seat
+results and fair-play tallies), re-seated at random tables of the competition's bots;
+each is written as :mod:`arena.store.results` records one (``season_rows`` builds the
+same rows: a test holds one written both ways equal). Ratings follow each bot's own
+walk towards a skill of its own instead of TrueSkill (a millisecond a match is hours
+at this size); everything else is the recorder's arithmetic. Matches finish evenly
+over ``days``; logs older than the platform's hot days are in the cold store, as the
+tiering leaves them (their objects are written for the matches whose pages are read).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from arena.bench.local import local_platform
+from arena.bench.season.bulk import Filled, fill
+from arena.bench.season.field import competition, recorder_rate
+from arena.bench.season.played import POOL, played_pool
+from arena.bench.season.reading import COLD_APPS, pages, read_pages, table_bytes
+from arena.engine import Ruleset
+from arena.platform import Platform
+from arena.store.cold import ColdStore
+
+with warnings.catch_warnings():  # starlette's notice about httpx; the client works as is
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from fastapi.testclient import TestClient
+
+
+def run(
+    bots: int = 1000,
+    matches: int = 10_000_000,
+    database_url: str | None = None,
+    days: float = 100.0,
+    recorded: int = 2000,
+    addresses: int = 30,
+    repeats: int = 50,
+    progress: Callable[[str], None] | None = None,
+    filling: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Fill a season, then measure it (see the module's docstring); ``filling(done,
+    count)`` is told each chunk written."""
+    say = progress or (lambda _: None)
+    with local_platform("arena-bench-season-", database_url) as (arena, tmp):
+        ladder_id, ladder, token = competition(arena, bots, 4)
+        say(f"playing {POOL} matches to draw the season from")
+        pool = played_pool(Ruleset.parse("classic"), POOL, 4)
+        say(f"the recorder on an empty database: {recorded} matches")
+        empty_rate = recorder_rate(arena.db, ladder_id, pool, recorded)
+        before = sum(table_bytes(arena.db).values())
+        say(f"writing {matches:,} matches")
+        cold = ColdStore(arena.settings.cold_store_url())
+        filled = fill(
+            arena.db, cold, ladder_id, pool, matches, days, arena.settings.logs_hot_days,
+            addresses, lambda done: (filling or (lambda d, c: None))(done, matches),
+        )  # fmt: skip
+        sizes = table_bytes(arena.db)
+        say("reading every page, cold then warm")
+        read = _read(arena, ladder, bots, filled, token, addresses, repeats)
+        say(f"the recorder beside the season: {recorded} matches")
+        season_rate = recorder_rate(arena.db, ladder_id, pool, recorded)
+    season_bytes = sum(sizes.values()) - before
+    hot_logs = filled.hot_log_bytes
+    return {
+        "database": arena.db.engine.dialect.name,
+        "bots": bots,
+        "matches": matches,
+        "days": days,
+        "hot_days": arena.settings.logs_hot_days,
+        "fill_seconds": round(filled.seconds, 1),
+        "fill_matches_per_s": round(matches / filled.seconds),
+        "pages": read,
+        "recorder_empty_per_s": round(empty_rate, 1),
+        "recorder_season_per_s": round(season_rate, 1),
+        "recorder_drop_percent": round(100 * (empty_rate - season_rate) / empty_rate, 1),
+        "table_bytes": sizes,
+        "bytes_a_match": round(season_bytes / matches),
+        "bytes_a_match_tiered": round((season_bytes - hot_logs) / matches),
+        "cold_bytes_a_match": round((filled.cold_log_bytes + hot_logs) / matches),
+    }
+
+
+def _read(
+    arena: Platform,
+    ladder: str,
+    bots: int,
+    filled: Filled,
+    token: str,
+    addresses: int,
+    repeats: int,
+) -> dict[str, dict[str, Any]]:
+    """Every page through the app, cold in ``COLD_APPS`` new apps (a restart each: no
+    page kept, no template compiled), then warm."""
+    from dashboard.app import create_app
+
+    found = pages(ladder, bots, filled.hot, filled.cold, token, addresses)
+    with contextlib.ExitStack() as stack:
+        clients = [
+            stack.enter_context(_client(create_app(arena.settings))) for _ in range(COLD_APPS)
+        ]
+        return read_pages(clients, found, repeats)
+
+
+@contextlib.contextmanager
+def _client(app: Any) -> Iterator[TestClient]:
+    with TestClient(app) as client:
+        yield client

@@ -1,0 +1,320 @@
+"""A season written in bulk as the recorder leaves it: ``COPY`` on PostgreSQL, many-row
+inserts on SQLite; fair play kept and folded as the recorder and the reconciler do."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Table, func, insert, select, text, update
+
+from arena.bench.season.played import SeasonMatch, Template, Totals, Walk, season_rows
+from arena.store import fairplay, logs, pairs
+from arena.store.cold import ColdStore
+from arena.store.db import Database
+from arena.store.models import (
+    Entry,
+    FairPlayPending,
+    MatchSeat,
+    PairResult,
+    RatingChange,
+    StoredLog,
+    Tournament,
+    TournamentMatch,
+    now,
+    table_of,
+)
+from arena.tournament import seeds
+
+#: matches written a transaction (and a progress step)
+CHUNK = 20_000
+_matches, _seats, _ratings, _logs = (
+    table_of(TournamentMatch),
+    table_of(MatchSeat),
+    table_of(RatingChange),
+    table_of(StoredLog),
+)
+
+
+class BulkWriter:
+    """Rows into tables, in bulk: ``COPY`` on PostgreSQL, many-row inserts on SQLite."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.postgres = engine.dialect.name == "postgresql"
+
+    def write(self, rows_by_table: dict[str, list[dict[str, Any]]]) -> None:
+        """Everything in one transaction."""
+        if self.postgres:
+            raw = self.engine.raw_connection()
+            try:
+                with raw.driver_connection.cursor() as cursor:  # type: ignore[union-attr]
+                    for name, rows in rows_by_table.items():
+                        _copy(cursor, name, rows)
+                raw.commit()
+            finally:
+                raw.close()
+            return
+        with self.engine.begin() as connection:
+            for name, rows in rows_by_table.items():
+                if rows:
+                    connection.execute(insert(_table(name)), rows)
+
+    def add_up(self, name: str, rows: list[dict[str, Any]], counts: tuple[str, ...]) -> None:
+        """Add running totals to a table's (PostgreSQL): copied straight in while the
+        tournament has none there yet, else into a temporary table, then one upsert adds
+        each row's ``counts`` to the row it meets."""
+        if not rows:
+            return
+        columns = list(rows[0])
+        keys = [column for column in columns if column not in counts]
+        added = ", ".join(f"{c} = {name}.{c} + excluded.{c}" for c in counts)
+        raw = self.engine.raw_connection()
+        try:
+            with raw.driver_connection.cursor() as cursor:  # type: ignore[union-attr]
+                tournament = rows[0]["tournament_id"]
+                cursor.execute(
+                    f"SELECT 1 FROM {name} WHERE tournament_id = %s LIMIT 1", (tournament,)
+                )
+                if cursor.fetchone() is None and len({r["tournament_id"] for r in rows}) == 1:
+                    _copy(cursor, name, rows)
+                    raw.commit()
+                    return
+                cursor.execute(
+                    f"CREATE TEMPORARY TABLE added (LIKE {name} INCLUDING DEFAULTS) ON COMMIT DROP"
+                )
+                _copy(cursor, "added", rows)
+                cursor.execute(
+                    f"INSERT INTO {name} ({', '.join(columns)}) SELECT {', '.join(columns)} "
+                    f"FROM added ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {added}"
+                )
+            raw.commit()
+        finally:
+            raw.close()
+
+
+def _copy(cursor: Any, name: str, rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        return
+    columns = list(rows[0])
+    quoted = ", ".join(f'"{column}"' for column in columns)
+    with cursor.copy(f"COPY {name} ({quoted}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row([row[column] for column in columns])
+
+
+def _table(name: str) -> Table:
+    return {
+        "matches": _matches,
+        "seats": _seats,
+        "rating_history": _ratings,
+        "match_logs": _logs,
+        "pair_results": table_of(PairResult),
+        "fairplay_pending": table_of(FairPlayPending),
+    }[name]
+
+
+@dataclass
+class Filled:
+    """What the fill wrote: how long it took and which matches' pages to read."""
+
+    seconds: float
+    hot: list[int]
+    cold: list[int]
+    hot_log_bytes: int
+    cold_log_bytes: int
+
+
+def fill(
+    db: Database,
+    cold: ColdStore,
+    tournament_id: int,
+    pool: list[Template],
+    count: int,
+    days: float,
+    hot_days: float,
+    sampled: int,
+    progress: Callable[[int], None],
+    seed: int = 0,
+) -> Filled:
+    """Write ``count`` matches of the competition, finishing evenly over ``days`` up to
+    now, and the totals they add up to (its entries, head-to-head, fair play)."""
+    began = time.perf_counter()
+    rng = random.Random(seed)
+    with db.engine.connect() as connection:
+        season = season_start(connection, tournament_id)
+    versions = season.versions
+    walk, totals = Walk(versions, season.start, seed), Totals()
+    writer = BulkWriter(db.engine)
+    table_size = len(pool[0].seats)
+    moment, span = now(), timedelta(days=days)
+    hot_from = moment - timedelta(days=hot_days)
+    chosen = set(rng.sample(range(count), min(count, 2 * sampled)))
+    hot: list[int] = []
+    cold_ids: list[int] = []
+    hot_bytes = cold_bytes = 0
+    for first in range(0, count, CHUNK):
+        chunk: list[tuple[SeasonMatch, list[tuple[float, float]], str | None]] = []
+        for n in range(first, min(count, first + CHUNK)):
+            match = SeasonMatch(
+                match_id=season.next_id + n,
+                tournament_id=tournament_id,
+                index=season.next_index + n,
+                completion=season.next_completion + n,
+                versions=rng.sample(versions, table_size),
+                template=pool[rng.randrange(len(pool))],
+                finished_at=moment - span + span * ((n + 1) / count),
+                seed=seeds.match_seed(season.key, str(season.next_index + n)),
+            )
+            is_cold = match.finished_at < hot_from
+            key = logs.cold_key(match.match_id) if is_cold else None
+            chunk.append((match, walk.after(match.versions), key))
+            totals.add(match)
+            if is_cold:
+                cold_bytes += len(match.template.blob)
+            else:
+                hot_bytes += len(match.template.blob)
+            if n in chosen:
+                (cold_ids if is_cold else hot).append(match.match_id)
+                if key is not None:
+                    cold.put(key, match.template.blob)
+        write_chunk(db, writer, tournament_id, chunk)
+        progress(min(count, first + CHUNK))
+    write_totals(db, writer, tournament_id, totals, walk.now, count)
+    return Filled(time.perf_counter() - began, hot, cold_ids, hot_bytes, cold_bytes)
+
+
+@dataclass(frozen=True)
+class SeasonStart:
+    """Where a competition's season goes on from: its versions, their start rating,
+    its secret key, and its next match id, index and completion number."""
+
+    versions: list[int]
+    start: tuple[float, float]
+    key: str
+    next_id: int
+    next_index: int
+    next_completion: int
+
+
+def write_chunk(
+    db: Database,
+    writer: BulkWriter,
+    tournament_id: int,
+    chunk: list[tuple[SeasonMatch, list[tuple[float, float]], str | None]],
+) -> None:
+    """Write matches (each with its seats' ratings after it and its log's cold key) as
+    the recorder leaves them, their fair play kept as one pending batch and folded into
+    the totals as the workers' reconciler folds it."""
+    rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    played: list[fairplay.Row] = []
+    for match, rated, cold_key in chunk:
+        for name, added in season_rows(match, rated, cold_key).items():
+            rows[name].extend(added)
+        places = match.template.places
+        played.extend(fairplay.rows(tournament_id, match.versions, places, match.template.tallies))
+    packed = fairplay.pack(played)
+    if packed is not None:
+        rows["fairplay_pending"].append({"tournament_id": tournament_id, "data": packed})
+    writer.write(rows)
+    db.transaction(lambda session: fairplay.fold(session, tournament_id))
+
+
+def season_start(connection: Connection, tournament_id: int) -> SeasonStart:
+    versions = list(
+        connection.scalars(select(Entry.bot_version_id).where(Entry.tournament_id == tournament_id))
+    )
+    start = connection.execute(
+        select(Entry.mu, Entry.sigma).where(Entry.tournament_id == tournament_id).limit(1)
+    ).one()
+    next_id = (connection.scalar(select(func.max(TournamentMatch.id))) or 0) + 1
+    next_index = (
+        connection.scalar(
+            select(func.max(TournamentMatch.index)).where(
+                TournamentMatch.tournament_id == tournament_id
+            )
+        )
+        or 0
+    ) + 1
+    tournament = connection.execute(
+        select(Tournament.completed, Tournament.secret_key).where(Tournament.id == tournament_id)
+    ).one()
+    return SeasonStart(
+        versions,
+        (start.mu, start.sigma),
+        tournament.secret_key,
+        next_id,
+        next_index,
+        (tournament.completed or 0) + 1,
+    )
+
+
+def write_totals(
+    db: Database,
+    writer: BulkWriter,
+    tournament_id: int,
+    totals: Totals,
+    final: dict[int, tuple[float, float]],
+    count: int,
+) -> None:
+    """Add ``count`` matches' totals to what the tables hold (the recorder's upserts,
+    once), and each entry's ``final`` rating."""
+    pair_rows = [
+        {
+            "tournament_id": t,
+            "low_version_id": low,
+            "high_version_id": high,
+            "low_ahead": c[0],
+            "high_ahead": c[1],
+            "level": c[2],
+        }
+        for (t, low, high), c in totals.pairs.items()
+    ]
+    with db.engine.begin() as connection:
+        entries = table_of(Entry)
+        for version, added in totals.entries.items():
+            mu, sigma = final[version]
+            connection.execute(
+                update(entries)
+                .where(entries.c.tournament_id == tournament_id)
+                .where(entries.c.bot_version_id == version)
+                .values(
+                    mu=mu,
+                    sigma=sigma,
+                    **{name: entries.c[name] + value for name, value in added.items()},
+                )
+            )
+        connection.execute(
+            update(table_of(Tournament))
+            .where(table_of(Tournament).c.id == tournament_id)
+            .values(completed=table_of(Tournament).c.completed + count)
+        )
+        if not writer.postgres:
+            pairs.add(connection, pair_rows)
+    if writer.postgres:
+        writer.add_up("pair_results", pair_rows, ("low_ahead", "high_ahead", "level"))
+        with db.engine.begin() as connection:
+            for name in ("matches", "seats", "rating_history"):
+                connection.execute(
+                    text(
+                        f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), "
+                        f"(SELECT max(id) FROM {name}))"
+                    )
+                )
+        settle(db)
+
+
+def settle(db: Database) -> None:
+    """What a season's database is like after its autovacuum and checkpoints, on
+    PostgreSQL: vacuumed and analysed, and the fill's writes flushed (a recorder timed
+    while the checkpointer wrote out gigabytes measured the checkpointer)."""
+    with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.execute(text("VACUUM (ANALYZE)"))
+        with contextlib.suppress(Exception):  # CHECKPOINT needs a superuser's right
+            connection.execute(text("CHECKPOINT"))
