@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from alembic import command
@@ -20,7 +20,7 @@ from arena.engine import Ruleset
 from arena.referee.log import MatchLog
 from arena.referee.replay import replay
 from arena.referee.style import STYLE_FIELDS
-from arena.store import bots, logs, matches, tournaments
+from arena.store import bots, logs, matches, moderation, tournaments
 from arena.store.db import Database
 from arena.store.models import (
     Base,
@@ -885,3 +885,31 @@ def test_a_bot_that_has_not_played_is_ranked_after_every_bot_that_has(db: Databa
         board = tournaments.leaderboard(s, tournaments.get(s, "t"))
     assert [row.games for row in board] == [1, 1, 1, 1, 0]
     assert board[-1].bot == "latecomer" and board[-1].rank == 5
+
+
+def test_a_tournament_s_done_matches_are_its_own_counts_after_records_and_voids(
+    db: Database,
+) -> None:
+    """The pages read the matches done from the tournament's counts (completed less
+    voided), not by counting a season's matches: they agree with the matches as
+    recorded, voided, failed and queued."""
+    make_tournament(db, games=4)
+    first, second, third, fourth = match_ids(db)
+    for match_id in (first, second, third):
+        plan = matches.claim(db, match_id, "w")
+        assert plan is not None and matches.record(db, plan, play(plan), 1.0)
+    plan = matches.claim(db, fourth, "w")
+    assert plan is not None
+    matches.give_back(db, plan, "lost", attempts=1)  # failed: its attempts spent
+    db.transaction(lambda s: moderation.void(s, second, "a bug", datetime.now(UTC)))
+
+    with db.read() as s:
+        found = tournaments.progress(s, tournaments.get(s, "t"))
+        by_status = dict(
+            s.execute(
+                select(TournamentMatch.status, func.count()).group_by(TournamentMatch.status)
+            ).all()
+        )
+    assert found["done"] == by_status[MatchStatus.DONE] == 3  # a voided match stays done
+    assert found["failed"] == by_status[MatchStatus.FAILED] == 1
+    assert (found["total"], found["ended"]) == (4, 4)

@@ -348,6 +348,9 @@ class Tournament(Base):
     owner_id: Mapped[int | None] = mapped_column(Integer)  # an owners.id
     #: matches recorded so far; a recorded match takes the next number (completion order)
     completed: Mapped[int] = mapped_column(Integer, default=0)
+    #: recorded matches the operator voided (each took a completion number too): the
+    #: matches done are ``completed - voided``, counted without reading them
+    voided: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
     started_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime())

@@ -71,7 +71,7 @@ def void(session: Session, match_id: int, reason: str, moment: datetime) -> Tour
     session.execute(
         update(Tournament)
         .where(Tournament.id == tournament.id)
-        .values(completed=Tournament.completed + 1)
+        .values(completed=Tournament.completed + 1, voided=Tournament.voided + 1)
     )
     match.voided_at, match.void_reason = moment, reason
     session.flush()

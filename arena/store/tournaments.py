@@ -281,14 +281,25 @@ def start(session: Session, name: str, workers: int = 1) -> list[tuple[int, str]
     return jobs
 
 
+#: the statuses counted by reading the matches (done ones are counted as recorded)
+_NOT_DONE = [status for status in MatchStatus if status is not MatchStatus.DONE]
+
+
 def progress(session: Session, tournament: Tournament) -> dict[str, int]:
+    """A tournament's matches by status: those still to play or given up read from the
+    matches (few, through the tournament and status index), those done from the
+    tournament's own counts (a season's millions are not counted again per page)."""
     counts = dict(
         session.execute(
             select(TournamentMatch.status, func.count())
-            .where(TournamentMatch.tournament_id == tournament.id)
+            .where(
+                TournamentMatch.tournament_id == tournament.id,
+                TournamentMatch.status.in_(_NOT_DONE),
+            )
             .group_by(TournamentMatch.status)
         ).all()
     )
+    counts[MatchStatus.DONE] = tournament.completed - tournament.voided
     result = {status.value: counts.get(status, 0) for status in MatchStatus}
     result["total"] = sum(counts.values())
     # played to the end or given up (failed, stale): none of them will play again
