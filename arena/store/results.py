@@ -325,9 +325,6 @@ class _Batch:
         #: duplicate deals are rated by group, under the lock
         self.grouped = results[0].plan.deal_group is not None
         self.counted = INSTEAD_OF_RATING.get(formats.named(results[0].plan.format).counting)
-        #: a format that seats its matches as it plays never ends by running out of them:
-        #: not asked (the question's plan read a season's matches: 14 ms a batch at 100,000)
-        self.may_finish = results[0].plan.format not in formats.self_scheduling()
         self.seen: int | None = None
         self.steps: list[list[ratings.Rating]] | None = None
         self.system: ratings.RatingSystem | None = None
@@ -394,8 +391,7 @@ class _Batch:
             self._rate_closed_groups(connection, mine, first)
         else:
             self._rate(connection, mine, first)
-        if self.may_finish:
-            finish_if_complete(connection, self.tournament_id)
+        finish_if_complete(connection, self.tournament_id)
         return [result.plan.match_id for result in mine]
 
     def _rate(self, connection: Connection, mine: list[MatchRows], first: int) -> None:
