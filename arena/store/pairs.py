@@ -16,7 +16,8 @@ from arena.store.db import upsert
 from arena.store.models import PairResult, table_of
 
 _pairs = table_of(PairResult)
-_COUNTS = ("low_ahead", "high_ahead", "level")
+#: a pair's running totals
+COUNTS = ("low_ahead", "high_ahead", "level")
 
 
 def rows(
@@ -49,7 +50,7 @@ def add(connection: Connection, added: list[dict[str, Any]]) -> None:
     connection.execute(
         statement.on_conflict_do_update(
             index_elements=["tournament_id", "low_version_id", "high_version_id"],
-            set_={name: _pairs.c[name] + statement.excluded[name] for name in _COUNTS},
+            set_={name: _pairs.c[name] + statement.excluded[name] for name in COUNTS},
         ),
         _merged(added),
     )
@@ -61,7 +62,7 @@ def _merged(added: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in added:
         key = (row["tournament_id"], row["low_version_id"], row["high_version_id"])
         if key in merged:
-            for name in _COUNTS:
+            for name in COUNTS:
                 merged[key][name] += row[name]
         else:
             merged[key] = dict(row)

@@ -215,23 +215,50 @@ def _discard_if_replaced(session: Session, plan: MatchPlan) -> bool:
     return bool(names) and mark_stale(session, plan.match_id, plan.claim, names)
 
 
+#: what a seat adds to its entry's running totals: the entry's column, the addition's key
+#: in :func:`entry_additions` (``games`` goes up by one besides)
+ENTRY_ADDITIONS = {
+    "place_sum": "d_place",
+    "wins": "d_win",
+    "forfeits": "d_forfeit",
+    **{name: f"d_{name}" for name in ("strikes", "illegal", "decisions", *STYLE_FIELDS)},
+}
+
+
 def _entry_totals() -> Update:
     entries = table_of(Entry)
-    increments = {
-        name: entries.c[name] + bindparam(f"d_{name}")
-        for name in ("strikes", "illegal", "decisions", *STYLE_FIELDS)
-    }
     return (
         entries.update()
         .where(*ENTRY)
         .values(
             games=entries.c.games + 1,
-            place_sum=entries.c.place_sum + bindparam("d_place"),
-            wins=entries.c.wins + bindparam("d_win"),
-            forfeits=entries.c.forfeits + bindparam("d_forfeit"),
-            **increments,
+            **{
+                column: entries.c[column] + bindparam(key)
+                for column, key in ENTRY_ADDITIONS.items()
+            },
         )
     )
+
+
+def entry_additions(
+    tournament_id: int, versions: list[int], seats: list[dict[str, Any]]
+) -> list[dict[str, int]]:
+    """What each seat (its result columns, ``versions`` by seat) adds to its entry's
+    running totals, keyed as :data:`ENTRY_ADDITIONS` says."""
+    return [
+        {
+            "tournament": tournament_id,
+            "version": version,
+            "d_place": row["place"],
+            "d_win": int(row["place"] == 1),
+            "d_forfeit": int(row["forfeit"]),
+            "d_strikes": row["strikes"],
+            "d_illegal": row["illegal"],
+            "d_decisions": row["decisions"],
+            **{f"d_{name}": row[name] for name in STYLE_FIELDS},
+        }
+        for version, row in zip(versions, seats, strict=True)
+    ]
 
 
 _ENTRY_TOTALS = _entry_totals()
@@ -299,20 +326,7 @@ class MatchRows:
 
     def totals(self) -> list[dict[str, int]]:
         """What each seat adds to its entry's running totals."""
-        return [
-            {
-                "tournament": self.plan.tournament_id,
-                "version": version,
-                "d_place": row["place"],
-                "d_win": int(row["place"] == 1),
-                "d_forfeit": int(row["forfeit"]),
-                "d_strikes": row["strikes"],
-                "d_illegal": row["illegal"],
-                "d_decisions": row["decisions"],
-                **{f"d_{name}": row[name] for name in STYLE_FIELDS},
-            }
-            for version, row in zip(self.versions, self.seats, strict=True)
-        ]
+        return entry_additions(self.plan.tournament_id, self.versions, self.seats)
 
 
 class _Batch:

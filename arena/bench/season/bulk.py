@@ -12,19 +12,15 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Table, func, insert, select, text, update
+from sqlalchemy import Connection, Engine, func, insert, select, text, update
 
 from arena.bench.season.played import SeasonMatch, Template, Totals, Walk, season_rows
 from arena.store import fairplay, logs, pairs
 from arena.store.cold import ColdStore
 from arena.store.db import Database
 from arena.store.models import (
+    Base,
     Entry,
-    FairPlayPending,
-    MatchSeat,
-    PairResult,
-    RatingChange,
-    StoredLog,
     Tournament,
     TournamentMatch,
     now,
@@ -34,12 +30,6 @@ from arena.tournament import seeds
 
 #: matches written a transaction (and a progress step)
 CHUNK = 20_000
-_matches, _seats, _ratings, _logs = (
-    table_of(TournamentMatch),
-    table_of(MatchSeat),
-    table_of(RatingChange),
-    table_of(StoredLog),
-)
 
 
 class BulkWriter:
@@ -64,7 +54,7 @@ class BulkWriter:
         with self.engine.begin() as connection:
             for name, rows in rows_by_table.items():
                 if rows:
-                    connection.execute(insert(_table(name)), rows)
+                    connection.execute(insert(Base.metadata.tables[name]), rows)
 
     def add_up(self, name: str, rows: list[dict[str, Any]], counts: tuple[str, ...]) -> None:
         """Add running totals to a table's (PostgreSQL): copied straight in while the
@@ -107,17 +97,6 @@ def _copy(cursor: Any, name: str, rows: list[dict[str, Any]]) -> None:
     with cursor.copy(f"COPY {name} ({quoted}) FROM STDIN") as copy:
         for row in rows:
             copy.write_row([row[column] for column in columns])
-
-
-def _table(name: str) -> Table:
-    return {
-        "matches": _matches,
-        "seats": _seats,
-        "rating_history": _ratings,
-        "match_logs": _logs,
-        "pair_results": table_of(PairResult),
-        "fairplay_pending": table_of(FairPlayPending),
-    }[name]
 
 
 @dataclass
@@ -266,15 +245,8 @@ def write_totals(
     """Add ``count`` matches' totals to what the tables hold (the recorder's upserts,
     once), and each entry's ``final`` rating."""
     pair_rows = [
-        {
-            "tournament_id": t,
-            "low_version_id": low,
-            "high_version_id": high,
-            "low_ahead": c[0],
-            "high_ahead": c[1],
-            "level": c[2],
-        }
-        for (t, low, high), c in totals.pairs.items()
+        {"tournament_id": t, "low_version_id": low, "high_version_id": high, **counts}
+        for (t, low, high), counts in totals.pairs.items()
     ]
     with db.engine.begin() as connection:
         entries = table_of(Entry)
@@ -298,7 +270,7 @@ def write_totals(
         if not writer.postgres:
             pairs.add(connection, pair_rows)
     if writer.postgres:
-        writer.add_up("pair_results", pair_rows, ("low_ahead", "high_ahead", "level"))
+        writer.add_up("pair_results", pair_rows, pairs.COUNTS)
         with db.engine.begin() as connection:
             for name in ("matches", "seats", "rating_history"):
                 connection.execute(

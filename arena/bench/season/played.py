@@ -18,7 +18,6 @@ from arena.engine import Ruleset
 from arena.fairplay.counting import Tally
 from arena.referee import LocalSeat, Referee, RefereeSettings
 from arena.referee.log import MatchLog
-from arena.referee.style import STYLE_FIELDS
 from arena.store import logs, pairs, results
 from sample_bots import NAMES, SAMPLES
 
@@ -142,27 +141,22 @@ class Totals:
     entries: dict[int, dict[str, int]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(int))
     )
-    pairs: dict[tuple[int, int, int], list[int]] = field(
-        default_factory=lambda: defaultdict(lambda: [0, 0, 0])
+    pairs: dict[tuple[int, int, int], dict[str, int]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(int))
     )
 
     def add(self, match: SeasonMatch) -> None:
+        """The match's additions, as the recorder adds them."""
         played = match.template
-        places = played.places
-        for version, seat in zip(match.versions, played.seats, strict=True):
-            entry = self.entries[version]
+        for added in results.entry_additions(match.tournament_id, match.versions, played.seats):
+            entry = self.entries[added["version"]]
             entry["games"] += 1
-            entry["place_sum"] += seat["place"]
-            entry["wins"] += int(seat["place"] == 1)
-            entry["forfeits"] += int(seat["forfeit"])
-            for name in ("strikes", "illegal", "decisions", *STYLE_FIELDS):
-                entry[name] += seat[name]
-        for row in pairs.rows(match.tournament_id, match.versions, places):
-            pair = (row["tournament_id"], row["low_version_id"], row["high_version_id"])
-            counts = self.pairs[pair]
-            counts[0] += row["low_ahead"]
-            counts[1] += row["high_ahead"]
-            counts[2] += row["level"]
+            for column, key in results.ENTRY_ADDITIONS.items():
+                entry[column] += added[key]
+        for row in pairs.rows(match.tournament_id, match.versions, played.places):
+            kept = self.pairs[row["tournament_id"], row["low_version_id"], row["high_version_id"]]
+            for name in pairs.COUNTS:
+                kept[name] += row[name]
 
 
 class Walk:
