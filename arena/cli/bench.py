@@ -17,6 +17,14 @@ out = Console(highlight=False)
 Seconds = Annotated[float, typer.Option(min=0.05, help="Length of each repeat.")]
 Repeats = Annotated[int, typer.Option(min=1, help="Repeats; figures are medians.")]
 Players = Annotated[int, typer.Option(min=2, help="Seats at the table.")]
+EmptyDatabase = Annotated[
+    str | None,
+    typer.Option(
+        "--database-url",
+        help="An empty database to use (e.g. a PostgreSQL one made with createdb); "
+        "default: SQLite in a temporary folder.",
+    ),
+]
 
 
 def _measured(
@@ -760,14 +768,7 @@ def site(
     think: Annotated[
         float, typer.Option("--think", min=0, help="Seconds a reader waits between pages.")
     ] = 1.0,
-    database_url: Annotated[
-        str | None,
-        typer.Option(
-            "--database-url",
-            help="An empty database to use (e.g. a PostgreSQL one made with createdb); "
-            "default: SQLite in a temporary folder.",
-        ),
-    ] = None,
+    database_url: EmptyDatabase = None,
     workers: Annotated[
         int, typer.Option("--workers", min=0, help="Workers recording meanwhile (0: none).")
     ] = 2,
@@ -845,14 +846,7 @@ def season(
     matches: Annotated[
         int, typer.Option("--matches", min=1000, help="Matches in the season.")
     ] = 10_000_000,
-    database_url: Annotated[
-        str | None,
-        typer.Option(
-            "--database-url",
-            help="An empty database to fill (e.g. a PostgreSQL one made with createdb); "
-            "default: SQLite in a temporary folder.",
-        ),
-    ] = None,
+    database_url: EmptyDatabase = None,
     days: Annotated[
         float, typer.Option("--days", min=1, help="Days the season's matches span.")
     ] = 100.0,
@@ -868,7 +862,7 @@ def season(
     ) as bar:  # fmt: skip
         task = bar.add_task("fill", total=matches, rate="-")
 
-        def filled(done: int, _: int) -> None:
+        def filled(done: int) -> None:
             elapsed = bar.tasks[task].elapsed or 0.0
             bar.update(task, completed=done, rate=f"{done / elapsed:,.0f}" if elapsed else "-")
 

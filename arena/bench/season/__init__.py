@@ -42,10 +42,10 @@ def run(
     addresses: int = 30,
     repeats: int = 50,
     progress: Callable[[str], None] | None = None,
-    filling: Callable[[int, int], None] | None = None,
+    filling: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
-    """Fill a season, then measure it (see the module's docstring); ``filling(done,
-    count)`` is told each chunk written."""
+    """Fill a season, then measure it (see the module's docstring); ``filling`` is told
+    the matches written after each chunk."""
     say = progress or (lambda _: None)
     with local_platform("arena-bench-season-", database_url) as (arena, tmp):
         ladder_id, ladder, token = competition(arena, bots, 4)
@@ -58,7 +58,7 @@ def run(
         cold = ColdStore(arena.settings.cold_store_url())
         filled = fill(
             arena.db, cold, ladder_id, pool, matches, days, arena.settings.logs_hot_days,
-            addresses, lambda done: (filling or (lambda d, c: None))(done, matches),
+            addresses, filling or (lambda _: None),
         )  # fmt: skip
         sizes = table_bytes(arena.db)
         say("reading every page, cold then warm")
