@@ -7,7 +7,7 @@ import contextlib
 import random
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -42,14 +42,9 @@ class BulkWriter:
     def write(self, rows_by_table: dict[str, list[dict[str, Any]]]) -> None:
         """Everything in one transaction."""
         if self.postgres:
-            raw = self.engine.raw_connection()
-            try:
-                with raw.driver_connection.cursor() as cursor:  # type: ignore[union-attr]
-                    for name, rows in rows_by_table.items():
-                        _copy(cursor, name, rows)
-                raw.commit()
-            finally:
-                raw.close()
+            with self._cursor() as cursor:
+                for name, rows in rows_by_table.items():
+                    _copy(cursor, name, rows)
             return
         with self.engine.begin() as connection:
             for name, rows in rows_by_table.items():
@@ -57,33 +52,30 @@ class BulkWriter:
                     connection.execute(insert(Base.metadata.tables[name]), rows)
 
     def add_up(self, name: str, rows: list[dict[str, Any]], counts: tuple[str, ...]) -> None:
-        """Add running totals to a table's (PostgreSQL): copied straight in while the
-        tournament has none there yet, else into a temporary table, then one upsert adds
-        each row's ``counts`` to the row it meets."""
+        """Add running totals to a table's (PostgreSQL): copied into a temporary table,
+        then one upsert adds each row's ``counts`` to the row it meets."""
         if not rows:
             return
-        columns = list(rows[0])
-        keys = [column for column in columns if column not in counts]
+        columns = ", ".join(rows[0])
+        keys = ", ".join(column for column in rows[0] if column not in counts)
         added = ", ".join(f"{c} = {name}.{c} + excluded.{c}" for c in counts)
+        with self._cursor() as cursor:
+            cursor.execute(
+                f"CREATE TEMPORARY TABLE added (LIKE {name} INCLUDING DEFAULTS) ON COMMIT DROP"
+            )
+            _copy(cursor, "added", rows)
+            cursor.execute(
+                f"INSERT INTO {name} ({columns}) SELECT {columns} FROM added "
+                f"ON CONFLICT ({keys}) DO UPDATE SET {added}"
+            )
+
+    @contextlib.contextmanager
+    def _cursor(self) -> Iterator[Any]:
+        """A cursor of the driver's own (``COPY``), its transaction committed at the end."""
         raw = self.engine.raw_connection()
         try:
             with raw.driver_connection.cursor() as cursor:  # type: ignore[union-attr]
-                tournament = rows[0]["tournament_id"]
-                cursor.execute(
-                    f"SELECT 1 FROM {name} WHERE tournament_id = %s LIMIT 1", (tournament,)
-                )
-                if cursor.fetchone() is None and len({r["tournament_id"] for r in rows}) == 1:
-                    _copy(cursor, name, rows)
-                    raw.commit()
-                    return
-                cursor.execute(
-                    f"CREATE TEMPORARY TABLE added (LIKE {name} INCLUDING DEFAULTS) ON COMMIT DROP"
-                )
-                _copy(cursor, "added", rows)
-                cursor.execute(
-                    f"INSERT INTO {name} ({', '.join(columns)}) SELECT {', '.join(columns)} "
-                    f"FROM added ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {added}"
-                )
+                yield cursor
             raw.commit()
         finally:
             raw.close()
