@@ -12,7 +12,10 @@ from contextlib import ExitStack
 
 import pytest
 from alembic import command
+from hypothesis import given
+from hypothesis import strategies as st
 from sqlalchemy import select, text
+from statsmodels.stats.multitest import multipletests
 
 from arena.base import aio
 from arena.base.errors import Invalid, NotFound
@@ -22,7 +25,7 @@ from arena.bench import teams
 from arena.engine import Action, Observation, Phase, Ruleset
 from arena.engine.match import Match as EngineMatch
 from arena.fairplay.counting import Chance, FairPlayCounter, Tally, match_tallies
-from arena.fairplay.report import report
+from arena.fairplay.report import holm, report
 from arena.game.selfplay import play_deal
 from arena.policies import RandomLegal
 from arena.referee import Referee, RefereeSettings
@@ -167,6 +170,22 @@ def test_a_modeller_and_a_bot_that_ignores_styles_are_never_named_but_a_partner_
 
     flags = report(_calls(rate)).flags
     assert [(str(f.test), f.pair) for f in flags] == [("soft_play", (0, 4))]
+
+
+@given(
+    st.lists(st.floats(0, 1) | st.sampled_from([0.0, 0.01, 0.05, 1.0]), max_size=40),
+    st.sampled_from([0.01, 0.05, 0.2]),
+)
+def test_holms_adjustment_is_statsmodels(p_values: list[float], alpha: float) -> None:
+    """The report's own Holm step-down (statsmodels' runs a full garbage collection at
+    every call) adjusts and rejects exactly as ``multipletests(method="holm")``."""
+    reject, adjusted = holm(p_values, alpha)
+    if not p_values:
+        assert (reject, adjusted) == ([], [])
+        return
+    expected_reject, expected, _, _ = multipletests(p_values, alpha, "holm")
+    assert reject == expected_reject.tolist()
+    assert adjusted == pytest.approx(expected.tolist(), rel=1e-12, abs=0)
 
 
 # ------------------------------------------------------------------ prevention

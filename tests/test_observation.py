@@ -8,6 +8,7 @@ after every step against it.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from typing import Any
@@ -19,14 +20,36 @@ from arena.engine.events import Discarded, Revealed
 from arena.policies import RandomLegal
 from tests.support.engine import Recorder, random_game, seeds
 
+#: every card id (a rank and a suit)
+CARD_IDS = frozenset(card for card in RANK_OF if len(card) == 2)
+
 
 def card_ids(value: Any) -> list[str]:
-    """Every string in ``value`` (recursively through tuples) that is a card id."""
-    if isinstance(value, str):
-        return [value] if value in RANK_OF and len(value) == 2 else []
-    if isinstance(value, tuple | list):
-        return [card for item in value for card in card_ids(item)]
-    return []
+    """Every string in ``value`` (through nested tuples and lists) that is a card id."""
+    found, pending = [], [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if item in CARD_IDS:
+                found.append(item)
+        elif isinstance(item, tuple | list):
+            pending.extend(item)
+    return found
+
+
+def observed_cards(observation: Observation) -> list[str]:
+    """The card ids anywhere in ``observation``: its events' through :func:`event_cards`
+    (the same events recur at every later step: each is searched once)."""
+    return card_ids(tuple(observation._replace(events=()))) + events_cards(observation.events)
+
+
+def events_cards(events: tuple[Any, ...]) -> list[str]:
+    return [card for event in events for card in event_cards(event)]
+
+
+@functools.lru_cache(maxsize=100_000)
+def event_cards(event: Any) -> tuple[str, ...]:
+    return tuple(card_ids(event))
 
 
 def assert_no_leak(deal: Deal, shown: set[str]) -> None:
@@ -34,10 +57,10 @@ def assert_no_leak(deal: Deal, shown: set[str]) -> None:
         observation = deal.observation(seat)
         own = set(deal.hands[seat])
         assert observation.hand == tuple(deal.hands[seat])
-        leaked = [card for card in card_ids(tuple(observation)) if card not in own | shown]
+        leaked = [card for card in observed_cards(observation) if card not in own | shown]
         assert not leaked, f"seat {seat} sees {leaked} it was never shown"
         if deal.hidden is not None and deal.hidden not in shown:
-            assert deal.hidden not in card_ids(observation.events)
+            assert deal.hidden not in events_cards(observation.events)
 
 
 def record_shown(deal: Deal, since: int, before: dict[str, Any], shown: set[str]) -> None:

@@ -41,7 +41,6 @@ from enum import StrEnum
 import numpy as np
 from scipy import stats
 from statsmodels.stats.contingency_tables import StratifiedTable
-from statsmodels.stats.multitest import multipletests
 
 from arena.fairplay.counting import Chance, Tally
 
@@ -129,7 +128,7 @@ def report(totals: Iterable[Tally], alpha: float = ALPHA, margin: float = MARGIN
     ]
     outcomes = {f.pair: f for f in _outcomes(by_chance[Chance.PLACES], by_chance[Chance.TABLES])}
     if findings:
-        reject, adjusted, _, _ = multipletests([f.p_raw for f in findings], alpha, "holm")
+        reject, adjusted = holm([f.p_raw for f in findings], alpha)
         findings = [
             _with(finding, float(p), bool(flag))
             for finding, p, flag in zip(findings, adjusted, reject, strict=True)
@@ -203,14 +202,27 @@ def _tested(
     return found
 
 
+def holm(p_values: Sequence[float], alpha: float) -> tuple[list[bool], list[float]]:
+    """Holm's step-down adjustment of ``p_values`` and which it rejects at family-wise
+    error ``alpha``: statsmodels' ``multipletests(method="holm")``, without the full
+    garbage collection it runs on every call (a second's pause in a large process)."""
+    adjusted = [0.0] * len(p_values)
+    running = 0.0
+    for rank, index in enumerate(sorted(range(len(p_values)), key=p_values.__getitem__)):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return [p <= alpha for p in adjusted], adjusted
+
+
 def _column_cells(totals: list[Tally], keep: Callable[[str], bool]) -> dict[tuple[int, int], _Cell]:
     """Every ordered pair's chances against the other actors' chances about the same
     other bot in the same situations. (A partner in that reference makes an honest pair
     look only the more like the rest, never less: it is left in.)"""
     cells = {}
     for other, strata in _grouped(totals, keep, by_actor=False).items():
+        sums = _stratum_sums(strata)
         for actor in {actor for by_actor in strata.values() for actor in by_actor}:
-            cell = _cell(strata, actor, set())
+            cell = _cell(strata, sums, actor, set())
             if cell is not None:
                 cells[actor, other] = cell
     return cells
@@ -266,22 +278,41 @@ def _cells(
     for actor, strata in _grouped(totals, keep, by_actor=True).items():
         others = {other for by_other in strata.values() for other in by_other}
         left_out = {other for other in others if (actor, other) in suspects}
+        sums = _stratum_sums(strata)
         for other in others:
-            cell = _cell(strata, other, left_out - {other})
+            cell = _cell(strata, sums, other, left_out - {other})
             if cell is not None:
                 cells[actor, other] = cell
     return cells
 
 
+def _stratum_sums(
+    strata: Mapping[str, Mapping[int, tuple[int, int]]],
+) -> dict[str, tuple[int, int]]:
+    """Each stratum's chances and taken, summed over every bot in it."""
+    return {
+        stratum: (sum(n for n, _ in by.values()), sum(k for _, k in by.values()))
+        for stratum, by in strata.items()
+    }
+
+
 def _cell(
-    strata: Mapping[str, Mapping[int, tuple[int, int]]], other: int, left_out: set[int]
+    strata: Mapping[str, Mapping[int, tuple[int, int]]],
+    sums: Mapping[str, tuple[int, int]],
+    other: int,
+    left_out: set[int],
 ) -> _Cell | None:
+    """``other``'s chances against the rest's (every bot in ``sums`` but ``other`` and
+    those ``left_out``), stratum by stratum."""
     tables = []
     pair_n = pair_k = rest_n = rest_k = 0
-    for by_other in strata.values():
+    for stratum, by_other in strata.items():
         n1, k1 = by_other.get(other, (0, 0))
-        rest = [counts for o, counts in by_other.items() if o != other and o not in left_out]
-        n2, k2 = sum(n for n, _ in rest), sum(k for _, k in rest)
+        n2, k2 = sums[stratum]
+        n2, k2 = n2 - n1, k2 - k1
+        for out in left_out - {other}:
+            n, k = by_other.get(out, (0, 0))
+            n2, k2 = n2 - n, k2 - k
         pair_n, pair_k, rest_n, rest_k = pair_n + n1, pair_k + k1, rest_n + n2, rest_k + k2
         if n1 and n2 and 0 < k1 + k2 < n1 + n2:  # a stratum that carries evidence
             tables.append([[k1, n1 - k1], [k2, n2 - k2]])
