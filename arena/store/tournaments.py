@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sqlalchemy import func, select, update
-from sqlalchemy.orm import Session, joinedload
+from sqlalchemy import Row, func, select, update
+from sqlalchemy.orm import Session
 
 from arena.base.errors import Conflict, Invalid, NotFound
 from arena.base.jobs import job_sizes, new_job_id
@@ -338,21 +338,38 @@ def leaderboard(session: Session, tournament: Tournament) -> list[BoardRow]:
     """Entries by ``mu - 3 sigma`` with their running totals and play style; those that
     have not played yet last (a start rating is no result: it outranked bots that had
     played and lost)."""
-    entries = session.scalars(
-        select(Entry)
+    entries = session.execute(
+        select(*_BOARD_COLUMNS)
+        .join(BotVersion, BotVersion.id == Entry.bot_version_id)
+        .join(RegisteredBot, RegisteredBot.id == BotVersion.bot_id)
         .where(Entry.tournament_id == tournament.id, Entry.retired.is_(False))
-        .options(joinedload(Entry.version).joinedload(BotVersion.bot))
     ).all()
     ranked = sorted(entries, key=lambda e: (e.games == 0, -ratings.conservative(e.mu, e.sigma)))
     return [_board_row(rank, entry) for rank, entry in enumerate(ranked, 1)]
 
 
-def _board_row(rank: int, entry: Entry) -> BoardRow:
+#: what a leaderboard row is made of: the entry's figures and its bot's name and version
+#: (columns, not loaded objects: a thousand entries as objects took 35-100 ms)
+_BOARD_COLUMNS = (
+    *(
+        getattr(Entry, name)
+        for name in (
+            "bot_version_id", "mu", "sigma", "games", "place_sum", "wins", "forfeits",
+            "strikes", "illegal", "bluffs", "plays", "decisions", "challenges",
+            "challenges_right", "believes", "believes_right",
+        )
+    ),
+    RegisteredBot.name.label("bot"),
+    BotVersion.number.label("version"),
+)  # fmt: skip
+
+
+def _board_row(rank: int, entry: Row[Any]) -> BoardRow:
     games = entry.games
     return BoardRow(
         rank=rank,
-        bot=entry.version.bot.name,
-        version=entry.version.number,
+        bot=entry.bot,
+        version=entry.version,
         version_id=entry.bot_version_id,
         mu=entry.mu,
         sigma=entry.sigma,

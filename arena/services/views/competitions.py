@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -24,9 +26,16 @@ def competition_rows(session: Session) -> list[CompetitionRow]:
     return [_row(session, competition) for competition in found]
 
 
-def _row(session: Session, competition: Competition) -> CompetitionRow:
+def _row(
+    session: Session,
+    competition: Competition,
+    board: list[tournament_store.BoardRow] | None = None,
+    pace: dict[str, Any] | None = None,
+) -> CompetitionRow:
+    """A competition's line (``board`` and ``pace``: its ladder's, if already read)."""
     ladder_ = competition.tournament
-    board = tournament_store.leaderboard(session, ladder_)
+    if board is None:
+        board = tournament_store.leaderboard(session, ladder_)
     leader = next((f"{r.bot} v{r.version}" for r in board if r.games), None)
     return CompetitionRow(
         name=competition.name,
@@ -39,7 +48,7 @@ def _row(session: Session, competition: Competition) -> CompetitionRow:
         bots=len(board),
         leader=leader,
         played=tournament_store.progress(session, ladder_)["done"],
-        pace=ladder.pace_of(session, ladder_),
+        pace=ladder.pace_of(session, ladder_) if pace is None else pace,
     )
 
 
@@ -47,7 +56,7 @@ def competition_page(session: Session, name: str) -> CompetitionPage:
     """A competition's standings, seasons, pace and newest matches."""
     competition = competitions.get(session, name)
     summary = competitions.summary(session, competition)
-    row = _row(session, competition)
+    row = _row(session, competition, summary["leaderboard"], summary["pace"])
     return CompetitionPage(
         **row.model_dump(),
         format=summary["format"],
