@@ -15,6 +15,7 @@ before the application sees it.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from typing import Any
 
@@ -71,3 +72,13 @@ def config(app: Any, trusted_proxies: Sequence[str] = (), **options: Any) -> uvi
         forwarded_allow_ips=list(trusted_proxies) or None,
         **options,
     )
+
+
+def freeze_heap() -> None:
+    """Put what start-up made (modules, routes, schemas, the models' metadata: some
+    200,000 objects) out of the garbage collector's walk, once, before serving: a full
+    collection then walks only what serving made since. It walked them all, 90 ms each
+    time, about once every 150 requests, and those pauses were every read slower than
+    50 ms in ``arena bench season``'s warm reads."""
+    gc.collect()
+    gc.freeze()

@@ -6,6 +6,7 @@ served to anyone else from it."""
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -26,6 +27,7 @@ from arena.store.owners import add_owner
 from dashboard import cache as cache_module
 from dashboard.app import create_app
 from dashboard.cache import SETTLED_SECONDS, STALE_SECONDS, PageCache, until_disclosed
+from dashboard.server import freeze_heap
 from tests.support.store import alices_running_table, play
 
 
@@ -267,3 +269,19 @@ def test_a_played_match_is_kept_up_to_its_disclosure_never_past_it() -> None:
     assert until_disclosed(Disclosure(False, "public when the tournament is over")) == {}
     due_now = until_disclosed(Disclosure(False, "public from …", datetime.now(UTC)))
     assert due_now == {}, "a log about to be disclosed is not kept"
+
+
+def test_the_served_dashboard_leaves_its_start_up_out_of_the_collectors_walk(
+    tmp_path,
+) -> None:
+    """What start-up made is frozen before serving: a full collection walks only what
+    came after (it walked every module, route and schema, 90 ms a time, about once every
+    150 requests)."""
+    create_app(Settings(tmp_path, f"sqlite:///{tmp_path / 'arena.db'}", None))
+    walked_before = len(gc.get_objects())
+    try:
+        freeze_heap()
+        assert gc.get_freeze_count() >= walked_before // 2
+        assert len(gc.get_objects()) < walked_before // 10
+    finally:
+        gc.unfreeze()  # this test process goes on collecting as before

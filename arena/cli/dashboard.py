@@ -30,6 +30,7 @@ def dashboard_command(
 
     settings = Settings.from_env()
     app = create_app(settings)
+    server.freeze_heap()
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     out.print(
         f"Dashboard: http://{shown}:{port}/  (API: /api/v1, docs: /docs); Ctrl-C stops it",

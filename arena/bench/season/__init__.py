@@ -15,6 +15,7 @@ tiering leaves them (their objects are written for the matches whose pages are r
 from __future__ import annotations
 
 import contextlib
+import gc
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -98,13 +99,18 @@ def _read(
     """Every page through the app, cold in ``COLD_APPS`` new apps (a restart each: no
     page kept, no template compiled), then warm."""
     from dashboard.app import create_app
+    from dashboard.server import freeze_heap
 
     found = pages(ladder, bots, filled.hot, filled.cold, token, addresses)
     with contextlib.ExitStack() as stack:
         clients = [
             stack.enter_context(_client(create_app(arena.settings))) for _ in range(COLD_APPS)
         ]
-        return read_pages(clients, found, repeats)
+        freeze_heap()  # as the dashboard's server does before serving (the fill's rows too)
+        try:
+            return read_pages(clients, found, repeats)
+        finally:
+            gc.unfreeze()
 
 
 @contextlib.contextmanager
