@@ -41,6 +41,7 @@ from arena.store.models import (
 )
 from arena.store.owners import add_owner
 from dashboard.app import create_app
+from sample_bots import kit
 from tests.support.api import auth, played_tournament
 from tests.support.cli import run_queued_jobs
 from tests.support.services import redis_test_url
@@ -560,6 +561,42 @@ def test_an_owner_opens_a_rejected_versions_qualification_match_and_reads_its_tr
     assert lines[-1] == "KeyError: 'x'" and 'File "/bot/bot.py", line 6, in act' in "\n".join(lines)
     page.goto(f"{base_url}/bots/raiser")
     expect(page.locator(f'a.qualification[href="/matches/{match_id}"]')).to_be_visible()
+
+
+def test_an_owner_uploads_folders_as_archives_and_reads_a_failed_builds_log(
+    browser_page: Page, base_url: str, served: tuple[FastAPI, str], tmp_path: Path
+) -> None:
+    """The form's archive kind: a C++ folder that does not compile is rejected, its
+    compiler's message under "build log" for its owner alone; a Python kit's folder
+    qualifies, its language beside its kind."""
+    app, token = served
+    crooked = tmp_path / "crooked"
+    crooked.mkdir()
+    (crooked / "bot.cpp").write_text("int main( { return 0; }\n")
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    shutil.copy(kit("python") / "bot.py", kept / "bot.py")
+    page = browser_page
+    _signed_in(page, base_url, token)
+    page.select_option("#bot-kind", "archive")
+    for name, folder, settled in [("crooked", crooked, "rejected"), ("kept", kept, "ready")]:
+        packed = shutil.make_archive(str(tmp_path / name), "zip", tmp_path, folder.name)
+        page.fill("#bot-name", name)
+        page.locator("#bot-archive").set_input_files(packed)
+        page.click("#submit-form button")
+        expect(page.locator("#submission")).to_contain_text(f"{name} v1: pending")
+        ThreadPoolExecutor(1).submit(run_queued_jobs, app.state.platform).result()
+        expect(page.locator("#submission")).to_contain_text(f"{name} v1: {settled}", timeout=15_000)
+    rejected = page.locator('#my-bots section[data-bot="crooked"] tr.status-rejected')
+    expect(rejected).to_contain_text("· cpp")
+    expect(rejected).to_contain_text("its build failed")
+    rejected.locator("details.build-log summary").click()
+    expect(rejected.locator("details.build-log pre.output")).to_contain_text("bot.cpp:1:")
+    ready = page.locator('#my-bots section[data-bot="kept"] tr.status-ready')
+    expect(ready).to_contain_text("· python")
+    page.goto(f"{base_url}/bots/crooked")
+    expect(page.locator("td.reason").first).to_contain_text("its build failed")
+    expect(page.locator("body")).not_to_contain_text("bot.cpp:1:")
 
 
 def test_a_rejected_versions_traceback_keeps_its_lines(
