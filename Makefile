@@ -39,11 +39,11 @@ pure:
 up: $(NATIVE) toolchains
 	$(BIN)/arena up
 
-# Bots uploaded in C++, Rust, Go, Java and JavaScript are built and run with Debian's
+# Bots uploaded in C++, Rust, Go, Java, JavaScript and TypeScript are built and run with Debian's
 # toolchains (docs/other-languages.md): installed when one is missing from /usr/bin.
-TOOLCHAINS := g++ rustc golang-go default-jdk-headless nodejs
+TOOLCHAINS := g++ rustc golang-go default-jdk-headless nodejs node-typescript
 toolchains:
-	@for tool in g++ rustc go javac jlink node; do test -x /usr/bin/$$tool || missing=1; done; \
+	@for tool in g++ rustc go javac jlink node tsc; do test -x /usr/bin/$$tool || missing=1; done; \
 	if [ -n "$$missing" ]; then { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TOOLCHAINS) >/dev/null; } || \
 		echo "make: could not install $(TOOLCHAINS): uploads in those languages wait for a machine that has them"; fi

@@ -19,7 +19,9 @@ _CLASSES = {
     "CounterBot": "counter",
     "BlufferBot": "bluffer",
 }
-__all__ = ["NAMES", "SAMPLES", "kit", *_CLASSES]
+#: the starter kits in languages other than Python (``kit(language)``)
+KITS = ("cpp", "rust", "go", "java", "javascript", "typescript")
+__all__ = ["KITS", "NAMES", "SAMPLES", "kit", *_CLASSES]
 
 
 def kit(language: str) -> Path:

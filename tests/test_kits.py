@@ -1,7 +1,7 @@
-"""Bots in C++, Rust, Go, Java and JavaScript: the starter kits decide exactly as the
+"""Bots in C++, Rust, Go, Java, JavaScript and TypeScript: the starter kits decide exactly as the
 README's truthful bot, build in their sandbox, play in the seat's sandbox, and a native
 attacker is held there. They need the toolchains `make test` installs (Debian's g++,
-rustc, golang-go, default-jdk-headless, nodejs)."""
+rustc, golang-go, default-jdk-headless, nodejs, node-typescript)."""
 
 from __future__ import annotations
 
@@ -32,14 +32,13 @@ from arena.sdk.languages import MANIFEST, kit_of
 from arena.sdk.lines import decide_line, parse_action, start_line
 from arena.sdk.program import Programs
 from arena.store.models import BotVersion, Build, RegisteredBot
-from sample_bots import HonestBot, kit
+from sample_bots import KITS, HonestBot, kit
 from tests.sandboxing import listeners
 from tests.support.api import auth
 from tests.support.engine import random_deal, served
 
 pytestmark = pytest.mark.processes
 
-KITS = ("cpp", "rust", "go", "java", "javascript")
 NATIVE = Path(__file__).parent / "sandbox_bots" / "native"
 RULES = Ruleset.parse("classic")
 SETTINGS = RefereeSettings(deadline=5, time_bank=5, start_timeout=30)

@@ -13,6 +13,7 @@ from arena.policies import RandomLegal
 from arena.sdk.languages import LANGUAGES, MANIFEST, KitError, kit_of
 from arena.sdk.lines import BadAnswer, decide_line, event_text, parse_action
 from sample_bots import kit
+from tests.support.cli import arena
 from tests.support.engine import random_deal
 
 
@@ -28,6 +29,28 @@ def test_each_starter_kit_is_recognised_by_its_files_and_by_its_manifest(
         (bare / mark).write_text("")
     found = kit_of(bare)
     assert found.language.name == language and found.build == LANGUAGES[language].build
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_bot_new_writes_each_languages_starter_kit(language: str, tmp_path: Path) -> None:
+    """``arena bot new FOLDER --lang L`` copies the kit's own files (nothing a build or
+    Python left there), and says how to play and submit it."""
+    folder = tmp_path / "mine"
+    made = arena("bot", "new", str(folder), "--lang", language)
+    assert made.returncode == 0, made.stderr
+    assert f"wrote a {LANGUAGES[language].title} bot" in made.stdout
+    assert kit_of(folder).language.name == language
+    own = {p.relative_to(kit(language)) for p in kit(language).rglob("*") if p.is_file()}
+    kept = {path for path in own if "__pycache__" not in path.parts}
+    assert {p.relative_to(folder) for p in folder.rglob("*") if p.is_file()} == kept
+    again = arena("bot", "new", str(folder), "--lang", language)
+    assert again.returncode != 0 and "exists already" in again.stderr
+
+
+def test_bot_new_names_the_languages_it_knows(tmp_path: Path) -> None:
+    made = arena("bot", "new", str(tmp_path / "mine"), "--lang", "cobol")
+    assert made.returncode != 0 and "no language 'cobol'" in made.stderr
+    assert all(language in made.stderr for language in LANGUAGES)
 
 
 def test_a_manifest_sets_the_build_and_run_and_is_checked(tmp_path: Path) -> None:

@@ -30,9 +30,8 @@ from typing import Any
 import httpx
 
 from arena.bench.startup import arena_command
-from sample_bots import kit
+from sample_bots import KITS, kit
 
-KITS = ("cpp", "rust", "go", "java", "javascript")
 #: the target: qualified and ranked within a minute of the upload
 TARGET_S = 60.0
 

@@ -67,6 +67,7 @@ UPLOADED_KITS = {
     "uploaded-go": "go",
     "uploaded-java": "java",
     "uploaded-js": "javascript",
+    "uploaded-ts": "typescript",
 }
 BOT_KINDS = ("sample", "endpoint", "thirdparty", "node", "uploaded", *UPLOADED_KITS)
 #: the least a kind's decisions per second may be, as a share of the first kind's (the

@@ -85,7 +85,7 @@ def bot_new(
     if folder.exists():
         fail(f"{folder} exists already: name a new folder")
     shutil.copytree(
-        kit(lang), folder, ignore=shutil.ignore_patterns("__pycache__", "bot", "classes")
+        kit(lang), folder, ignore=shutil.ignore_patterns("__pycache__", "bot", "classes", "out")
     )
     out.print(
         f"wrote a {LANGUAGES[lang].title} bot in {folder}/ (its README.md says what is where)"

@@ -9,7 +9,8 @@ A folder says it in ``arena.toml``::
     run = "./bot"                          # optional: the language's own by default
 
 or, without one, by a starter kit's files (``bot.py``: Python; ``bot.cpp``: C++;
-``src/main.rs``: Rust; ``go.mod``: Go; ``Bot.java``: Java; ``bot.js``: JavaScript).
+``src/main.rs``: Rust; ``go.mod``: Go; ``Bot.java``: Java; ``bot.js``: JavaScript;
+``bot.ts``: TypeScript).
 Python bots are served by the SDK itself; the others are programs that speak the line
 protocol (:mod:`arena.sdk.lines`) on their standard input and output. A build runs once,
 at upload, in a sandbox of its own (``arena.platform.sandbox.build``); what it made is
@@ -68,6 +69,14 @@ LANGUAGES: dict[str, Language] = {
             layer="java",
         ),
         Language("javascript", "JavaScript", ("bot.js",), None, "node bot.js", layer="node"),
+        Language(
+            "typescript",
+            "TypeScript",
+            ("bot.ts",),
+            "tsc --strict --target es2020 --module commonjs --outDir out *.ts",
+            "node out/bot.js",
+            layer="node",
+        ),
     )
 }
 

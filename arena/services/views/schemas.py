@@ -60,7 +60,7 @@ class VersionPublic(BaseModel):
     reason: str | None
     #: a rejection in full (the bot's output, its traceback): for its owner only
     detail: str | None = None
-    #: an upload's language (python, cpp, rust, go, java, javascript; None: not an upload)
+    #: an upload's language (a name of arena.sdk.languages.LANGUAGES; None: not an upload)
     language: str | None = None
     #: what its build printed (the compiler's messages): for its owner only
     build_log: str | None = None
