@@ -19,7 +19,7 @@ from arena.store.db import Database
 from arena.store.owners import add_owner
 from arena.store.schema import upgrade
 from dashboard.app import create_app
-from tests.support.api import OPERATOR_TOKEN
+from tests.support.api import OPERATOR_TOKEN, TEST_HASHING
 from tests.support.databases import Templates, fresh_database
 from tests.support.lifetime import mark_session, sweep_dead_sessions
 from tests.support.services import redis_test_url
@@ -108,7 +108,7 @@ def redis_url() -> Iterator[str]:
 
 @pytest.fixture
 def settings(tmp_path: Path, database_url: str, redis_url: str) -> Settings:
-    return Settings(tmp_path, database_url, redis_url)
+    return Settings(tmp_path, database_url, redis_url, password_hashing=TEST_HASHING)
 
 
 @pytest.fixture

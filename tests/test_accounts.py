@@ -117,6 +117,35 @@ def test_a_cookie_write_without_its_csrf_token_or_from_another_site_is_refused(s
     assert client.get("/api/v1/owners/me").status_code == 200, "reads need no token"
 
 
+def test_a_hash_is_made_at_the_platforms_cost_and_again_at_a_new_one_on_sign_in(
+    settings: Settings,
+) -> None:
+    """The platform's Argon2id cost (``ARENA_PASSWORD_HASHING``) makes each new hash; an
+    account hashed at another cost keeps signing in, and its hash is made again at the
+    platform's cost then."""
+    first = TestClient(create_app(settings), base_url="http://arena.test")
+    assert _sign_up(first).status_code == 201
+    dearer = replace(settings.password_hashing, time_cost=settings.password_hashing.time_cost + 1)
+    second = TestClient(
+        create_app(replace(settings, password_hashing=dearer)), base_url="http://arena.test"
+    )
+
+    def stored() -> str:
+        with second.app.state.platform.db.read() as session:  # type: ignore[attr-defined]
+            found = session.scalars(select(Owner.password_hash)).one()
+        assert found is not None
+        return found
+
+    hashing = settings.password_hashing
+    made = f"m={hashing.memory_cost},t={hashing.time_cost},p={hashing.parallelism}"
+    assert made in stored()
+    signed_in = second.post("/api/v1/sessions", json={"name": "alice", "password": PASSWORD})
+    assert signed_in.status_code == 200, signed_in.text
+    assert f"t={dearer.time_cost}," in stored(), "made again at the platform's cost"
+    again = first.post("/api/v1/sessions", json={"name": "alice", "password": PASSWORD})
+    assert again.status_code == 200, "a hash says its own cost: any platform verifies it"
+
+
 def test_signing_in_from_another_site_is_refused(site) -> None:
     client, _ = site
     _sign_up(client)

@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import quote
 
@@ -42,7 +43,7 @@ from arena.store.models import (
 from arena.store.owners import add_owner
 from dashboard.app import create_app
 from sample_bots import kit
-from tests.support.api import auth, played_tournament
+from tests.support.api import TEST_HASHING, auth, played_tournament
 from tests.support.cli import run_queued_jobs
 from tests.support.services import redis_test_url
 from tests.support.store import SAMPLES, play, play_abtest, play_out
@@ -67,7 +68,8 @@ CHROMIUM_ARGS = [
 def served(tmp_path_factory: pytest.TempPathFactory) -> tuple[FastAPI, str]:
     data: Path = tmp_path_factory.mktemp("browser")
     redis.Redis.from_url(redis_test_url()).flushdb()
-    app = create_app(Settings(data, f"sqlite:///{data / 'arena.db'}", redis_test_url()))
+    settings = Settings(data, f"sqlite:///{data / 'arena.db'}", redis_test_url())
+    app = create_app(replace(settings, password_hashing=TEST_HASHING))
     _, token = app.state.platform.db.transaction(lambda s: add_owner(s, "e2e"))
     played_tournament(TestClient(app), token, app.state.platform, games=4)
     return app, token

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from argon2 import profiles
 
 from arena.platform import settings as settings_module
 from arena.platform.settings import Settings, sandbox_uids, unsandboxed
@@ -64,6 +65,7 @@ def test_each_variable_sets_its_setting(tmp_path: Path) -> None:
         "ARENA_PRIVATE_MAX_RUNNING": "7",
         "ARENA_SUBMISSIONS_PER_HOUR": "100",
         "ARENA_ALLOW_PRIVATE_ENDPOINTS": "1",
+        "ARENA_PASSWORD_HASHING": "High-Memory",
     }
     assert Settings.from_env(environ) == Settings(
         tmp_path,
@@ -78,11 +80,13 @@ def test_each_variable_sets_its_setting(tmp_path: Path) -> None:
         private_limits=PrivateLimits(games=10, tables=1, deadline=0.5, running=7),
         submission_rate=SubmissionRate(100),
         allow_private_endpoints=True,
+        password_hashing=profiles.RFC_9106_HIGH_MEMORY,
     )
     defaults = Settings.from_env({"ARENA_DATA_DIR": str(tmp_path)})
     assert defaults == Settings(tmp_path, f"sqlite:///{tmp_path / 'arena.db'}", None)
     assert defaults.worker_concurrency == 64 and defaults.private_limits.games == 200
     assert not defaults.allow_private_endpoints
+    assert defaults.password_hashing == profiles.RFC_9106_LOW_MEMORY
 
 
 @pytest.mark.parametrize(
@@ -94,6 +98,7 @@ def test_each_variable_sets_its_setting(tmp_path: Path) -> None:
         ("ARENA_PRIVATE_MAX_GAMES", "-3", "ARENA_PRIVATE_MAX_GAMES must be above 0"),
         ("ARENA_PRIVATE_MAX_DEADLINE", "soon", "ARENA_PRIVATE_MAX_DEADLINE='soon' is not a"),
         ("ARENA_LOG_LEVEL", "loud", "ARENA_LOG_LEVEL='loud'"),
+        ("ARENA_PASSWORD_HASHING", "cheapest", "give low-memory or high-memory"),
     ],
 )
 def test_a_value_its_variable_does_not_take_names_the_variable(

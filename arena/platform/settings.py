@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from argon2 import Parameters, profiles
+
 from arena.store.limits import PrivateLimits, SubmissionRate
 from arena.store.matches import MAX_ATTEMPTS
 
@@ -117,6 +119,9 @@ class Settings:
     cold_store_options: dict[str, Any] = field(default_factory=dict)
     #: days a match's log stays in the database before it moves to the cold store
     logs_hot_days: float = DEFAULT_HOT_DAYS
+    #: what a password's Argon2id hash costs (``ARENA_PASSWORD_HASHING``: RFC 9106's
+    #: ``low-memory`` profile, 64 MiB and 3 passes, or ``high-memory``, 2 GiB and 1)
+    password_hashing: Parameters = field(default_factory=lambda: profiles.RFC_9106_LOW_MEMORY)
 
     def cold_store_url(self) -> str:
         return self.cold_store or str(self.data_dir / "cold")
@@ -167,6 +172,7 @@ class Settings:
             cold_store=env.get("ARENA_COLD_STORE") or None,
             cold_store_options=_json_object(env, "ARENA_COLD_STORE_OPTIONS"),
             logs_hot_days=_not_negative(env, "ARENA_LOGS_HOT_DAYS", DEFAULT_HOT_DAYS),
+            password_hashing=_password_hashing(env.get("ARENA_PASSWORD_HASHING") or "low-memory"),
         )
 
 
@@ -259,6 +265,22 @@ def _names(env: Mapping[str, str], name: str) -> tuple[str, ...]:
 
 def _switch(env: Mapping[str, str], name: str) -> bool:
     return env.get(name, "").strip().lower() not in _OFF
+
+
+#: the Argon2id profiles an operator may choose (RFC 9106's two)
+PASSWORD_HASHING = {
+    "low-memory": profiles.RFC_9106_LOW_MEMORY,
+    "high-memory": profiles.RFC_9106_HIGH_MEMORY,
+}
+
+
+def _password_hashing(text: str) -> Parameters:
+    try:
+        return PASSWORD_HASHING[text.strip().lower()]
+    except KeyError:
+        raise SystemExit(
+            f"ARENA_PASSWORD_HASHING={text!r}: give {' or '.join(PASSWORD_HASHING)}"
+        ) from None
 
 
 def _log_level(text: str) -> str:

@@ -17,11 +17,12 @@ import math
 import re
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from datetime import datetime, timedelta
 from functools import cache
+from typing import Any
 
-from argon2 import PasswordHasher
+from argon2 import Parameters, PasswordHasher, profiles
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.orm import Session
 
@@ -78,9 +79,18 @@ class Browser:
     session_id: int
 
 
+#: what a password's hash costs unless the platform's settings say (RFC 9106's profile)
+DEFAULT_HASHING = profiles.RFC_9106_LOW_MEMORY
+
+
+def _hasher(hashing: Parameters = DEFAULT_HASHING) -> PasswordHasher:
+    return _hasher_of(astuple(hashing))
+
+
 @cache
-def _hasher() -> PasswordHasher:
-    return PasswordHasher()  # Argon2id, RFC 9106's low-memory profile
+def _hasher_of(hashing: tuple[Any, ...]) -> PasswordHasher:
+    """One hasher a cost (``Parameters`` as a tuple: the dataclass is not hashable)."""
+    return PasswordHasher.from_parameters(Parameters(*hashing))
 
 
 @cache
@@ -108,8 +118,10 @@ def sign_up(
     address: str,
     clock: Clock = now,
     throttles: Throttles = Throttles(),
+    hashing: Parameters = DEFAULT_HASHING,
 ) -> Ticket:
-    """A new account, signed in (``address``: where the request came from)."""
+    """A new account, signed in (``address``: where the request came from; ``hashing``:
+    what its password's hash costs)."""
     name = check_name(name, "account")
     check_password(name, password)
     moment = clock()
@@ -117,7 +129,7 @@ def sign_up(
     with db.read() as session:  # a taken name costs no hashing (store.add checks again)
         if store.named(session, name) is not None:
             raise Conflict.of("owner.taken", name=name)
-    hashed = _hasher().hash(password)
+    hashed = _hasher(hashing).hash(password)
 
     def make(session: Session) -> Ticket:
         owner = store.add(session, name, hashed)
@@ -133,9 +145,11 @@ def sign_in(
     address: str,
     clock: Clock = now,
     throttles: Throttles = Throttles(),
+    hashing: Parameters = DEFAULT_HASHING,
 ) -> Ticket:
     """A new session for the account, if the password is its own. Refused (``TooMany``)
-    before the password is looked at once the account or the address failed too often."""
+    before the password is looked at once the account or the address failed too often.
+    A hash made at another cost than ``hashing`` is made again at this cost."""
     moment = clock()
     keys = {f"sign-in:{name.strip().casefold()}": throttles.per_account}
     keys[f"sign-in-from:{address}"] = throttles.per_address
@@ -144,7 +158,7 @@ def sign_in(
     with db.read() as session:
         owner = store.named(session, name.strip())
         stored = owner.password_hash if owner is not None else None
-    if not _verified(stored or _nobody(), password) or owner is None or stored is None:
+    if not _verified(stored or _nobody(hashing), password) or owner is None or stored is None:
         for key, limit in keys.items():
             _spend(db, key, limit, moment)
         raise Unauthorized("no account has this name and password")
@@ -154,8 +168,8 @@ def sign_in(
 
     def open_it(session: Session) -> Ticket:
         found = session.get_one(Owner, owner_id)
-        if _hasher().check_needs_rehash(stored):
-            found.password_hash = _hasher().hash(password)
+        if _hasher(hashing).check_needs_rehash(stored):
+            found.password_hash = _hasher(hashing).hash(password)
         return _open(session, found, moment)
 
     return db.transaction(open_it)
@@ -168,11 +182,15 @@ def _verified(stored: str, password: str) -> bool:
         return False
 
 
-@cache
-def _nobody() -> str:
+def _nobody(hashing: Parameters) -> str:
     """Verified against when the name is nobody's: an unknown name takes the time a
     wrong password takes (no telling which names exist by the clock)."""
-    return _hasher().hash(secrets.token_urlsafe(16))
+    return _nobody_at(astuple(hashing))
+
+
+@cache
+def _nobody_at(hashing: tuple[Any, ...]) -> str:
+    return _hasher_of(hashing).hash(secrets.token_urlsafe(16))
 
 
 def browser(session: Session, secret: str, clock: Clock = now) -> Browser | None:
@@ -202,7 +220,13 @@ def sign_out(db: Database, secret: str, clock: Clock = now) -> None:
 
 
 def change_password(
-    db: Database, caller: Caller, current: str, new: str, keep: int | None, clock: Clock = now
+    db: Database,
+    caller: Caller,
+    current: str,
+    new: str,
+    keep: int | None,
+    clock: Clock = now,
+    hashing: Parameters = DEFAULT_HASHING,
 ) -> int:
     """A new password for the caller's account, which must give its current one; every
     session but ``keep`` (the browser asking) ends. How many ended."""
@@ -211,7 +235,7 @@ def change_password(
     if stored is None or not _verified(stored, current):
         raise Forbidden("the current password is not this account's")
     check_password(caller.name, new)
-    hashed = _hasher().hash(new)
+    hashed = _hasher(hashing).hash(new)
 
     def change(session: Session) -> int:
         session.get_one(Owner, caller.id).password_hash = hashed

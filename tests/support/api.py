@@ -3,6 +3,7 @@ started and played."""
 
 from __future__ import annotations
 
+from argon2 import profiles
 from fastapi.testclient import TestClient
 
 from arena.engine import Ruleset
@@ -13,6 +14,11 @@ from tests.support.store import SAMPLES, add_samples, match_ids, play
 
 #: the operator's API token of the ``app_and_token`` app (tests/conftest.py)
 OPERATOR_TOKEN = "operator-" + "0" * 32
+#: what a password's hash costs in the tests' apps: Argon2id at its least (the
+#: platform's is RFC 9106's, 0.16 s of CPU a hash; Django advises the same for tests);
+#: the same code hashes, verifies, and makes a hash again at a new cost
+#: (tests/test_accounts.py)
+TEST_HASHING = profiles.CHEAPEST
 
 
 def played_tournament(

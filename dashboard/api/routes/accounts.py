@@ -90,7 +90,12 @@ def sign_up(
 ) -> SignedIn:
     """A new account, signed in: the answer sets its session's cookie."""
     ticket = account_service.sign_up(
-        platform.db, body.name, body.password, _address(request), clock(request)
+        platform.db,
+        body.name,
+        body.password,
+        _address(request),
+        clock(request),
+        hashing=platform.settings.password_hashing,
     )
     return _signed_in(request, response, ticket)
 
@@ -111,7 +116,12 @@ def sign_in(
     """A new session (never the one a cookie sent with the request names: a session
     someone planted stays theirs alone)."""
     ticket = account_service.sign_in(
-        platform.db, body.name, body.password, _address(request), clock(request)
+        platform.db,
+        body.name,
+        body.password,
+        _address(request),
+        clock(request),
+        hashing=platform.settings.password_hashing,
     )
     return _signed_in(request, response, ticket)
 
@@ -158,7 +168,13 @@ def change_password(
     keep = browser.session_id if browser is not None else None
     caller = Caller(owner.id, owner.name)
     ended = account_service.change_password(
-        platform.db, caller, body.current, body.new, keep, clock(request)
+        platform.db,
+        caller,
+        body.current,
+        body.new,
+        keep,
+        clock(request),
+        hashing=platform.settings.password_hashing,
     )
     return Ended(ended=ended)
 
