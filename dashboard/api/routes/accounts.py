@@ -7,12 +7,14 @@ and answers the CSRF token that the browser's writes then carry as ``X-CSRF-Toke
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response, status
 from pydantic import BaseModel, Field
 
 from arena.base.people import Caller
+from arena.platform import Platform
 from arena.services import accounts as account_service
 from arena.services import tokens as token_service
 from arena.services.views.schemas import Name, Responses
@@ -89,15 +91,7 @@ def sign_up(
     body: Credentials, request: Request, response: Response, platform: PlatformDep
 ) -> SignedIn:
     """A new account, signed in: the answer sets its session's cookie."""
-    ticket = account_service.sign_up(
-        platform.db,
-        body.name,
-        body.password,
-        _address(request),
-        clock(request),
-        hashing=platform.settings.password_hashing,
-    )
-    return _signed_in(request, response, ticket)
+    return _entered(account_service.sign_up, body, request, response, platform)
 
 
 @router.post(
@@ -115,7 +109,19 @@ def sign_in(
 ) -> SignedIn:
     """A new session (never the one a cookie sent with the request names: a session
     someone planted stays theirs alone)."""
-    ticket = account_service.sign_in(
+    return _entered(account_service.sign_in, body, request, response, platform)
+
+
+def _entered(
+    way_in: Callable[..., account_service.Ticket],
+    body: Credentials,
+    request: Request,
+    response: Response,
+    platform: Platform,
+) -> SignedIn:
+    """Signed up or in (``way_in``) with the body's name and password, from the
+    request's address, at the platform's hashing cost."""
+    ticket = way_in(
         platform.db,
         body.name,
         body.password,
