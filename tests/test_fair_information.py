@@ -93,8 +93,9 @@ def predicts(entry: dict[str, Any], seeds: set[str]) -> str | None:
     game = Game(entry["ruleset"], entry["players"])
     dealt = list(entry["log"]["deals"][0]["hands"][entry["seat"]])
     for seed in sorted(seeds):
+        cards = game.shuffled(f"{seed}/0")  # shuffled_layout's deck, dealt from each seat
         for dealer in range(entry["players"]):
-            hands, _, _ = game.shuffled_layout(f"{seed}/0", dealer)
+            hands, _, _ = game.layout(cards, dealer)
             if list(hands[entry["seat"]]) == dealt:
                 return seed
     return None

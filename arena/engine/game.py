@@ -100,9 +100,13 @@ class Game:
         Returns ``(hands, stock, hidden)``; ``seats`` (default: all) are the seats
         dealt to, one card at a time clockwise starting left of the dealer.
         """
+        return self.layout(self.shuffled(seed), dealer, seats)
+
+    def shuffled(self, seed: int | str | float) -> list[str]:
+        """The deck shuffled with ``seed``, top first."""
         cards = list(self.deck)
         draws.shuffle(random.Random(seed), cards)
-        return self.layout(cards, dealer, seats)
+        return cards
 
     def layout(
         self, cards: Sequence[str], dealer: int, seats: Sequence[int] | None = None
