@@ -10,7 +10,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import func, select, text, update
+from sqlalchemy import func, inspect, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from arena.base import jobs as store_jobs
@@ -47,6 +47,30 @@ def test_migrations_reach_head_and_match_the_models(db: Database) -> None:
     with db.engine.connect() as connection:
         context = MigrationContext.configure(connection, opts={"compare_type": True})
         assert compare_metadata(context, Base.metadata) == []
+
+
+def test_migration_0030_drops_the_indexes_a_wider_one_covers_and_back(db: Database) -> None:
+    covered = {"ix_seats_match_id", "ix_matches_tournament_id", "ix_rating_history_tournament_id"}
+
+    def indexes() -> set[str]:
+        with db.engine.connect() as connection:
+            found = inspect(connection)
+            return {
+                index["name"]
+                for table in ("seats", "matches", "rating_history")
+                for index in found.get_indexes(table)
+                if index["name"]
+            }
+
+    assert not covered & indexes()
+    config = alembic_config()
+    with db.engine.connect() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0029")
+        connection.commit()
+    assert covered <= indexes()
+    upgrade(db)
+    assert not covered & indexes()
 
 
 def test_names_stay_unique_whatever_their_case_in_the_migrated_schema(db: Database) -> None:

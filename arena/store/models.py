@@ -527,7 +527,8 @@ class TournamentMatch(Base):
         Index("ix_matches_tournament_status", "tournament_id", "status"),
     )
     id: Mapped[int] = mapped_column(primary_key=True)
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    #: looked up through (tournament_id, index) and (tournament_id, status)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
     index: Mapped[int] = mapped_column(Integer)
     seed: Mapped[str] = mapped_column(String(120))
     #: duplicate tournaments: the matches of a group share a deal, seats rotated
@@ -587,7 +588,8 @@ class MatchSeat(PlayStyle, Base):
     __tablename__ = "seats"
     __table_args__ = (UniqueConstraint("match_id", "seat"),)
     id: Mapped[int] = mapped_column(primary_key=True)
-    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), index=True)
+    #: looked up through the unique (match_id, seat)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"))
     seat: Mapped[int] = mapped_column(Integer)
     bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
     place: Mapped[int | None] = mapped_column(Integer)
@@ -615,7 +617,8 @@ class RatingChange(Base):
         Index("ix_rating_history_version", "tournament_id", "bot_version_id", "completion"),
     )
     id: Mapped[int] = mapped_column(primary_key=True)
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    #: looked up through ix_rating_history_version
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
     bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"))
     completion: Mapped[int] = mapped_column(Integer)
