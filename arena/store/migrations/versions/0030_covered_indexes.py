@@ -1,9 +1,9 @@
 """Drop the three indexes a wider one already covers: ``seats.match_id`` (led by the
 unique ``(match_id, seat)``), ``matches.tournament_id`` (led by ``(tournament_id,
 index)`` and ``(tournament_id, status)``) and ``rating_history.tournament_id`` (led by
-``(tournament_id, bot_version_id, completion)``). Each cost a season about 20 bytes a
-row on disk, and every recorded match their writes: some 190 bytes a match of ten
-(arena bench season).
+``(tournament_id, bot_version_id, completion)``). They cost a season 84 bytes a match
+on disk (arena bench season at 100,000 matches: seats 51, rating history 27, matches
+7), and every recorded match their writes.
 
 Revision ID: 0030
 Revises: 0029
