@@ -61,7 +61,7 @@ test: $(NATIVE) browser toolchains
 	$(BIN)/ruff check arena worker dashboard sample_bots tests examples && \
 	$(BIN)/ruff format --check arena worker dashboard sample_bots tests examples && \
 	$(BIN)/mypy && \
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist load -m "not alone" && \
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal -m "not alone" && \
 	$(BIN)/pytest -m alone; \
 	status=$$?; echo "make test: $$(( $$(date +%s) - started )) s, exit status $$status"; \
 	exit $$status

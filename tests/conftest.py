@@ -135,8 +135,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         postgres = "postgresql" in (params.get("database_url"), params.get("empty_database_url"))
         if _SERVICE_FIXTURES & set(item.fixturenames) or postgres:
             item.add_marker(pytest.mark.services)
-    # the long tests first (the longest jobs first keep the last test process from
-    # finishing alone): pytest-xdist hands out tests in this order
+    # the long tests first: pytest-xdist's worksteal splits the tests among its processes
+    # in this order, and a process that runs out takes half of the busiest one's queue
     items.sort(key=_expected_length)
 
 
