@@ -11,6 +11,8 @@ import importlib
 from pathlib import Path
 from typing import Any
 
+from arena.sdk.languages import LANGUAGES
+
 #: the sample bots' names (``sample:NAME`` on the command line)
 NAMES = ("random", "honest", "counter", "bluffer")
 _CLASSES = {
@@ -19,8 +21,8 @@ _CLASSES = {
     "CounterBot": "counter",
     "BlufferBot": "bluffer",
 }
-#: the starter kits in languages other than Python (``kit(language)``)
-KITS = ("cpp", "rust", "go", "java", "javascript", "typescript")
+#: the starter kits in languages other than Python (``kit(language)``): one a language
+KITS = tuple(name for name in LANGUAGES if name != "python")
 __all__ = ["KITS", "NAMES", "SAMPLES", "kit", *_CLASSES]
 
 

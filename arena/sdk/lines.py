@@ -1,7 +1,7 @@
 """The line protocol: how a bot in another language plays, one line of text each way.
 
-A bot uploaded in C++, Rust, Go, Java, JavaScript or TypeScript is a program that reads lines on its
-standard input and answers on its standard output; inside its sandbox, the SDK's
+A bot uploaded in C++, Rust, Go, Java, JavaScript or TypeScript is a program that reads
+lines on its standard input and answers on its standard output; inside its sandbox, the SDK's
 adapter (:mod:`arena.sdk.program`) serves the seat's gRPC protocol and speaks these
 lines to it. A line is a word and ``key=value`` fields separated by single spaces;
 lists are comma-separated, ``-`` is empty or none, booleans are ``1`` and ``0``. Keys a

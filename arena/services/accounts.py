@@ -84,13 +84,7 @@ DEFAULT_HASHING = profiles.RFC_9106_LOW_MEMORY
 
 
 def _hasher(hashing: Parameters = DEFAULT_HASHING) -> PasswordHasher:
-    return _hasher_of(astuple(hashing))
-
-
-@cache
-def _hasher_of(hashing: tuple[Any, ...]) -> PasswordHasher:
-    """One hasher a cost (``Parameters`` as a tuple: the dataclass is not hashable)."""
-    return PasswordHasher.from_parameters(Parameters(*hashing))
+    return PasswordHasher.from_parameters(hashing)
 
 
 @cache
@@ -190,7 +184,8 @@ def _nobody(hashing: Parameters) -> str:
 
 @cache
 def _nobody_at(hashing: tuple[Any, ...]) -> str:
-    return _hasher_of(hashing).hash(secrets.token_urlsafe(16))
+    """One hash a cost (``Parameters`` as a tuple: the dataclass is not hashable)."""
+    return _hasher(Parameters(*hashing)).hash(secrets.token_urlsafe(16))
 
 
 def browser(session: Session, secret: str, clock: Clock = now) -> Browser | None:
