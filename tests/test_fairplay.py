@@ -5,16 +5,20 @@ its error rate and power are measured by ``arena bench fairplay`` (docs/fair-pla
 from __future__ import annotations
 
 import gc
+import itertools
 import json
+import math
 import random
 from collections import Counter
 from collections.abc import Callable
 from contextlib import ExitStack
 
+import numpy as np
 import pytest
 from alembic import command
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy import stats
 from sqlalchemy import select, text
 from statsmodels.stats import multitest
 
@@ -26,7 +30,7 @@ from arena.bench import teams
 from arena.engine import Action, Observation, Phase, Ruleset
 from arena.engine.match import Match as EngineMatch
 from arena.fairplay.counting import Chance, FairPlayCounter, Tally, match_tallies
-from arena.fairplay.report import holm, report
+from arena.fairplay.report import conditional_p, holm, report
 from arena.game.selfplay import play_deal
 from arena.policies import RandomLegal
 from arena.referee import Referee, RefereeSettings
@@ -171,6 +175,45 @@ def test_a_modeller_and_a_bot_that_ignores_styles_are_never_named_but_a_partner_
 
     flags = report(_calls(rate)).flags
     assert [(str(f.test), f.pair) for f in flags] == [("soft_play", (0, 4))]
+
+
+@pytest.mark.parametrize("direction", ["less", "greater"])
+@pytest.mark.parametrize("log_odds", [-math.log(3), 0.0, math.log(3)])
+def test_a_pairs_p_is_the_exact_mid_p_of_its_strata(direction: str, log_odds: float) -> None:
+    """Sparse strata, empty cells among them: the p is the mid-p of the pair's taken
+    chances under the strata's Fisher noncentral hypergeometric laws, enumerated here
+    outcome by outcome with scipy's own law."""
+    tables = np.array(
+        [[[0, 5], [4, 1]], [[1, 2], [0, 3]], [[0, 4], [6, 0]], [[2, 1], [3, 3]]], dtype=float
+    )
+    laws = []
+    for (taken, not_taken), (rest_taken, rest_not) in tables.astype(int):
+        n, k = taken + not_taken, taken + rest_taken
+        total = n + rest_taken + rest_not
+        law = stats.nchypergeom_fisher(total, k, n, math.exp(log_odds))
+        laws.append({x: law.pmf(x) for x in range(n + 1) if law.pmf(x) > 0})
+    observed = int(tables[:, 0, 0].sum())
+    below = above = at = 0.0
+    for outcome in itertools.product(*(law.items() for law in laws)):
+        total_taken = sum(x for x, _ in outcome)
+        chance = math.prod(p for _, p in outcome)
+        if total_taken < observed:
+            below += chance
+        elif total_taken > observed:
+            above += chance
+        else:
+            at += chance
+    expected = (below if direction == "less" else above) + at / 2
+    assert conditional_p(tables, log_odds, direction) == pytest.approx(expected, rel=1e-9)
+
+
+def test_situations_of_one_chance_each_weigh_what_their_exact_law_says() -> None:
+    """Ten situations with one chance of the pair's and one of the rest's, the pair's
+    not taken and the rest's taken: at the margin (odds 1/3) each is the pair's with
+    probability 3/4, so the mid-p is (3/4)^10 / 2 = 0.028, not the 0.0003 of the normal
+    tail, which would flag such thin evidence in a family of a hundred pairs."""
+    tables = np.array([[[0, 1], [1, 0]]] * 10, dtype=float)
+    assert conditional_p(tables, -math.log(3), "less") == pytest.approx(0.75**10 / 2)
 
 
 @given(

@@ -39,7 +39,7 @@ TABLE = 4
 #: the honest styles a field is made of, in turn
 STYLES = ("counter", "tracker", "honest", "bluffer", "random", "truthful")
 #: the report is read every STEP matches a team played together
-STEP = 10
+STEP = 5
 #: a team must be flagged within this many matches together
 TARGET_TOGETHER = 120
 #: matches per bot of the two lengths measured

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 from statsmodels.stats.contingency_tables import StratifiedTable
 
 from arena.fairplay.counting import Chance, Tally
@@ -48,6 +48,8 @@ from arena.fairplay.counting import Chance, Tally
 ALPHA = 0.05
 #: a pair is tested once the tested side has this many chances (fewer say nothing)
 MIN_CHANCES = 30
+#: a pair's p is exact up to this many chances, the score test's normal tail after
+EXACT_UP_TO = 400
 #: how far (log odds ratio) a pair's treatment must stray past both of its references
 #: before it is a team's: a fair bot's modelling of its opponents stays within it
 #: (arena bench fairplay measures both sides)
@@ -187,9 +189,8 @@ def _tested(
         if row.pair_n < MIN_CHANCES or column is None:
             continue
         bound = -margin if direction == "less" else margin
-        z_row, z_column = _score(row.tables, bound, 0.0), _score(column.tables, bound, 0.0)
-        z = max(z_row, z_column) if direction == "less" else min(z_row, z_column)
-        p = float(stats.norm.cdf(z) if direction == "less" else stats.norm.sf(z))
+        p = max(conditional_p(cell.tables, bound, direction) for cell in (row, column))
+        z = float(stats.norm.ppf(p) if direction == "less" else stats.norm.isf(p))
         pair = (other, actor) if test is not FairPlayTest.LIE_TARGETING else (actor, other)
         found.append(
             Finding(
@@ -347,6 +348,42 @@ def _score(tables: np.ndarray, log_odds: float, uncertainty: float) -> float:
     if spread == 0:
         return 0.0
     return float((taken.sum() - mean.sum()) / math.sqrt(spread + spread**2 * uncertainty))
+
+
+def conditional_p(tables: np.ndarray, log_odds: float, direction: str) -> float:
+    """One-sided p of the pair's taken chances against a common odds ratio of
+    ``exp(log_odds)`` in every stratum, each stratum's margins fixed: exact (the
+    strata's noncentral hypergeometric laws convolved) while the pair has at most
+    :data:`EXACT_UP_TO` chances, where the normal approximation misjudges the tails
+    (none taken of a few dozen is strong evidence, not weak), the score test's z after."""
+    if tables[:, 0].sum() > EXACT_UP_TO:
+        z = _score(tables, log_odds, 0.0)
+        return float(stats.norm.cdf(z) if direction == "less" else stats.norm.sf(z))
+    law = np.ones(1)
+    for stratum in tables:
+        law = np.convolve(law, _stratum_law(stratum, log_odds))
+    taken = int(tables[:, 0, 0].sum())
+    beyond = law[:taken].sum() if direction == "less" else law[taken + 1 :].sum()
+    tail = beyond + law[taken] / 2  # mid-p: the observed count weighs half
+    return float(np.clip(tail, np.finfo(float).tiny, 1.0))  # a z stays finite
+
+
+def _stratum_law(table: np.ndarray, log_odds: float) -> np.ndarray:
+    """P(the pair took x), x = 0 … its chances, in one 2x2 table with its margins fixed
+    and odds ratio ``exp(log_odds)`` (Fisher's noncentral hypergeometric law)."""
+    n, rest = int(table[0].sum()), int(table[1].sum())
+    k = int(table[:, 0].sum())
+    x = np.arange(n + 1)
+    possible = (x <= k) & (k - x <= rest)
+    log_weight = np.full(n + 1, -np.inf)
+    xs = x[possible]
+    log_weight[possible] = _log_choose(n, xs) + _log_choose(rest, k - xs) + xs * log_odds
+    weight = np.exp(log_weight - log_weight.max())
+    return weight / weight.sum()
+
+
+def _log_choose(n: int, k: np.ndarray) -> np.ndarray:
+    return special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
 
 
 def _expected_taken(n: np.ndarray, k: np.ndarray, total: np.ndarray, odds: float) -> np.ndarray:
