@@ -135,6 +135,19 @@ def test_no_honest_bot_is_named_beside_a_team_however_long_it_plays(kind: str) -
     assert bench.accusations(kind, 8, 600, f"test-team/{kind}", rotation=1) == []
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(("kind", "trial"), [("feeding", 3), ("partner_and_teammate", 4)])
+def test_a_bluffers_rare_true_groups_challenged_by_a_reader_of_records_name_nobody(
+    kind: str, trial: int
+) -> None:
+    """Two of the bench's fields with a team, at 1,500 matches a bot, where the report
+    named an honest pair as feeding while an author's likelihood of truth was cut in
+    fifths: a bluffer's true groups sat low in their fifth (its record), and a bot that
+    reads records challenged them more than the rest of that fifth."""
+    seed = f"team/{kind}/1500/{trial}"
+    assert bench.accusations(kind, 8, 1500 * 8 // 4, seed, rotation=trial) == []
+
+
 @pytest.mark.parametrize(("size", "per_bot"), [(4, 60), (8, 60), (16, 60), (4, 1000)])
 def test_an_honest_fields_report_names_nobody(size: int, per_bot: int) -> None:
     """Honest styles, opponent modellers among them (counter, tracker), at 60 matches a
@@ -154,7 +167,7 @@ def _calls(rate: Callable[[int, int], float], chances: int = 2000) -> list[Tally
             if author != responder:
                 taken = round(rate(responder, author) * chances)
                 totals.append(Tally("calls", responder, author, "t0q3c1p0a2w0", chances, taken))
-                totals.append(Tally("calls", responder, author, "t1q3c1p0a2w0", chances, 200))
+                totals.append(Tally("calls", responder, author, "t1e6c1p0a2w0", chances, 200))
     return totals
 
 

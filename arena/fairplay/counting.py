@@ -6,7 +6,7 @@ Two kinds of chance are counted, by ordered pair of seats and by situation (a
 - ``calls``: a responder may challenge the live group an author just played (its turn,
   in the ``respond`` phase, a challenge allowed): the chance, and whether it challenged.
   Situation: whether the group was true (the referee knows every card); how likely it
-  is true to the responder, from what it sees (provably false, or fifths of the SDK's
+  is true to the responder, from what it sees (provably false, or steps of the SDK's
   estimate: the author's record of revealed groups in the match, else a blind draw of
   the right cards from those the responder cannot see); the claimed count; the pile's
   size; the author's hand after the play (a bot about to go out is challenged more by
@@ -38,6 +38,13 @@ from arena.engine.events import Called, CallKind, Discarded, Event, Illegal, Rev
 
 _RESPOND, _LEAD = Phase.RESPOND, Phase.LEAD
 _PLAYING = frozenset({Phase.LEAD, Phase.RESPOND, Phase.CONTINUE})
+#: the SDK's estimate that a group is true cut in steps: fifths for a false group, tenths
+#: for a true one. An author's true groups are rare when it lies a lot, and its record
+#: puts them low within a fifth: a bot that reads records (``counter``) challenged them
+#: more than the rest of a fifth, and honest pairs were named as feeding (3 reports in 72,
+#: arena bench fairplay; none in tenths). Lies are judged where the field challenges
+#: them, mostly provably false: finer steps there only split the evidence.
+STEPS = (5, 10)
 _PHASE_CODES = {Phase.RESPOND: 1, Phase.CONTINUE: 2}
 
 
@@ -122,19 +129,26 @@ class FairPlayCounter:
         left = len(deal.hands[author])
         return (
             truthful
-            | self._plausibility(deal, hand, author, len(cards), rank, count) << 1
-            | min(count, 3) << 4
-            | (0 if pile <= 2 else 1 if pile <= 6 else 2) << 6
-            | (0 if left == 0 else 1 if left <= 3 else 2) << 8
-            | self._wariness(deal.to_act) << 10
+            | self._plausibility(deal, hand, author, len(cards), rank, count, STEPS[truthful]) << 1
+            | min(count, 3) << 5
+            | (0 if pile <= 2 else 1 if pile <= 6 else 2) << 7
+            | (0 if left == 0 else 1 if left <= 3 else 2) << 9
+            | self._wariness(deal.to_act) << 11
         )
 
     def _plausibility(
-        self, deal: Deal, hand: Sequence[str], author: int, placed: int, rank: str, count: int
+        self,
+        deal: Deal,
+        hand: Sequence[str],
+        author: int,
+        placed: int,
+        rank: str,
+        count: int,
+        steps: int,
     ) -> int:
         """How likely the group is true from what the responder sees: 0 provably false
         (a count that differs from the cards placed, or more cards of the rank than its
-        hand and the cards shown leaving play leave possible), else 1-5 by fifths of the
+        hand and the cards shown leaving play leave possible), else 1 to ``steps`` by steps of the
         SDK's estimate (``CardTracker.probability_true``: the author's record of revealed
         groups, or a blind draw of the right cards from those the responder cannot see)."""
         held, jokers = _held(hand, rank)
@@ -145,7 +159,7 @@ class FairPlayCounter:
         unseen = max(1, len(deal.game.deck) - len(hand) - sum(gone.values()))
         blind = comb(good, placed) / comb(max(unseen, good), placed)
         honest = (self._true[author] + 1) / (self._revealed[author] + 2)
-        return 1 + min(4, int((honest + (1 - honest) * blind) * 5))
+        return 1 + min(steps - 1, int((honest + (1 - honest) * blind) * steps))
 
     def after(self, deal: Deal, seat: int, action: Action, events: Sequence[Event]) -> None:
         """The seat's action was carried out, causing ``events``."""
@@ -214,13 +228,16 @@ class FairPlayCounter:
 
 
 def _stratum_text(chance: Chance, code: int) -> str:
-    """A packed situation as the totals store it: ``t1q3c2p0a2w1`` for calls (true,
-    plausibility, claimed count, pile, author's hand, the responder's record of calls),
+    """A packed situation as the totals store it: ``t1e7c2p0a2w1`` for calls (true,
+    plausibility in its steps: ``q`` fifths, ``e`` tenths, the claimed count, pile,
+    author's hand, the responder's record of calls; true groups counted before 2026-12-06
+    were in fifths, ``t1q3…``: situations of their own, never compared with tenths),
     ``R12w1`` for plays (phase L/R/C, the due rank held, the hand, the responder's record
     of calls)."""
     if chance is Chance.CALLS:
-        t, q, c = code & 1, code >> 1 & 7, code >> 4 & 3
-        return f"t{t}q{q}c{c}p{code >> 6 & 3}a{code >> 8 & 3}w{code >> 10 & 3}"
+        t, q, c = code & 1, code >> 1 & 15, code >> 5 & 3
+        steps = "qe"[t]
+        return f"t{t}{steps}{q}c{c}p{code >> 7 & 3}a{code >> 9 & 3}w{code >> 11 & 3}"
     phase, held, hand, wary = "LRC"[code >> 4 & 3], code >> 2 & 3, code & 3, code >> 6 & 3
     return f"L{hand}w{wary}" if phase == "L" else f"{phase}{held}{hand}w{wary}"
 
