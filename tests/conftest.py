@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
@@ -31,7 +32,11 @@ hypothesis_settings.register_profile("fast", max_examples=20)
 def pytest_configure(config: pytest.Config) -> None:
     """Mark the processes this session starts, and kill what a dead session left; a
     token ``arena login`` kept for this machine's user is never the tests' (their own,
-    empty, configuration folder)."""
+    empty, configuration folder). pytest keeps the test modules it rewrites (their asserts
+    explained) even where bytecode is not to be written (PYTHONDONTWRITEBYTECODE, as some
+    machines set), or every test process rewrites them all again (5 s of its start); the
+    processes the tests start are left to the environment."""
+    sys.dont_write_bytecode = False
     if "ARENA_TESTS_CONFIG" not in os.environ:  # the controller's, shared by its workers
         os.environ["ARENA_TESTS_CONFIG"] = tempfile.mkdtemp(prefix="arena-tests-config-")
     os.environ["XDG_CONFIG_HOME"] = os.environ["ARENA_TESTS_CONFIG"]
