@@ -187,7 +187,8 @@ def test_a_modeller_and_a_bot_that_ignores_styles_are_never_named_but_a_partner_
         return 0.5
 
     flags = report(_calls(rate)).flags
-    assert [(str(f.test), f.pair) for f in flags] == [("soft_play", (0, 4))]
+    named = sorted((str(f.test), f.pair) for f in flags)
+    assert named == [("soft_play", (0, 4)), ("soft_play_pair", (0, 4))]
 
 
 @pytest.mark.parametrize("direction", ["less", "greater"])
@@ -218,6 +219,25 @@ def test_a_pairs_p_is_the_exact_mid_p_of_its_strata(direction: str, log_odds: fl
             at += chance
     expected = (below if direction == "less" else above) + at / 2
     assert conditional_p(tables, log_odds, direction) == pytest.approx(expected, rel=1e-9)
+
+
+def test_a_pair_that_spares_each_other_both_ways_is_flagged_before_either_way_is() -> None:
+    """30 chances each way: bots 0 and 4 let 90 % of each other's lies through where the
+    field challenges 60 %. Neither direction alone passes the error control; the two
+    together (Fisher's combination of their p) do. One way only, the same numbers flag
+    nothing."""
+
+    def both(responder: int, author: int) -> float:
+        return 0.1 if {responder, author} == {0, 4} else 0.6
+
+    found = report(_calls(both, 30))
+    flagged = [(str(f.test), f.pair) for f in found.flags]
+    assert flagged == [("soft_play_pair", (0, 4))]
+    ways = {f.pair: f for f in found.findings if str(f.test) == "soft_play"}
+    combined = stats.combine_pvalues([ways[0, 4].p_raw, ways[4, 0].p_raw], method="fisher")
+    assert found.flags[0].p_raw == pytest.approx(combined.pvalue)
+    one_way = report(_calls(lambda r, a: 0.1 if (r, a) == (4, 0) else 0.6, 30))
+    assert one_way.flags == []
 
 
 def test_situations_of_one_chance_each_weigh_what_their_exact_law_says() -> None:
@@ -379,7 +399,10 @@ def test_a_team_served_as_endpoints_is_flagged_by_the_cli_the_api_and_the_page(
     # ("buddy") goes soft on its claims: either is flagged as [author, responder]
     flags = [f for f in found["flags"] if f["test"] in ("soft_play", "lie_targeting")]
     assert flags and all(f["pair"] == ["mate", "buddy"] for f in flags), json.dumps(found)
-    assert len(found["flags"]) == len(flags), "no other pair is flagged"
+    # the pair's two soft_play directions as one test names the pair, in either order
+    both = [f for f in found["flags"] if f["test"] == "soft_play_pair"]
+    assert all(set(f["pair"]) == {"mate", "buddy"} for f in both), json.dumps(found)
+    assert len(found["flags"]) == len(flags) + len(both), "no other pair is flagged"
     flag = flags[0]
     assert flag["p_value"] <= found["alpha"] and flag["pair_rate"] < flag["others_rate"]
     assert set(flag["matches"]) <= set(match_ids(platform.db)) and flag["matches"]

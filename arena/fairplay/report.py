@@ -15,6 +15,10 @@ opponents departs from one of them, not from both by a margin; a team does:
 - ``lie_targeting`` (author, responder): the author lies less when that responder is
   next (honest to a partner, free with the rest).
 
+``soft_play_pair`` (a pair): the pair's two ``soft_play`` directions as one hypothesis
+(Fisher's combination of their p), which sees a pair that spares each other both ways
+sooner.
+
 Each is one-sided past :data:`MARGIN` in both references (an intersection-union test:
 the larger p); each actor's references are first cleared of the bots it treats most
 unlike the rest (its partners, found round by round). Every test with enough chances is
@@ -64,6 +68,7 @@ MIN_TOGETHER = 20
 
 class FairPlayTest(StrEnum):
     SOFT_PLAY = "soft_play"
+    SOFT_PLAY_PAIR = "soft_play_pair"
     FEEDING = "feeding"
     LIE_TARGETING = "lie_targeting"
     OUTCOME = "outcome"
@@ -74,7 +79,8 @@ class Finding:
     """One test of one pair: its evidence, before and after the error control."""
 
     test: FairPlayTest
-    #: [author, responder] for the ordered tests, the pair (lower id first) for outcome
+    #: [author, responder] for the ordered tests, the pair (lower id first) for
+    #: soft_play_pair and outcome
     pair: tuple[int, int]
     #: CMH: the pooled odds ratio (< 1 less often with this pair); outcome: places gained
     #: per match (others ahead of the pair: expected less observed)
@@ -121,8 +127,10 @@ def report(totals: Iterable[Tally], alpha: float = ALPHA, margin: float = MARGIN
     calls, plays = by_chance[Chance.CALLS], by_chance[Chance.PLAYS]
     # a pair suspected in any of the calls' views is left out of every calls baseline
     on_calls = _suspects(calls, (_any, _false_group, _true_group))
+    soft = _tested(calls, FairPlayTest.SOFT_PLAY, "less", _false_group, margin, on_calls)
     findings = [
-        *_tested(calls, FairPlayTest.SOFT_PLAY, "less", _false_group, margin, on_calls),
+        *soft,
+        *_pairs(soft),
         *_tested(calls, FairPlayTest.FEEDING, "greater", _true_group, margin, on_calls),
         *_tested(
             plays, FairPlayTest.LIE_TARGETING, "less", _any, margin, _suspects(plays, (_any,))
@@ -201,6 +209,39 @@ def _tested(
             )
         )  # fmt: skip
     return found
+
+
+def _pairs(soft: list[Finding]) -> list[Finding]:
+    """Each pair tested for soft play in both directions, once more as one hypothesis:
+    "neither lets the other's lies through past the margin" against "one of them does",
+    the two p combined by Fisher's method (the two directions are different bots' own
+    chances). A pair that spares each other both ways is seen sooner than by either
+    direction alone (a one-sided partner is named by this test too, and by its own
+    direction's). The effect shown is the weaker direction's, the rates the two
+    directions' together."""
+    by_pair = {finding.pair: finding for finding in soft}
+    found = []
+    for (author, responder), one in sorted(by_pair.items()):
+        other = by_pair.get((responder, author))
+        if other is None or author > responder:
+            continue
+        p = float(stats.combine_pvalues([one.p_raw, other.p_raw], method="fisher").pvalue)
+        chances = one.opportunities + other.opportunities
+        found.append(
+            Finding(
+                FairPlayTest.SOFT_PLAY_PAIR, (author, responder),
+                max(one.effect, other.effect), float(stats.norm.ppf(p)), p,
+                _pooled(one, other, "pair_rate"), _pooled(one, other, "others_rate"), chances,
+            )
+        )  # fmt: skip
+    return found
+
+
+def _pooled(one: Finding, other: Finding, rate: str) -> float:
+    """Two findings' ``rate``, weighed by their chances."""
+    weights = one.opportunities, other.opportunities
+    values = getattr(one, rate), getattr(other, rate)
+    return sum(w * v for w, v in zip(weights, values, strict=True)) / sum(weights)
 
 
 def holm(p_values: Sequence[float], alpha: float) -> tuple[list[bool], list[float]]:

@@ -38,7 +38,7 @@ class PairOutcome:
 class Flag:
     #: registered names: [author, responder] for an ordered test, the pair for outcome
     pair: list[str]
-    #: soft_play, feeding, lie_targeting or outcome (docs/fair-play.md)
+    #: soft_play, soft_play_pair, feeding, lie_targeting or outcome (docs/fair-play.md)
     test: str
     statistic: float
     effect: float
