@@ -1046,8 +1046,11 @@ def test_an_operator_suspends_an_account_from_the_console_with_a_reason(
 
     app, _ = served
     db = app.state.platform.db
-    account_service.sign_up(db, "olga", "olga's operator passphrase", "10.0.0.1")
-    account_service.sign_up(db, "victor", "victor's own passphrase", "10.0.0.2")
+    for name, password, address in (
+        ("olga", "olga's operator passphrase", "10.0.0.1"),
+        ("victor", "victor's own passphrase", "10.0.0.2"),
+    ):
+        account_service.sign_up(db, name, password, address, hashing=TEST_HASHING)
     operator_service.grant(db, "olga", "operator")
     context = _patient(browser_page.context.browser.new_context())
     page = context.new_page()
@@ -1167,7 +1170,9 @@ def test_a_team_is_made_joined_by_a_link_ranked_and_disqualified_from_the_consol
         expect(mine).to_contain_text("Team stars")
         expect(mine.locator("p.standing")).to_contain_text(f"{ranked_in}: rank ")
 
-        account_service.sign_up(arena.db, "oscar", "oscar's operator passphrase", "10.0.0.9")
+        account_service.sign_up(
+            arena.db, "oscar", "oscar's operator passphrase", "10.0.0.9", hashing=TEST_HASHING
+        )
         operator_service.grant(arena.db, "oscar", "operator")
         admin = console.new_page()
         _at_the_console(admin, base_url, "oscar", "oscar's operator passphrase")

@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
-from argon2 import Parameters, PasswordHasher, profiles
+from argon2 import Parameters, PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.orm import Session
 
@@ -79,11 +79,11 @@ class Browser:
     session_id: int
 
 
-#: what a password's hash costs unless the platform's settings say (RFC 9106's profile)
-DEFAULT_HASHING = profiles.RFC_9106_LOW_MEMORY
+#: verifies any Argon2 hash: a hash names its own cost
+_VERIFIER = PasswordHasher()
 
 
-def _hasher(hashing: Parameters = DEFAULT_HASHING) -> PasswordHasher:
+def _hasher(hashing: Parameters) -> PasswordHasher:
     return PasswordHasher.from_parameters(hashing)
 
 
@@ -112,10 +112,11 @@ def sign_up(
     address: str,
     clock: Clock = now,
     throttles: Throttles = Throttles(),
-    hashing: Parameters = DEFAULT_HASHING,
+    *,
+    hashing: Parameters,
 ) -> Ticket:
     """A new account, signed in (``address``: where the request came from; ``hashing``:
-    what its password's hash costs)."""
+    what its password's hash costs, the platform's ``Settings.password_hashing``)."""
     name = check_name(name, "account")
     check_password(name, password)
     moment = clock()
@@ -139,7 +140,8 @@ def sign_in(
     address: str,
     clock: Clock = now,
     throttles: Throttles = Throttles(),
-    hashing: Parameters = DEFAULT_HASHING,
+    *,
+    hashing: Parameters,
 ) -> Ticket:
     """A new session for the account, if the password is its own. Refused (``TooMany``)
     before the password is looked at once the account or the address failed too often.
@@ -170,8 +172,9 @@ def sign_in(
 
 
 def _verified(stored: str, password: str) -> bool:
+    """Whether ``password`` is the one hashed in ``stored`` (at the cost the hash names)."""
     try:
-        return _hasher().verify(stored, password)
+        return _VERIFIER.verify(stored, password)
     except (VerificationError, InvalidHashError):
         return False
 
@@ -221,7 +224,8 @@ def change_password(
     new: str,
     keep: int | None,
     clock: Clock = now,
-    hashing: Parameters = DEFAULT_HASHING,
+    *,
+    hashing: Parameters,
 ) -> int:
     """A new password for the caller's account, which must give its current one; every
     session but ``keep`` (the browser asking) ends. How many ended."""
