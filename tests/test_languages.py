@@ -104,11 +104,19 @@ def test_a_decide_line_says_what_the_observation_says() -> None:
             assert fields["phase"] == obs.phase.value and fields["seat"] == str(seat)
             assert fields["hand"] == (",".join(obs.hand) or "-")
             assert fields["hand_sizes"] == ",".join(map(str, obs.hand_sizes))
+            assert [fields["stock"], fields["pile"], fields["discard"], fields["turn"]] == [
+                str(obs.stock_size), str(obs.pile_size), str(obs.discard_size), str(obs.turn)
+            ]  # fmt: skip
+            assert fields["round_rank"] == (obs.round_rank or "-")
+            assert fields["active"] == ",".join("1" if on else "0" for on in obs.active)
+            assert fields["exits"] == (",".join(map(str, obs.exits)) or "-")
             if legal.play is None:
                 assert fields["play"] == "-" and fields["max_cards"] == "0"
             else:
                 assert fields["play"].split(",") == list(legal.play.ranks)
                 assert fields["max_cards"] == str(legal.play.max_cards)
+                assert fields["max_count"] == str(legal.play.max_count)
+                assert fields["honest"] == ("1" if legal.play.honest else "0")
             assert fields["challenge"] == ("1" if legal.challenge else "0")
             assert fields["believe"] == ("1" if legal.believe else "0")
             assert fields["pass"] == ("1" if legal.can_pass else "0")

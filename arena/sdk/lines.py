@@ -22,7 +22,7 @@ From the program, one line for each ``decide``: ``play CARDS RANK [COUNT]``,
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from enum import Enum
 from typing import Any
 
@@ -51,33 +51,38 @@ def start_line(match: MatchInfo) -> str:
 
 
 def decide_line(obs: Observation) -> str:
-    """The line that asks the program for its action."""
+    """The line that asks the program for its action (field by field, each of its known
+    type: this is the adapter's work on every decision)."""
     legal = obs.legal
     spec = legal.play if legal is not None else None
-    return _line(
-        "decide",
-        turn=obs.turn,
-        seat=obs.seat,
-        phase=obs.phase,
-        hand=obs.hand,
-        hand_sizes=obs.hand_sizes,
-        stock=obs.stock_size,
-        pile=obs.pile_size,
-        discard=obs.discard_size,
-        round_rank=obs.round_rank,
-        live=obs.live,  # author, placed, rank, count, opening
-        play=spec.ranks if spec is not None else None,
-        max_cards=spec.max_cards if spec is not None else 0,
-        honest=spec.honest if spec is not None else False,
-        max_count=spec.max_count if spec is not None else 0,
-        challenge=legal is not None and legal.challenge,
-        believe=legal is not None and legal.believe,
-        pass_=legal is not None and legal.can_pass,
-        quartets=legal.quartets if legal is not None else (),
-        active=obs.active,
-        exits=obs.exits,
-        events=";".join(event_text(event) for event in obs.events) or NONE,
+    return " ".join(
+        (
+            f"decide turn={obs.turn} seat={obs.seat} phase={obs.phase.value}",
+            f"hand={_texts(obs.hand)} hand_sizes={_texts(map(str, obs.hand_sizes))}",
+            f"stock={obs.stock_size} pile={obs.pile_size} discard={obs.discard_size}",
+            f"round_rank={obs.round_rank or NONE}",
+            f"live={_value(obs.live)}",  # author, placed, rank, count, opening
+            f"play={_texts(spec.ranks) if spec is not None else NONE}",
+            f"max_cards={spec.max_cards if spec is not None else 0}",
+            f"honest={_flag(spec is not None and spec.honest)}",
+            f"max_count={spec.max_count if spec is not None else 0}",
+            f"challenge={_flag(legal is not None and legal.challenge)}",
+            f"believe={_flag(legal is not None and legal.believe)}",
+            f"pass={_flag(legal is not None and legal.can_pass)}",
+            f"quartets={_texts(legal.quartets) if legal is not None else NONE}",
+            f"active={_texts(map(_flag, obs.active))}",
+            f"exits={_texts(map(str, obs.exits))}",
+            f"events={';'.join(map(event_text, obs.events)) or NONE}",
+        )
     )
+
+
+def _texts(items: Iterable[str]) -> str:
+    return ",".join(items) or NONE
+
+
+def _flag(value: bool) -> str:
+    return "1" if value else "0"
 
 
 def end_line(result: MatchResult) -> str:
@@ -89,7 +94,7 @@ def end_line(result: MatchResult) -> str:
 def event_text(event: Any) -> str:
     """One public event as ``name:field:field…``, its fields in the order of its message
     in player.proto (lists comma-separated)."""
-    return ":".join([type(event).__name__.lower(), *(_value(field) for field in event)])
+    return ":".join([type(event).__name__.lower(), *map(_value, event)])
 
 
 def parse_action(line: str) -> Action:
@@ -123,24 +128,33 @@ def _items(text: str) -> tuple[str, ...]:
 
 
 def _line(word: str, **fields: Any) -> str:
-    parts = [word]
-    for key, value in fields.items():
-        parts.append(f"{key.rstrip('_')}={_value(value)}")
-    return " ".join(parts)
+    return " ".join([word, *(f"{key}={_value(value)}" for key, value in fields.items())])
 
 
 def _value(value: Any) -> str:
-    if value is None:
-        return NONE
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, Enum):
-        return str(value.value)
-    if isinstance(value, str):
-        return value or NONE
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, Iterable):
-        items = [_value(item) for item in value]
-        return ",".join(items) if items else NONE
-    return str(value)
+    """``value`` as the line writes it (a decision's line holds some 80 of them, so each
+    type's way is looked up once, not tested for on every value)."""
+    kind = type(value)
+    render = _RENDERERS.get(kind)
+    if render is None:
+        render = _RENDERERS[kind] = _renderer(kind)
+    return render(value)
+
+
+def _renderer(kind: type) -> Callable[[Any], str]:
+    if kind is type(None):
+        return lambda _: NONE
+    if issubclass(kind, bool):
+        return lambda value: "1" if value else "0"
+    if issubclass(kind, Enum):
+        return lambda value: str(value.value)
+    if issubclass(kind, str):
+        return lambda value: value or NONE
+    if issubclass(kind, float):
+        return lambda value: f"{value:g}"
+    if issubclass(kind, Iterable):
+        return lambda value: ",".join(map(_value, value)) or NONE
+    return str
+
+
+_RENDERERS: dict[type, Callable[[Any], str]] = {}
