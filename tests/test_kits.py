@@ -27,7 +27,7 @@ from arena.platform.sandbox.build import LOG_BYTES, BuildLimits, build, built_co
 from arena.platform.submission import qualify_version
 from arena.policies import RandomLegal
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings, Seat
-from arena.sdk.bot import MatchInfo
+from arena.sdk.bot import MatchInfo, MatchResult
 from arena.sdk.languages import MANIFEST, kit_of
 from arena.sdk.lines import decide_line, parse_action, start_line
 from arena.sdk.program import Programs
@@ -82,8 +82,8 @@ def test_each_kit_decides_as_the_readmes_truthful_bot(language: str, tmp_path: P
     README's Python bot's, one for one (as good as it, by construction)."""
     work = built_kit(language, tmp_path)
     observations = decisions(800, seed=11)
-    opening = start_line(MatchInfo("1", 0, ("a", "b"), RULES, 1.0, 1.0, 1))
-    lines = [opening, *(decide_line(obs) for obs in observations)]
+    opening = start_line(MatchInfo("1", 0, ("a", "b"), RULES, 1.0, 1.0, 1), 1)
+    lines = [opening, *(decide_line(obs, 1) for obs in observations)]
     argv = kit_of(work).argv()
     program = str(work / argv[0]) if argv[0].startswith("./") else argv[0]
     done = subprocess.run(
@@ -332,3 +332,47 @@ def test_a_program_that_answers_nonsense_ends_or_goes_silent_forfeits_its_own_ma
     assert forfeit is not None and said in forfeit["detail"], forfeit
     assert log["seats"][1]["forfeit"] is None
     assert not programs.idle, "a program that failed is never given another match"
+
+
+def _recorded_kit(folder: Path, interleave: bool) -> Programs:
+    """The JavaScript kit, keeping every line its program is sent before it answers."""
+    work = built_kit("javascript", folder)
+    manifest = f'language = "javascript"\nrun = "node recorded.js"\ninterleave = {interleave}\n'
+    (work / MANIFEST).write_text(manifest.lower())
+    (work / "recorded.js").write_text(
+        'const fs = require("node:fs");\n'
+        'require("node:readline").createInterface({ input: process.stdin })'
+        '.on("line", (line) => fs.appendFileSync("lines.txt", line + "\\n"));\n'
+        'require("./bot.js");\n'
+    )
+    return Programs(kit_of(work), work)
+
+
+@pytest.mark.parametrize("interleave", [True, False])
+def test_an_interleaving_kit_plays_its_matches_at_once_in_one_program(
+    interleave: bool, tmp_path: Path
+) -> None:
+    """Three matches begun before any ends, their decisions taken in turn: one program
+    for all three with lines that say their match, or a program each."""
+    programs = _recorded_kit(tmp_path, interleave)
+    bots = [programs.bot() for _ in range(3)]
+    for seat, bot in enumerate(bots):
+        bot.on_match_start(MatchInfo(str(seat), 0, ("a", "b"), RULES, 5.0, 5.0, 1))
+    observations = decisions(30, seed=3)
+    truthful = _truthful()()
+    for at, obs in enumerate(observations):
+        assert bots[at % 3].act(obs) == truthful.act(obs)
+    for bot in bots:
+        bot.on_match_end(MatchResult(((0,), (1,)), ""))
+    assert programs.started == (1 if interleave else 3)
+    lines = (programs.folder / "lines.txt").read_text().splitlines()
+    said = [dict(field.split("=", 1) for field in line.split()[1:])["match"] for line in lines]
+    assert [line.split()[0] for line in lines].count("decide") == 30
+    if interleave:
+        assert said[3:33] == ["1", "2", "3"] * 10, "each decision says its own match"
+    assert sorted(set(said)) == ["1", "2", "3"]
+    assert len(programs.idle) == (1 if interleave else 3), "kept for the next matches"
+    programs.bot().on_match_start(MatchInfo("4", 0, ("a", "b"), RULES, 5.0, 5.0, 1))
+    assert programs.started == (1 if interleave else 3), "an idle program plays the next"
+    for program in programs.idle:
+        program.stop()

@@ -57,6 +57,10 @@ def test_a_manifest_sets_the_build_and_run_and_is_checked(tmp_path: Path) -> Non
     (tmp_path / MANIFEST).write_text('language = "cpp"\nbuild = "make"\nrun = "./mine --fast"\n')
     found = kit_of(tmp_path)
     assert (found.build, found.argv()) == ("make", ["./mine", "--fast"])
+    assert not found.interleave, "a program plays one match at a time unless it says"
+    (tmp_path / MANIFEST).write_text('language = "go"\ninterleave = true\n')
+    assert kit_of(tmp_path).interleave
+    assert kit_of(tmp_path).built().manifest().endswith("interleave = true\n")
     assert kit_of(tmp_path).built().build is None
     built = tmp_path / "built"
     built.mkdir()
@@ -68,6 +72,8 @@ def test_a_manifest_sets_the_build_and_run_and_is_checked(tmp_path: Path) -> Non
         ('language = "go"\nrun = ""\n', "run is empty"),
         ('language = "go"\nbuild = "a\\nb"\n', "one line"),
         ('language = "python"\nrun = "python3 other.py"\n', "a Python bot is bot.py"),
+        ('language = "rust"\ninterleave = "yes"\n', "interleave must be true or false"),
+        ('language = "python"\ninterleave = true\n', "interleave is for programs"),
         ("language = [\n", "not valid TOML"),
     ]:
         (tmp_path / MANIFEST).write_text(text)
@@ -98,9 +104,10 @@ def test_a_decide_line_says_what_the_observation_says() -> None:
             since[seat] = len(deal.events)
             legal = obs.legal
             assert legal is not None
-            line = decide_line(obs)
+            line = decide_line(obs, 7)
             assert "\n" not in line and "  " not in line
             fields = _fields(line)
+            assert fields["match"] == "7"
             assert fields["phase"] == obs.phase.value and fields["seat"] == str(seat)
             assert fields["hand"] == (",".join(obs.hand) or "-")
             assert fields["hand_sizes"] == ",".join(map(str, obs.hand_sizes))

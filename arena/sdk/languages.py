@@ -7,6 +7,8 @@ A folder says it in ``arena.toml``::
     build = "rustc -O -o bot src/main.rs"  # optional: the language's own by default;
                                            # "" for nothing to build
     run = "./bot"                          # optional: the language's own by default
+    interleave = true                      # optional: one program plays the matches
+                                           # its sandbox plays at once (default false)
 
 or, without one, by a starter kit's files (``bot.py``: Python; ``bot.cpp``: C++;
 ``src/main.rs``: Rust; ``go.mod``: Go; ``Bot.java``: Java; ``bot.js``: JavaScript;
@@ -88,6 +90,9 @@ class Kit:
     language: Language
     build: str | None
     run: str
+    #: one program plays the matches its sandbox plays at once, their lines interleaved
+    #: (each says its ``match``); otherwise each match at once has a program of its own
+    interleave: bool = False
 
     @property
     def python(self) -> bool:
@@ -102,6 +107,8 @@ class Kit:
         lines = [f"language = {_quoted(self.language.name)}"]
         lines.append(f"build = {_quoted(self.build or '')}")  # "": nothing (left) to build
         lines.append(f"run = {_quoted(self.run)}")
+        if self.interleave:
+            lines.append("interleave = true")
         return "\n".join(lines) + "\n"
 
     def argv(self) -> list[str]:
@@ -133,7 +140,7 @@ def _from_manifest(path: Path) -> Kit:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise KitError(f"{MANIFEST} is not valid TOML: {error}") from None
-    unknown = set(data) - {"language", "build", "run"}
+    unknown = set(data) - {"language", "build", "run", "interleave"}
     if unknown:
         raise KitError(f"{MANIFEST}: unknown keys {', '.join(sorted(unknown))}")
     name = data.get("language")
@@ -147,7 +154,12 @@ def _from_manifest(path: Path) -> Kit:
     if language.name == "python" and (build is not None or run != language.run):
         # a manifest written for a Python bot
         raise KitError(f"{MANIFEST}: a Python bot is bot.py, with no build or run command")
-    return Kit(language, build, run)
+    interleave = data.get("interleave", False)
+    if not isinstance(interleave, bool):
+        raise KitError(f"{MANIFEST}: interleave must be true or false")
+    if interleave and language.name == "python":
+        raise KitError(f"{MANIFEST}: interleave is for programs (Python serves its own matches)")
+    return Kit(language, build, run, interleave)
 
 
 def _command(data: dict[str, object], key: str, default: str | None) -> str | None:

@@ -10,11 +10,16 @@ every field.
 
 To the program::
 
-    start seat=1 players=2 deals=1 deadline=1 preset=classic
-    decide turn=0 seat=1 phase=lead hand=AS,KD,KH hand_sizes=3,3 stock=0 pile=0 \
-discard=0 round_rank=- live=- play=2,3,4,5,6,7,8,9,T,J,Q,K,A max_cards=3 honest=0 \
-max_count=3 challenge=0 believe=0 pass=0 quartets=- active=1,1 exits=- events=…
-    end places=1;0
+    start match=1 seat=1 players=2 deals=1 deadline=1 preset=classic
+    decide match=1 turn=0 seat=1 phase=lead hand=AS,KD,KH hand_sizes=3,3 stock=0 \
+pile=0 discard=0 round_rank=- live=- play=2,3,4,5,6,7,8,9,T,J,Q,K,A max_cards=3 \
+honest=0 max_count=3 challenge=0 believe=0 pass=0 quartets=- active=1,1 exits=- events=…
+    end match=1 places=1;0
+
+``match`` numbers the program's matches from 1: a program whose manifest says
+``interleave = true`` plays the matches its sandbox plays at once, their lines
+interleaved (it keeps whatever it remembers per ``match``); any other is given one
+match at a time.
 
 From the program, one line for each ``decide``: ``play CARDS RANK [COUNT]``,
 ``challenge``, ``believe``, ``pass`` or ``quartets RANKS``.
@@ -38,10 +43,11 @@ class BadAnswer(ValueError):
     """A program's line is not an action."""
 
 
-def start_line(match: MatchInfo) -> str:
-    """The line that opens a match for the program."""
+def start_line(match: MatchInfo, number: int) -> str:
+    """The line that opens the program's match ``number``."""
     return _line(
         "start",
+        match=number,
         seat=match.seat,
         players=len(match.players),
         deals=match.deals,
@@ -50,14 +56,14 @@ def start_line(match: MatchInfo) -> str:
     )
 
 
-def decide_line(obs: Observation) -> str:
-    """The line that asks the program for its action (field by field, each of its known
-    type: this is the adapter's work on every decision)."""
+def decide_line(obs: Observation, number: int) -> str:
+    """The line that asks the program for its action in its match ``number`` (field by
+    field, each of its known type: this is the adapter's work on every decision)."""
     legal = obs.legal
     spec = legal.play if legal is not None else None
     return " ".join(
         (
-            f"decide turn={obs.turn} seat={obs.seat} phase={obs.phase.value}",
+            f"decide match={number} turn={obs.turn} seat={obs.seat} phase={obs.phase.value}",
             f"hand={_texts(obs.hand)} hand_sizes={_texts(map(str, obs.hand_sizes))}",
             f"stock={obs.stock_size} pile={obs.pile_size} discard={obs.discard_size}",
             f"round_rank={obs.round_rank or NONE}",
@@ -85,10 +91,11 @@ def _flag(value: bool) -> str:
     return "1" if value else "0"
 
 
-def end_line(result: MatchResult) -> str:
-    """The line that closes a match: its places, best first (tied seats share one)."""
+def end_line(result: MatchResult, number: int) -> str:
+    """The line that closes the program's match ``number``: its places, best first (tied
+    seats share one)."""
     places = ";".join(_value(place) for place in result.ranking) or NONE
-    return _line("end", places=places)
+    return _line("end", match=number, places=places)
 
 
 def event_text(event: Any) -> str:

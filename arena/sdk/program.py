@@ -3,18 +3,22 @@
 The SDK serves the seat's gRPC protocol as for any Python bot; each decision is one line
 to the program's standard input and one line back (:mod:`arena.sdk.lines`), read and
 written directly on the pipes, as a plain Python bot's ``act`` runs: no event loop
-between the seat and the program. A program plays its matches one after the other: it
-is started as its first match starts (a JVM boots before the first decision) and kept
-for the next, and a match played while another is on gets a program of its own. A
-program whose match ended while it owed an answer, that answered nonsense, that said
-nothing for longer than the match's whole clock, or that ended, is never given another
-match. What it writes on its standard error is the bot's output, as a Python bot's
-prints are.
+between the seat and the program, so one line is in flight at a time. A program is
+started as its first match starts (a JVM boots before the first decision) and kept for
+the next. A kit that says ``interleave`` has one program for all the matches its
+sandbox plays at once, their lines interleaved; any other plays its matches one after
+the other, and a match played while another is on gets a program of its own (a
+process, and for Java and JavaScript a runtime's start, per match at once). A program
+whose match ended while it owed an answer, that answered nonsense, that said nothing
+for longer than the match's whole clock, or that ended, is never given another match
+(an interleaving program's other matches end with it). What it writes on its standard
+error is the bot's output, as a Python bot's prints are.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import select
 import subprocess
@@ -114,26 +118,40 @@ class Program:
 
 
 class Programs:
-    """The programs of one bot: idle ones waiting for their next match."""
+    """The programs of one bot: idle ones waiting for their next match (an interleaving
+    kit's one program stays among them while it plays)."""
 
     def __init__(self, kit: Kit, folder: Path) -> None:
         self.kit = kit
         self.folder = folder
         self.idle: list[Program] = []
+        #: programs started, and matches begun (each program's lines number them)
+        self.started = 0
+        self.numbers = itertools.count(1)
 
     def take(self) -> Program:
         while self.idle:
-            program = self.idle.pop()
+            program = self.idle[-1] if self.kit.interleave else self.idle.pop()
             if program.usable:
                 return program
-            program.stop()
-        return Program.start(self.kit, self.folder)
+            self.drop(program)
+        program = Program.start(self.kit, self.folder)
+        self.started += 1
+        if self.kit.interleave:
+            self.idle.append(program)
+        return program
 
     def give_back(self, program: Program) -> None:
-        if program.usable:
+        if not program.usable:
+            self.drop(program)
+        elif program not in self.idle:
             self.idle.append(program)
-        else:
-            program.stop()
+
+    def drop(self, program: Program) -> None:
+        """Stop ``program``: it is never given another match."""
+        program.stop()
+        if program in self.idle:
+            self.idle.remove(program)
 
     def bot(self) -> ProgramBot:
         """A bot for one match (the SDK's factory)."""
@@ -147,6 +165,7 @@ class ProgramBot(Bot):
         self.programs = programs
         self.name = programs.kit.language.name
         self.program: Program | None = None
+        self.number = next(programs.numbers)
         self.failed: ProgramEnded | None = None
         #: the longest a decision may wait: the match's whole clock, and some
         self.seconds = SLACK_SECONDS
@@ -155,7 +174,7 @@ class ProgramBot(Bot):
         self.seconds = match.deadline + match.time_bank + SLACK_SECONDS
         try:
             program = self.program = self.programs.take()
-            program.send(start_line(match))
+            program.send(start_line(match, self.number))
         except ProgramEnded as error:  # told at its first decision, as a crash
             self.failed = error
 
@@ -164,10 +183,10 @@ class ProgramBot(Bot):
         if program is None:
             raise self.failed or ProgramEnded("the program is gone")
         try:
-            return parse_action(program.ask(decide_line(observation), self.seconds))
+            return parse_action(program.ask(decide_line(observation, self.number), self.seconds))
         except BaseException:  # cancelled, ended, silent or nonsense: never used again
             self.program = None
-            program.stop()
+            self.programs.drop(program)
             raise
 
     def on_match_end(self, result: MatchResult) -> None:
@@ -175,5 +194,5 @@ class ProgramBot(Bot):
         if program is not None:
             if program.usable:
                 with contextlib.suppress(ProgramEnded):
-                    program.send(end_line(result))
+                    program.send(end_line(result, self.number))
             self.programs.give_back(program)
