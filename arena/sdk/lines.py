@@ -16,7 +16,7 @@ pile=0 discard=0 round_rank=- live=- play=2,3,4,5,6,7,8,9,T,J,Q,K,A max_cards=3 
 honest=0 max_count=3 challenge=0 believe=0 pass=0 quartets=- active=1,1 exits=- events=…
     end match=1 places=1;0
 
-``match`` numbers the program's matches from 1: a program whose manifest says
+``match`` tells the sandbox's matches apart (numbered from 1): a program whose manifest says
 ``interleave = true`` plays the matches its sandbox plays at once, their lines
 interleaved (it keeps whatever it remembers per ``match``); any other is given one
 match at a time.
