@@ -331,16 +331,18 @@ def test_a_program_that_answers_nonsense_ends_or_goes_silent_forfeits_its_own_ma
     forfeit = log["seats"][0]["forfeit"]
     assert forfeit is not None and said in forfeit["detail"], forfeit
     assert log["seats"][1]["forfeit"] is None
-    assert not programs.idle, "a program that failed is never given another match"
+    assert not programs.kept, "a program that failed is never given another match"
 
 
 def _recorded_kit(folder: Path, interleave: bool) -> Programs:
-    """The JavaScript kit, keeping every line its program is sent before it answers."""
+    """The JavaScript kit, its programs noting their start and every line they are sent
+    before they answer."""
     work = built_kit("javascript", folder)
     manifest = f'language = "javascript"\nrun = "node recorded.js"\ninterleave = {interleave}\n'
     (work / MANIFEST).write_text(manifest.lower())
     (work / "recorded.js").write_text(
         'const fs = require("node:fs");\n'
+        'fs.appendFileSync("programs.txt", `${process.pid}\\n`);\n'
         'require("node:readline").createInterface({ input: process.stdin })'
         '.on("line", (line) => fs.appendFileSync("lines.txt", line + "\\n"));\n'
         'require("./bot.js");\n'
@@ -364,15 +366,20 @@ def test_an_interleaving_kit_plays_its_matches_at_once_in_one_program(
         assert bots[at % 3].act(obs) == truthful.act(obs)
     for bot in bots:
         bot.on_match_end(MatchResult(((0,), (1,)), ""))
-    assert programs.started == (1 if interleave else 3)
+
+    def started() -> list[str]:
+        return (programs.folder / "programs.txt").read_text().splitlines()
+
+    assert len(started()) == (1 if interleave else 3)
     lines = (programs.folder / "lines.txt").read_text().splitlines()
     said = [dict(field.split("=", 1) for field in line.split()[1:])["match"] for line in lines]
     assert [line.split()[0] for line in lines].count("decide") == 30
     if interleave:
         assert said[3:33] == ["1", "2", "3"] * 10, "each decision says its own match"
     assert sorted(set(said)) == ["1", "2", "3"]
-    assert len(programs.idle) == (1 if interleave else 3), "kept for the next matches"
+    assert len(programs.kept) == (1 if interleave else 3), "kept for the next matches"
     programs.bot().on_match_start(MatchInfo("4", 0, ("a", "b"), RULES, 5.0, 5.0, 1))
-    assert programs.started == (1 if interleave else 3), "an idle program plays the next"
-    for program in programs.idle:
+    assert len(programs.kept) == (1 if interleave else 2), "a kept program plays the next"
+    for program in programs.kept:
         program.stop()
+    assert len(started()) == (1 if interleave else 3), "and none was started for it"

@@ -152,7 +152,7 @@ def _renderer(kind: type) -> Callable[[Any], str]:
     if kind is type(None):
         return lambda _: NONE
     if issubclass(kind, bool):
-        return lambda value: "1" if value else "0"
+        return _flag
     if issubclass(kind, Enum):
         return lambda value: str(value.value)
     if issubclass(kind, str):
@@ -160,7 +160,7 @@ def _renderer(kind: type) -> Callable[[Any], str]:
     if issubclass(kind, float):
         return lambda value: f"{value:g}"
     if issubclass(kind, Iterable):
-        return lambda value: ",".join(map(_value, value)) or NONE
+        return lambda value: _texts(map(_value, value))
     return str
 
 

@@ -118,40 +118,38 @@ class Program:
 
 
 class Programs:
-    """The programs of one bot: idle ones waiting for their next match (an interleaving
-    kit's one program stays among them while it plays)."""
+    """The programs of one bot kept for its next matches: idle ones, and an interleaving
+    kit's one program, kept while it plays."""
 
     def __init__(self, kit: Kit, folder: Path) -> None:
         self.kit = kit
         self.folder = folder
-        self.idle: list[Program] = []
-        #: programs started, and matches begun (each program's lines number them)
-        self.started = 0
+        self.kept: list[Program] = []
+        #: numbers the matches begun, for the lines that tell them apart
         self.numbers = itertools.count(1)
 
     def take(self) -> Program:
-        while self.idle:
-            program = self.idle[-1] if self.kit.interleave else self.idle.pop()
+        while self.kept:
+            program = self.kept[-1] if self.kit.interleave else self.kept.pop()
             if program.usable:
                 return program
             self.drop(program)
         program = Program.start(self.kit, self.folder)
-        self.started += 1
         if self.kit.interleave:
-            self.idle.append(program)
+            self.kept.append(program)
         return program
 
     def give_back(self, program: Program) -> None:
         if not program.usable:
             self.drop(program)
-        elif program not in self.idle:
-            self.idle.append(program)
+        elif program not in self.kept:
+            self.kept.append(program)
 
     def drop(self, program: Program) -> None:
         """Stop ``program``: it is never given another match."""
         program.stop()
-        if program in self.idle:
-            self.idle.remove(program)
+        if program in self.kept:
+            self.kept.remove(program)
 
     def bot(self) -> ProgramBot:
         """A bot for one match (the SDK's factory)."""
