@@ -797,10 +797,14 @@ def test_an_owner_stages_tests_promotes_rolls_back_and_studies_a_lost_match(
     page.select_option("#filter-result", "lost")
     page.select_option("#filter-bot", "walker")
     page.fill("#filter-version", "1")
+    page.locator("#filter-version").blur()  # its change now, not when the click below blurs it
     page.select_option("#filter-competition", "walk")
     rows = page.locator("#my-seats tbody tr")
     newest = rows.first.locator("a.match")
     expect(newest).to_have_attribute("href", f"/matches/{lost}")
+    # the last filter's request was routed (routing is asynchronous: ``sent`` may lag the
+    # page), and then every filtered request was answered: no list is drawn again later
+    _wait_until(page, lambda: any("competition=walk" in url for url in sent))
     _wait_until(
         page, lambda: page.locator("#my-seats").get_attribute("data-answers") == str(len(sent))
     )
