@@ -17,6 +17,7 @@ from starlette.exceptions import HTTPException
 from arena.base.errors import (
     Conflict,
     Forbidden,
+    Gone,
     Invalid,
     NotFound,
     Refused,
@@ -29,6 +30,7 @@ from arena.platform.errors import SERVICE_ERRORS, unavailable
 
 #: most specific first
 STATUS_OF: tuple[tuple[type[Exception], int], ...] = (
+    (Gone, status.HTTP_410_GONE),
     (NotFound, status.HTTP_404_NOT_FOUND),
     (Conflict, status.HTTP_409_CONFLICT),
     (Forbidden, status.HTTP_403_FORBIDDEN),
@@ -65,6 +67,7 @@ TITLES = {
     400: "Bad request",
     404: "Not found",
     405: "Not allowed",
+    410: "Gone",
     422: "Bad request",
     503: "Unavailable",
 }

@@ -14,7 +14,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 from sqlalchemy.orm import Session
 
-from arena.base.errors import Refused
+from arena.base.errors import Gone, Refused
 from arena.base.states import MatchStatus
 from arena.engine import Ruleset
 from arena.sdk.languages import accepted
@@ -324,11 +324,14 @@ def matches_page(
 def match_page(
     match_id: Annotated[int, Path(ge=1, le=2**63 - 1)], session: SessionDep
 ) -> HTMLResponse:
+    dropped = None  # its competition's retention dropped its log: the result stays
     try:
         match = match_queries.match(session, match_id)
         log, shown = (
             match_queries.match_log(session, match_id) if match.status == "done" else (None, None)
         )
+    except Gone as gone:
+        log, shown, dropped = None, None, str(gone)
     except Refused as error:
         raise _not_found(error) from None
     names = [f"{s.bot} v{s.version}" for s in match.seats]
@@ -340,6 +343,7 @@ def match_page(
         frames=replay,
         deals=deal_summaries(replay, names),
         disclosure=shown,
+        dropped=dropped,
     )
     if shown is not None:  # played: the page changes when its log is disclosed, only
         page.headers.update(until_disclosed(shown))

@@ -32,7 +32,7 @@ from arena.platform.sandbox import availability
 from arena.platform.sandbox.box import orphaned, sweep_folders
 from arena.platform.sandbox.cgroup import sweep
 from arena.platform.settings import Settings
-from arena.services import tiering
+from arena.services import retention, tiering
 from arena.store import fairplay, matches, scheduling
 from worker import jobs, metrics, rq_classes
 
@@ -85,6 +85,18 @@ def _tier_a_little() -> None:
         return
     if moved.moved:
         log.info("moved %d old match logs (%d bytes) to the cold store", moved.moved, moved.bytes)
+
+
+def _drop_a_little() -> None:
+    """Drop a few logs the competitions' retention lets go (``arena logs drop`` drops
+    the rest at once), beside the tiering and as rarely."""
+    try:
+        dropped = retention.drop_old_logs(jobs.database(), most=TIER_PER_PASS)
+    except Exception:  # the database or the cold store is away: the logs wait
+        log.exception("dropping old logs failed; trying again later")
+        return
+    if dropped:
+        log.info("dropped %d old match logs under their competitions' retention", dropped)
 
 
 def refill_ladders() -> list[tuple[int, str]]:
@@ -142,6 +154,7 @@ class Reconciler(threading.Thread):
             if time.monotonic() >= tier_due:
                 tier_due = time.monotonic() + TIER_SECONDS
                 _tier_a_little()
+                _drop_a_little()
 
 
 def first_to_resend(queue: Queue, run_id: str) -> bool:

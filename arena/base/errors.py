@@ -35,6 +35,11 @@ class NotFound(Refused):
     """What the request names does not exist."""
 
 
+class Gone(NotFound):
+    """What the request names existed and was removed for good (a match's log its
+    competition's retention dropped)."""
+
+
 class Conflict(Refused):
     """The request clashes with what exists (a name taken, a tournament over)."""
 

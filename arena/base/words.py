@@ -41,6 +41,12 @@ SENTENCES: dict[str, str] = {
     "team.not_member": "you are not in team {team!r}",
     # logs
     "logs.no_cold_store": "match {match}'s log is in a cold store this process cannot read",
+    "logs.dropped": (
+        "match {match}'s log was dropped by its competition's retention (its result and"
+        " ratings stay)"
+    ),
+    "logs.retention_days": "a log is kept at least one day, not {days:g}",
+    "logs.retention_top": "the best kept are 0 or more entries, not {top}",
     # moderation
     "moderation.again": "{what} is disqualified already",
     "moderation.no_match": "no match {match}",

@@ -61,7 +61,11 @@ COMMANDS: dict[str, Entry] = {
         "Queue unranked matches of a bot against rivals its owner chooses.",
     ),
     "db": Entry("arena.cli.db", "app", "The database."),
-    "logs": Entry("arena.cli.logs", "app", "Match logs: move old ones to the cold store."),
+    "logs": Entry(
+        "arena.cli.logs",
+        "app",
+        "Match logs: move old ones to the cold store, drop those retention lets go.",
+    ),
     "worker": Entry(
         "arena.cli.worker",
         "worker_command",

@@ -14,6 +14,7 @@ from arena.cli import options
 from arena.cli.platform import out, platform
 from arena.cli.rules import checked_ruleset
 from arena.services import competitions as competition_service
+from arena.services.retention import Retention
 from arena.tournament import pacing
 from arena.tournament.pacing import DEFAULT_PACE
 
@@ -27,6 +28,17 @@ PACE_HELP = (
     "or off: every table kept in play."
 )
 Pace = Annotated[str, typer.Option("--pace", help=PACE_HELP)]
+LogDays = Annotated[
+    float | None,
+    typer.Option(
+        "--log-days",
+        min=1,
+        help="Drop a match's log this many days after it (its result and ratings stay); "
+        "by default every log is kept.",
+    ),
+]
+TOP_HELP = "Keep every log of the season's best N entries."
+LogTop = Annotated[int, typer.Option("--log-top", min=0, help=TOP_HELP)]
 #: how --opens and --closes are written (UTC)
 TIMES = ["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d"]
 
@@ -68,6 +80,8 @@ def competition_create(
     ] = competition_service.LADDER,
     pace: Pace = str(DEFAULT_PACE),
     rating: options.Rating = "trueskill",
+    log_days: LogDays = None,
+    log_top: LogTop = 0,
 ) -> None:
     """Open a competition: a ladder that plays as soon as a table's worth of bots entered.
 
@@ -77,7 +91,7 @@ def competition_create(
     names = [bot.strip() for bot in bots.split(",") if bot.strip()]
     request = competition_service.CompetitionRequest(
         name, ruleset, table_size, tables, names, deadline, time_bank, default, _utc(opens),
-        _utc(closes), format_, _pace(pace), rating,
+        _utc(closes), format_, _pace(pace), rating, Retention(log_days, log_top),
     )  # fmt: skip
     competition_service.create(platform().db, request)
     out.print(
@@ -140,6 +154,30 @@ def competition_pace(name: Name, pace: Annotated[str, typer.Argument(help=PACE_H
     competition_service.set_pace(platform().db, name, tables)
     said = "unpaced: every table kept in play" if tables is None else f"{tables:g} tables a minute"
     out.print(f"{name}: once settled, {said}", markup=False)
+
+
+@app.command("logs")
+def competition_logs(
+    name: Name,
+    days: Annotated[
+        float | None,
+        typer.Option(
+            "--days", min=1, help="Drop a match's log this many days after it (omit: keep all)."
+        ),
+    ] = None,
+    top: Annotated[int, typer.Option("--top", min=0, help=TOP_HELP)] = 0,
+) -> None:
+    """Set how long its matches' logs are kept: results, ratings and totals stay for
+    ever (`arena logs drop` or the workers drop the old logs)."""
+    competition_service.set_retention(platform().db, name, Retention(days, top))
+    out.print(f"{name}: {_retention_said(days, top)}", markup=False)
+
+
+def _retention_said(days: float | None, top: int) -> str:
+    if days is None:
+        return "every match's log kept"
+    kept = f", but every log of its best {top} entries kept" if top else ""
+    return f"a match's log dropped {days:g} days after it{kept}"
 
 
 @app.command("pause")

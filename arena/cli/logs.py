@@ -8,7 +8,10 @@ import typer
 
 from arena.cli.platform import err, out, platform
 
-app = typer.Typer(help="Match logs: move old ones to the cold store.", no_args_is_help=True)
+app = typer.Typer(
+    help="Match logs: move old ones to the cold store, drop those retention lets go.",
+    no_args_is_help=True,
+)
 
 
 @app.command("tier")
@@ -35,3 +38,21 @@ def logs_tier(
         f"{done.before[:16].replace('T', ' ')} UTC moved to {arena.settings.cold_store_url()}",
         markup=False,
     )
+
+
+@app.command("drop")
+def logs_drop(
+    most: Annotated[int | None, typer.Option(min=1, help="Drop at most this many.")] = None,
+) -> None:
+    """Drop the logs each competition's retention lets go (`arena competition logs`):
+    its old matches' but its best entries'. Results and ratings stay."""
+    from arena.services import retention
+
+    arena = platform()
+    with err.status("dropping old logs...") as status:
+        dropped = retention.drop_old_logs(
+            arena.db,
+            most=most,
+            progress=lambda done: status.update(f"dropping old logs: {done:,} dropped..."),
+        )
+    out.print(f"{dropped:,} match logs dropped by their competitions' retention", markup=False)

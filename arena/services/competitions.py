@@ -15,6 +15,7 @@ from arena.base.states import CompetitionStatus
 from arena.engine import Ruleset
 from arena.referee import RefereeSettings
 from arena.services.operators import PLATFORM_OPERATOR
+from arena.services.retention import Retention
 from arena.store import accounts as accounts_store
 from arena.store import competitions as store
 from arena.store.db import Database
@@ -42,6 +43,8 @@ class CompetitionRequest:
     pace: float | None = pacing.DEFAULT_PACE
     #: the rating of record's name (arena.tournament.ratings), every season's
     rating: str = ratings.DEFAULT.name
+    #: how long its matches' logs are kept (arena.services.retention)
+    retention: Retention = Retention()
 
 
 def create(db: Database, request: CompetitionRequest) -> dict[str, Any]:
@@ -63,6 +66,8 @@ def create(db: Database, request: CompetitionRequest) -> dict[str, Any]:
             format=request.format,
             pace=request.pace,
             rating=request.rating,
+            log_days=request.retention.days,
+            log_top=request.retention.top,
         ),
     )
 
@@ -105,6 +110,22 @@ def set_pace(
     """Tables a minute once every rating is settled (None: unpaced)."""
     action = f"pace {pace if pace is not None else 'none'}"
     return _changed(db, name, lambda s: store.set_pace(s, name, pace), actor, action)
+
+
+def set_retention(
+    db: Database, name: str, retention: Retention, actor: str = PLATFORM_OPERATOR
+) -> dict[str, Any]:
+    """Keep its logs ``retention.days`` after their match (None: for ever), and every
+    log of its ``retention.top`` best entries'; older ones go at the next pass."""
+    days = "for ever" if retention.days is None else f"{retention.days:g} days"
+    action = f"logs kept {days}, top {retention.top}"
+    return _changed(
+        db,
+        name,
+        lambda s: store.set_log_retention(s, name, retention.days, retention.top),
+        actor,
+        action,
+    )
 
 
 def _changed(

@@ -7,7 +7,9 @@ match uses, read back to check its size, and only then taken out of the database
 compare-and-set (its data, if still there). A mover killed after the write leaves the
 log in the database and an object the next move writes again (the same key: never a
 second copy); killed after the commit, nothing is left to do; two movers at once write
-the same bytes to the same key, and one of them takes the row.
+the same bytes to the same key, and one of them takes the row. A log its competition's
+retention dropped while it moved is deleted again by the mover that wrote it
+(arena.services.retention).
 """
 
 from __future__ import annotations
@@ -69,9 +71,20 @@ def tier(
 
 
 def _move(db: Database, cold: ColdStore, match_id: int, data: bytes, moment: datetime) -> bool:
-    """One log: written, checked, then out of the database (False: another mover)."""
+    """One log: written, checked, then out of the database (False: another mover, or
+    retention dropped it meanwhile)."""
     key = logs.cold_key(match_id)
     cold.put(key, data)
-    if cold.size(key) != len(data):
-        raise ColdStoreMismatch(f"the cold store kept {cold.size(key)} bytes of {len(data)}")
-    return db.transaction(lambda session: logs.mark_cold(session, match_id, key, moment))
+    kept = cold.size(key)
+    if kept == len(data) and db.transaction(
+        lambda session: logs.mark_cold(session, match_id, key, moment)
+    ):
+        return True
+    with db.read() as session:
+        dropped = logs.is_dropped(session, match_id)
+    if dropped:  # retention took the row meanwhile: the object just written goes too
+        cold.delete(key)
+        return False
+    if kept != len(data):
+        raise ColdStoreMismatch(f"the cold store kept {kept} bytes of {len(data)}")
+    return False

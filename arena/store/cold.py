@@ -6,6 +6,7 @@ database keeps each moved log's key (arena.store.logs); reading it back is trans
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,6 +34,11 @@ class ColdStore:
     def get(self, key: str) -> bytes:
         data: bytes = self.fs.cat_file(self.path(key))
         return data
+
+    def delete(self, key: str) -> None:
+        """Delete the object ``key`` (none there: nothing to do)."""
+        with contextlib.suppress(FileNotFoundError):
+            self.fs.rm_file(self.path(key))
 
     def size(self, key: str) -> int | None:
         """The object's size in bytes (None: there is none)."""

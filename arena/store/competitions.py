@@ -55,12 +55,15 @@ def create(
     format: str = LADDER,
     pace: float | None = pacing.DEFAULT_PACE,
     rating: str = ratings.DEFAULT.name,
+    log_days: float | None = None,
+    log_top: int = 0,
 ) -> Competition:
     """Open a competition; its ladder runs (and plays once it has enough bots, from
     ``opens_at`` if given, until ``closes_at`` if given). A ``duplicate-ladder`` plays
     each table once per seat rotation on the same deal. ``pace``: tables a minute once
     every rating is settled (None: every table kept in play; arena.tournament.pacing).
-    ``rating``: the rating of record's name (arena.tournament.ratings), every season's."""
+    ``rating``: the rating of record's name (arena.tournament.ratings), every season's.
+    ``log_days``, ``log_top``: its logs' retention (arena.services.retention)."""
     name = check_name(name, "competition")
     if format not in FORMATS:
         raise Invalid.of("competition.format", format=format, formats=" or ".join(FORMATS))
@@ -69,7 +72,13 @@ def create(
     if session.scalar(select(Competition).where(Competition.name == name)) is not None:
         raise Conflict.of("name.taken", what="competition", name=name)
     competition = Competition(
-        name=name, season=1, is_default=default, opens_at=opens_at, closes_at=closes_at
+        name=name,
+        season=1,
+        is_default=default,
+        opens_at=opens_at,
+        closes_at=closes_at,
+        log_days=log_days,
+        log_top=log_top,
     )
     competition.tournament = _season_ladder(
         session, name, 1, ruleset, table_size, tables, settings, format == DUPLICATE_LADDER, rating
@@ -272,6 +281,14 @@ def set_pace(session: Session, name: str, pace: float | None) -> Competition:
     return competition
 
 
+def set_log_retention(session: Session, name: str, days: float | None, top: int) -> Competition:
+    """Keep its logs ``days`` after their match (None: for ever), and every log of its
+    ``top`` best entries'."""
+    competition = get(session, name)
+    competition.log_days, competition.log_top = days, top
+    return competition
+
+
 def _checked(pace: float | None) -> float | None:
     if pace is None:
         return None
@@ -306,6 +323,10 @@ def summary(session: Session, competition: Competition) -> dict[str, Any]:
         "table_size": tournament.table_size,
         "tables": tournament.games,
         "pace": ladder.pace_of(session, tournament),
+        #: its logs' retention: days kept (None: for ever), and the best entries whose
+        #: logs all stay
+        "log_days": competition.log_days,
+        "log_top": competition.log_top,
         "bots": len(standings),
         "leaderboard": standings,
     }

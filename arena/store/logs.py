@@ -1,7 +1,8 @@
 """The stored form of a match log: compact JSON, zlib-compressed (level 1: a log
 compresses about 6x and a worker records hundreds a second). Every reader and writer
 of ``match_logs.data`` goes through here, and so does a log that moved to the cold store
-(arena.store.cold) once it was old (arena.services.tiering)."""
+(arena.store.cold) once it was old (arena.services.tiering) or that its competition's
+retention dropped (arena.services.retention)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from arena.base.errors import NotFound
+from arena.base.errors import Gone, NotFound
 from arena.referee.log import MatchLog
-from arena.store.models import StoredLog, TournamentMatch
+from arena.store.models import MatchSeat, StoredLog, TournamentMatch
 
 if TYPE_CHECKING:
     from arena.store.cold import ColdStore
@@ -37,10 +38,14 @@ def blob(session: Session, match_id: int) -> bytes | None:
     """A match's stored log, from the database while it is young, else from the cold
     store the session's database reads (None: the match has no log)."""
     row = session.execute(
-        select(StoredLog.data, StoredLog.cold_key).where(StoredLog.match_id == match_id)
+        select(StoredLog.data, StoredLog.cold_key, StoredLog.dropped_at).where(
+            StoredLog.match_id == match_id
+        )
     ).first()
     if row is None:
         return None
+    if row.dropped_at is not None:
+        raise Gone.of("logs.dropped", match=match_id)
     if row.data is not None:
         return bytes(row.data)
     cold: ColdStore | None = session.info.get("cold")
@@ -77,3 +82,65 @@ def mark_cold(session: Session, match_id: int, key: str, moment: datetime) -> bo
         .values(data=None, cold_key=key, moved_at=moment)
     )
     return bool(getattr(moved, "rowcount", 0))
+
+
+# ------------------------------------------------------------------ retention
+def droppable(
+    session: Session, tournament_id: int, before: datetime, kept: set[int], limit: int
+) -> list[int]:
+    """Matches of the tournament finished before ``before`` whose log is still kept and
+    at whose table no version of ``kept`` sat, the oldest first (at most ``limit``)."""
+    protected = select(MatchSeat.match_id).where(
+        MatchSeat.match_id == TournamentMatch.id, MatchSeat.bot_version_id.in_(kept)
+    )
+    return list(
+        session.scalars(
+            select(StoredLog.match_id)
+            .join(TournamentMatch, TournamentMatch.id == StoredLog.match_id)
+            .where(
+                TournamentMatch.tournament_id == tournament_id,
+                TournamentMatch.finished_at < before,
+                StoredLog.dropped_at.is_(None),
+                ~protected.exists(),
+            )
+            .order_by(StoredLog.match_id)
+            .limit(limit)
+        )
+    )
+
+
+def mark_dropped(session: Session, match_id: int, moment: datetime) -> bool:
+    """The log is dropped: its data leaves the database, and the row keeps the key of
+    the cold object that may hold it until that object is deleted (:func:`forget_object`);
+    False when another pass did it first."""
+    dropped = session.execute(
+        update(StoredLog)
+        .where(StoredLog.match_id == match_id, StoredLog.dropped_at.is_(None))
+        .values(data=None, cold_key=cold_key(match_id), dropped_at=moment)
+    )
+    return bool(getattr(dropped, "rowcount", 0))
+
+
+def objects_to_delete(session: Session, limit: int) -> list[tuple[int, str]]:
+    """Dropped logs whose cold object may still exist: (match id, key)."""
+    rows = session.execute(
+        select(StoredLog.match_id, StoredLog.cold_key)
+        .where(StoredLog.dropped_at.is_not(None), StoredLog.cold_key.is_not(None))
+        .order_by(StoredLog.match_id)
+        .limit(limit)
+    ).all()
+    return [(match_id, key) for match_id, key in rows if key is not None]
+
+
+def forget_object(session: Session, match_id: int) -> None:
+    """A dropped log's cold object is deleted: nothing is left of it."""
+    session.execute(
+        update(StoredLog)
+        .where(StoredLog.match_id == match_id, StoredLog.dropped_at.is_not(None))
+        .values(cold_key=None)
+    )
+
+
+def is_dropped(session: Session, match_id: int) -> bool:
+    moment = session.scalar(select(StoredLog.dropped_at).where(StoredLog.match_id == match_id))
+    return moment is not None

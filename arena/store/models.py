@@ -420,6 +420,11 @@ class Competition(Base):
     #: no table before this moment; at the first refill after ``closes_at`` it closes
     opens_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     closes_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    #: its logs' retention: a match's log is dropped this many days after it finished,
+    #: unless one of its season's ``log_top`` best sat at its table (None: every log kept;
+    #: arena.services.retention). Results, ratings and totals stay for ever.
+    log_days: Mapped[float | None] = mapped_column(Float)
+    log_top: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
     tournament: Mapped[Tournament] = relationship()
 
@@ -636,9 +641,12 @@ class StoredLog(Base):
     #: the JSON match log, zlib-compressed (None: it moved to the cold store)
     data: Mapped[bytes | None] = mapped_column(LargeBinary)
     size: Mapped[int] = mapped_column(Integer)
-    #: its object's key in the cold store, once it moved there
+    #: its object's key in the cold store, once it moved there (or, once dropped, the
+    #: object still to delete)
     cold_key: Mapped[str | None] = mapped_column(String(200))
     moved_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    #: its competition's retention dropped it (arena.services.retention): no log any more
+    dropped_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
 
 class PlayedTable(Base):

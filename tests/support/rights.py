@@ -219,6 +219,10 @@ def attempts(alice_bot: str = "alices") -> dict[tuple[str, str], tuple[str, dict
             "/api/v1/competitions/main/pace",
             {"pace": 3},
         ),
+        ("POST", "/api/v1/competitions/{name}/logs"): (
+            "/api/v1/competitions/main/logs",
+            {"days": 30, "top": 10},
+        ),
         ("GET", "/api/v1/matches"): ("/api/v1/matches", None),
         ("GET", "/api/v1/matches/{match_id}"): (None, None),  # filled in with a real id
         ("GET", "/api/v1/matches/{match_id}/log"): (None, None),

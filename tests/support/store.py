@@ -48,14 +48,19 @@ def match_ids(db: Database) -> list[int]:
         return list(s.scalars(select(TournamentMatch.id).order_by(TournamentMatch.index)))
 
 
-def played_competition(db: Database, name: str, bots: list[str], rounds: int = 4) -> int:
-    """Open the default competition ``name`` (tables of four) with ``bots`` and record
-    ``rounds`` rounds of its tables in play, refilling as a worker does; its ladder's id."""
+def played_competition(
+    db: Database, name: str, bots: list[str], rounds: int = 4, table_size: int = 4
+) -> int:
+    """Open the default competition ``name`` (tables of ``table_size``) with ``bots`` and
+    record ``rounds`` rounds of its tables in play, refilling as a worker does; its
+    ladder's id."""
     from arena.store import competitions, ladder
 
     rules = Ruleset.parse("classic")
     db.transaction(
-        lambda s: competitions.create(s, name, rules, 4, tables=2, bot_names=bots, default=True)
+        lambda s: competitions.create(
+            s, name, rules, table_size, tables=2, bot_names=bots, default=True
+        )
     )
     with db.read() as s:
         tournament_id = competitions.get(s, name).tournament_id

@@ -69,6 +69,8 @@ def competition_page(session: Session, name: str) -> CompetitionPage:
         recent_matches=matches(session, tournament=row.ladder, per_page=RECENT).items,
         provisional=[f"{e['bot']} v{e['version']}" for e in row.pace.get("provisional", [])],
         provisional_games=pacing.PROVISIONAL_GAMES,
+        log_days=summary["log_days"],
+        log_top=summary["log_top"],
     )
 
 

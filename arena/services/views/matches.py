@@ -167,10 +167,12 @@ def match_log(
     """The full log, for the server's own use, and whether it may be shown whole (a
     private run's only if ``reader`` owns it)."""
     found = session.get(TournamentMatch, match_id)
-    blob = logs.blob(session, match_id)  # from the cold store once it is old
-    if found is None or blob is None:
+    if found is None:
         raise NotFound(f"match {match_id} has no log (not played yet?)")
-    tournament = _visible(session, found, reader)
+    tournament = _visible(session, found, reader)  # before anything is said of its log
+    blob = logs.blob(session, match_id)  # from the cold store once it is old; Gone: dropped
+    if blob is None:
+        raise NotFound(f"match {match_id} has no log (not played yet?)")
     return MatchLog.from_dict(logs.decode(blob)), disclosure(session, found, tournament)
 
 

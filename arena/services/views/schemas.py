@@ -177,6 +177,11 @@ class TournamentCreate(
         return TournamentRequest.asked(**self.model_dump(exclude={"rules"}), rules=rules)
 
 
+#: a competition's log retention, in days (arena.services.retention)
+LogDays = Field(default=None, ge=1, le=100_000)
+LogTop = Field(default=0, ge=0, le=100_000)
+
+
 class CompetitionCreate(BaseModel):
     """A competition (the operator's): a standing ladder every qualified version of an
     entered bot joins by itself (docs/tournaments.md "Competitions")."""
@@ -200,11 +205,24 @@ class CompetitionCreate(BaseModel):
     #: tables a minute once every rating is settled (null: every table kept in play)
     pace: float | None = Field(default=DEFAULT_PACE, gt=0, le=MAX_PACE)
     rating: str = Rating
+    #: a match's log is dropped this many days after it (null: every log kept)
+    log_days: float | None = LogDays
+    #: every log of the season's best ``log_top`` entries is kept
+    log_top: int = LogTop
 
 
 class PaceIn(BaseModel):
     #: tables a minute once every rating is settled (null: unpaced)
     pace: float | None = Field(gt=0, le=MAX_PACE)
+
+
+class LogRetentionIn(BaseModel):
+    """A competition's log retention: results, ratings and totals stay for ever."""
+
+    #: a match's log is dropped this many days after it (null: every log kept)
+    days: float | None = LogDays
+    #: every log of the season's best ``top`` entries is kept
+    top: int = LogTop
 
 
 class TournamentPublic(BaseModel):
@@ -446,6 +464,9 @@ class CompetitionPage(CompetitionRow):
     #: the versions whose rating is provisional ("bot vN"), and the rule's games
     provisional: list[str]
     provisional_games: int
+    #: its logs' retention: days kept (None: for ever), and the best entries whose stay
+    log_days: float | None = None
+    log_top: int = 0
 
 
 class TournamentPage(TournamentDetail):

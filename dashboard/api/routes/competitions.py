@@ -11,7 +11,14 @@ from fastapi import APIRouter, status
 from arena.base.states import CompetitionStatus
 from arena.engine import Ruleset
 from arena.services import competitions as competition_service
-from arena.services.views.schemas import CompetitionCreate, LeaderboardRow, PaceIn, Responses
+from arena.services.retention import Retention
+from arena.services.views.schemas import (
+    CompetitionCreate,
+    LeaderboardRow,
+    LogRetentionIn,
+    PaceIn,
+    Responses,
+)
 from dashboard.deps import OperatorDep, OperatorNameDep, PlatformDep
 
 router = APIRouter(tags=["competitions"])
@@ -58,7 +65,7 @@ def create_competition(body: CompetitionCreate, platform: PlatformDep) -> dict[s
     request = competition_service.CompetitionRequest(
         body.name, ruleset, body.table_size, body.tables, body.bots, body.deadline,
         body.time_bank, body.default, body.opens_at, body.closes_at, body.format, body.pace,
-        body.rating,
+        body.rating, Retention(body.log_days, body.log_top),
     )  # fmt: skip
     return shown(competition_service.create(platform.db, request))
 
@@ -90,3 +97,13 @@ def set_pace(
     """How many tables a minute it seats once every rating is settled (null: unpaced,
     every table kept in play)."""
     return shown(competition_service.set_pace(platform.db, name, body.pace, actor))
+
+
+@router.post("/competitions/{name}/logs", responses=CHANGED)
+def set_log_retention(
+    name: str, body: LogRetentionIn, actor: OperatorNameDep, platform: PlatformDep
+) -> dict[str, Any]:
+    """How long its matches' logs are kept (``days``; null: for ever), and whose are
+    all kept (its best ``top`` entries'). Results, ratings and totals stay for ever."""
+    retention = Retention(body.days, body.top)
+    return shown(competition_service.set_retention(platform.db, name, retention, actor))

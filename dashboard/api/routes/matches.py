@@ -15,6 +15,11 @@ from dashboard.deps import ReaderDep, SessionDep
 
 router = APIRouter(tags=["matches"])
 NOT_FOUND: Responses = {404: {"description": "No such match"}}
+#: a log read: its competition's retention may have dropped it
+LOG_READ: Responses = {
+    **NOT_FOUND,
+    410: {"description": "Its competition's retention dropped the log; the match stays"},
+}
 MatchId = Annotated[int, Path(ge=1, le=2**63 - 1, description="A match id")]
 
 
@@ -51,7 +56,7 @@ def get_match(match_id: MatchId, session: SessionDep, reader: ReaderDep) -> Matc
 @router.get(
     "/matches/{match_id}/log",
     responses={
-        **NOT_FOUND,
+        **LOG_READ,
         200: {
             "description": "The match log (docs/match-log.md): the full log once its seed"
             " and hands are public; until then, with an owner's token, the view of the"
@@ -73,7 +78,7 @@ def get_log(match_id: MatchId, session: SessionDep, reader: ReaderDep) -> JSONRe
 @router.get(
     "/matches/{match_id}/replay",
     response_model=Replay,
-    responses={**NOT_FOUND, 401: {"description": "A token that does not work"}},
+    responses={**LOG_READ, 401: {"description": "A token that does not work"}},
 )
 def get_replay(match_id: MatchId, session: SessionDep, reader: ReaderDep) -> Replay:
     """The replay's frames (the match page draws them): every card once the log is
