@@ -78,6 +78,7 @@ def test_old_logs_move_to_the_cold_store_and_pages_still_show_them(app_and_token
     assert tiering.tier(arena.db, hot_days=14).moved == 0, "nothing moves twice"
     moved = arena_command("logs", "tier", "--days", "0", env=environment(arena.settings))
     assert moved.returncode == 0 and "2 logs" in moved.stdout, moved.stderr
+    assert "0 old rating updates thinned" in moved.stdout, "six matches: every update kept"
     assert not any(_hot(arena.db).values())
 
 

@@ -133,4 +133,5 @@ def test_the_season_bench_reads_every_page_of_a_small_season() -> None:
         assert 0 < page["cold_p50_ms"] <= page["cold_p99_ms"]
         assert page["cold_reads"] == page["addresses"] * reading.COLD_APPS
     assert figures["bytes_a_match"] >= figures["bytes_a_match_tiered"] > 0
+    assert figures["history_updates_thinned"] == 0, "500 updates a version: each kept whole"
     assert figures["recorder_empty_per_s"] > 0 and figures["recorder_season_per_s"] > 0

@@ -32,7 +32,7 @@ from arena.platform.sandbox import availability
 from arena.platform.sandbox.box import orphaned, sweep_folders
 from arena.platform.sandbox.cgroup import sweep
 from arena.platform.settings import Settings
-from arena.services import retention, tiering
+from arena.services import history, retention, tiering
 from arena.store import fairplay, matches, scheduling
 from worker import jobs, metrics, rq_classes
 
@@ -85,6 +85,18 @@ def _tier_a_little() -> None:
         return
     if moved.moved:
         log.info("moved %d old match logs (%d bytes) to the cold store", moved.moved, moved.bytes)
+
+
+def _thin_a_little() -> None:
+    """Thin a few versions' rating histories (their newest updates stay whole); ``arena
+    logs tier`` thins the rest at once."""
+    try:
+        removed = history.thin_histories(jobs.database(), most=TIER_PER_PASS)
+    except Exception:  # the database is away: the histories wait
+        log.exception("thinning rating histories failed; trying again later")
+        return
+    if removed:
+        log.info("thinned rating histories: %d old updates removed", removed)
 
 
 def _drop_a_little() -> None:
@@ -154,6 +166,7 @@ class Reconciler(threading.Thread):
             if time.monotonic() >= tier_due:
                 tier_due = time.monotonic() + TIER_SECONDS
                 _tier_a_little()
+                _thin_a_little()
                 _drop_a_little()
 
 

@@ -879,7 +879,9 @@ def _print_season(f: dict[str, Any]) -> None:
     out.print(
         f"{f['bots']:,} bots, {f['matches']:,} matches over {f['days']:g} days on "
         f"{f['database']} (logs hot for {f['hot_days']:g} days); written in "
-        f"{f['fill_seconds']:,.0f} s ({f['fill_matches_per_s']:,}/s)"
+        f"{f['fill_seconds']:,.0f} s ({f['fill_matches_per_s']:,}/s); rating histories "
+        f"thinned in {f['thin_seconds']:,.1f} s ({f['history_updates_thinned']:,} old updates: "
+        f"{f['history_bytes_a_match_unthinned']:,} bytes a match before)"
     )
     out.print(
         f"  {'page or read':34} {'cold p50':>9} {'cold p99':>9} {'warm p50':>9} {'warm p99':>9}"

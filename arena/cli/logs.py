@@ -22,8 +22,9 @@ def logs_tier(
     ] = None,
     most: Annotated[int | None, typer.Option(min=1, help="Move at most this many.")] = None,
 ) -> None:
-    """Move the logs of old matches to the cold store (pages still show them)."""
-    from arena.services import tiering
+    """Move the logs of old matches to the cold store (pages still show them), and thin
+    the old part of every version's rating history (its newest updates stay whole)."""
+    from arena.services import history, tiering
 
     arena = platform()
     hot_days = arena.settings.logs_hot_days if days is None else days
@@ -38,6 +39,13 @@ def logs_tier(
         f"{done.before[:16].replace('T', ' ')} UTC moved to {arena.settings.cold_store_url()}",
         markup=False,
     )
+    with err.status("thinning rating histories...") as status:
+
+        def thinned(versions: int, removed: int) -> None:
+            status.update(f"thinning rating histories: {versions:,} versions, {removed:,} removed")
+
+        removed = history.thin_histories(arena.db, progress=thinned)
+    out.print(f"{removed:,} old rating updates thinned out of the charts' histories", markup=False)
 
 
 @app.command("drop")

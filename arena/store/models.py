@@ -400,6 +400,8 @@ class Entry(PlayStyle, Base):
     #: a competition's entry replaced by a newer version of its bot: no longer seated
     #: or ranked (its matches and rating stay)
     retired: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: its oldest rating updates numbered and thinned so far (arena.store.history)
+    history_numbered: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     version: Mapped[BotVersion] = relationship()
 
 
@@ -629,6 +631,9 @@ class RatingChange(Base):
     completion: Mapped[int] = mapped_column(Integer)
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)
+    #: the version's update number, once its history was thinned this far (None: a young
+    #: update, numbered by its place after the numbered ones; arena.store.history)
+    number: Mapped[int | None] = mapped_column(Integer)
 
 
 class StoredLog(Base):

@@ -90,6 +90,7 @@ def rerate(session: Session, tournament: Tournament) -> None:
     start = system.start()
     for entry in entries.values():
         entry.mu, entry.sigma, entry.games = start.mu, start.sigma, 0
+        entry.history_numbered = 0  # its history is written whole again (arena.store.history)
         for name in TOTALS:
             setattr(entry, name, 0)
     session.execute(delete(RatingChange).where(RatingChange.tournament_id == tournament.id))

@@ -9,7 +9,9 @@ same rows: a test holds one written both ways equal). Ratings follow each bot's 
 walk towards a skill of its own instead of TrueSkill (a millisecond a match is hours
 at this size); everything else is the recorder's arithmetic. Matches finish evenly
 over ``days``; logs older than the platform's hot days are in the cold store, as the
-tiering leaves them (their objects are written for the matches whose pages are read).
+tiering leaves them (their objects are written for the matches whose pages are read),
+and the rating histories are thinned as the workers thin them (arena.store.history), the
+space they held given back as a season's next inserts would reuse it.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from arena.bench.local import local_platform
-from arena.bench.season.bulk import Filled, fill
+from arena.bench.season.bulk import Filled, fill, thin_season
 from arena.bench.season.field import competition, recorder_rate
 from arena.bench.season.played import POOL, played_pool
 from arena.bench.season.reading import COLD_APPS, pages, read_pages, table_bytes
@@ -61,6 +63,9 @@ def run(
             arena.db, cold, ladder_id, pool, matches, days, arena.settings.logs_hot_days,
             addresses, filling or (lambda _: None),
         )  # fmt: skip
+        say("thinning the rating histories, as the workers do")
+        unthinned = table_bytes(arena.db)
+        thinned = thin_season(arena.db)
         sizes = table_bytes(arena.db)
         say("reading every page, cold then warm")
         read = _read(arena, ladder, bots, filled, token, addresses, repeats)
@@ -76,6 +81,9 @@ def run(
         "hot_days": arena.settings.logs_hot_days,
         "fill_seconds": round(filled.seconds, 1),
         "fill_matches_per_s": round(matches / filled.seconds),
+        "thin_seconds": round(thinned.seconds, 1),
+        "history_updates_thinned": thinned.removed,
+        "history_bytes_a_match_unthinned": round(unthinned["rating_history"] / matches),
         "pages": read,
         "recorder_empty_per_s": round(empty_rate, 1),
         "recorder_season_per_s": round(season_rate, 1),

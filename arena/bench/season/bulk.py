@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, func, insert, select, text, update
 
 from arena.bench.season.played import SeasonMatch, Template, Totals, Walk, season_rows
+from arena.services.history import thin_histories
 from arena.store import fairplay, logs, pairs
 from arena.store.cold import ColdStore
 from arena.store.db import Database
@@ -282,3 +283,25 @@ def settle(db: Database) -> None:
         connection.execute(text("VACUUM (ANALYZE)"))
         with contextlib.suppress(Exception):  # CHECKPOINT needs a superuser's right
             connection.execute(text("CHECKPOINT"))
+
+
+@dataclass(frozen=True)
+class Thinned:
+    """The rating histories thinned: the updates removed, and the time it took."""
+
+    removed: int
+    seconds: float
+
+
+def thin_season(db: Database) -> Thinned:
+    """Thin every version's rating history as the workers' reconciler does, then give
+    the space back (a running season's next inserts reuse it; the bench's table sizes
+    count what is held, not what is free)."""
+    began = time.perf_counter()
+    removed = thin_histories(db)
+    seconds = time.perf_counter() - began
+    if db.engine.dialect.name == "postgresql":  # SQLite's sizes count only pages in use
+        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            connection.execute(text("VACUUM FULL rating_history"))
+        settle(db)
+    return Thinned(removed, seconds)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
-from sqlalchemy import String, cast, func, select
+from sqlalchemy import ColumnElement, String, cast, func, select
 from sqlalchemy.orm import Session
 
 from arena.services.views import charts
@@ -51,10 +52,13 @@ def rating_history(
         .where(mine)
         .group_by(RatingChange.bot_version_id)
     ).all()
+    numbered = _numbered(session, mine)
     kept: dict[int, dict[int, int]] = {}  # by version: completion -> its update number
     for version, completions in listed:
-        ordered = sorted(map(int, completions.split(",")))
-        kept[version] = {ordered[n - 1]: n for n in _thinned(len(ordered), charts.MAX_POINTS)}
+        numbers = _update_numbers(
+            sorted(map(int, completions.split(","))), numbered.get(version, {})
+        )
+        kept[version] = _picked(numbers, charts.MAX_POINTS)
     rows = [
         row
         for version, points in kept.items()
@@ -87,6 +91,41 @@ def rating_history(
             }
         )
     return {ids[v]: history[ids[v]] for v in versions if v in ids}
+
+
+def _numbered(session: Session, mine: ColumnElement[bool]) -> dict[int, dict[int, int]]:
+    """The old updates a thinned history kept, by version: completion -> update number."""
+    found: dict[int, dict[int, int]] = {}
+    for version, completion, number in session.execute(
+        select(RatingChange.bot_version_id, RatingChange.completion, RatingChange.number).where(
+            mine, RatingChange.number.is_not(None)
+        )
+    ):
+        if number is not None:
+            found.setdefault(version, {})[completion] = number
+    return found
+
+
+def _update_numbers(completions: list[int], numbered: dict[int, int]) -> dict[int, int]:
+    """Each update's number (completion -> n): a thinned history's old ones say theirs,
+    the young ones count on from the last of them (arena.store.history)."""
+    base = max(numbered.values(), default=0)
+    young = (c for c in completions if c not in numbered)
+    return {**numbered, **{c: base + place for place, c in enumerate(young, 1)}}
+
+
+def _picked(numbers: dict[int, int], limit: int) -> dict[int, int]:
+    """About ``limit`` of the updates, evenly spaced by update number (the first at or
+    after each mark: a thinned history has gaps), always the first and the last."""
+    by_number = sorted((n, c) for c, n in numbers.items())
+    held = [n for n, _ in by_number]
+    picked: dict[int, int] = {}
+    for mark in _thinned(held[-1] if held else 0, limit):
+        at = bisect.bisect_left(held, mark)
+        if at < len(held):
+            n, completion = by_number[at]
+            picked[completion] = n
+    return picked
 
 
 def _thinned(count: int, limit: int) -> list[int]:
