@@ -25,6 +25,7 @@ from arena.services.views import bots as bot_queries
 from arena.services.views import charts
 from arena.services.views import competitions as competition_queries
 from arena.services.views import matches as match_queries
+from arena.services.views import ranks as ranks_page
 from arena.services.views import ratings as rating_queries
 from arena.services.views import tournaments as tournament_queries
 from arena.services.views.frames import EVERY_SEAT, deal_summaries, frames
@@ -129,32 +130,38 @@ def _seasons(session: Session, name: str) -> list[str]:
     return competition_queries.season_names(session, name)
 
 
+#: the first rank a leaderboard's page shows (ranks_page.PER_PAGE from it)
+RanksFrom = Annotated[int, Query(ge=1, le=1_000_000, description="The first rank shown")]
+
+
 @router.get("/competitions/{name}", response_class=HTMLResponse)
-def competition_page(name: str, session: SessionDep) -> HTMLResponse:
+def competition_page(name: str, session: SessionDep, ranks_from: RanksFrom = 1) -> HTMLResponse:
     try:
-        found = competition_queries.competition_page(session, name)
+        found = competition_queries.competition_page(session, name, ranks_from)
     except Refused as error:
         raise _not_found(error) from None
     return render("competition.html", c=found)
 
 
 @router.get("/tournaments/{name}", response_class=HTMLResponse)
-def tournament_page(name: str, session: SessionDep) -> Response:
+def tournament_page(name: str, session: SessionDep, ranks_from: RanksFrom = 1) -> Response:
     if name == tournament_queries.QUALIFICATION:  # no standings: its matches are the page
         return RedirectResponse(f"/matches?tournament={name}", status.HTTP_303_SEE_OTHER)
     try:
-        found = tournament_queries.tournament_page(session, name)
+        found = tournament_queries.tournament_page(session, name, ranks_from)
     except Refused as error:
         raise _not_found(error) from None
     return render("tournament.html", t=found)
 
 
 @router.get("/tournaments/{name}/leaderboard", response_class=HTMLResponse)
-def tournament_leaderboard_rows(name: str, session: SessionDep) -> HTMLResponse:
-    """The leaderboard's rows, as the fragment the live page swaps in (the same
-    template as the page's own)."""
+def tournament_leaderboard_rows(
+    name: str, session: SessionDep, ranks_from: RanksFrom = 1
+) -> HTMLResponse:
+    """The leaderboard's rows from rank ``ranks_from``, as the fragment the live page
+    swaps in (the same template as the page's own)."""
     try:
-        leaderboard = tournament_queries.leaderboard(session, name)
+        leaderboard, _ = tournament_queries.leaderboard_page(session, name, ranks_from)
     except Refused as error:
         raise _not_found(error) from None
     return render("_leaderboard_rows.html", leaderboard=leaderboard)
@@ -277,10 +284,12 @@ def team_page(name: str, session: SessionDep) -> HTMLResponse:
 
 
 @router.get("/leaderboard", response_class=HTMLResponse)
-def leaderboard_page(session: SessionDep) -> HTMLResponse:
+def leaderboard_page(session: SessionDep, ranks_from: RanksFrom = 1) -> HTMLResponse:
+    rows, ranks = ranks_page.page_of(bot_queries.global_leaderboard(session), ranks_from)
     return render(
         "leaderboard.html",
-        rows=bot_queries.global_leaderboard(session),
+        rows=rows,
+        ranks=ranks,
         competition=competition_queries.default_name(session),
     )
 

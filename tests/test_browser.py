@@ -29,6 +29,7 @@ from arena.engine import Ruleset
 from arena.platform import queue as work_queue
 from arena.platform.settings import Settings
 from arena.services import abtests as abtest_service
+from arena.services.views import ranks as ranks_page
 from arena.store import bots, competitions, ladder, tournaments
 from arena.store import matches as match_store
 from arena.store.models import (
@@ -409,10 +410,12 @@ def test_the_replay_fits_a_phone(browser_page: Page, base_url: str) -> None:
 
 
 def test_a_running_tournament_s_leaderboard_updates_itself(
-    browser_page: Page, base_url: str, served: tuple[FastAPI, str]
+    browser_page: Page, base_url: str, served: tuple[FastAPI, str], monkeypatch
 ) -> None:
     """Matches recorded while the page is open show up in its leaderboard without a
-    reload, and the page stops asking once the tournament is over."""
+    reload, and the page stops asking once the tournament is over. Its page of ranks
+    (three a page here: the fourth's page) stays the page it is."""
+    monkeypatch.setattr(ranks_page, "PER_PAGE", 3)
     app, token = served
     arena = app.state.platform
     client = TestClient(app)
@@ -426,9 +429,14 @@ def test_a_running_tournament_s_leaderboard_updates_itself(
     page = browser_page
     page.goto(f"{base_url}/tournaments/live")
     games = page.locator("#leaderboard tbody tr td:nth-child(6)")
-    expect(games).to_have_count(4)
+    expect(games).to_have_count(3)
+    page.locator("#leaderboard-ranks a[rel=next]").click()
+    expect(page).to_have_url(re.compile(r"\?ranks_from=4#leaderboard-ranks$"))
+    expect(games).to_have_count(1)
+    expect(page.locator("#leaderboard tbody tr td:first-child")).to_have_text("4")
+    expect(page.locator("#leaderboard-ranks")).to_contain_text("ranks 4–4 of 4")
     expect(page.locator("#live-note")).to_be_visible()
-    assert {games.nth(i).inner_text() for i in range(4)} == {"0"}
+    assert games.first.inner_text() == "0"
     with arena.db.read() as session:
         ids = list(
             session.scalars(
@@ -444,6 +452,7 @@ def test_a_running_tournament_s_leaderboard_updates_itself(
         assert match_store.record(arena.db, plan, elsewhere.submit(play, plan).result(), 1.0)
         expect(games.first).to_have_text(str(played))
     expect(page.locator("#progress .status")).to_have_text("done")
+    expect(games).to_have_count(1)  # the live rows were the fourth rank's, all along
     marks = page.locator("#tournament-chart g.series").first.locator("circle.mark")
     expect(marks).to_have_count(3)  # the chart follows the matches too
 

@@ -24,7 +24,8 @@
     var name = table.dataset.leaderboard;
     // the rows as the page draws them (the same template), swapped in whole; once it
     // is over, the last look is fresh: past any copy the site keeps a moment
-    var url = "/tournaments/" + encodeURIComponent(name) + "/leaderboard";
+    var url = "/tournaments/" + encodeURIComponent(name) + "/leaderboard?ranks_from=" +
+      encodeURIComponent(table.dataset.ranksFrom || "1");
     return fetch(url, over ? { cache: "reload" } : undefined)
       .then(function (r) {
         if (!r.ok) { throw new Error(url + ": " + r.status); }

@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from arena.services.views import ranks as ranks_page
 from arena.services.views.matches import matches
 from arena.services.views.schemas import CompetitionPage, CompetitionRow, LeaderboardRow
 from arena.store import competitions, ladder
@@ -52,11 +53,13 @@ def _row(
     )
 
 
-def competition_page(session: Session, name: str) -> CompetitionPage:
-    """A competition's standings, seasons, pace and newest matches."""
+def competition_page(session: Session, name: str, ranks_from: int = 1) -> CompetitionPage:
+    """A competition's standings (a page of them, from rank ``ranks_from``), seasons,
+    pace and newest matches."""
     competition = competitions.get(session, name)
     summary = competitions.summary(session, competition)
     row = _row(session, competition, summary["leaderboard"], summary["pace"])
+    board, ranks = ranks_page.page_of(summary["leaderboard"], ranks_from)
     return CompetitionPage(
         **row.model_dump(),
         format=summary["format"],
@@ -64,7 +67,8 @@ def competition_page(session: Session, name: str) -> CompetitionPage:
         tables=summary["tables"],
         opens_at=summary["opens_at"],
         closes_at=summary["closes_at"],
-        leaderboard=[LeaderboardRow.model_validate(r) for r in summary["leaderboard"]],
+        leaderboard=[LeaderboardRow.model_validate(r) for r in board],
+        ranks=ranks,
         seasons=competitions.season_names(competition),
         recent_matches=matches(session, tournament=row.ladder, per_page=RECENT).items,
         provisional=[f"{e['bot']} v{e['version']}" for e in row.pace.get("provisional", [])],

@@ -283,6 +283,24 @@ class TournamentDetail(TournamentPublic):
     leaderboard: list[LeaderboardRow]
 
 
+class Ranks(BaseModel):
+    """Which ranks of a leaderboard a page shows: from ``start`` to ``end`` of ``total``
+    (a field of a thousand bots is ten pages, not one of 270 KB)."""
+
+    start: int = 1
+    end: int = 0
+    total: int = 0
+    per_page: int = 100
+
+    @property
+    def previous_from(self) -> int | None:
+        return max(1, self.start - self.per_page) if self.start > 1 else None
+
+    @property
+    def next_from(self) -> int | None:
+        return self.end + 1 if self.end < self.total else None
+
+
 class SeatResult(BaseModel):
     """How a seat's bot did in a match."""
 
@@ -464,6 +482,8 @@ class CompetitionPage(CompetitionRow):
     #: the versions whose rating is provisional ("bot vN"), and the rule's games
     provisional: list[str]
     provisional_games: int
+    #: the ranks ``leaderboard`` holds
+    ranks: Ranks = Field(default_factory=Ranks)
     #: its logs' retention: days kept (None: for ever), and the best entries whose stay
     log_days: float | None = None
     log_top: int = 0
@@ -484,6 +504,8 @@ class TournamentPage(TournamentDetail):
     #: formats played in rounds: each round's tables (a bracket, for a knockout) and the
     #: format's standings
     rounds: list[dict[str, Any]] = []
+    #: the page's ranks of ``leaderboard`` (the API's detail holds every rank)
+    ranks: Ranks = Field(default_factory=Ranks)
     standings: list[dict[str, Any]] = []
 
 

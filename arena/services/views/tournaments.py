@@ -9,8 +9,15 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.base.figures import rounded
+from arena.services.views import ranks as ranks_page
 from arena.services.views.ratings import head_to_head
-from arena.services.views.schemas import DealGroup, LeaderboardRow, TournamentPage, TournamentRow
+from arena.services.views.schemas import (
+    DealGroup,
+    LeaderboardRow,
+    Ranks,
+    TournamentPage,
+    TournamentRow,
+)
 from arena.services.views.visibility import tournament_named
 from arena.store import qualifications
 from arena.store import rounds as rounds_store
@@ -40,6 +47,14 @@ def leaderboard(session: Session, name: str, reader: int | None = None) -> list[
     """The standings of the tournament ``name`` as ``reader`` may see it."""
     found = tournament_named(session, name, reader)
     return [LeaderboardRow.model_validate(row) for row in _board(session, found)]
+
+
+def leaderboard_page(
+    session: Session, name: str, ranks_from: int = 1
+) -> tuple[list[LeaderboardRow], Ranks]:
+    """A page of the tournament's standings, from rank ``ranks_from``."""
+    rows, ranks = ranks_page.page_of(_board(session, tournament_named(session, name)), ranks_from)
+    return [LeaderboardRow.model_validate(row) for row in rows], ranks
 
 
 def _board(session: Session, found: Tournament) -> list[tournament_store.BoardRow]:
@@ -133,13 +148,15 @@ def _tournament(session: Session, found: Tournament) -> tuple[TournamentPage, li
     return page, [row.version_id for row in board]
 
 
-def tournament_page(session: Session, name: str) -> TournamentPage:
-    """A tournament as its page shows it: ``tournament`` plus the leaders' head-to-head
-    table (the rating chart comes separately: ``leaders_ratings``)."""
+def tournament_page(session: Session, name: str, ranks_from: int = 1) -> TournamentPage:
+    """A tournament as its page shows it: ``tournament`` with a page of its leaderboard,
+    from rank ``ranks_from``, plus the leaders' head-to-head table (the rating chart
+    comes separately: ``leaders_ratings``)."""
     found = tournament_named(session, name)
     page, versions = _tournament(session, found)
     table = head_to_head(session, found.id, versions[:HEAD_TO_HEAD_BOTS])
-    return page.model_copy(update={"head_to_head": table})
+    rows, ranks = ranks_page.page_of(page.leaderboard, ranks_from)
+    return page.model_copy(update={"head_to_head": table, "leaderboard": rows, "ranks": ranks})
 
 
 def counts(session: Session) -> dict[str, int]:
