@@ -73,6 +73,51 @@ def test_migration_0030_drops_the_indexes_a_wider_one_covers_and_back(db: Databa
     assert not covered & indexes()
 
 
+def test_migration_0033_keys_seats_by_their_match_and_back(db: Database) -> None:
+    make_tournament(db, games=3)
+    for match_id in match_ids(db)[:2]:
+        plan = matches.claim(db, match_id, "w")
+        assert plan is not None and matches.record(db, plan, play(plan), 1.0)
+
+    def seats() -> list[tuple]:
+        with db.engine.connect() as connection:
+            rows = connection.execute(
+                text("SELECT match_id, seat, bot_version_id, place FROM seats ORDER BY 1, 2")
+            )
+            return [tuple(row) for row in rows]
+
+    def keyed() -> tuple[list[str], set[str]]:
+        with db.engine.connect() as connection:
+            found = inspect(connection)
+            columns = {column["name"] for column in found.get_columns("seats")}
+            return found.get_pk_constraint("seats")["constrained_columns"], columns
+
+    before = seats()
+    assert len(before) == 12 and keyed()[0] == ["match_id", "seat"]
+    assert "id" not in keyed()[1]
+    config = alembic_config()
+    with db.engine.connect() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0032")
+        connection.commit()
+    assert keyed()[0] == ["id"] and seats() == before
+    upgrade(db)
+    assert keyed()[0] == ["match_id", "seat"] and seats() == before
+
+    def copy_a_seat(to: str) -> None:
+        db.transaction(
+            lambda s: s.execute(
+                text(f"INSERT INTO seats (match_id, seat, bot_version_id, forfeit, strikes, "
+                     f"illegal, decisions) SELECT match_id, {to}, bot_version_id, forfeit, "
+                     "strikes, illegal, decisions FROM seats ORDER BY 1, 2 LIMIT 1")
+            )
+        )  # fmt: skip
+
+    copy_a_seat("seat + 100")  # another seat of the match: taken
+    with pytest.raises(IntegrityError):  # the same seat of the match again: refused
+        copy_a_seat("seat")
+
+
 def test_names_stay_unique_whatever_their_case_in_the_migrated_schema(db: Database) -> None:
     """The folded-name indexes survive every migration (a SQLite batch copy of a table
     would drop them, unseen: the store's own check would still pass)."""

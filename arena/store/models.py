@@ -593,11 +593,10 @@ class MatchSeat(PlayStyle, Base):
     """A seat of a match: who sat there and, once played, how it went."""
 
     __tablename__ = "seats"
-    __table_args__ = (UniqueConstraint("match_id", "seat"),)
-    id: Mapped[int] = mapped_column(primary_key=True)
-    #: looked up through the unique (match_id, seat)
-    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"))
-    seat: Mapped[int] = mapped_column(Integer)
+    #: keyed by its match and its place at the table (no surrogate id: a season's seats
+    #: are a table of tens of millions of rows)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
     place: Mapped[int | None] = mapped_column(Integer)
     forfeit: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -265,7 +265,7 @@ def write_totals(
     if writer.postgres:
         writer.add_up("pair_results", pair_rows, pairs.COUNTS)
         with db.engine.begin() as connection:
-            for name in ("matches", "seats", "rating_history"):
+            for name in ("matches", "rating_history"):  # the tables keyed by a serial id
                 connection.execute(
                     text(
                         f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), "
