@@ -46,7 +46,7 @@ def _copy_seats(with_id: bool) -> None:
         sa.Column(c.name, c.type, nullable=c.nullable, server_default=c.server_default)
         for c in kept
     ]
-    keys: list[sa.Column | sa.Constraint]
+    keys: list[sa.Column[int] | sa.Constraint]
     if with_id:
         keys = [
             sa.Column("id", sa.Integer(), nullable=False),
