@@ -46,12 +46,7 @@ def _season(db: Database) -> tuple[list[int], list[int], int]:
         )
         best = tournaments.leaderboard(s, competitions.get(s, "main").tournament)[0].version_id
     old, young = ids[: len(ids) * 2 // 3], ids[len(ids) * 2 // 3 :]
-    moment = now() - timedelta(days=40)
-    db.transaction(
-        lambda s: s.execute(
-            update(TournamentMatch).where(TournamentMatch.id.in_(old)).values(finished_at=moment)
-        )
-    )
+    _age(db, old, days=40)
     return old, young, best
 
 
@@ -160,6 +155,32 @@ def test_the_operator_sets_retention_and_drops_logs_from_the_command_line(
     assert every.returncode == 0 and "every match's log kept" in every.stdout
     with arena.db.read() as s:
         assert competitions.get(s, "main").log_days is None
+
+
+def test_each_sweep_goes_on_where_the_last_one_stopped(
+    app_and_token: tuple[TestClient, str, Platform],
+) -> None:
+    _, _, arena = app_and_token
+    old, young, _ = _season(arena.db)
+    arena.db.transaction(lambda s: competitions.set_log_retention(s, "main", 30, 0))
+    assert retention.drop_old_logs(arena.db, most=3) == 3 and _dropped(arena.db) == set(old[:3])
+    assert retention.drop_old_logs(arena.db, most=3) == 3 and _dropped(arena.db) == set(old[:6])
+    assert retention.drop_old_logs(arena.db) == len(old) - 6
+    with arena.db.read() as s:  # the next sweep starts after the last old log, not at 0
+        assert competitions.get(s, "main").tournament.logs_swept_to == old[-1]
+    assert retention.drop_old_logs(arena.db) == 0, "the young ones wait"
+    _age(arena.db, young, days=40)
+    assert retention.drop_old_logs(arena.db) == len(young)
+    assert _dropped(arena.db) == set(old) | set(young)
+
+
+def _age(db: Database, ids: list[int], days: float) -> None:
+    moment = now() - timedelta(days=days)
+    db.transaction(
+        lambda s: s.execute(
+            update(TournamentMatch).where(TournamentMatch.id.in_(ids)).values(finished_at=moment)
+        )
+    )
 
 
 def test_retention_is_checked_where_it_is_asked() -> None:

@@ -12,12 +12,13 @@ moment its row is marked (arena.store.logs.blob: 410 Gone), never a half-deleted
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Invalid
@@ -47,10 +48,11 @@ class Retention:
 
 @dataclass(frozen=True)
 class Season:
-    """A season whose old logs may go: its ladder, the moment before which they may,
-    and the versions whose matches keep theirs."""
+    """A season whose old logs may go: its ladder, where its last sweep stopped, the
+    days its logs are kept and the versions whose matches keep theirs."""
 
     tournament_id: int
+    swept_to: int
     days: float
     kept: frozenset[int]
 
@@ -70,19 +72,64 @@ def drop_old_logs(
         seasons = _seasons(session)
     dropped = 0
     for season in seasons:
-        before = clock() - timedelta(days=season.days)
-        while most is None or dropped < most:
-            limit = batch if most is None else min(batch, most - dropped)
-            with db.read() as session:
-                found = logs.droppable(
-                    session, season.tournament_id, before, set(season.kept), limit
-                )
-            if not found:
-                break
-            dropped += _drop(db, found, clock)
+        if most is not None and dropped >= most:
+            break
+
+        def told(done: int, so_far: int = dropped) -> None:
             if progress is not None:
-                progress(dropped)
+                progress(so_far + done)
+
+        dropped += _sweep(db, season, clock, batch, None if most is None else most - dropped, told)
     return dropped
+
+
+def _sweep(
+    db: Database,
+    season: Season,
+    clock: Clock,
+    batch: int,
+    most: int | None,
+    progress: Callable[[int], None],
+) -> int:
+    """Sweep a season's logs in match order from where its last sweep stopped: each old
+    one is dropped unless a kept entry sat at its table; the sweep stops at the first
+    young one (the next pass starts there: a season's old logs are walked once)."""
+    before = clock() - timedelta(days=season.days)
+    after, dropped = season.swept_to, 0
+    while most is None or dropped < most:
+        with db.read() as session:
+            found = logs.next_to_sweep(
+                session, season.tournament_id, after, set(season.kept), batch
+            )
+        old = list(itertools.takewhile(lambda row: _aged(row, before), found))
+        if most is not None:
+            old = _within(old, most - dropped)
+        if not old:
+            break
+        after = old[-1].match_id
+        dropped += _drop(
+            db, season.tournament_id, after, [r.match_id for r in old if not r.kept], clock
+        )
+        progress(dropped)
+        if len(old) < len(found) or len(found) < batch:
+            break  # a young log, or the last one: the sweep goes on next pass
+    return dropped
+
+
+def _aged(row: logs.Swept, before: datetime) -> bool:
+    return row.finished_at is not None and row.finished_at < before
+
+
+def _within(rows: list[logs.Swept], budget: int) -> list[logs.Swept]:
+    """The rows up to the ``budget``-th one to drop (a bounded pass stops there)."""
+    taken, dropping = [], 0
+    for row in rows:
+        if not row.kept:
+            if dropping == budget:
+                break
+            dropping += 1
+        taken.append(row)
+    return taken
 
 
 def _seasons(session: Session) -> list[Season]:
@@ -96,33 +143,46 @@ def _seasons(session: Session) -> list[Season]:
         for ladder in session.scalars(select(Tournament).where(Tournament.name.in_(names))):
             board = tournaments.leaderboard(session, ladder)[: competition.log_top]
             kept = frozenset(row.version_id for row in board)
-            found.append(Season(ladder.id, competition.log_days, kept))
+            found.append(Season(ladder.id, ladder.logs_swept_to, competition.log_days, kept))
     return found
 
 
-def _drop(db: Database, match_ids: list[int], clock: Clock) -> int:
-    """Mark each log dropped (one transaction), then delete what the cold store held."""
+def _drop(
+    db: Database, tournament_id: int, swept_to: int, match_ids: list[int], clock: Clock
+) -> int:
+    """Mark each log dropped and the season swept this far (one transaction), then
+    delete what the cold store held of them."""
 
     def mark(session: Session) -> list[int]:
         moment = clock()
-        return [m for m in match_ids if logs.mark_dropped(session, m, moment)]
+        marked = [m for m in match_ids if logs.mark_dropped(session, m, moment)]
+        session.execute(
+            update(Tournament).where(Tournament.id == tournament_id).values(logs_swept_to=swept_to)
+        )
+        return marked
 
     marked = db.transaction(mark)
-    _delete_left_objects(db, len(match_ids))
+    _delete_objects(db, [(m, logs.cold_key(m)) for m in marked])
     return len(marked)
 
 
 def _delete_left_objects(db: Database, batch: int) -> None:
-    """Delete the cold objects of dropped logs whose rows still name one (a database
-    without a cold store keeps the names for a process that has one)."""
-    cold = db.cold
-    if cold is None:
-        return
-    while True:
+    """Delete the cold objects of dropped logs whose rows still name one (a pass killed
+    between its marks and its deletes left them)."""
+    while db.cold is not None:
         with db.read() as session:
             left = logs.objects_to_delete(session, batch)
         if not left:
             return
-        for match_id, key in left:
-            cold.delete(key)
-            db.transaction(partial(logs.forget_object, match_id=match_id))
+        _delete_objects(db, left)
+
+
+def _delete_objects(db: Database, objects: list[tuple[int, str]]) -> None:
+    """Delete each dropped log's object, then forget it (a database without a cold store
+    keeps the names for a process that has one)."""
+    cold = db.cold
+    if cold is None:
+        return
+    for match_id, key in objects:
+        cold.delete(key)
+        db.transaction(partial(logs.forget_object, match_id=match_id))

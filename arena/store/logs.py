@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -85,28 +86,33 @@ def mark_cold(session: Session, match_id: int, key: str, moment: datetime) -> bo
 
 
 # ------------------------------------------------------------------ retention
-def droppable(
-    session: Session, tournament_id: int, before: datetime, kept: set[int], limit: int
-) -> list[int]:
-    """Matches of the tournament finished before ``before`` whose log is still kept and
-    at whose table no version of ``kept`` sat, the oldest first (at most ``limit``)."""
-    protected = select(MatchSeat.match_id).where(
-        MatchSeat.match_id == TournamentMatch.id, MatchSeat.bot_version_id.in_(kept)
+@dataclass(frozen=True)
+class Swept:
+    """A recorded match as retention's sweep finds it: when it finished, and whether one
+    of the entries whose logs all stay sat at its table."""
+
+    match_id: int
+    finished_at: datetime | None
+    kept: bool
+
+
+def next_to_sweep(
+    session: Session, tournament_id: int, after: int, kept: set[int], limit: int
+) -> list[Swept]:
+    """The tournament's logs after match ``after``, in match order (at most ``limit``)."""
+    seated = (
+        select(MatchSeat.match_id)
+        .where(MatchSeat.match_id == TournamentMatch.id, MatchSeat.bot_version_id.in_(kept))
+        .exists()
     )
-    return list(
-        session.scalars(
-            select(StoredLog.match_id)
-            .join(TournamentMatch, TournamentMatch.id == StoredLog.match_id)
-            .where(
-                TournamentMatch.tournament_id == tournament_id,
-                TournamentMatch.finished_at < before,
-                StoredLog.dropped_at.is_(None),
-                ~protected.exists(),
-            )
-            .order_by(StoredLog.match_id)
-            .limit(limit)
-        )
-    )
+    rows = session.execute(
+        select(StoredLog.match_id, TournamentMatch.finished_at, seated)
+        .join(TournamentMatch, TournamentMatch.id == StoredLog.match_id)
+        .where(TournamentMatch.tournament_id == tournament_id, StoredLog.match_id > after)
+        .order_by(StoredLog.match_id)
+        .limit(limit)
+    ).all()
+    return [Swept(match_id, finished, bool(held)) for match_id, finished, held in rows]
 
 
 def mark_dropped(session: Session, match_id: int, moment: datetime) -> bool:
@@ -122,7 +128,8 @@ def mark_dropped(session: Session, match_id: int, moment: datetime) -> bool:
 
 
 def objects_to_delete(session: Session, limit: int) -> list[tuple[int, str]]:
-    """Dropped logs whose cold object may still exist: (match id, key)."""
+    """Dropped logs whose cold object may still exist: (match id, key), through their
+    partial index (a handful at any time, however many logs were dropped)."""
     rows = session.execute(
         select(StoredLog.match_id, StoredLog.cold_key)
         .where(StoredLog.dropped_at.is_not(None), StoredLog.cold_key.is_not(None))

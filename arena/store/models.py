@@ -23,6 +23,7 @@ from sqlalchemy import (
     UniqueConstraint,
     event,
     func,
+    text,
 )
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, Mapper, mapped_column, relationship
@@ -336,6 +337,9 @@ class Tournament(Base):
     pace: Mapped[float | None] = mapped_column(Float)
     #: a paced ladder's next settled table is not seated before this moment
     next_table_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    #: its competition's log retention swept its logs up to this match id (the next
+    #: sweep starts after it; arena.services.retention)
+    logs_swept_to: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: the secret its match seeds are derived from (arena.tournament.seeds); never shown
     secret_key: Mapped[str] = mapped_column(String(64))
     #: ladders: seconds after a match before its full log (seed, hands) is public
@@ -641,6 +645,15 @@ class StoredLog(Base):
     ``cold_key``, read back through arena.store.logs either way."""
 
     __tablename__ = "match_logs"
+    #: the dropped logs whose cold object is still to delete: a handful at any time
+    __table_args__ = (
+        Index(
+            "ix_match_logs_objects_to_delete",
+            "match_id",
+            postgresql_where=text("dropped_at IS NOT NULL AND cold_key IS NOT NULL"),
+            sqlite_where=text("dropped_at IS NOT NULL AND cold_key IS NOT NULL"),
+        ),
+    )
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
     #: the JSON match log, zlib-compressed (None: it moved to the cold store)
     data: Mapped[bytes | None] = mapped_column(LargeBinary)

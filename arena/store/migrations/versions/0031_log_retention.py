@@ -15,6 +15,9 @@ down_revision = "0030"
 branch_labels = None
 depends_on = None
 
+#: the rows of dropped logs whose cold object is still to delete
+TO_DELETE = "dropped_at IS NOT NULL AND cold_key IS NOT NULL"
+
 
 def upgrade() -> None:
     op.add_column("competitions", sa.Column("log_days", sa.Float(), nullable=True))
@@ -22,6 +25,17 @@ def upgrade() -> None:
         "competitions", sa.Column("log_top", sa.Integer(), nullable=False, server_default="0")
     )
     op.add_column("match_logs", sa.Column("dropped_at", sa.DateTime(timezone=True), nullable=True))
+    op.add_column(
+        "tournaments",
+        sa.Column("logs_swept_to", sa.Integer(), nullable=False, server_default="0"),
+    )
+    op.create_index(
+        "ix_match_logs_objects_to_delete",
+        "match_logs",
+        ["match_id"],
+        postgresql_where=sa.text(TO_DELETE),
+        sqlite_where=sa.text(TO_DELETE),
+    )
 
 
 def downgrade() -> None:
@@ -31,7 +45,9 @@ def downgrade() -> None:
     )
     if dropped.scalar():
         raise RuntimeError("some match logs were dropped by retention: they cannot come back")
+    op.drop_index("ix_match_logs_objects_to_delete", table_name="match_logs")
     for table, column in (
+        ("tournaments", "logs_swept_to"),
         ("match_logs", "dropped_at"),
         ("competitions", "log_top"),
         ("competitions", "log_days"),
