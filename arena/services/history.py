@@ -22,27 +22,30 @@ def thin_histories(
     progress: Callable[[int, int], None] | None = None,
 ) -> int:
     """Thin every version's history that has more than ``keep + stride`` young updates
-    (at most ``most`` versions); the updates removed. ``progress(versions, removed)``
-    after each batch."""
-    versions = removed = 0
-    seen: set[tuple[int, int]] = set()  # a version with no entry stays due: once is enough
-    while most is None or versions < most:
-        limit = BATCH if most is None else min(BATCH, most - versions)
+    (at most ``most`` versions thinned); the updates removed. ``progress(versions,
+    removed)`` after each batch of versions looked at."""
+    looked = thinned = removed = 0
+    after = (0, 0)  # each entry looked at once a pass, in order
+    while most is None or thinned < most:
         with db.read() as session:
-            found = [due for due in history.due(session, keep, stride, limit) if due not in seen]
+            found = history.due(session, keep, stride, after, BATCH)
         if not found:
             break
         for tournament_id, version_id in found:
-            thinned = partial(
-                history.thin,
-                tournament_id=tournament_id,
-                version_id=version_id,
-                keep=keep,
-                stride=stride,
+            if most is not None and thinned >= most:
+                break
+            gone = db.transaction(
+                partial(
+                    history.thin,
+                    tournament_id=tournament_id,
+                    version_id=version_id,
+                    keep=keep,
+                    stride=stride,
+                )
             )
-            removed += db.transaction(thinned)
-        seen.update(found)
-        versions += len(found)
+            thinned, removed = thinned + (gone > 0), removed + gone
+        after = found[-1]
+        looked += len(found)
         if progress is not None:
-            progress(versions, removed)
+            progress(looked, removed)
     return removed

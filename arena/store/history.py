@@ -11,7 +11,7 @@ match) writes its history whole again and starts the numbering afresh."""
 
 from __future__ import annotations
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, select, tuple_, update
 from sqlalchemy.orm import Session
 
 from arena.store.models import Entry, RatingChange
@@ -24,15 +24,19 @@ STRIDE = 50
 CHUNK = 1_000
 
 
-def due(session: Session, keep: int, stride: int, limit: int) -> list[tuple[int, int]]:
-    """(tournament, version) whose unnumbered updates are over ``keep + stride``: those a
-    thinning pass has work in."""
+def due(
+    session: Session, keep: int, stride: int, after: tuple[int, int], limit: int
+) -> list[tuple[int, int]]:
+    """(tournament, version) that may have over ``keep + stride`` unnumbered updates:
+    those a thinning pass may have work in, read from the entries (a row a version, not
+    a row an update). An entry's games are at least its updates (a duplicate table is
+    one update of several games), so none with work is missed. In (tournament, version)
+    order after ``after``."""
+    key = tuple_(Entry.tournament_id, Entry.bot_version_id)
     rows = session.execute(
-        select(RatingChange.tournament_id, RatingChange.bot_version_id)
-        .where(RatingChange.number.is_(None))
-        .group_by(RatingChange.tournament_id, RatingChange.bot_version_id)
-        .having(func.count() > keep + stride)
-        .order_by(RatingChange.tournament_id, RatingChange.bot_version_id)
+        select(Entry.tournament_id, Entry.bot_version_id)
+        .where(Entry.games - Entry.history_numbered > keep + stride, key > tuple_(*after))
+        .order_by(Entry.tournament_id, Entry.bot_version_id)
         .limit(limit)
     ).all()
     return [(tournament_id, version_id) for tournament_id, version_id in rows]
