@@ -40,7 +40,8 @@ def downgrade() -> None:
 
 def _copy_seats(with_id: bool) -> None:
     """SQLite changes a primary key by copying the table (nothing refers to seats)."""
-    old = sa.Table("seats", sa.MetaData(), autoload_with=op.get_bind())
+    # its columns only: the tables its keys name are not read (their indexes warn)
+    old = sa.Table("seats", sa.MetaData(), autoload_with=op.get_bind(), resolve_fks=False)
     kept = [column for column in old.columns if column.name != "id"]
     columns = [
         sa.Column(c.name, c.type, nullable=c.nullable, server_default=c.server_default)
