@@ -14,6 +14,7 @@ from sqlalchemy import select, update
 
 from arena.base.errors import Invalid
 from arena.platform import Platform
+from arena.platform.settings import Settings
 from arena.services import retention, tiering
 from arena.services.retention import Retention
 from arena.store import competitions, logs, tournaments
@@ -24,6 +25,7 @@ from tests.support.api import OPERATOR_TOKEN, auth
 from tests.support.cli import arena as arena_command
 from tests.support.cli import environment
 from tests.support.store import SAMPLES, add_samples, played_competition
+from tests.support.workers import worker_in_this_process
 
 #: the store's contract: on SQLite and PostgreSQL alike
 pytestmark = pytest.mark.both_databases
@@ -277,3 +279,23 @@ def test_a_log_dropped_while_it_moved_leaves_no_object_behind(
     assert tiering.tier(mover, hot_days=14).moved == 0, "each was dropped as it moved"
     assert _dropped(mover) == set(old) and ColdStore(folder).keys() == []
     mover.dispose()
+
+
+def test_the_workers_drop_old_logs_in_the_background_even_when_moving_them_fails(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reconciler's upkeep: the cold store away (moving logs fails) does not keep
+    retention from dropping the logs it lets go."""
+    from worker import runner
+
+    arena = Platform(settings)
+    old, _, _ = _season(arena.db)
+    arena.db.transaction(lambda s: competitions.set_log_retention(s, "main", 30, 0))
+
+    def away(*args: object, **kwargs: object) -> None:
+        raise OSError("the cold store is away")
+
+    monkeypatch.setattr(tiering, "tier", away)
+    with worker_in_this_process(settings, monkeypatch):
+        runner._age_a_little()
+    assert _dropped(arena.db) == set(old)

@@ -74,41 +74,36 @@ def reconcile_once(
     return repairs
 
 
-def _tier_a_little() -> None:
-    """Move a few old logs to the cold store: at low priority, a bounded share every
-    :data:`TIER_SECONDS` (``arena logs tier`` moves the rest at once); a cold store away
-    costs nothing but the try."""
-    try:
-        moved = tiering.tier(jobs.database(), jobs.settings().logs_hot_days, most=TIER_PER_PASS)
-    except Exception:  # the cold store is away: the logs wait in the database
-        log.exception("moving old logs to the cold store failed; trying again later")
-        return
-    if moved.moved:
-        log.info("moved %d old match logs (%d bytes) to the cold store", moved.moved, moved.bytes)
-
-
-def _thin_a_little() -> None:
-    """Thin a few versions' rating histories (their newest updates stay whole); ``arena
-    logs tier`` thins the rest at once."""
-    try:
-        removed = history.thin_histories(jobs.database(), most=TIER_PER_PASS)
-    except Exception:  # the database is away: the histories wait
-        log.exception("thinning rating histories failed; trying again later")
-        return
-    if removed:
-        log.info("thinned rating histories: %d old updates removed", removed)
-
-
-def _drop_a_little() -> None:
-    """Drop a few logs the competitions' retention lets go (``arena logs drop`` drops
-    the rest at once), beside the tiering and as rarely."""
-    try:
-        dropped = retention.drop_old_logs(jobs.database(), most=TIER_PER_PASS)
-    except Exception:  # the database or the cold store is away: the logs wait
-        log.exception("dropping old logs failed; trying again later")
-        return
-    if dropped:
-        log.info("dropped %d old match logs under their competitions' retention", dropped)
+def _age_a_little() -> None:
+    """A bounded share of the old data's upkeep every :data:`TIER_SECONDS`, at low
+    priority: a few old logs to the cold store, a few rating histories thinned, a few
+    logs the competitions' retention lets go dropped (``arena logs tier`` and ``arena
+    logs drop`` do the rest at once). A part that fails (the database or the cold store
+    away) waits for the next time and stops none of the others."""
+    for what, work, said in (
+        (
+            "moving old logs to the cold store",
+            lambda db: tiering.tier(db, jobs.settings().logs_hot_days, most=TIER_PER_PASS).moved,
+            "moved %d old match logs to the cold store",
+        ),
+        (
+            "thinning rating histories",
+            lambda db: history.thin_histories(db, most=TIER_PER_PASS),
+            "thinned rating histories: %d old updates removed",
+        ),
+        (
+            "dropping old logs",
+            lambda db: retention.drop_old_logs(db, most=TIER_PER_PASS),
+            "dropped %d old match logs under their competitions' retention",
+        ),
+    ):
+        try:
+            done = work(jobs.database())
+        except Exception:
+            log.exception("%s failed; trying again later", what)
+            continue
+        if done:
+            log.info(said, done)
 
 
 def refill_ladders() -> list[tuple[int, str]]:
@@ -165,9 +160,7 @@ class Reconciler(threading.Thread):
                 log.exception("reconcile failed; retrying in %.0f s", self.interval)
             if time.monotonic() >= tier_due:
                 tier_due = time.monotonic() + TIER_SECONDS
-                _tier_a_little()
-                _thin_a_little()
-                _drop_a_little()
+                _age_a_little()
 
 
 def first_to_resend(queue: Queue, run_id: str) -> bool:
