@@ -178,11 +178,12 @@ def _delete_left_objects(db: Database, batch: int) -> None:
 
 
 def _delete_objects(db: Database, objects: list[tuple[int, str]]) -> None:
-    """Delete each dropped log's object, then forget it (a database without a cold store
-    keeps the names for a process that has one)."""
+    """Delete the dropped logs' objects, then forget them, in one transaction (a pass
+    killed before it deletes them again; a database without a cold store keeps the
+    names for a process that has one)."""
     cold = db.cold
-    if cold is None:
+    if cold is None or not objects:
         return
-    for match_id, key in objects:
+    for _, key in objects:
         cold.delete(key)
-        db.transaction(partial(logs.forget_object, match_id=match_id))
+    db.transaction(partial(logs.forget_objects, match_ids=[match_id for match_id, _ in objects]))

@@ -139,11 +139,11 @@ def objects_to_delete(session: Session, limit: int) -> list[tuple[int, str]]:
     return [(match_id, key) for match_id, key in rows if key is not None]
 
 
-def forget_object(session: Session, match_id: int) -> None:
-    """A dropped log's cold object is deleted: nothing is left of it."""
+def forget_objects(session: Session, match_ids: list[int]) -> None:
+    """Those dropped logs' cold objects are deleted: nothing is left of them."""
     session.execute(
         update(StoredLog)
-        .where(StoredLog.match_id == match_id, StoredLog.dropped_at.is_not(None))
+        .where(StoredLog.match_id.in_(match_ids), StoredLog.dropped_at.is_not(None))
         .values(cold_key=None)
     )
 
