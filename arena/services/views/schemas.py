@@ -287,10 +287,10 @@ class Ranks(BaseModel):
     """Which ranks of a leaderboard a page shows: from ``start`` to ``end`` of ``total``
     (a field of a thousand bots is ten pages, not one of 270 KB)."""
 
-    start: int = 1
-    end: int = 0
-    total: int = 0
-    per_page: int = 100
+    start: int
+    end: int
+    total: int
+    per_page: int
 
     @property
     def previous_from(self) -> int | None:
@@ -483,7 +483,7 @@ class CompetitionPage(CompetitionRow):
     provisional: list[str]
     provisional_games: int
     #: the ranks ``leaderboard`` holds
-    ranks: Ranks = Field(default_factory=Ranks)
+    ranks: Ranks
     #: its logs' retention: days kept (None: for ever), and the best entries whose stay
     log_days: float | None = None
     log_top: int = 0
@@ -504,8 +504,8 @@ class TournamentPage(TournamentDetail):
     #: formats played in rounds: each round's tables (a bracket, for a knockout) and the
     #: format's standings
     rounds: list[dict[str, Any]] = []
-    #: the page's ranks of ``leaderboard`` (the API's detail holds every rank)
-    ranks: Ranks = Field(default_factory=Ranks)
+    #: the page's ranks of ``leaderboard`` (None: every rank, as the API's detail)
+    ranks: Ranks | None = None
     standings: list[dict[str, Any]] = []
 
 
