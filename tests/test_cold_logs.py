@@ -13,6 +13,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
+from arena.base.states import LogState
 from arena.platform import children
 from arena.platform.redis_server import free_port
 from arena.services import tiering
@@ -57,8 +58,16 @@ def _old_logs(db: Database, games: int) -> tuple[list[int], dict[int, bytes | No
 
 
 def _hot(db: Database) -> dict[int, bool]:
+    """Each match's log: in the database (True), or marked cold with no row left (False)."""
     with db.read() as s:
-        return {m: d is not None for m, d in s.execute(select(StoredLog.match_id, StoredLog.data))}
+        rows = s.execute(
+            select(TournamentMatch.id, TournamentMatch.log_state, StoredLog.data).outerjoin(
+                StoredLog, StoredLog.match_id == TournamentMatch.id
+            )
+        ).all()
+    where = {m: (state, data is not None) for m, state, data in rows}
+    assert set(where.values()) <= {(None, True), (LogState.COLD, False)}, where
+    return {m: hot for m, (_, hot) in where.items()}
 
 
 def test_old_logs_move_to_the_cold_store_and_pages_still_show_them(app_and_token) -> None:

@@ -119,6 +119,91 @@ def test_migration_0033_keys_seats_by_their_match_and_back(db: Database) -> None
         copy_a_seat("seat")
 
 
+def test_migration_0034_keeps_no_row_for_a_cold_log_and_back(db: Database) -> None:
+    make_tournament(db, games=4)
+    ids = match_ids(db)
+    for match_id in ids:
+        plan = matches.claim(db, match_id, "w")
+        assert plan is not None and matches.record(db, plan, play(plan), 1.0)
+    hot, cold, dropped, to_delete = ids
+    db.transaction(lambda s: logs.mark_cold(s, cold))
+    db.transaction(lambda s: logs.mark_dropped(s, dropped))
+    db.transaction(lambda s: logs.forget_objects(s, [dropped]))
+    db.transaction(lambda s: logs.mark_dropped(s, to_delete))
+
+    def rows(sql: str) -> list[tuple]:
+        with db.engine.connect() as connection:
+            return [tuple(row) for row in connection.execute(text(sql))]
+
+    def states() -> list[tuple]:
+        return rows("SELECT id, log_state FROM matches ORDER BY id")
+
+    logged = "SELECT match_id, data IS NULL FROM match_logs ORDER BY 1"
+    after = (states(), rows(logged))
+    assert after == (
+        [(hot, None), (cold, "cold"), (dropped, "dropped"), (to_delete, "dropped")],
+        [(hot, False), (to_delete, True)],
+    )
+    config = alembic_config()
+    with db.engine.connect() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0033")
+        connection.commit()
+    assert rows(
+        "SELECT match_id, data IS NULL, cold_key, dropped_at IS NOT NULL FROM match_logs ORDER BY 1"
+    ) == [
+        (hot, False, None, False),
+        (cold, True, logs.cold_key(cold), False),
+        (dropped, True, None, True),
+        (to_delete, True, logs.cold_key(to_delete), True),
+    ], "as 0033 kept them: a cold log's row names its object, a dropped one its leftover"
+    upgrade(db)
+    assert (states(), rows(logged)) == after
+
+
+def test_migration_0035_narrows_the_seats_columns_and_keeps_their_values(db: Database) -> None:
+    make_tournament(db, games=2)
+    for match_id in match_ids(db):
+        plan = matches.claim(db, match_id, "w")
+        assert plan is not None and matches.record(db, plan, play(plan), 1.0)
+
+    def seats() -> list[tuple]:
+        with db.read() as s:
+            return [
+                (seat.seat, seat.place, seat.latency_mean_ms, seat.latency_p99_ms)
+                for seat in s.scalars(
+                    select(MatchSeat).order_by(MatchSeat.match_id, MatchSeat.seat)
+                )
+            ]
+
+    def logged() -> list[tuple]:
+        with db.read() as s:
+            found = []
+            for match_id in match_ids(db):
+                log = MatchLog.from_dict(logs.decode(logs.blob(s, match_id) or b""))
+                found += [(e.latency_ms["mean"], e.latency_ms["p99"]) for e in log.seats]
+            return found
+
+    def types() -> dict[str, str]:
+        with db.engine.connect() as connection:
+            columns = inspect(connection).get_columns("seats")
+        wanted = ("seat", "place", "latency_mean_ms")
+        return {c["name"]: type(c["type"]).__name__ for c in columns if c["name"] in wanted}
+
+    narrow = seats()
+    assert [row[2:] for row in narrow] == logged(), "a latency reads back as measured"
+    assert types() == {"seat": "SMALLINT", "place": "SMALLINT", "latency_mean_ms": "REAL"}
+    config = alembic_config()
+    with db.engine.connect() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0034")
+        connection.commit()
+    assert types()["seat"] == "INTEGER" and types()["latency_mean_ms"] != "REAL"
+    assert seats() == narrow
+    upgrade(db)
+    assert seats() == narrow and types()["seat"] == "SMALLINT"
+
+
 def test_names_stay_unique_whatever_their_case_in_the_migrated_schema(db: Database) -> None:
     """The folded-name indexes survive every migration (a SQLite batch copy of a table
     would drop them, unseen: the store's own check would still pass)."""

@@ -43,6 +43,13 @@ class MatchStatus(StrEnum):
     STALE = "stale"  # a seated bot version was replaced: discarded, not rated
 
 
+class LogState(StrEnum):
+    """Where a recorded match's log is once it left the database (None: still there)."""
+
+    COLD = "cold"  # in the cold store, under arena.store.logs.cold_key
+    DROPPED = "dropped"  # its competition's retention let it go
+
+
 class CompetitionStatus(StrEnum):
     OPEN = "open"
     PAUSED = "paused"

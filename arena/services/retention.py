@@ -3,11 +3,11 @@ competition's ``log_days``, unless one of its season's ``log_top`` best entries 
 its table (their matches are the ones people study). Results, seats, ratings and every
 running total stay for ever: only the log goes, from the database or the cold store.
 
-Dropping is resumable and exactly once. A log's row is marked dropped first (its data
-leaves the database, and the row names the cold object that may hold it), then that
-object is deleted, then the row forgets it. A pass killed between leaves rows that name
-their object, and the next pass deletes those first; a reader sees a dropped log from the
-moment its row is marked (arena.store.logs.blob: 410 Gone), never a half-deleted one.
+Dropping is resumable and exactly once. A log's match is marked dropped first, and its
+log keeps a row without data for the cold object that may hold it; then that object is
+deleted, then the row goes. A pass killed between leaves such rows, and the next pass
+deletes their objects first; a reader sees a dropped log from the moment its match is
+marked (arena.store.logs.blob: 410 Gone), never a half-deleted one.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def _sweep(
             break
         after = old[-1].match_id
         dropped += _drop(
-            db, season.tournament_id, after, [r.match_id for r in old if not r.kept], clock
+            db, season.tournament_id, after, [r.match_id for r in old if not r.kept]
         )
         progress(dropped)
         if len(old) < len(found) or len(found) < batch:
@@ -148,14 +148,13 @@ def _seasons(session: Session) -> list[Season]:
 
 
 def _drop(
-    db: Database, tournament_id: int, swept_to: int, match_ids: list[int], clock: Clock
+    db: Database, tournament_id: int, swept_to: int, match_ids: list[int]
 ) -> int:
     """Mark each log dropped and the season swept this far (one transaction), then
     delete what the cold store held of them."""
 
     def mark(session: Session) -> list[int]:
-        moment = clock()
-        marked = [m for m in match_ids if logs.mark_dropped(session, m, moment)]
+        marked = [m for m in match_ids if logs.mark_dropped(session, m)]
         session.execute(
             update(Tournament).where(Tournament.id == tournament_id).values(logs_swept_to=swept_to)
         )

@@ -4,10 +4,12 @@ asks for it (arena.store.logs.blob).
 
 Moving is resumable and exactly once. Each log is written to one key that only its
 match uses, read back to check its size, and only then taken out of the database by a
-compare-and-set (its data, if still there). A mover killed after the write leaves the
-log in the database and an object the next move writes again (the same key: never a
-second copy); killed after the commit, nothing is left to do; two movers at once write
-the same bytes to the same key, and one of them takes the row. A log its competition's
+compare-and-set: the match is marked cold if its log was still in the database, and
+the log's row goes (a cold log costs the database nothing but that mark). A mover
+killed after the write leaves the log in the database and an object the next move
+writes again (the same key: never a second copy); killed after the commit, nothing is
+left to do; two movers at once write the same bytes to the same key, and one of them
+marks the match. A log its competition's
 retention dropped while it moved is deleted again by the mover that wrote it
 (arena.services.retention).
 """
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from arena.base.errors import Invalid
 from arena.services.accounts import WALL_CLOCK, Clock
@@ -63,22 +65,20 @@ def tier(
         if not found:
             break
         for match_id, data in found:
-            if _move(db, cold, match_id, data, clock()):
+            if _move(db, cold, match_id, data):
                 moved, size = moved + 1, size + len(data)
         if progress is not None:
             progress(moved, size)
     return Tiered(moved, size, before.isoformat())
 
 
-def _move(db: Database, cold: ColdStore, match_id: int, data: bytes, moment: datetime) -> bool:
+def _move(db: Database, cold: ColdStore, match_id: int, data: bytes) -> bool:
     """One log: written, checked, then out of the database (False: another mover, or
     retention dropped it meanwhile)."""
     key = logs.cold_key(match_id)
     cold.put(key, data)
     kept = cold.size(key)
-    if kept == len(data) and db.transaction(
-        lambda session: logs.mark_cold(session, match_id, key, moment)
-    ):
+    if kept == len(data) and db.transaction(lambda session: logs.mark_cold(session, match_id)):
         return True
     with db.read() as session:
         dropped = logs.is_dropped(session, match_id)

@@ -2,7 +2,7 @@
 compresses about 6x and a worker records hundreds a second). Every reader and writer
 of ``match_logs.data`` goes through here, and so does a log that moved to the cold store
 (arena.store.cold) once it was old (arena.services.tiering) or that its competition's
-retention dropped (arena.services.retention)."""
+retention dropped (arena.services.retention): the match's ``log_state`` says which."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Gone, NotFound
+from arena.base.states import LogState, MatchStatus
 from arena.referee.log import MatchLog
 from arena.store.models import MatchSeat, StoredLog, TournamentMatch
 
@@ -39,20 +40,22 @@ def blob(session: Session, match_id: int) -> bytes | None:
     """A match's stored log, from the database while it is young, else from the cold
     store the session's database reads (None: the match has no log)."""
     row = session.execute(
-        select(StoredLog.data, StoredLog.cold_key, StoredLog.dropped_at).where(
-            StoredLog.match_id == match_id
-        )
+        select(TournamentMatch.log_state, StoredLog.data)
+        .outerjoin(StoredLog, StoredLog.match_id == TournamentMatch.id)
+        .where(TournamentMatch.id == match_id)
     ).first()
     if row is None:
         return None
-    if row.dropped_at is not None:
+    if row.log_state is LogState.DROPPED:
         raise Gone.of("logs.dropped", match=match_id)
     if row.data is not None:
         return bytes(row.data)
+    if row.log_state is not LogState.COLD:
+        return None
     cold: ColdStore | None = session.info.get("cold")
-    if cold is None or row.cold_key is None:
+    if cold is None:
         raise NotFound.of("logs.no_cold_store", match=match_id)
-    return cold.get(row.cold_key)
+    return cold.get(cold_key(match_id))
 
 
 def cold_key(match_id: int) -> str:
@@ -74,15 +77,26 @@ def hot_before(session: Session, moment: datetime, limit: int) -> list[tuple[int
     return [(match_id, bytes(data)) for match_id, data in rows if data is not None]
 
 
-def mark_cold(session: Session, match_id: int, key: str, moment: datetime) -> bool:
-    """The log's data leaves the database (its object is in the cold store under
-    ``key``); False when another mover did it first."""
-    moved = session.execute(
-        update(StoredLog)
-        .where(StoredLog.match_id == match_id, StoredLog.data.is_not(None))
-        .values(data=None, cold_key=key, moved_at=moment)
+def mark_cold(session: Session, match_id: int) -> bool:
+    """The log's row leaves the database (its object is in the cold store under its
+    :func:`cold_key`); False when another mover did it first, or retention dropped it.
+    The match's row is taken first, as :func:`mark_dropped` takes it."""
+    marked = session.execute(
+        update(TournamentMatch)
+        .where(TournamentMatch.id == match_id, TournamentMatch.log_state.is_(None))
+        .values(log_state=LogState.COLD)
     )
-    return bool(getattr(moved, "rowcount", 0))
+    if not getattr(marked, "rowcount", 0):
+        return False
+    moved = session.execute(
+        delete(StoredLog).where(StoredLog.match_id == match_id, StoredLog.data.is_not(None))
+    )
+    if getattr(moved, "rowcount", 0):
+        return True
+    session.execute(  # no log in the database to move: the match stays as it was
+        update(TournamentMatch).where(TournamentMatch.id == match_id).values(log_state=None)
+    )
+    return False
 
 
 # ------------------------------------------------------------------ retention
@@ -99,55 +113,70 @@ class Swept:
 def next_to_sweep(
     session: Session, tournament_id: int, after: int, kept: set[int], limit: int
 ) -> list[Swept]:
-    """The tournament's logs after match ``after``, in match order (at most ``limit``)."""
+    """The tournament's recorded matches after match ``after``, in match order (at most
+    ``limit``)."""
     seated = (
         select(MatchSeat.match_id)
         .where(MatchSeat.match_id == TournamentMatch.id, MatchSeat.bot_version_id.in_(kept))
         .exists()
     )
     rows = session.execute(
-        select(StoredLog.match_id, TournamentMatch.finished_at, seated)
-        .join(TournamentMatch, TournamentMatch.id == StoredLog.match_id)
-        .where(TournamentMatch.tournament_id == tournament_id, StoredLog.match_id > after)
-        .order_by(StoredLog.match_id)
+        select(TournamentMatch.id, TournamentMatch.finished_at, seated)
+        .where(
+            TournamentMatch.tournament_id == tournament_id,
+            TournamentMatch.id > after,
+            TournamentMatch.status == MatchStatus.DONE,
+        )
+        .order_by(TournamentMatch.id)
         .limit(limit)
     ).all()
     return [Swept(match_id, finished, bool(held)) for match_id, finished, held in rows]
 
 
-def mark_dropped(session: Session, match_id: int, moment: datetime) -> bool:
-    """The log is dropped: its data leaves the database, and the row keeps the key of
-    the cold object that may hold it until that object is deleted (:func:`forget_object`);
-    False when another pass did it first."""
+def mark_dropped(session: Session, match_id: int) -> bool:
+    """The log is dropped: its data leaves the database, and a row without data stays
+    for the cold object that may hold it until that object is deleted
+    (:func:`forget_objects`); False when another pass did it first."""
     dropped = session.execute(
-        update(StoredLog)
-        .where(StoredLog.match_id == match_id, StoredLog.dropped_at.is_(None))
-        .values(data=None, cold_key=cold_key(match_id), dropped_at=moment)
+        update(TournamentMatch)
+        .where(
+            TournamentMatch.id == match_id,
+            or_(
+                TournamentMatch.log_state.is_(None),
+                TournamentMatch.log_state != LogState.DROPPED,
+            ),
+        )
+        .values(log_state=LogState.DROPPED)
     )
-    return bool(getattr(dropped, "rowcount", 0))
+    if not getattr(dropped, "rowcount", 0):
+        return False
+    kept = session.execute(
+        update(StoredLog).where(StoredLog.match_id == match_id).values(data=None, size=0)
+    )
+    if not getattr(kept, "rowcount", 0):
+        session.add(StoredLog(match_id=match_id, data=None, size=0))
+    return True
 
 
 def objects_to_delete(session: Session, limit: int) -> list[tuple[int, str]]:
     """Dropped logs whose cold object may still exist: (match id, key), through their
     partial index (a handful at any time, however many logs were dropped)."""
-    rows = session.execute(
-        select(StoredLog.match_id, StoredLog.cold_key)
-        .where(StoredLog.dropped_at.is_not(None), StoredLog.cold_key.is_not(None))
+    found = session.scalars(
+        select(StoredLog.match_id)
+        .where(StoredLog.data.is_(None))
         .order_by(StoredLog.match_id)
         .limit(limit)
     ).all()
-    return [(match_id, key) for match_id, key in rows if key is not None]
+    return [(match_id, cold_key(match_id)) for match_id in found]
 
 
 def forget_objects(session: Session, match_ids: list[int]) -> None:
     """Those dropped logs' cold objects are deleted: nothing is left of them."""
     session.execute(
-        update(StoredLog)
-        .where(StoredLog.match_id.in_(match_ids), StoredLog.dropped_at.is_not(None))
-        .values(cold_key=None)
+        delete(StoredLog).where(StoredLog.match_id.in_(match_ids), StoredLog.data.is_(None))
     )
 
 
 def is_dropped(session: Session, match_id: int) -> bool:
-    moment = session.scalar(select(StoredLog.dropped_at).where(StoredLog.match_id == match_id))
-    return moment is not None
+    state = session.scalar(select(TournamentMatch.log_state).where(TournamentMatch.id == match_id))
+    return state is LogState.DROPPED

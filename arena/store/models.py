@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    REAL,
     Boolean,
     DateTime,
     Enum,
@@ -17,6 +18,7 @@ from sqlalchemy import (
     Index,
     Integer,
     LargeBinary,
+    SmallInteger,
     String,
     Table,
     Text,
@@ -35,6 +37,7 @@ from arena.base.states import (
     AfterQualifying,
     BotKind,
     CompetitionStatus,
+    LogState,
     MatchStatus,
     TableStatus,
     TournamentStatus,
@@ -64,6 +67,18 @@ class UtcDateTime(TypeDecorator[datetime]):
         if value is None or value.tzinfo is not None:
             return value
         return value.replace(tzinfo=UTC)
+
+
+class Millis(TypeDecorator[float]):
+    """A duration in milliseconds to the microsecond, as the referee rounds it, kept in 4
+    bytes (a season's seats are tens of millions of rows): read back rounded again, so a
+    seat shows what was measured, not the nearest single-precision float."""
+
+    impl = REAL
+    cache_ok = True
+
+    def process_result_value(self, value: float | None, dialect: Dialect) -> float | None:
+        return None if value is None else round(value, 3)
 
 
 class Base(DeclarativeBase):
@@ -566,6 +581,9 @@ class TournamentMatch(Base):
     void_reason: Mapped[str | None] = mapped_column(Text)
     referee_ms: Mapped[float | None] = mapped_column(Float)
     error: Mapped[str | None] = mapped_column(Text)
+    #: where its log went once it left the database (None: in match_logs, or no log yet);
+    #: a cold log keeps no row there (a season's matches are tens of millions)
+    log_state: Mapped[LogState | None] = mapped_column(_enum(LogState))
     seats: Mapped[list[MatchSeat]] = relationship(order_by="MatchSeat.seat")
 
     @classmethod
@@ -600,17 +618,17 @@ class MatchSeat(PlayStyle, Base):
     #: keyed by its match and its place at the table (no surrogate id: a season's seats
     #: are a table of tens of millions of rows)
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
-    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
     bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
-    place: Mapped[int | None] = mapped_column(Integer)
+    place: Mapped[int | None] = mapped_column(SmallInteger)
     forfeit: Mapped[bool] = mapped_column(Boolean, default=False)
     forfeit_kind: Mapped[str | None] = mapped_column(String(32))
     forfeit_reason: Mapped[str | None] = mapped_column(Text)
     strikes: Mapped[int] = mapped_column(Integer, default=0)
     illegal: Mapped[int] = mapped_column(Integer, default=0)
     decisions: Mapped[int] = mapped_column(Integer, default=0)
-    latency_mean_ms: Mapped[float | None] = mapped_column(Float)
-    latency_p99_ms: Mapped[float | None] = mapped_column(Float)
+    latency_mean_ms: Mapped[float | None] = mapped_column(Millis)
+    latency_p99_ms: Mapped[float | None] = mapped_column(Millis)
     #: an uploaded bot's output (stdout and stderr) while it played this match, its last
     #: ``OUTPUT_BYTES``; its process may have served other matches of the same version
     #: at the same time. For the bot's owner only: never in a public page or log.
@@ -640,9 +658,10 @@ class RatingChange(Base):
 
 
 class StoredLog(Base):
-    """A match's log as stored, compressed (read it as arena.referee.log.MatchLog): in
-    the database while it is young, then in the cold store (arena.store.cold) under
-    ``cold_key``, read back through arena.store.logs either way."""
+    """A match's log while it is young, compressed (read it as arena.referee.log.MatchLog).
+    Once old it moves to the cold store and its row goes (the match's ``log_state`` says
+    so); a dropped log's row stays, without data, only until its cold object is deleted.
+    Read back through arena.store.logs either way."""
 
     __tablename__ = "match_logs"
     #: the dropped logs whose cold object is still to delete: a handful at any time
@@ -650,20 +669,14 @@ class StoredLog(Base):
         Index(
             "ix_match_logs_objects_to_delete",
             "match_id",
-            postgresql_where=text("dropped_at IS NOT NULL AND cold_key IS NOT NULL"),
-            sqlite_where=text("dropped_at IS NOT NULL AND cold_key IS NOT NULL"),
+            postgresql_where=text("data IS NULL"),
+            sqlite_where=text("data IS NULL"),
         ),
     )
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
-    #: the JSON match log, zlib-compressed (None: it moved to the cold store)
+    #: the JSON match log, zlib-compressed (None: dropped, its cold object to delete)
     data: Mapped[bytes | None] = mapped_column(LargeBinary)
     size: Mapped[int] = mapped_column(Integer)
-    #: its object's key in the cold store, once it moved there (or, once dropped, the
-    #: object still to delete)
-    cold_key: Mapped[str | None] = mapped_column(String(200))
-    moved_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
-    #: its competition's retention dropped it (arena.services.retention): no log any more
-    dropped_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
 
 class PlayedTable(Base):

@@ -132,7 +132,7 @@ def fill(
     cold_ids: list[int] = []
     hot_bytes = cold_bytes = 0
     for first in range(0, count, CHUNK):
-        chunk: list[tuple[SeasonMatch, list[tuple[float, float]], str | None]] = []
+        chunk: list[tuple[SeasonMatch, list[tuple[float, float]], bool]] = []
         for n in range(first, min(count, first + CHUNK)):
             match = SeasonMatch(
                 match_id=season.next_id + n,
@@ -145,8 +145,7 @@ def fill(
                 seed=seeds.match_seed(season.key, str(season.next_index + n)),
             )
             is_cold = match.finished_at < hot_from
-            key = logs.cold_key(match.match_id) if is_cold else None
-            chunk.append((match, walk.after(match.versions), key))
+            chunk.append((match, walk.after(match.versions), is_cold))
             totals.add(match)
             if is_cold:
                 cold_bytes += len(match.template.blob)
@@ -154,8 +153,8 @@ def fill(
                 hot_bytes += len(match.template.blob)
             if n in chosen:
                 (cold_ids if is_cold else hot).append(match.match_id)
-                if key is not None:
-                    cold.put(key, match.template.blob)
+                if is_cold:
+                    cold.put(logs.cold_key(match.match_id), match.template.blob)
         write_chunk(db, writer, tournament_id, chunk)
         progress(min(count, first + CHUNK))
     write_totals(db, writer, tournament_id, totals, walk.now, count)
@@ -179,15 +178,15 @@ def write_chunk(
     db: Database,
     writer: BulkWriter,
     tournament_id: int,
-    chunk: list[tuple[SeasonMatch, list[tuple[float, float]], str | None]],
+    chunk: list[tuple[SeasonMatch, list[tuple[float, float]], bool]],
 ) -> None:
-    """Write matches (each with its seats' ratings after it and its log's cold key) as
+    """Write matches (each with its seats' ratings after it and whether its log is cold) as
     the recorder leaves them, their fair play kept as one pending batch and folded into
     the totals as the workers' reconciler folds it."""
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     played: list[fairplay.Row] = []
-    for match, rated, cold_key in chunk:
-        for name, added in season_rows(match, rated, cold_key).items():
+    for match, rated, is_cold in chunk:
+        for name, added in season_rows(match, rated, is_cold).items():
             rows[name].extend(added)
         places = match.template.places
         played.extend(fairplay.rows(tournament_id, match.versions, places, match.template.tallies))

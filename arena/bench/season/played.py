@@ -13,7 +13,7 @@ from typing import Any
 
 from arena.base import aio
 from arena.base.jobs import new_job_id
-from arena.base.states import MatchStatus
+from arena.base.states import LogState, MatchStatus
 from arena.engine import Ruleset
 from arena.fairplay.counting import Tally
 from arena.referee import LocalSeat, Referee, RefereeSettings
@@ -45,7 +45,13 @@ def played_pool(rules: Ruleset, size: int, table_size: int, seed: int = 0) -> li
     rng, pool = random.Random(seed), []
     for index in range(size):
         names = [rng.choice(NAMES) for _ in range(table_size)]
-        seats = [LocalSeat(SAMPLES[name](), f"{name}-{s}") for s, name in enumerate(names)]
+        seats = [
+            LocalSeat(
+                SAMPLES[name](ruleset=rules, players=table_size, seed=f"season/{index}/{s}"),
+                f"{name}-{s}",
+            )
+            for s, name in enumerate(names)
+        ]
         referee = Referee(rules, seats, f"season/{index}", RefereeSettings())
         began = time.perf_counter()
         log = aio.run(referee.run())
@@ -78,11 +84,11 @@ class SeasonMatch:
 
 
 def season_rows(
-    match: SeasonMatch, ratings: Sequence[tuple[float, float]], cold_key: str | None
+    match: SeasonMatch, ratings: Sequence[tuple[float, float]], cold: bool
 ) -> dict[str, list[dict[str, Any]]]:
     """The rows the platform holds for a recorded match (the scheduler's, the claim's and
-    the recorder's), by table; ``ratings`` by seat after it; ``cold_key``: its log moved
-    to the cold store under that key (None: still in the database)."""
+    the recorder's), by table; ``ratings`` by seat after it; ``cold``: its log moved to
+    the cold store (else it is still in the database)."""
     played, finished = match.template, match.finished_at
     started = finished - timedelta(milliseconds=played.referee_ms)
     row = {
@@ -106,6 +112,7 @@ def season_rows(
         "void_reason": None,
         "referee_ms": played.referee_ms,
         "error": None,
+        "log_state": LogState.COLD.value if cold else None,
     }
     seats = [
         {"match_id": match.match_id, "seat": seat, "bot_version_id": version, **result}
@@ -122,14 +129,12 @@ def season_rows(
         }
         for version, (mu, sigma) in zip(match.versions, ratings, strict=True)
     ]
-    log = {
-        "match_id": match.match_id,
-        "data": None if cold_key else played.blob,
-        "size": len(played.blob),
-        "cold_key": cold_key,
-        "moved_at": finished if cold_key else None,
-    }
-    return {"matches": [row], "seats": seats, "rating_history": rated, "match_logs": [log]}
+    log = (
+        []
+        if cold
+        else [{"match_id": match.match_id, "data": played.blob, "size": len(played.blob)}]
+    )
+    return {"matches": [row], "seats": seats, "rating_history": rated, "match_logs": log}
 
 
 # ------------------------------------------------------------------ running totals

@@ -12,6 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from arena.store.migrations.seats_copy import copy_seats
+
 revision = "0033"
 down_revision = "0032"
 branch_labels = None
@@ -39,14 +41,7 @@ def downgrade() -> None:
 
 
 def _copy_seats(with_id: bool) -> None:
-    """SQLite changes a primary key by copying the table (nothing refers to seats)."""
-    # its columns only: the tables its keys name are not read (their indexes warn)
-    old = sa.Table("seats", sa.MetaData(), autoload_with=op.get_bind(), resolve_fks=False)
-    kept = [column for column in old.columns if column.name != "id"]
-    columns = [
-        sa.Column(c.name, c.type, nullable=c.nullable, server_default=c.server_default)
-        for c in kept
-    ]
+    """SQLite changes a primary key by copying the table."""
     keys: list[sa.Column[int] | sa.Constraint]
     if with_id:
         keys = [
@@ -56,15 +51,4 @@ def _copy_seats(with_id: bool) -> None:
         ]
     else:
         keys = [sa.PrimaryKeyConstraint("match_id", "seat")]
-    op.create_table(
-        "seats_copy",
-        *keys,
-        *columns,
-        sa.ForeignKeyConstraint(["bot_version_id"], ["bot_versions.id"]),
-        sa.ForeignKeyConstraint(["match_id"], ["matches.id"]),
-    )
-    names = ", ".join(c.name for c in kept)
-    op.execute(f"INSERT INTO seats_copy ({names}) SELECT {names} FROM seats")
-    op.drop_table("seats")
-    op.rename_table("seats_copy", "seats")
-    op.create_index("ix_seats_bot_version_id", "seats", ["bot_version_id"])
+    copy_seats(keys, dropped=("id",))

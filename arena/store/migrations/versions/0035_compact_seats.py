@@ -1,0 +1,52 @@
+"""A seat's narrow columns: its place at the table and its place in the result as small
+integers, its two latencies in 4 bytes (milliseconds to the microsecond, as the referee
+rounds them). A season's seats are four rows a match (``arena bench season``).
+
+Revision ID: 0035
+Revises: 0034
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+from arena.store.migrations.seats_copy import copy_seats
+
+revision = "0035"
+down_revision = "0034"
+branch_labels = None
+depends_on = None
+
+NARROW: dict[str, sa.types.TypeEngine[object]] = {
+    "seat": sa.SmallInteger(),
+    "place": sa.SmallInteger(),
+    "latency_mean_ms": sa.REAL(),
+    "latency_p99_ms": sa.REAL(),
+}
+WIDE: dict[str, sa.types.TypeEngine[object]] = {
+    "seat": sa.Integer(),
+    "place": sa.Integer(),
+    "latency_mean_ms": sa.Float(),
+    "latency_p99_ms": sa.Float(),
+}
+
+
+def upgrade() -> None:
+    _retype(NARROW)
+
+
+def downgrade() -> None:
+    _retype(WIDE)
+
+
+def _retype(types: dict[str, sa.types.TypeEngine[object]]) -> None:
+    bind = op.get_bind()
+    if bind.dialect.name == "postgresql":  # one statement: one rewrite of the table
+        changes = ", ".join(
+            f"ALTER COLUMN {name} TYPE {type_.compile(dialect=bind.dialect)}"
+            for name, type_ in types.items()
+        )
+        op.execute(f"ALTER TABLE seats {changes}")
+        return
+    copy_seats([sa.PrimaryKeyConstraint("match_id", "seat")], types=types)
