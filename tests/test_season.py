@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import Connection, Table, select
 
 from arena.bench import season
-from arena.bench.season import bulk, played, reading
+from arena.bench.season import bulk, growth, played, reading
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.settings import Settings
@@ -135,3 +135,5 @@ def test_the_season_bench_reads_every_page_of_a_small_season() -> None:
     assert figures["bytes_a_match"] >= figures["bytes_a_match_tiered"] > 0
     assert figures["history_updates_thinned"] == 0, "500 updates a version: each kept whole"
     assert figures["recorder_empty_per_s"] > 0 and figures["recorder_season_per_s"] > 0
+    grown = figures["pair_row_bytes_by_matches_together"]
+    assert list(grown) == list(growth.TOGETHER) and 0 < grown[12] < grown[120] < grown[1200]

@@ -11,7 +11,6 @@ import random
 import statistics
 import tempfile
 import time
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 from sqlalchemy import insert, select
 
 from arena.base.states import BotKind, MatchStatus, TournamentStatus
+from arena.bench.client import TestClient
 from arena.engine import Ruleset
 from arena.platform.settings import Settings
 from arena.referee import LocalSeat, play_match
@@ -37,10 +37,6 @@ from arena.store.models import (
 from arena.tournament import formats, ratings, seeds
 from dashboard.app import create_app
 from sample_bots import RandomBot
-
-with warnings.catch_warnings():  # starlette's notice about httpx; the client works as is
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from fastapi.testclient import TestClient
 
 
 def run(

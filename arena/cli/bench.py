@@ -905,3 +905,6 @@ def _print_season(f: dict[str, Any]) -> None:
     out.print("  bytes a match, by table: " + ", ".join(
         f"{name} {size / f['matches']:,.0f}" for name, size in f["table_bytes"].items()
     ))  # fmt: skip
+    out.print("  a pair's fair-play row after N matches together: " + ", ".join(
+        f"{n:,}: {size:,} bytes" for n, size in f["pair_row_bytes_by_matches_together"].items()
+    ))  # fmt: skip

@@ -107,9 +107,7 @@ def _sweep(
         if not old:
             break
         after = old[-1].match_id
-        dropped += _drop(
-            db, season.tournament_id, after, [r.match_id for r in old if not r.kept]
-        )
+        dropped += _drop(db, season.tournament_id, after, [r.match_id for r in old if not r.kept])
         progress(dropped)
         if len(old) < len(found) or len(found) < batch:
             break  # a young log, or the last one: the sweep goes on next pass
@@ -147,9 +145,7 @@ def _seasons(session: Session) -> list[Season]:
     return found
 
 
-def _drop(
-    db: Database, tournament_id: int, swept_to: int, match_ids: list[int]
-) -> int:
+def _drop(db: Database, tournament_id: int, swept_to: int, match_ids: list[int]) -> int:
     """Mark each log dropped and the season swept this far (one transaction), then
     delete what the cold store held of them."""
 

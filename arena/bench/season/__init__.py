@@ -18,22 +18,19 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from arena.bench.client import TestClient
 from arena.bench.local import local_platform
 from arena.bench.season.bulk import Filled, fill, thin_season
 from arena.bench.season.field import competition, recorder_rate
+from arena.bench.season.growth import pair_row_bytes
 from arena.bench.season.played import POOL, played_pool
 from arena.bench.season.reading import COLD_APPS, pages, read_pages, table_bytes
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.store.cold import ColdStore
-
-with warnings.catch_warnings():  # starlette's notice about httpx; the client works as is
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from fastapi.testclient import TestClient
 
 
 def run(
@@ -54,6 +51,7 @@ def run(
         ladder_id, ladder, token = competition(arena, bots, 4)
         say(f"playing {POOL} matches to draw the season from")
         pool = played_pool(Ruleset.parse("classic"), POOL, 4)
+        pair_rows = pair_row_bytes(pool, bots)
         say(f"the recorder on an empty database: {recorded} matches")
         empty_rate = recorder_rate(arena.db, ladder_id, pool, recorded)
         before = sum(table_bytes(arena.db).values())
@@ -92,6 +90,7 @@ def run(
         "bytes_a_match": round(season_bytes / matches),
         "bytes_a_match_tiered": round((season_bytes - hot_logs) / matches),
         "cold_bytes_a_match": round((filled.cold_log_bytes + hot_logs) / matches),
+        "pair_row_bytes_by_matches_together": pair_rows,
     }
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 import statistics
 import time
-import warnings
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -13,11 +12,8 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from arena.bench.client import TestClient
 from arena.store.db import Database
-
-with warnings.catch_warnings():  # starlette's notice about httpx; the client works as is
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from fastapi.testclient import TestClient
 
 #: new apps each page is read cold in (a restart each)
 COLD_APPS = 3

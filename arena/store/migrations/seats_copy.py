@@ -3,6 +3,8 @@ copy, shared by the migrations that reshape them (nothing refers to seats)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -10,7 +12,7 @@ from alembic import op
 def copy_seats(
     keys: list[sa.Column[int] | sa.Constraint],
     dropped: tuple[str, ...] = (),
-    types: dict[str, sa.types.TypeEngine[object]] | None = None,
+    types: dict[str, sa.types.TypeEngine[Any]] | None = None,
 ) -> None:
     """Copy the seats with ``keys``, without the ``dropped`` columns, and with ``types``
     for the columns named there (the others as they are)."""

@@ -8,6 +8,8 @@ Revises: 0034
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -18,13 +20,13 @@ down_revision = "0034"
 branch_labels = None
 depends_on = None
 
-NARROW: dict[str, sa.types.TypeEngine[object]] = {
+NARROW: dict[str, sa.types.TypeEngine[Any]] = {
     "seat": sa.SmallInteger(),
     "place": sa.SmallInteger(),
     "latency_mean_ms": sa.REAL(),
     "latency_p99_ms": sa.REAL(),
 }
-WIDE: dict[str, sa.types.TypeEngine[object]] = {
+WIDE: dict[str, sa.types.TypeEngine[Any]] = {
     "seat": sa.Integer(),
     "place": sa.Integer(),
     "latency_mean_ms": sa.Float(),
@@ -40,7 +42,7 @@ def downgrade() -> None:
     _retype(WIDE)
 
 
-def _retype(types: dict[str, sa.types.TypeEngine[object]]) -> None:
+def _retype(types: dict[str, sa.types.TypeEngine[Any]]) -> None:
     bind = op.get_bind()
     if bind.dialect.name == "postgresql":  # one statement: one rewrite of the table
         changes = ", ".join(
