@@ -98,6 +98,14 @@ def test_a_bot_that_does_not_start_in_time_is_refused() -> None:
     assert time.monotonic() - began < 10
 
 
+def test_a_bot_is_seated_once_its_socket_accepts_not_once_it_exists() -> None:
+    """Its socket exists 1.5 s before anything listens on it: the seat waits for it
+    (within the bot's start time) and is never charged as unreachable."""
+    with Sandbox(BOTS / "late_listener.py", limits=TIGHT) as box:
+        log = referee(box)
+    assert log["seats"][0]["forfeit"] is None, log["seats"][0]["forfeit"]
+
+
 def test_output_is_captured_and_capped() -> None:
     with Sandbox(BOTS / "chatty.py", limits=TIGHT) as box:
         # time to write past the cap on a loaded machine: it crashes, never times out

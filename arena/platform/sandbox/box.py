@@ -18,6 +18,7 @@ import os
 import select
 import shutil
 import signal
+import socket as socket_module
 import stat
 import subprocess
 import sys
@@ -299,12 +300,14 @@ class Sandbox:
         raise SandboxUnavailable(f"the sandbox {detail} before the bot's code ran")
 
     def _wait_listening(self, socket: Path, deadline: float) -> Path:
-        """Wait until the bot listens on its socket (its own start time), then lock the
-        socket's folder so the bot cannot replace the socket by anything else."""
+        """Wait until the bot accepts connections on its socket (its own start time: a
+        socket that exists may not be listening yet, and a referee's connections to it
+        would be refused), then lock the socket's folder so the bot cannot replace the
+        socket by anything else."""
         assert self.process is not None
         pause = 0.002
         while True:
-            if _is_socket(socket):
+            if _is_socket(socket) and _accepts(socket):
                 if self.isolated:
                     _lock(socket.parent)
                     if not _is_socket(socket):
@@ -452,6 +455,17 @@ def _is_socket(path: Path) -> bool:
         return stat.S_ISSOCK(os.lstat(path).st_mode)
     except OSError:
         return False
+
+
+def _accepts(path: Path) -> bool:
+    """Whether something listens on the Unix socket at ``path`` (a connection, closed at
+    once: the bot's server sees a client that left)."""
+    with socket_module.socket(socket_module.AF_UNIX, socket_module.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+        return True
 
 
 def _lock(folder: Path) -> None:
