@@ -25,6 +25,7 @@ from arena.platform.sandbox import (
 )
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
 from sample_bots import HonestBot
+from tests.sandboxing import attack_bot
 from tests.support.cli import ROOT
 from tests.support.lifetime import descendants, running
 from tests.support.waiting import wait_until
@@ -98,10 +99,10 @@ def test_a_bot_that_does_not_start_in_time_is_refused() -> None:
     assert time.monotonic() - began < 10
 
 
-def test_a_bot_is_seated_once_its_socket_accepts_not_once_it_exists() -> None:
+def test_a_bot_is_seated_once_its_socket_accepts_not_once_it_exists(tmp_path: Path) -> None:
     """Its socket exists 1.5 s before anything listens on it: the seat waits for it
     (within the bot's start time) and is never charged as unreachable."""
-    with Sandbox(BOTS / "late_listener.py", limits=TIGHT) as box:
+    with Sandbox(attack_bot(tmp_path, "late_listener"), limits=TIGHT) as box:
         log = referee(box)
     assert log["seats"][0]["forfeit"] is None, log["seats"][0]["forfeit"]
 

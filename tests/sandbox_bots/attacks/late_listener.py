@@ -8,7 +8,7 @@ import socket
 import sys
 import time
 
-from arena.sdk import BELIEVE, CHALLENGE, Bot, Play, Quartets
+from player import Plain
 
 path = sys.argv[sys.argv.index("--socket") + 1]
 early = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -18,13 +18,5 @@ early.close()
 os.unlink(path)
 
 
-class LateListener(Bot):
+class LateListener(Plain):
     name = "late-listener"
-
-    def act(self, obs):
-        legal = obs.legal
-        if legal.phase == "quartets":
-            return Quartets(legal.quartets)
-        if legal.play:
-            return Play(obs.hand[:1], legal.play.ranks[0], 1)
-        return BELIEVE if legal.believe else CHALLENGE
