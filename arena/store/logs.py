@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from arena.base.errors import Gone, NotFound
@@ -81,22 +81,22 @@ def mark_cold(session: Session, match_id: int) -> bool:
     """The log's row leaves the database (its object is in the cold store under its
     :func:`cold_key`); False when another mover did it first, or retention dropped it.
     The match's row is taken first, as :func:`mark_dropped` takes it."""
+    hot = select(StoredLog.match_id).where(
+        StoredLog.match_id == match_id, StoredLog.data.is_not(None)
+    )
     marked = session.execute(
         update(TournamentMatch)
-        .where(TournamentMatch.id == match_id, TournamentMatch.log_state.is_(None))
+        .where(
+            TournamentMatch.id == match_id,
+            TournamentMatch.log_state.is_(None),
+            hot.exists(),
+        )
         .values(log_state=LogState.COLD)
     )
     if not getattr(marked, "rowcount", 0):
         return False
-    moved = session.execute(
-        delete(StoredLog).where(StoredLog.match_id == match_id, StoredLog.data.is_not(None))
-    )
-    if getattr(moved, "rowcount", 0):
-        return True
-    session.execute(  # no log in the database to move: the match stays as it was
-        update(TournamentMatch).where(TournamentMatch.id == match_id).values(log_state=None)
-    )
-    return False
+    session.execute(delete(StoredLog).where(StoredLog.match_id == match_id))
+    return True
 
 
 # ------------------------------------------------------------------ retention
@@ -141,10 +141,7 @@ def mark_dropped(session: Session, match_id: int) -> bool:
         update(TournamentMatch)
         .where(
             TournamentMatch.id == match_id,
-            or_(
-                TournamentMatch.log_state.is_(None),
-                TournamentMatch.log_state != LogState.DROPPED,
-            ),
+            TournamentMatch.log_state.is_distinct_from(LogState.DROPPED),
         )
         .values(log_state=LogState.DROPPED)
     )

@@ -42,13 +42,7 @@ def upgrade() -> None:
     op.drop_index("ix_match_logs_objects_to_delete", table_name="match_logs")
     for column in ("cold_key", "moved_at", "dropped_at"):
         _drop_column("match_logs", column)
-    op.create_index(
-        "ix_match_logs_objects_to_delete",
-        "match_logs",
-        ["match_id"],
-        postgresql_where=sa.text(TO_DELETE),
-        sqlite_where=sa.text(TO_DELETE),
-    )
+    _index_to_delete(TO_DELETE)
 
 
 def downgrade() -> None:
@@ -71,12 +65,17 @@ def downgrade() -> None:
         "WHERE log_state = 'dropped' AND id NOT IN (SELECT match_id FROM match_logs)"
     )
     _drop_column("matches", "log_state")
+    _index_to_delete(WAS_TO_DELETE)
+
+
+def _index_to_delete(where: str) -> None:
+    """The partial index of the dropped logs whose cold object is still to delete."""
     op.create_index(
         "ix_match_logs_objects_to_delete",
         "match_logs",
         ["match_id"],
-        postgresql_where=sa.text(WAS_TO_DELETE),
-        sqlite_where=sa.text(WAS_TO_DELETE),
+        postgresql_where=sa.text(where),
+        sqlite_where=sa.text(where),
     )
 
 
