@@ -107,6 +107,15 @@ def test_a_bot_is_seated_once_its_socket_accepts_not_once_it_exists(tmp_path: Pa
     assert log["seats"][0]["forfeit"] is None, log["seats"][0]["forfeit"]
 
 
+def test_a_bot_that_never_accepts_runs_out_its_own_start_time(tmp_path: Path) -> None:
+    """Its backlog is full and it never accepts: the sandbox's wait for it does not
+    block, and the bot is refused at its start time like any bot that does not start."""
+    began = time.monotonic()
+    with pytest.raises(SandboxError, match="did not start in time"):
+        Sandbox(attack_bot(tmp_path, "full_backlog"), limits=Limits(start_seconds=2)).__enter__()
+    assert time.monotonic() - began < 30
+
+
 def test_output_is_captured_and_capped() -> None:
     with Sandbox(BOTS / "chatty.py", limits=TIGHT) as box:
         # time to write past the cap on a loaded machine: it crashes, never times out

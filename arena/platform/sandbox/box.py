@@ -459,8 +459,10 @@ def _is_socket(path: Path) -> bool:
 
 def _accepts(path: Path) -> bool:
     """Whether something listens on the Unix socket at ``path`` (a connection, closed at
-    once: the bot's server sees a client that left)."""
+    once: the bot's server sees a client that left). Never blocks: a bot whose backlog is
+    full, or that never accepts, is not listening, and runs out its own start time."""
     with socket_module.socket(socket_module.AF_UNIX, socket_module.SOCK_STREAM) as probe:
+        probe.setblocking(False)
         try:
             probe.connect(str(path))
         except OSError:
