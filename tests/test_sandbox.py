@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import signal
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from arena.platform.sandbox import (
     SandboxError,
     availability,
 )
+from arena.platform.sandbox.cgroup import BUSY_WEIGHT, IDLE_WEIGHT, Cgroup
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings
 from sample_bots import HonestBot
 from tests.sandboxing import attack_bot
@@ -68,6 +70,30 @@ def test_a_bot_that_burns_cpu_is_killed_by_the_cpu_limit() -> None:
         assert exit_signal(box) == signal.SIGXCPU
     assert forfeit_of(log)["kind"] in ("crashed", "strikes")
     assert time.monotonic() - began < 30
+
+
+def test_the_bot_the_referee_waits_on_weighs_most_and_its_weight_file_closes_with_it() -> None:
+    """The CPU weight follows what the referee waits on, written on one descriptor the
+    sandbox keeps open while it lives and closes as it closes."""
+    with Sandbox(BOTS / "attacks" / "player.py", limits=TIGHT) as box:
+        assert box.cgroup is not None
+        weights = []
+        for busy in (True, False, True, False):
+            box.set_busy(busy)
+            weights.append(_weight_of(box.cgroup))
+        assert _weight_descriptors() == 1
+    assert weights == [BUSY_WEIGHT[1], IDLE_WEIGHT[1]] * 2
+    assert _weight_descriptors() == 0
+
+
+def _weight_of(group: Cgroup) -> int:
+    return int((group.paths["cpu"] / "cpu.shares").read_text())
+
+
+def _weight_descriptors() -> int:
+    """This process's descriptors open on a control group's CPU weight."""
+    links = [os.readlink(fd) for fd in Path("/proc/self/fd").iterdir() if fd.is_symlink()]
+    return sum(link.endswith(("/cpu.shares", "/cpu.weight")) for link in links)
 
 
 def test_a_bot_that_uses_too_much_memory_is_killed_at_its_limit() -> None:
