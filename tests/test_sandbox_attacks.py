@@ -503,5 +503,32 @@ def test_the_seats_of_one_table_run_on_copies_of_the_runtime_of_their_own(
     assert runtime.copy_for(2) == 2 and runtime.copy_for(0, rotation=1, players=3) == 15
 
 
+def test_a_bot_seated_elsewhere_at_its_next_table_keeps_its_warm_process(
+    tmp_path: Path,
+) -> None:
+    """Three bots at one table, then at the next the other way round: each plays on the
+    process (and the copy) it had, and the table's seats still share no copy."""
+    bots = [attack_bot(tmp_path / f"b{i}", "runtime_copy") for i in range(3)]
+    plans = [SeatPlan(i + 1, f"copy{i}", BotKind.PATH, str(bot)) for i, bot in enumerate(bots)]
+
+    async def two_tables() -> tuple[list[dict[str, Sandbox]], list[set[str]], int]:
+        sandboxes = WarmSandboxes(limits=LIMITS)
+        boxes, inodes = [], []
+        try:
+            for table in (plans, plans[::-1]):
+                _, leases = await warm_seats(table, RULES, "s", SessionPool(), sandboxes, Path)
+                boxes.append({table[i].name: lease.warm.box for i, lease in leases.items()})
+                inodes.append({_runtime_inode(lease.warm.box) for lease in leases.values()})
+                for lease in leases.values():
+                    await sandboxes.release(lease.warm, failed=False)
+            return boxes, inodes, sandboxes.started
+        finally:
+            await sandboxes.close()
+
+    (first, second), inodes, started = aio.run(two_tables())
+    assert started == 3 and first == second
+    assert [len(table) for table in inodes] == [3, 3], inodes
+
+
 def _runtime_inode(box: Sandbox) -> str:
     return wait_until(lambda: _reported(box, "runtime"), "the bot says its runtime's inode")

@@ -65,7 +65,9 @@ def test_the_seats_of_a_table_never_share_a_copy(
     table = runtime.table_copies(rotation, players)
     seated = data.draw(st.lists(st.booleans(), min_size=players, max_size=players))
     bots = data.draw(st.lists(st.sampled_from("abcdef"), min_size=players, max_size=players))
-    keys = {index: bot for index, (bot, boxed) in enumerate(zip(bots, seated)) if boxed}
+    keys = {
+        index: bot for index, (bot, boxed) in enumerate(zip(bots, seated, strict=True)) if boxed
+    }
     chosen = choose_copies(keys, table, warm_on(held))
     assert set(chosen) == set(keys)
     assert len(set(chosen.values())) == len(chosen)

@@ -7,7 +7,7 @@ job gives the match back (an infrastructure failure, played again), never a forf
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from arena.base.states import BotKind
@@ -46,10 +46,19 @@ async def warm_seats(
     back to ``sandboxes`` after the match), one process per bot version (two bots with
     the same code never share one), started from ``code_for(target)`` (the machine's
     artifact cache); with ``fresh`` each gets a process of its own for this match. Each
-    seat runs on a copy of the runtime of its own (``runtime.copy_for``: by seat, and by
-    ``rotation`` for a duplicate deal's). A ``private`` match's sandboxes start apart from
-    ranked ones (``WarmSandboxes.lease``)."""
+    seat runs on a copy of the runtime of its own, among its table's
+    (``runtime.table_copies``: a duplicate deal's ``rotation`` has copies of its own), the
+    copy where its bot already has a warm process if it can (:func:`choose_copies`). A
+    ``private`` match's sandboxes start apart from ranked ones (``WarmSandboxes.lease``)."""
     players = len(plans)
+    keys = {
+        i: f"v{plan.bot_version_id}" for i, plan in enumerate(plans) if plan.kind is BotKind.PATH
+    }
+    copies = choose_copies(
+        keys,
+        runtime.table_copies(rotation, players),
+        (lambda _key, _free: []) if fresh else sandboxes.warm_copies,
+    )
     seats: list[Seat] = []
     leases: dict[int, SeatLease] = {}
     try:
@@ -65,10 +74,10 @@ async def warm_seats(
                     raise SandboxUnavailable(where.describe())
                 try:
                     warm = await sandboxes.lease(
-                        f"v{plan.bot_version_id}",
+                        keys[index],
                         functools.partial(code_for, plan.target),
                         fresh=fresh,
-                        image=runtime.copy_for(index, rotation, players),
+                        image=copies[index],
                         private=private,
                     )
                 except SandboxError as error:  # the bot's failure: it forfeits
@@ -91,3 +100,26 @@ async def warm_seats(
             await sandboxes.release(lease.warm, failed=True)
         raise
     return seats, leases
+
+
+def choose_copies(
+    keys: Mapping[int, str],
+    table: Sequence[int],
+    warm_copies: Callable[[str, Sequence[int]], list[int]],
+) -> dict[int, int]:
+    """Seat index -> the copy of the runtime its sandbox runs on, for the seats in a
+    sandbox (``keys``: seat index -> its bot's key): seats of one table on copies of
+    their own, from ``table``. A seat whose bot has a warm process on a copy still free
+    keeps it (``warm_copies(key, free)``, best first), so a bot seated anywhere uses one
+    process, not one per seat number; the others take the lowest copies left, in seat
+    order."""
+    chosen: dict[int, int] = {}
+    for index in sorted(keys):
+        free = [copy for copy in table if copy not in chosen.values()]
+        warm = warm_copies(keys[index], free)
+        if warm:
+            chosen[index] = warm[0]
+    for index in sorted(keys):
+        if index not in chosen:
+            chosen[index] = next(copy for copy in table if copy not in chosen.values())
+    return chosen

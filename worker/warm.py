@@ -26,7 +26,7 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -148,12 +148,22 @@ class WarmSandboxes:
             return warm
 
     def _free(self, key: str) -> Warm | None:
-        candidates = [
+        return min(self._takers(key), key=lambda w: w.leases, default=None)
+
+    def _takers(self, key: str) -> list[Warm]:
+        """The live processes of ``key`` (with its copy) that take another seat."""
+        return [
             w
             for w in self._warm.get(key, [])
             if w.retiring is None and w.alive and w.leases < self.policy.max_seats
         ]
-        return min(candidates, key=lambda w: w.leases, default=None)
+
+    def warm_copies(self, key: str, copies: Iterable[int]) -> list[int]:
+        """Which of ``copies`` of the runtime hold a process of ``key`` that takes another
+        seat, the least busy first: where its next seat starts nothing."""
+        found = {copy: self._takers(f"{key}@{copy}") for copy in copies}
+        busy = {copy: min(w.leases for w in warms) for copy, warms in found.items() if warms}
+        return sorted(busy, key=lambda copy: (busy[copy], copy))
 
     def _start(self, code: Callable[[], Path], image: int) -> Sandbox:
         return Sandbox(code(), limits=self.limits, image=image).__enter__()

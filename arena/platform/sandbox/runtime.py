@@ -91,16 +91,25 @@ def scratch() -> Path:
 SEAT_COPIES = MAX_PLAYERS
 
 
-def copy_for(seat: int, rotation: int | None = None, players: int = 0) -> int:
-    """The copy of the image a table's ``seat`` runs on. Seats of one table are alive at
-    the same moment, so each has a copy of its own (two sandboxes that share no page
-    share no futex key, no cache line, no page's state): seat ``s`` runs on copy ``s``.
-    The rotations of a duplicate deal (``rotation`` of ``players`` seats) must share no
-    page with each other either: rotation ``r`` takes copies ``SEAT_COPIES + r * players``
-    onwards, one per seat, so a deal of n seats uses n x n copies of its own."""
+def table_copies(rotation: int | None = None, players: int = 0) -> range:
+    """The copies of the image a table's seats may run on, each seat on a copy of its own.
+    Seats of one table are alive at the same moment, so no two share a copy (two
+    sandboxes that share no page share no futex key, no cache line, no page's state). A
+    table that is not a duplicate deal's rotation has copies ``0`` to ``SEAT_COPIES - 1``
+    to choose from; the rotations of a duplicate deal (``rotation`` of ``players`` seats)
+    must share no page with each other or with other tables either: rotation ``r`` has
+    copies ``SEAT_COPIES + r * players`` onwards, one per seat, so a deal of n seats uses
+    n x n copies of its own."""
     if rotation is None:
-        return seat
-    return SEAT_COPIES + rotation * players + seat
+        return range(SEAT_COPIES)
+    first = SEAT_COPIES + rotation * players
+    return range(first, first + players)
+
+
+def copy_for(seat: int, rotation: int | None = None, players: int = 0) -> int:
+    """The copy a table's ``seat`` runs on when no sandbox is warm yet: its table's
+    copies in seat order (:func:`table_copies`)."""
+    return table_copies(rotation, players)[seat]
 
 
 def image(copy: int = 0) -> Path:
