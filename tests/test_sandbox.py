@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import signal
@@ -72,9 +73,19 @@ def test_a_bot_that_burns_cpu_is_killed_by_the_cpu_limit() -> None:
     assert time.monotonic() - began < 30
 
 
-def test_the_bot_the_referee_waits_on_weighs_most_and_its_weight_file_closes_with_it() -> None:
+def test_the_bot_the_referee_waits_on_weighs_most_and_its_weight_file_closes_with_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The CPU weight follows what the referee waits on, written on one descriptor the
-    sandbox keeps open while it lives and closes as it closes."""
+    sandbox keeps open while it lives and closes as it closes, for good."""
+    killing = Cgroup.kill
+
+    def late_request(group: Cgroup) -> None:  # a request ends while its group is removed
+        group.set_busy(False)
+        group.cpu_seconds()
+        killing(group)
+
+    monkeypatch.setattr(Cgroup, "kill", late_request)
     with Sandbox(BOTS / "attacks" / "player.py", limits=TIGHT) as box:
         assert box.cgroup is not None
         weights = []
@@ -83,7 +94,7 @@ def test_the_bot_the_referee_waits_on_weighs_most_and_its_weight_file_closes_wit
             weights.append(_weight_of(box.cgroup))
         assert _weight_descriptors() == 1
     assert weights == [BUSY_WEIGHT[1], IDLE_WEIGHT[1]] * 2
-    assert _weight_descriptors() == 0
+    assert _weight_descriptors() == 0 and _counter_descriptors() == 0
 
 
 def _weight_of(group: Cgroup) -> int:
@@ -92,8 +103,20 @@ def _weight_of(group: Cgroup) -> int:
 
 def _weight_descriptors() -> int:
     """This process's descriptors open on a control group's CPU weight."""
-    links = [os.readlink(fd) for fd in Path("/proc/self/fd").iterdir() if fd.is_symlink()]
-    return sum(link.endswith(("/cpu.shares", "/cpu.weight")) for link in links)
+    return _descriptors_on("/cpu.shares", "/cpu.weight")
+
+
+def _counter_descriptors() -> int:
+    """This process's descriptors open on a control group's CPU counter."""
+    return _descriptors_on("/cpuacct.usage", "/cpu.stat")
+
+
+def _descriptors_on(*endings: str) -> int:
+    links = []
+    for fd in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):  # the listing's own descriptor is gone
+            links.append(os.readlink(fd))
+    return sum(link.endswith(endings) for link in links)
 
 
 def test_a_bot_that_uses_too_much_memory_is_killed_at_its_limit() -> None:

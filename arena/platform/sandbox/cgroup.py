@@ -88,6 +88,8 @@ class Cgroup:
         self.paths = paths  # controller -> this group's folder
         self._cpu_fd: int | None = None  # the CPU counter, kept open: read at every request
         self._weight: tuple[int, int] | None = None  # the CPU weight's descriptor, version
+        #: removed: nothing opens the group's files again (a late request would leak them)
+        self._removed = False
 
     @classmethod
     def create(
@@ -177,7 +179,7 @@ class Cgroup:
     def _weight_file(self) -> tuple[int, int] | None:
         """The group's CPU weight file, opened once, and its version (None: the group has
         no CPU controller)."""
-        if self._weight is None:
+        if self._weight is None and not self._removed:
             found = self._cpu_files()
             if found is None:
                 return None
@@ -214,6 +216,8 @@ class Cgroup:
     def cpu_seconds(self) -> float | None:
         """CPU time used by the group's processes so far, where the host counts it (read
         with one ``pread`` on a descriptor kept open: about a microsecond)."""
+        if self._removed:
+            return None
         with contextlib.suppress(OSError, ValueError, KeyError):
             if self._cpu_fd is None:
                 counter = (
@@ -242,6 +246,7 @@ class Cgroup:
             time.sleep(0.01)
 
     def remove(self) -> None:
+        self._removed = True
         if self._cpu_fd is not None:
             os.close(self._cpu_fd)
             self._cpu_fd = None
