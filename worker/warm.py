@@ -133,7 +133,7 @@ class WarmSandboxes:
         stopped after its match (nothing the bot remembers reaches another match), on the
         runtime's copy ``image`` (a warm process serves only seats on its copy). A
         ``private`` match's processes start on a thread of their own."""
-        key = f"{key}@{image}"
+        key = _on_copy(key, image)
         async with self._starting.setdefault(key, asyncio.Lock()):
             warm = None if fresh else self._free(key)
             if warm is None:
@@ -161,7 +161,7 @@ class WarmSandboxes:
     def warm_copies(self, key: str, copies: Iterable[int]) -> list[int]:
         """Which of ``copies`` of the runtime hold a process of ``key`` that takes another
         seat, the least busy first: where its next seat starts nothing."""
-        found = {copy: self._takers(f"{key}@{copy}") for copy in copies}
+        found = {copy: self._takers(_on_copy(key, copy)) for copy in copies}
         busy = {copy: min(w.leases for w in warms) for copy, warms in found.items() if warms}
         return sorted(busy, key=lambda copy: (busy[copy], copy))
 
@@ -228,3 +228,8 @@ class WarmSandboxes:
         await loop.run_in_executor(self._stopper, warm.box.close)
         if self.on_stop is not None and warm.box.endpoint:
             await self.on_stop(warm.box.endpoint)
+
+
+def _on_copy(key: str, copy: int) -> str:
+    """The key of ``key``'s processes on the runtime's ``copy`` (a process serves one)."""
+    return f"{key}@{copy}"
