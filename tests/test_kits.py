@@ -5,8 +5,10 @@ rustc, golang-go, default-jdk-headless, nodejs, node-typescript)."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import importlib.util
+import inspect
 import random
 import re
 import shutil
@@ -19,7 +21,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from arena.base import aio
-from arena.engine import Observation, Ruleset
+from arena.engine import Action, Observation, Ruleset
 from arena.platform import Platform
 from arena.platform.builds import build_version
 from arena.platform.sandbox import Sandbox, SandboxUnavailable
@@ -27,7 +29,7 @@ from arena.platform.sandbox.build import LOG_BYTES, BuildLimits, build, built_co
 from arena.platform.submission import qualify_version
 from arena.policies import RandomLegal
 from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings, Seat
-from arena.sdk.bot import MatchInfo, MatchResult
+from arena.sdk.bot import Bot, MatchInfo, MatchResult
 from arena.sdk.languages import MANIFEST, kit_of
 from arena.sdk.lines import decide_line, parse_action, start_line
 from arena.sdk.program import Programs
@@ -307,18 +309,31 @@ def test_a_kit_uploaded_as_an_archive_is_built_once_and_its_log_is_its_owners(
     assert bad.status_code == 400 and "not a .tar.gz or a .zip" in bad.text
 
 
+FAILING_PROGRAMS = [
+    ("while read line; do echo fold; done", "not an action: 'fold'"),
+    ("read line; read line; exit 3", "the program ended before it answered (exit code 3)"),
+    ("while read line; do :; done", "3 late answers"),  # its own clock ran out first
+]
+
+
 @pytest.mark.parametrize(
-    ("script", "said"),
+    ("script", "said", "interleave"),
     [
-        ("while read line; do echo fold; done", "not an action: 'fold'"),
-        ("read line; read line; exit 3", "the program ended before it answered (exit code 3)"),
-        ("while read line; do :; done", "3 late answers"),  # its own clock ran out first
+        *((script, said, False) for script, said in FAILING_PROGRAMS),
+        *((script, said, True) for script, said in FAILING_PROGRAMS),
+        # two answers in one write, before any line came: one answers no line
+        (
+            "printf 'believe\\nbelieve\\n'; while read line; do :; done",
+            "a line it was not sent",
+            True,
+        ),
     ],
 )
 def test_a_program_that_answers_nonsense_ends_or_goes_silent_forfeits_its_own_match(
-    script: str, said: str, tmp_path: Path
+    script: str, said: str, interleave: bool, tmp_path: Path
 ) -> None:
-    (tmp_path / MANIFEST).write_text('language = "cpp"\nbuild = ""\nrun = "sh bot.sh"\n')
+    manifest = f'language = "cpp"\nbuild = ""\nrun = "sh bot.sh"\ninterleave = {interleave}\n'
+    (tmp_path / MANIFEST).write_text(manifest.lower())
     (tmp_path / "bot.sh").write_text(script + "\n")
     programs = Programs(kit_of(tmp_path), tmp_path)
     settings = RefereeSettings(deadline=0.2, time_bank=0.2, start_timeout=10)
@@ -335,7 +350,7 @@ def test_a_program_that_answers_nonsense_ends_or_goes_silent_forfeits_its_own_ma
 
 
 def _recorded_kit(folder: Path, interleave: bool) -> Programs:
-    """The JavaScript kit, its programs noting their start and every line they are sent
+    """The JavaScript kit, its programs noting their start and every line they read
     before they answer."""
     work = built_kit("javascript", folder)
     manifest = f'language = "javascript"\nrun = "node recorded.js"\ninterleave = {interleave}\n'
@@ -343,8 +358,12 @@ def _recorded_kit(folder: Path, interleave: bool) -> Programs:
     (work / "recorded.js").write_text(
         'const fs = require("node:fs");\n'
         'fs.appendFileSync("programs.txt", `${process.pid}\\n`);\n'
-        'require("node:readline").createInterface({ input: process.stdin })'
-        '.on("line", (line) => fs.appendFileSync("lines.txt", line + "\\n"));\n'
+        "const readSync = fs.readSync;\n"
+        "fs.readSync = (fd, buffer, offset, length, position) => {\n"
+        "  const count = readSync(fd, buffer, offset, length, position);\n"
+        '  if (fd === 0) fs.appendFileSync("lines.txt", buffer.subarray(offset, offset + count));\n'
+        "  return count;\n"
+        "};\n"
         'require("./bot.js");\n'
     )
     return Programs(kit_of(work), work)
@@ -354,16 +373,28 @@ def _recorded_kit(folder: Path, interleave: bool) -> Programs:
 def test_an_interleaving_kit_plays_its_matches_at_once_in_one_program(
     interleave: bool, tmp_path: Path
 ) -> None:
-    """Three matches begun before any ends, their decisions taken in turn: one program
-    for all three with lines that say their match, or a program each."""
+    """Three matches begun before any ends, each asking its decision while the others
+    await theirs: one program for all three with lines that say their match (sent at
+    once, answered in their order), or a program each."""
     programs = _recorded_kit(tmp_path, interleave)
     bots = [programs.bot() for _ in range(3)]
     for seat, bot in enumerate(bots):
         bot.on_match_start(MatchInfo(str(seat), 0, ("a", "b"), RULES, 5.0, 5.0, 1))
     observations = decisions(30, seed=3)
     truthful = _truthful()()
-    for at, obs in enumerate(observations):
-        assert bots[at % 3].act(obs) == truthful.act(obs)
+
+    async def answer(bot: Bot, obs: Observation) -> Action:
+        said = bot.act(obs)
+        return await said if inspect.isawaitable(said) else said
+
+    async def three_at_once() -> list[Action]:
+        answers: list[Action] = []
+        for at in range(0, len(observations), 3):
+            asked = zip(bots, observations[at : at + 3], strict=True)
+            answers += await asyncio.gather(*(answer(bot, obs) for bot, obs in asked))
+        return answers
+
+    assert aio.run(three_at_once()) == [truthful.act(obs) for obs in observations]
     for bot in bots:
         bot.on_match_end(MatchResult(((0,), (1,)), ""))
 

@@ -2,7 +2,7 @@
 // claims, and challenges big claims. It speaks Arena's line protocol: one line in on
 // stdin for each decision, one line out. Debug output goes to console.error (shown to
 // its owner only).
-import * as readline from "node:readline";
+import * as fs from "node:fs";
 
 type Fields = Record<string, string>;
 
@@ -41,9 +41,39 @@ function decide(f: Fields): string {
   return f.believe === "1" ? "believe" : "challenge";
 }
 
-readline.createInterface({ input: process.stdin }).on("line", (line) => {
-  const [word, ...rest] = line.split(" ");
-  if (word !== "decide") return; // "start" and "end" need no answer
-  const fields: Fields = Object.fromEntries(rest.map((field) => field.split("=", 2)));
-  process.stdout.write(decide(fields) + "\n");
-});
+// Lines are read with a blocking read, not an event loop: between decisions the
+// program sleeps in read(), and each decision costs two system calls (about half the CPU
+// of readline's streams on a busy machine).
+function answersTo(lines: string[]): string {
+  let answers = "";
+  for (const line of lines) {
+    const [word, ...rest] = line.split(" ");
+    if (word !== "decide") continue; // "start" and "end" need no answer
+    const fields: Fields = Object.fromEntries(rest.map((field) => field.split("=", 2)));
+    answers += decide(fields) + "\n";
+  }
+  return answers;
+}
+
+const chunk = Buffer.alloc(1 << 16);
+const pause = new Int32Array(new SharedArrayBuffer(4));
+let pending = "";
+for (;;) {
+  let count: number;
+  try {
+    count = fs.readSync(0, chunk, 0, chunk.length, null);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "EAGAIN") {
+      Atomics.wait(pause, 0, 0, 5); // an input that does not block: ask again in 5 ms
+      continue;
+    }
+    if (code === "EOF") break;
+    throw error;
+  }
+  if (count === 0) break; // the platform closed the input: the program's work is over
+  const lines = (pending + chunk.toString("utf8", 0, count)).split("\n");
+  pending = lines.pop() ?? "";
+  const answers = answersTo(lines);
+  if (answers) fs.writeSync(1, answers);
+}

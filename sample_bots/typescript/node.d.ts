@@ -1,13 +1,18 @@
 // The few parts of Node.js this bot uses, declared here: the kit builds offline, with
 // TypeScript's compiler alone (no @types/node to download).
-declare const process: {
-  stdin: unknown;
-  stdout: { write(text: string): boolean };
-};
+declare class Buffer {
+  readonly length: number;
+  static alloc(size: number): Buffer;
+  toString(encoding: "utf8", start: number, end: number): string;
+}
 
-declare module "node:readline" {
-  interface Interface {
-    on(event: "line", listener: (line: string) => void): this;
-  }
-  function createInterface(options: { input: unknown }): Interface;
+declare module "node:fs" {
+  function readSync(
+    fd: number,
+    buffer: Buffer,
+    offset: number,
+    length: number,
+    position: null,
+  ): number;
+  function writeSync(fd: number, text: string): number;
 }
