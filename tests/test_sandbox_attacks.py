@@ -7,6 +7,7 @@ PostgreSQL) that never see a connection."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import fcntl
@@ -526,6 +527,43 @@ def test_a_bot_seated_elsewhere_at_its_next_table_keeps_its_warm_process(
             await sandboxes.close()
 
     (first, second), inodes, started = aio.run(two_tables())
+    assert started == 3 and first == second
+    assert [len(table) for table in inodes] == [3, 3], inodes
+
+
+def test_tables_seated_at_once_share_the_processes_their_bots_start(tmp_path: Path) -> None:
+    """Two tables of the same three bots, seated at once (as a worker's first jobs are),
+    the second the other way round: while the first table's processes start, the second
+    chooses their copies and shares them: three processes, not one per bot and seat
+    number, and each table's seats still on copies of their own."""
+    bots = [attack_bot(tmp_path / f"b{i}", "runtime_copy") for i in range(3)]
+    plans = [SeatPlan(i + 1, f"copy{i}", BotKind.PATH, str(bot)) for i, bot in enumerate(bots)]
+
+    async def two_tables_at_once() -> tuple[list[dict[str, Sandbox]], list[set[str]], int]:
+        sandboxes = WarmSandboxes(limits=LIMITS)
+        try:
+            seated = await asyncio.gather(
+                *(
+                    warm_seats(table, RULES, "s", SessionPool(), sandboxes, Path)
+                    for table in (plans, plans[::-1])
+                )
+            )
+            boxes = [
+                {table[i].name: lease.warm.box for i, lease in leases.items()}
+                for table, (_, leases) in zip((plans, plans[::-1]), seated, strict=True)
+            ]
+            inodes = [
+                {_runtime_inode(lease.warm.box) for lease in leases.values()}
+                for _, leases in seated
+            ]
+            for _, leases in seated:
+                for lease in leases.values():
+                    await sandboxes.release(lease.warm, failed=False)
+            return boxes, inodes, sandboxes.started
+        finally:
+            await sandboxes.close()
+
+    (first, second), inodes, started = aio.run(two_tables_at_once())
     assert started == 3 and first == second
     assert [len(table) for table in inodes] == [3, 3], inodes
 

@@ -54,11 +54,14 @@ async def warm_seats(
     keys = {
         i: f"v{plan.bot_version_id}" for i, plan in enumerate(plans) if plan.kind is BotKind.PATH
     }
-    copies = choose_copies(
-        keys,
-        runtime.table_copies(rotation, players),
-        (lambda _key, _free: []) if fresh else sandboxes.warm_copies,
-    )
+    table = runtime.table_copies(rotation, players)
+    if fresh:
+        copies = choose_copies(keys, table, _nowhere, _nowhere)
+    else:
+        copies = choose_copies(keys, table, sandboxes.warm_copies, sandboxes.held_copies)
+        for index, key in keys.items():  # tables seated meanwhile share what starts now
+            sandboxes.promise(key, copies[index])
+    unleased = set(keys)
     seats: list[Seat] = []
     leases: dict[int, SeatLease] = {}
     try:
@@ -72,6 +75,7 @@ async def warm_seats(
                 where = availability()
                 if not where.runs_uploaded_bots:  # the platform's failure: the match goes back
                     raise SandboxUnavailable(where.describe())
+                unleased.discard(index)
                 try:
                     warm = await sandboxes.lease(
                         keys[index],
@@ -79,6 +83,7 @@ async def warm_seats(
                         fresh=fresh,
                         image=copies[index],
                         private=private,
+                        promised=not fresh,
                     )
                 except SandboxError as error:  # the bot's failure: it forfeits
                     seats.append(UnstartableSeat(plan.name, str(error)))
@@ -96,30 +101,45 @@ async def warm_seats(
                     )
                 )
     except BaseException:
+        if not fresh:
+            for index in unleased:
+                sandboxes.unpromise(keys[index], copies[index])
         for lease in leases.values():
             await sandboxes.release(lease.warm, failed=True)
         raise
     return seats, leases
 
 
+def _nowhere(_key: str, _copies: Sequence[int]) -> list[int]:
+    return []
+
+
+CopiesOf = Callable[[str, Sequence[int]], list[int]]
+
+
 def choose_copies(
-    keys: Mapping[int, str],
-    table: Sequence[int],
-    warm_copies: Callable[[str, Sequence[int]], list[int]],
+    keys: Mapping[int, str], table: Sequence[int], warm_copies: CopiesOf, held_copies: CopiesOf
 ) -> dict[int, int]:
     """Seat index -> the copy of the runtime its sandbox runs on, for the seats in a
     sandbox (``keys``: seat index -> its bot's key): seats of one table on copies of
     their own, from ``table``. A seat whose bot has a warm process on a copy still free
     keeps it (``warm_copies(key, free)``, best first), so a bot seated anywhere uses one
-    process, not one per seat number; the others take the lowest copies left, in seat
-    order."""
+    process, not one per seat number. The others start a process: on a copy where their
+    bot already has one (``held_copies``: full ones), else on one where no other bot of
+    the table has any, else on the lowest left, in seat order; so a busy bot's processes
+    stay on its own copies instead of taking another bot's."""
     chosen: dict[int, int] = {}
     for index in sorted(keys):
         free = [copy for copy in table if copy not in chosen.values()]
         warm = warm_copies(keys[index], free)
         if warm:
             chosen[index] = warm[0]
+    held = {index: set(held_copies(key, table)) for index, key in keys.items()}
     for index in sorted(keys):
         if index not in chosen:
-            chosen[index] = next(copy for copy in table if copy not in chosen.values())
+            others = set().union(*(held[other] for other in keys if other != index))
+            free = [copy for copy in table if copy not in chosen.values()]
+            chosen[index] = min(
+                free, key=lambda copy: (copy not in held[index], copy in others, free.index(copy))
+            )
     return chosen

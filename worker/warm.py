@@ -26,6 +26,7 @@ import asyncio
 import functools
 import logging
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -84,8 +85,12 @@ class SeatLease:
 class WarmPolicy:
     #: matches one process serves before it is replaced
     max_matches: int = 500
-    #: seats one process serves at once
-    max_seats: int = 8
+    #: seats one process serves at once: a worker's sandboxed matches at once
+    #: (worker.runtime.SANDBOXED_CONCURRENCY), so a bot's seats on a worker need one
+    #: process and one start (at 8, a bot at every table of a worker had two: 16 made
+    #: the pipeline bench's runs of 200 matches 30 % faster); a bot that wants fewer
+    #: matches at once says so in its Hello (``max_matches``)
+    max_seats: int = 16
     #: seconds an idle process is kept
     idle_seconds: float = 60.0
     #: CPU seconds a seat may use in one match (more forfeits it); a process using more
@@ -108,6 +113,8 @@ class WarmSandboxes:
         self.policy = policy or WarmPolicy()
         self._warm: dict[str, list[Warm]] = {}
         self._starting: dict[str, asyncio.Lock] = {}
+        #: seats that chose a key's copy and have not leased it yet (by key with its copy)
+        self._promised: Counter[str] = Counter()
         # starts for ranked matches, for owners' private ones, and stops each have threads
         # of their own: a ranked table's sandbox never waits behind an A/B test's fresh
         # processes starting or stopping (arena bench lanes)
@@ -126,14 +133,25 @@ class WarmSandboxes:
         fresh: bool = False,
         image: int = 0,
         private: bool = False,
+        promised: bool = False,
     ) -> Warm:
         """A live process for ``key`` with a free seat: a warm one, else a new one started
         from ``code()`` (raises the sandbox's errors: SandboxError is the bot's,
         SandboxUnavailable the platform's). A ``fresh`` lease gets a process of its own,
         stopped after its match (nothing the bot remembers reaches another match), on the
         runtime's copy ``image`` (a warm process serves only seats on its copy). A
-        ``private`` match's processes start on a thread of their own."""
+        ``private`` match's processes start on a thread of their own. A ``promised``
+        lease ends the seat's :meth:`promise`, once the process is there or failed."""
         key = _on_copy(key, image)
+        try:
+            return await self._lease(key, code, fresh=fresh, image=image, private=private)
+        finally:
+            if promised:
+                self._forget(key)
+
+    async def _lease(
+        self, key: str, code: Callable[[], Path], *, fresh: bool, image: int, private: bool
+    ) -> Warm:
         async with self._starting.setdefault(key, asyncio.Lock()):
             warm = None if fresh else self._free(key)
             if warm is None:
@@ -158,12 +176,44 @@ class WarmSandboxes:
             if w.retiring is None and w.alive and w.leases < self.policy.max_seats
         ]
 
+    def promise(self, key: str, copy: int) -> None:
+        """A seat chose ``copy`` for ``key`` and leases it next: until it has (its
+        process may take a while to start), the copy counts as ``key``'s for the tables
+        that choose meanwhile, so that they share the process rather than start more."""
+        self._promised[_on_copy(key, copy)] += 1
+
+    def unpromise(self, key: str, copy: int) -> None:
+        """A seat that promised ``copy`` for ``key`` will not lease it after all."""
+        self._forget(_on_copy(key, copy))
+
+    def _forget(self, key: str) -> None:
+        self._promised[key] -= 1
+        if self._promised[key] <= 0:
+            del self._promised[key]
+
     def warm_copies(self, key: str, copies: Iterable[int]) -> list[int]:
         """Which of ``copies`` of the runtime hold a process of ``key`` that takes another
-        seat, the least busy first: where its next seat starts nothing."""
-        found = {copy: self._takers(_on_copy(key, copy)) for copy in copies}
-        busy = {copy: min(w.leases for w in warms) for copy, warms in found.items() if warms}
+        seat (or one that seats chose are starting), the least busy first: where its next
+        seat starts nothing."""
+        busy: dict[int, int] = {}
+        for copy in copies:
+            on_copy = _on_copy(key, copy)
+            takers, promised = self._takers(on_copy), self._promised[on_copy]
+            if takers:
+                busy[copy] = min(w.leases for w in takers) + promised
+            elif 0 < promised < self.policy.max_seats:
+                busy[copy] = promised
         return sorted(busy, key=lambda copy: (busy[copy], copy))
+
+    def held_copies(self, key: str, copies: Iterable[int]) -> list[int]:
+        """Which of ``copies`` hold a live process of ``key``, full or not, or one that
+        seats chose: where a new process of ``key`` keeps its bot's seats together."""
+        return [
+            copy
+            for copy in copies
+            if self._promised[_on_copy(key, copy)]
+            or any(w.retiring is None and w.alive for w in self._warm.get(_on_copy(key, copy), []))
+        ]
 
     def _start(self, code: Callable[[], Path], image: int) -> Sandbox:
         return Sandbox(code(), limits=self.limits, image=image).__enter__()
