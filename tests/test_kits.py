@@ -32,7 +32,7 @@ from arena.referee import GrpcSeat, LocalSeat, Referee, RefereeSettings, Seat
 from arena.sdk.bot import Bot, MatchInfo, MatchResult
 from arena.sdk.languages import MANIFEST, kit_of
 from arena.sdk.lines import decide_line, parse_action, start_line
-from arena.sdk.program import Programs
+from arena.sdk.program import ProgramEnded, Programs
 from arena.store.models import BotVersion, Build, RegisteredBot
 from sample_bots import KITS, HonestBot, kit
 from tests.sandboxing import listeners
@@ -347,6 +347,27 @@ def test_a_program_that_answers_nonsense_ends_or_goes_silent_forfeits_its_own_ma
     assert forfeit is not None and said in forfeit["detail"], forfeit
     assert log["seats"][1]["forfeit"] is None
     assert not programs.kept, "a program that failed is never given another match"
+
+
+@pytest.mark.parametrize("interleave", [False, True])
+def test_a_program_silent_past_its_clock_is_given_up(interleave: bool, tmp_path: Path) -> None:
+    """A program that reads its line and never answers: past its match's clock (and the
+    slack, both shortened here) the adapter gives it up, never to be used again."""
+    manifest = f'language = "cpp"\nbuild = ""\nrun = "sh bot.sh"\ninterleave = {interleave}\n'
+    (tmp_path / MANIFEST).write_text(manifest.lower())
+    (tmp_path / "bot.sh").write_text("while read line; do :; done\n")
+    programs = Programs(kit_of(tmp_path), tmp_path)
+    bot = programs.bot()
+    bot.on_match_start(MatchInfo("1", 0, ("a", "b"), RULES, 0.05, 0.0, 1))
+    bot.seconds = 0.2
+
+    async def answer() -> Action:
+        said = bot.act(decisions(1, seed=5)[0])
+        return await said if inspect.isawaitable(said) else said
+
+    with pytest.raises(ProgramEnded, match="said nothing for longer than its clock"):
+        aio.run(answer())
+    assert not programs.kept and bot.program is None
 
 
 def _recorded_kit(folder: Path, interleave: bool) -> Programs:

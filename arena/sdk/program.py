@@ -115,11 +115,15 @@ class Program:
             self.send(line)
         except ProgramEnded as error:
             raise self._fail(error) from None
+        too_late = loop.call_later(seconds, self._too_late, answer)  # cheaper than wait_for
         try:
-            return await asyncio.wait_for(answer, seconds)
-        except TimeoutError:
-            ended = ProgramEnded("the program said nothing for longer than its clock")
-            raise self._fail(ended) from None
+            return await answer
+        finally:
+            too_late.cancel()
+
+    def _too_late(self, answer: asyncio.Future[str]) -> None:
+        if not answer.done():
+            self._fail(ProgramEnded("the program said nothing for longer than its clock"))
 
     def _read_answers(self) -> None:
         """The program's output is readable: each line answers the oldest line awaited (a
