@@ -46,7 +46,7 @@ from tests.sandboxing import ATTACKS, attack_bot, host_processes_with, listeners
 from tests.support.services import POSTGRES_ADMIN, redis_test_url
 from tests.support.waiting import wait_until
 from worker.seats import warm_seats
-from worker.warm import WarmSandboxes
+from worker.warm import SeatLease, WarmSandboxes
 
 pytestmark = pytest.mark.sandbox
 
@@ -504,66 +504,44 @@ def test_the_seats_of_one_table_run_on_copies_of_the_runtime_of_their_own(
     assert runtime.copy_for(2) == 2 and runtime.copy_for(0, rotation=1, players=3) == 15
 
 
-def test_a_bot_seated_elsewhere_at_its_next_table_keeps_its_warm_process(
-    tmp_path: Path,
-) -> None:
+@pytest.mark.parametrize("at_once", [False, True], ids=["one_after_the_other", "at_once"])
+def test_a_bot_keeps_one_process_wherever_its_tables_seat_it(at_once: bool, tmp_path: Path) -> None:
     """Three bots at one table, then at the next the other way round: each plays on the
-    process (and the copy) it had, and the table's seats still share no copy."""
+    process (and the copy) it had, and the table's seats still share no copy. Seated at
+    once (as a worker's first jobs are), the second table chooses the copies of the
+    processes the first is still starting and shares them: three processes, not one per
+    bot and seat number."""
     bots = [attack_bot(tmp_path / f"b{i}", "runtime_copy") for i in range(3)]
     plans = [SeatPlan(i + 1, f"copy{i}", BotKind.PATH, str(bot)) for i, bot in enumerate(bots)]
+    tables = (plans, plans[::-1])
 
     async def two_tables() -> tuple[list[dict[str, Sandbox]], list[set[str]], int]:
         sandboxes = WarmSandboxes(limits=LIMITS)
-        boxes, inodes = [], []
-        try:
-            for table in (plans, plans[::-1]):
-                _, leases = await warm_seats(table, RULES, "s", SessionPool(), sandboxes, Path)
-                boxes.append({table[i].name: lease.warm.box for i, lease in leases.items()})
-                inodes.append({_runtime_inode(lease.warm.box) for lease in leases.values()})
+
+        async def seat(table: list[SeatPlan]) -> dict[int, SeatLease]:
+            _, leases = await warm_seats(table, RULES, "s", SessionPool(), sandboxes, Path)
+            if not at_once:  # the next table is seated once this one is over
                 for lease in leases.values():
                     await sandboxes.release(lease.warm, failed=False)
+            return leases
+
+        try:
+            if at_once:
+                seated = list(await asyncio.gather(*map(seat, tables)))
+            else:
+                seated = [await seat(table) for table in tables]
+            boxes = [
+                {table[i].name: lease.warm.box for i, lease in leases.items()}
+                for table, leases in zip(tables, seated, strict=True)
+            ]
+            inodes = [
+                {_runtime_inode(lease.warm.box) for lease in leases.values()} for leases in seated
+            ]
             return boxes, inodes, sandboxes.started
         finally:
             await sandboxes.close()
 
     (first, second), inodes, started = aio.run(two_tables())
-    assert started == 3 and first == second
-    assert [len(table) for table in inodes] == [3, 3], inodes
-
-
-def test_tables_seated_at_once_share_the_processes_their_bots_start(tmp_path: Path) -> None:
-    """Two tables of the same three bots, seated at once (as a worker's first jobs are),
-    the second the other way round: while the first table's processes start, the second
-    chooses their copies and shares them: three processes, not one per bot and seat
-    number, and each table's seats still on copies of their own."""
-    bots = [attack_bot(tmp_path / f"b{i}", "runtime_copy") for i in range(3)]
-    plans = [SeatPlan(i + 1, f"copy{i}", BotKind.PATH, str(bot)) for i, bot in enumerate(bots)]
-
-    async def two_tables_at_once() -> tuple[list[dict[str, Sandbox]], list[set[str]], int]:
-        sandboxes = WarmSandboxes(limits=LIMITS)
-        try:
-            seated = await asyncio.gather(
-                *(
-                    warm_seats(table, RULES, "s", SessionPool(), sandboxes, Path)
-                    for table in (plans, plans[::-1])
-                )
-            )
-            boxes = [
-                {table[i].name: lease.warm.box for i, lease in leases.items()}
-                for table, (_, leases) in zip((plans, plans[::-1]), seated, strict=True)
-            ]
-            inodes = [
-                {_runtime_inode(lease.warm.box) for lease in leases.values()}
-                for _, leases in seated
-            ]
-            for _, leases in seated:
-                for lease in leases.values():
-                    await sandboxes.release(lease.warm, failed=False)
-            return boxes, inodes, sandboxes.started
-        finally:
-            await sandboxes.close()
-
-    (first, second), inodes, started = aio.run(two_tables_at_once())
     assert started == 3 and first == second
     assert [len(table) for table in inodes] == [3, 3], inodes
 

@@ -170,11 +170,11 @@ class WarmSandboxes:
 
     def _takers(self, key: str) -> list[Warm]:
         """The live processes of ``key`` (with its copy) that take another seat."""
-        return [
-            w
-            for w in self._warm.get(key, [])
-            if w.retiring is None and w.alive and w.leases < self.policy.max_seats
-        ]
+        return [w for w in self._live(key) if w.leases < self.policy.max_seats]
+
+    def _live(self, key: str) -> list[Warm]:
+        """The processes of ``key`` (with its copy) alive and not retiring."""
+        return [w for w in self._warm.get(key, []) if w.retiring is None and w.alive]
 
     def promise(self, key: str, copy: int) -> None:
         """A seat chose ``copy`` for ``key`` and leases it next: until it has (its
@@ -211,8 +211,7 @@ class WarmSandboxes:
         return [
             copy
             for copy in copies
-            if self._promised[_on_copy(key, copy)]
-            or any(w.retiring is None and w.alive for w in self._warm.get(_on_copy(key, copy), []))
+            if self._promised[_on_copy(key, copy)] or self._live(_on_copy(key, copy))
         ]
 
     def _start(self, code: Callable[[], Path], image: int) -> Sandbox:
