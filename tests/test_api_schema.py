@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 import redis
-import schemathesis
 from hypothesis import HealthCheck, given, settings
 
 from arena.platform.settings import Settings
@@ -33,11 +32,16 @@ def app(tmp_path_factory: pytest.TempPathFactory):
 
 
 def operations(app):
+    # imported here, not at the top: every test process collects this module (1.5 s)
+    import schemathesis
+
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     return [result.ok() for result in schema.get_all_operations()]
 
 
 def test_no_generated_request_gets_a_server_error(app) -> None:
+    import schemathesis
+
     found = operations(app)
     assert len(found) >= 10, "every API operation is in the schema"
     headers = {"Authorization": f"Bearer {app.state.token}"}
