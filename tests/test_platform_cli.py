@@ -206,7 +206,7 @@ def test_ctrl_c_and_kill_stop_arena_up_cleanly(
             "arena",
             "up",
             "--games",
-            "24",  # then its ladder plays on: the workers are busy when the signal comes
+            "24",  # then the default competition's ladder plays on: the workers are busy
             "--workers",
             str(workers),
             "--port",
