@@ -37,6 +37,7 @@ from arena.store.models import (
 )
 from arena.store.owners import add_owner
 from tests.support.cli import arena, environment, run_queued_jobs
+from tests.support.forks import session_forks
 from tests.support.store import SAMPLES, add_samples, play, play_abtest
 
 CLASSIC = Ruleset.parse("classic")
@@ -433,7 +434,7 @@ def test_the_cli_accepts_counter_over_random_with_two_workers(settings: Settings
     assert backwards.returncode == 2 and "must be below" in backwards.stderr
     unknown = arena("abtest", "create", "bad", "--new", "counter:9", "--base", "random", env=env)
     assert unknown.returncode == 2 and "has no version 9" in unknown.stderr
-    with Workers(settings, 2, settings.data_dir / "logs"):
+    with Workers(settings, 2, settings.data_dir / "logs", forks=session_forks()):
         started = arena("abtest", "start", "cr", env=env)
         assert started.returncode == 0, started.stderr
         waited = arena("abtest", "wait", "cr", "--json", "--timeout", "240", env=env)

@@ -28,6 +28,7 @@ from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.models import Artifact, BotVersion
 from tests.sandboxing import PLAIN_BOT
+from tests.support.forks import session_forks
 from tests.support.workers import wait_done
 
 pytestmark = pytest.mark.processes
@@ -222,7 +223,10 @@ def test_workers_on_other_machines_play_bots_uploaded_elsewhere(
         submitter.db.transaction(
             lambda s: tournaments.create(s, name, Ruleset.parse("classic"), names, 3, games)
         )
-        running = [Workers(machine, 1, machine.data_dir / "logs") for machine in workers]
+        running = [
+            Workers(machine, 1, machine.data_dir / "logs", forks=session_forks())
+            for machine in workers
+        ]
         for worker in running:
             worker.start()
         try:

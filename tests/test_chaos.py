@@ -39,6 +39,7 @@ from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.services.tournaments import Progress, TournamentState
 from arena.store.models import TournamentMatch
+from tests.support.forks import session_forks
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.waiting import HANG_SECONDS
 from tests.support.workers import (
@@ -298,7 +299,7 @@ def test_chaos_loses_nothing_records_nothing_twice_and_recovers_within_the_bound
         settings = Settings(tmp_path, database_url, redis.url, match_attempts=ATTEMPTS)
         arena = Platform(settings)
         setup_tournament(arena, MATCHES, deals=12)
-        workers = Workers(settings, WORKERS, tmp_path / "logs")
+        workers = Workers(settings, WORKERS, tmp_path / "logs", forks=session_forks())
         workers.__enter__()
         spawned = list(workers.processes)
         try:

@@ -20,6 +20,7 @@ from arena.platform.redis_server import RedisServer
 from arena.platform.services import Workers
 from arena.platform.settings import Settings
 from arena.store.models import TournamentMatch
+from tests.support.forks import session_forks
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.waiting import wait_until
 from tests.support.workers import (
@@ -49,7 +50,7 @@ def test_a_match_whose_worker_is_killed_mid_play_is_played_again_within_the_boun
 ) -> None:
     arena = Platform(settings)
     setup_tournament(arena, 16, deals=40)  # long matches, so one is surely mid-play
-    with Workers(settings, 1, settings.data_dir / "logs") as workers:
+    with Workers(settings, 1, settings.data_dir / "logs", forks=session_forks()) as workers:
         arena.start_tournament("t")  # 16 matches for one worker: the first job has 8
         victim = running_match(arena)
         os.killpg(workers.processes[0].pid, signal.SIGKILL)
@@ -91,7 +92,7 @@ def test_a_redis_restart_loses_nothing(tmp_path: Path, database_url: str) -> Non
         settings = Settings(tmp_path, database_url, server.url)
         arena = Platform(settings)
         setup_tournament(arena, 60, deals=3)
-        with Workers(settings, 2, tmp_path / "logs"):
+        with Workers(settings, 2, tmp_path / "logs", forks=session_forks()):
             arena.start_tournament("t")
             _wait_some_done(arena, 10)
             server.stop()  # the queue and every job in it are gone
@@ -108,7 +109,7 @@ def test_dropped_postgresql_connections_are_retried(settings: Settings, database
     arena = Platform(settings)
     setup_tournament(arena, 60, deals=2)
     name = database_url.rsplit("/", 1)[1]
-    with Workers(settings, 2, settings.data_dir / "logs"):
+    with Workers(settings, 2, settings.data_dir / "logs", forks=session_forks()):
         arena.start_tournament("t")
         _wait_some_done(arena, 5)
         dropped = 0

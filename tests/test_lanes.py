@@ -30,6 +30,7 @@ from sample_bots.random import RandomBot
 from tests.support.cli import arena as arena_command
 from tests.support.cli import environment
 from tests.support.engine import served
+from tests.support.forks import session_forks
 from tests.support.store import SAMPLES, add_samples
 from tests.support.waiting import HANG_SECONDS, wait_until
 from worker.rq_classes import RANKED_ONLY
@@ -150,7 +151,7 @@ def test_private_matches_never_hold_every_slot_of_a_worker(
         platform.start_tournament("mine-one")
         platform.start_tournament("mine-two")
         queued = _job_of(platform, "mine-two")[0]
-        with Workers(settings, 1, tmp_path / "logs"):
+        with Workers(settings, 1, tmp_path / "logs", forks=session_forks()):
             assert Stuck.asked.wait(HANG_SECONDS), "no private match started"
             # the worker has taken the second private job, or reads the ranked lane only
             wait_until(
@@ -200,7 +201,7 @@ def test_an_owners_private_tournament_plays_beside_anothers_stuck_ones(
         platform.db.transaction(create)
         for name in ("busy-0", "busy-1", "busy-2", "other"):
             platform.start_tournament(name)
-        with Workers(settings, 1, tmp_path / "logs"):
+        with Workers(settings, 1, tmp_path / "logs", forks=session_forks()):
             assert Stuck.asked.wait(HANG_SECONDS), "no private match started"
             wait_until(lambda: _finished(platform, "other"), "the other owner's tournament waited")
             assert not any(_finished(platform, f"busy-{index}") for index in range(3))

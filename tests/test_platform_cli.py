@@ -246,6 +246,9 @@ def test_ctrl_c_and_kill_stop_arena_up_cleanly(
             assert made.returncode == 0, made.stderr
             started = arena("tournament", "start", "beside", env=env)
             assert started.returncode == 0 and "REDIS_URL" not in started.stderr, started.stderr
+        started = _running_on(tmp_path)  # the check after the stop sees what it looks for
+        assert any("arena.platform.forkserver" in command for command in started.values())
+        assert any(command.startswith("arena dashboard") for command in started.values())
         process.send_signal(signum)
         out, err = process.communicate(timeout=30)
     finally:
@@ -254,23 +257,26 @@ def test_ctrl_c_and_kill_stop_arena_up_cleanly(
     assert process.returncode == 0, err[-2000:]
     assert "Arena stopped." in out
     assert not (tmp_path / "running.json").exists(), "it no longer says it runs"
-    running = subprocess.run(["pgrep", "-f", "arena worker"], capture_output=True, text=True)
     redis = subprocess.run(["pgrep", "-f", str(tmp_path / "redis")], capture_output=True)
     assert redis.returncode == 1, "the private Redis was stopped"
-    assert not [pid for pid in running.stdout.split() if str(tmp_path) in _environ(pid)], (
-        "every worker was stopped"
-    )
-    dashboards = subprocess.run(["pgrep", "-f", "arena dashboard"], capture_output=True, text=True)
-    assert not [p for p in dashboards.stdout.split() if str(tmp_path) in _environ(p)], (
-        "the dashboard was stopped"
-    )
+    left = _running_on(tmp_path)
+    assert not left, f"every worker, the dashboard and their fork server stopped: {left}"
 
 
-def _environ(pid: str) -> str:
-    try:
-        return Path(f"/proc/{pid}/environ").read_text(errors="ignore")
-    except OSError:
-        return ""
+def _running_on(data_dir: Path) -> dict[int, str]:
+    """Processes (but this one) started with ``data_dir`` as their data directory, and
+    what they run: whatever title rq or the fork server gave them, their environment
+    still says it."""
+    mark = f"ARENA_DATA_DIR={data_dir}".encode()
+    found = {}
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        pid = int(environ.parent.name)
+        try:
+            if pid != os.getpid() and mark in environ.read_bytes().split(b"\0"):
+                found[pid] = (environ.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+    return found
 
 
 def test_bench_pipeline_json_has_the_documented_keys() -> None:

@@ -41,6 +41,7 @@ from arena.store.cache import ArtifactCache
 from arena.store.db import Database
 from arena.store.models import TournamentMatch, now
 from tests.support.engine import served, simple_play
+from tests.support.forks import session_forks
 from tests.support.services import POSTGRES_ADMIN
 from tests.support.store import add_samples, make_tournament, match_ids
 from tests.support.waiting import HANG_SECONDS, wait_until
@@ -313,7 +314,7 @@ def test_a_worker_killed_at_any_moment_leaves_nothing_stranded(
         held = list(s.scalars(select(TournamentMatch.id).where(TournamentMatch.job_id == job_id)))
     with _locked(database_url, statement, locked):
         launched = time.monotonic()
-        workers = Workers(settings, 1, settings.data_dir / "logs")
+        workers = Workers(settings, 1, settings.data_dir / "logs", forks=session_forks())
         workers.__enter__()
         try:
             _job_started(arena, job_id)
@@ -374,7 +375,7 @@ def test_workers_register_again_when_redis_comes_back_empty(
         settings = Settings(tmp_path, database_url, server.url)
         arena = Platform(settings)
         setup_tournament(arena, 30, deals=1)
-        with Workers(settings, 2, tmp_path / "logs"):
+        with Workers(settings, 2, tmp_path / "logs", forks=session_forks()):
             _registered(server.url, 2)
             server.stop()
             time.sleep(1)
@@ -492,7 +493,7 @@ def test_a_killed_workers_bots_die_with_it_and_their_folders_are_swept(
     arena.db.transaction(
         lambda s: tournaments.create(s, "t", Ruleset.parse("classic"), names, 3, 2000)
     )
-    workers = Workers(settings, 1, settings.data_dir / "logs")
+    workers = Workers(settings, 1, settings.data_dir / "logs", forks=session_forks())
     workers.__enter__()
     try:
         arena.start_tournament("t")

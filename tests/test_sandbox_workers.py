@@ -21,6 +21,7 @@ from arena.services.tournaments import TournamentState
 from arena.store import bots, tournaments
 from arena.store.models import MatchSeat
 from tests.sandboxing import PLAIN_BOT, attack_bot, host_processes_with, listeners
+from tests.support.forks import session_forks
 from tests.support.workers import assert_recorded_exactly_once, wait_done
 
 pytestmark = [
@@ -73,7 +74,7 @@ def test_hostile_uploaded_bots_leave_the_worker_healthy(settings: Settings, tmp_
         }
         arena = Platform(settings)
         uploaded_tournament(arena, folders, 6)
-        with Workers(settings, 1, settings.data_dir / "logs"):
+        with Workers(settings, 1, settings.data_dir / "logs", forks=session_forks()):
             arena.start_tournament("t")
             status = wait_done(arena, timeout=300)
         assert found[0].accepted == 0
@@ -91,7 +92,7 @@ def test_a_thousand_sandbox_starts_under_two_workers_charge_no_bot(
     arena = Platform(settings)
     uploaded_tournament(arena, folders, 250)  # 4 seats each: 1,000 sandbox starts
     began = time.monotonic()
-    with Workers(settings, 2, settings.data_dir / "logs"):
+    with Workers(settings, 2, settings.data_dir / "logs", forks=session_forks()):
         arena.start_tournament("t")
         status = wait_done(arena, timeout=900)
     elapsed = time.monotonic() - began

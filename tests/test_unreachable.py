@@ -23,6 +23,7 @@ from arena.store.models import BotVersion, MatchSeat, RegisteredBot
 from dashboard.app import create_app
 from sample_bots import RandomBot
 from tests.support.cli import arena, environment
+from tests.support.forks import session_forks
 from tests.support.workers import wait_done
 
 pytestmark = pytest.mark.processes
@@ -96,7 +97,7 @@ def test_a_bot_unreachable_match_after_match_is_flagged_on_its_page(settings: Se
         lambda s: tournaments.create(s, "t", Ruleset.parse("classic"), ["gone", "random"], 2, 4)
     )
     began = time.monotonic()
-    with Workers(settings, 1, settings.data_dir / "logs"):
+    with Workers(settings, 1, settings.data_dir / "logs", forks=session_forks()):
         arena_.start_tournament("t")
         wait_done(arena_)
     print(

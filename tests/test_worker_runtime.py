@@ -21,6 +21,7 @@ from arena.sdk import Bot
 from arena.store import bots, logs, tournaments
 from arena.store.models import StoredLog, TournamentMatch
 from tests.support.engine import served, simple_play
+from tests.support.forks import session_forks
 from tests.support.workers import wait_done
 
 pytestmark = pytest.mark.processes
@@ -83,7 +84,7 @@ def play_tournament(settings: Settings, name: str, concurrency: int, monkeypatch
         )
     )
     monkeypatch.setenv("ARENA_WORKER_CONCURRENCY", str(concurrency))
-    with Workers(settings, 1, settings.data_dir / "logs"):
+    with Workers(settings, 1, settings.data_dir / "logs", forks=session_forks()):
         arena.start_tournament(name)
         wait_done(arena, name)
     with arena.db.read() as s:
@@ -256,7 +257,7 @@ def play_against_samples(
     arena.db.transaction(
         lambda s: tournaments.create(s, "t", RULES, [name, "random", "honest"], 3, 12, seed=name)
     )
-    with Workers(settings, 1, settings.data_dir / "logs"):
+    with Workers(settings, 1, settings.data_dir / "logs", forks=session_forks()):
         arena.start_tournament("t")
         wait_done(arena, "t")
     with arena.db.read() as s:
@@ -322,7 +323,7 @@ def test_processes_stay_warm_across_matches_unless_fresh_ones_are_asked_for(
             )
         )
     hellos: dict[str, list[tuple[str, int, str]]] = {}
-    with Workers(settings, 1, settings.data_dir / "logs"):
+    with Workers(settings, 1, settings.data_dir / "logs", forks=session_forks()):
         for name in kinds:
             arena.start_tournament(name)
             wait_done(arena, name)

@@ -24,6 +24,7 @@ from arena.sdk import Bot
 from arena.store import bots, tournaments
 from arena.store.models import Tournament, TournamentMatch
 from tests.support.engine import served, simple_play
+from tests.support.forks import session_forks
 from tests.support.store import SAMPLES
 from tests.support.waiting import wait_until
 from tests.support.workers import (
@@ -42,7 +43,7 @@ def test_four_workers_play_200_matches_once_with_ratings_in_completion_order(
 ) -> None:
     arena = Platform(settings)
     setup_tournament(arena, 200)
-    with Workers(settings, 4, settings.data_dir / "logs"):
+    with Workers(settings, 4, settings.data_dir / "logs", forks=session_forks()):
         arena.start_tournament("t")
         status = wait_done(arena)
     assert status.matches.done == 200 and status.matches.failed == 0
@@ -296,7 +297,7 @@ def test_a_match_that_waits_20_s_for_an_answer_is_never_taken_for_lost(
     Gated.gate.set()
     with served(Pondering) as endpoint:
         _endpoint_tournament(arena, "pondering", endpoint, "t", 1, deadline=30.0)
-        with Workers(settings, 1, settings.data_dir / "logs"):
+        with Workers(settings, 1, settings.data_dir / "logs", forks=session_forks()):
             arena.start_tournament("t")
             status = wait_done(arena, timeout=300)
     assert status.matches.done == 1

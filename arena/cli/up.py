@@ -21,8 +21,9 @@ import typer
 from arena.cli import console
 from arena.cli.tournaments import follow, print_status
 from arena.platform import Platform, demo
+from arena.platform.forkserver import ForkServer
 from arena.platform.redis_server import RedisServer, masked
-from arena.platform.services import Dashboard, Workers
+from arena.platform.services import Dashboard, Workers, environment
 from arena.platform.settings import Settings, write_running
 
 out = console.stdout()
@@ -61,8 +62,10 @@ def _run(
         settings = replace(settings, redis_url=redis.url)
     arena = Platform(settings)
     name = demo.seed(arena, games)
-    stack.enter_context(Workers(settings, count, settings.data_dir / "logs"))
-    board = stack.enter_context(Dashboard(settings, port, settings.data_dir / "logs"))
+    # the workers and the dashboard forked from one process that imported them once
+    forks = stack.enter_context(ForkServer(environment(settings)))
+    stack.enter_context(Workers(settings, count, settings.data_dir / "logs", forks=forks))
+    board = stack.enter_context(Dashboard(settings, port, settings.data_dir / "logs", forks))
     for tournament in (name, f"{name}-ladder"):
         if demo.is_open(arena, tournament):  # a demo from an earlier run may be over already
             arena.start_tournament(tournament)

@@ -1,4 +1,5 @@
-"""Running the platform's processes on one machine: workers as subprocesses."""
+"""Running the platform's processes on one machine: workers and the dashboard as
+subprocesses, new interpreters or forked warm from a :class:`ForkServer`."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from arena.platform.children import spawn
+from arena.platform.forkserver import Child, ForkServer
 from arena.platform.settings import Settings
 
 
@@ -30,12 +33,32 @@ def environment(settings: Settings) -> dict[str, str]:
     }
 
 
-class Workers:
-    """``count`` ``arena worker`` processes; stopped (and their groups) on exit."""
+def start_arena(
+    args: list[str], settings: Settings, forks: ForkServer | None, **options: Any
+) -> Child:
+    """``arena ARGS`` in its own session with the environment of ``settings``: forked
+    from ``forks`` where it serves that environment, else a new interpreter."""
+    env = environment(settings)
+    if forks is not None:
+        return forks.spawn("arena", args, env=env, start_new_session=True, **options)
+    return spawn([sys.executable, "-m", "arena", *args], env=env, start_new_session=True, **options)
 
-    def __init__(self, settings: Settings, count: int, log_dir: Path, burst: bool = False) -> None:
+
+class Workers:
+    """``count`` ``arena worker`` processes (forked from ``forks`` if given); stopped
+    (and their groups) on exit."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        count: int,
+        log_dir: Path,
+        burst: bool = False,
+        forks: ForkServer | None = None,
+    ) -> None:
         self.settings, self.count, self.log_dir, self.burst = settings, count, log_dir, burst
-        self.processes: list[subprocess.Popen[bytes]] = []
+        self.forks = forks
+        self.processes: list[Child] = []
 
     def start(self) -> Workers:
         self.log_dir.mkdir(parents=True, exist_ok=True)
@@ -43,17 +66,12 @@ class Workers:
             self.add(index)
         return self
 
-    def add(self, index: int) -> subprocess.Popen[bytes]:
-        command = [sys.executable, "-m", "arena", "worker"] + (["--burst"] if self.burst else [])
-        log = open(self.log_dir / f"worker-{index}.log", "ab")  # noqa: SIM115 - the child keeps it
-        process = spawn(
-            command,
-            env=environment(self.settings),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        log.close()
+    def add(self, index: int) -> Child:
+        args = ["worker"] + (["--burst"] if self.burst else [])
+        with open(self.log_dir / f"worker-{index}.log", "ab") as log:
+            process = start_arena(
+                args, self.settings, self.forks, stdout=log, stderr=subprocess.STDOUT
+            )
         self.processes.append(process)
         return process
 
@@ -76,18 +94,20 @@ class Workers:
         self.stop()
 
 
-def _signal(process: subprocess.Popen[bytes], signum: int) -> None:
+def _signal(process: Child, signum: int) -> None:
     if process.poll() is None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signum)
 
 
 class Dashboard:
-    """``arena dashboard`` as a subprocess on ``port``."""
+    """``arena dashboard`` as a subprocess on ``port`` (forked from ``forks`` if given)."""
 
-    def __init__(self, settings: Settings, port: int, log_dir: Path) -> None:
-        self.settings, self.port, self.log_dir = settings, port, log_dir
-        self.process: subprocess.Popen[bytes] | None = None
+    def __init__(
+        self, settings: Settings, port: int, log_dir: Path, forks: ForkServer | None = None
+    ) -> None:
+        self.settings, self.port, self.log_dir, self.forks = settings, port, log_dir, forks
+        self.process: Child | None = None
 
     @property
     def url(self) -> str:
@@ -110,17 +130,14 @@ class Dashboard:
         listening.listen(128)
         self.port = listening.getsockname()[1]
         with listening, open(self.log_dir / "dashboard.log", "ab") as log:
-            self.process = spawn(
-                [
-                    sys.executable, "-m", "arena", "dashboard",
-                    "--port", str(self.port), "--fd", str(listening.fileno()),
-                ],
-                env=environment(self.settings),
+            self.process = start_arena(
+                ["dashboard", "--port", str(self.port), "--fd", str(listening.fileno())],
+                self.settings,
+                self.forks,
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                start_new_session=True,
                 pass_fds=(listening.fileno(),),
-            )  # fmt: skip
+            )
             try:
                 self._wait_ready()
             except BaseException:

@@ -3,7 +3,8 @@ exit status. Commands whose subject is not the process (creating, listing, submi
 following) run in the test's process, as ``arena`` would run them (the same entry point
 and error path), which spares each the two seconds a new interpreter's imports take;
 those that hold a process (``up``, ``worker``, ``dashboard``, ``play``, ``bench``) run as
-a subprocess, within ``timeout``."""
+a subprocess, within ``timeout``, forked from the test process's fork server
+(:mod:`tests.support.forks`)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,18 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
+from typing import Any
 
 from arena.platform import Platform, children
+from arena.platform.forkserver import Child
 from arena.platform.settings import Settings
+from tests.support.forks import session_forks
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,15 +38,36 @@ def arena(
 ) -> subprocess.CompletedProcess[str]:
     """``arena ARGS`` run from the checkout (with ``env``, else this process's)."""
     if not args or args[0] in PROCESS_COMMANDS:
-        return children.run(
-            [sys.executable, "-m", "arena", *args],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
+        return _as_process(list(args), dict(os.environ if env is None else env), timeout)
     return _in_process(list(args), env)
+
+
+def _as_process(
+    args: list[str], env: dict[str, str], timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """``arena ARGS`` as a process of its own: its output and status, as ``subprocess.run``
+    with ``capture_output`` gives them (killed after ``timeout``: TimeoutExpired)."""
+    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+        process = start(args, env, stdout=stdout, stderr=stderr)
+        try:
+            code = process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            raise
+        stdout.seek(0)
+        stderr.seek(0)
+        out, err = (stream.read().decode(errors="replace") for stream in (stdout, stderr))
+    return subprocess.CompletedProcess([sys.executable, "-m", "arena", *args], code, out, err)
+
+
+def start(args: list[str], env: dict[str, str], **streams: Any) -> Child:
+    """``arena ARGS`` started from the checkout: forked from the test process's fork
+    server, else (off the main thread) a new interpreter."""
+    forks = session_forks()
+    if forks is not None:
+        return forks.spawn("arena", args, env=env, cwd=ROOT, **streams)
+    return children.spawn([sys.executable, "-m", "arena", *args], cwd=ROOT, env=env, **streams)
 
 
 def _in_process(args: list[str], env: dict[str, str] | None) -> subprocess.CompletedProcess[str]:
@@ -132,10 +158,9 @@ def platform_up(data_dir: Path, workers: int = 2, games: int = 4) -> Iterator[di
     Stopped with Ctrl-C when the block ends, however it ends."""
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "ARENA_DATABASE_URL")}
     env["ARENA_DATA_DIR"] = str(data_dir)
-    process = children.spawn(
-        [sys.executable, "-m", "arena", "up", "--games", str(games), "--workers",
-         str(workers), "--port", "0"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    process = start(
+        ["up", "--games", str(games), "--workers", str(workers), "--port", "0"],
+        env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 300  # a hang, not a slow machine: it takes seconds
@@ -149,4 +174,5 @@ def platform_up(data_dir: Path, workers: int = 2, games: int = 4) -> Iterator[di
         try:
             process.wait(60)
         except subprocess.TimeoutExpired:
-            process.kill()
+            process.send_signal(signal.SIGKILL)
+            process.wait()

@@ -15,6 +15,7 @@ from arena.platform.launcher import BotProcesses, BotSpec, SpecKind, command_for
 from arena.platform.redis_server import RedisServer, free_port
 from arena.platform.services import Workers, environment
 from arena.platform.settings import RUNNING_FILE, Settings
+from tests.support.forks import session_forks
 
 
 def _wait_for(path: Path, what: str, timeout: float = 120.0) -> None:
@@ -37,7 +38,7 @@ def test_start_everything_and_wait_to_be_killed(tmp_path: Path) -> None:
             stdout=open(tmp_path / "up.log", "wb"),  # noqa: SIM115 - the child keeps it
             stderr=open(tmp_path / "up.err", "wb"),  # noqa: SIM115
         )
-        with Workers(settings, 2, tmp_path / "logs"), BotProcesses() as bots:
+        with Workers(settings, 2, tmp_path / "logs", forks=session_forks()), BotProcesses() as bots:
             bots.start(command_for(BotSpec(SpecKind.SAMPLE, "random")), "random")
             _wait_for(up_data / RUNNING_FILE, "arena up")
             ready.write_text(str(up.pid))
