@@ -4,6 +4,7 @@ the server's descriptors, and dies with whoever asked for it, however that one d
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -25,10 +26,31 @@ ROOT = Path(__file__).resolve().parents[1]
 HANG_SECONDS = 120  # a hang, not a slow machine
 
 
+@contextlib.contextmanager
+def _sigint_handled() -> Iterator[None]:
+    """This process handling Ctrl-C meanwhile, as an interactive one does: what it starts
+    then handles it too (a background job, as CI may run the suite, ignores it, and so
+    would every process it starts, forked or new)."""
+    saved = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, saved)
+
+
 @pytest.fixture
 def forks() -> Iterator[ForkServer]:
-    with ForkServer(dict(os.environ), preload=(PROBE,)) as server:
+    with _sigint_handled():
+        server = ForkServer(dict(os.environ), preload=(PROBE,)).start()
+    try:
         yield server
+    finally:
+        server.close()
+
+
+def _new_interpreter(args: list[str], **options: object) -> subprocess.Popen[bytes]:
+    with _sigint_handled():
+        return children.spawn([sys.executable, "-m", PROBE, *args], cwd=ROOT, **options)
 
 
 def _report(path: Path) -> dict:
@@ -52,8 +74,12 @@ def test_a_forked_command_has_its_own_streams_environment_directory_session_and_
     assert report["probe"] == "here"
     assert report["pid"] == child.pid and report["sid"] == child.pid, "its own session"
     assert report["ppid"] != os.getpid(), "the server's child, not ours"
-    assert report["sigint"] and report["sigterm"], "signals as a new interpreter has them"
     assert err.read_text() == "to stderr\n"
+    with (tmp_path / "new").open("wb") as stdout:
+        assert _new_interpreter(["0"], stdout=stdout).wait(HANG_SECONDS) == 0
+    assert report["signals"] == _report(tmp_path / "new")["signals"], (
+        "each signal handled as a new interpreter handles it"
+    )
 
 
 def test_a_forked_command_holds_none_of_the_servers_descriptors_and_keeps_its_environment(
@@ -101,10 +127,9 @@ def test_signals_end_a_forked_command_as_they_end_a_new_interpreter(
                         stdin=reader, stdout=stdout, stderr=subprocess.DEVNULL,
                     )  # fmt: skip
                 else:
-                    child = children.spawn(
-                        [sys.executable, "-m", PROBE, "0", "wait"], cwd=ROOT, stdin=reader,
-                        stdout=stdout, stderr=subprocess.DEVNULL,
-                    )  # fmt: skip
+                    child = _new_interpreter(
+                        ["0", "wait"], stdin=reader, stdout=stdout, stderr=subprocess.DEVNULL
+                    )
             _wait_for(lambda: out.stat().st_size > 0, "the report")  # noqa: B023
             child.send_signal(signum)
             endings[how, signum] = child.wait(HANG_SECONDS)

@@ -302,7 +302,7 @@ def _fork(
 
 def _become_child(request: dict[str, Any], streams: list[int], server_parts: list[Any]) -> None:
     """In the forked child: die with the server, drop the server's descriptors, take the
-    request's streams, session, environment, directory, signals and title."""
+    request's streams, session, environment, directory and title."""
     server = os.getppid()
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0 or os.getppid() != server:
@@ -323,10 +323,7 @@ def _become_child(request: dict[str, Any], streams: list[int], server_parts: lis
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2):
-        signal.signal(signum, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    _title(request)
+    _title(request)  # signals stay the server's: a new interpreter's from the same owner
 
 
 def _open_fds() -> list[int]:

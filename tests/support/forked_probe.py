@@ -1,8 +1,8 @@
 """A command for the fork server's tests: says what it got, then exits as told.
 
 ``python -m tests.support.forked_probe CODE [wait]``: prints its argv, directory,
-environment variable ``PROBE``, ids, session, ``sys.path[0]``, its SIGINT and SIGTERM
-handlers and its open descriptors as JSON on stdout, writes ``to stderr`` on stderr,
+environment variable ``PROBE``, ids, session, ``sys.path[0]``, its signals' handlers
+and its open descriptors as JSON on stdout, writes ``to stderr`` on stderr,
 reads a line of stdin if asked (``wait``), and exits with CODE.
 """
 
@@ -25,8 +25,10 @@ def main() -> None:
                 "ppid": os.getppid(),
                 "sid": os.getsid(0),
                 "path0": sys.path[0],
-                "sigint": signal.getsignal(signal.SIGINT) is signal.default_int_handler,
-                "sigterm": signal.getsignal(signal.SIGTERM) == signal.SIG_DFL,
+                "signals": {
+                    name: _disposition(getattr(signal, name))
+                    for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGPIPE", "SIGCHLD")
+                },
                 "fds": _descriptors(),
             }
         ),
@@ -36,6 +38,11 @@ def main() -> None:
     if "wait" in sys.argv[2:]:
         sys.stdin.readline()
     sys.exit(int(sys.argv[1]))
+
+
+def _disposition(signum: int) -> str:
+    handler = signal.getsignal(signum)
+    return getattr(handler, "__name__", None) or str(handler)
 
 
 def _descriptors() -> dict[str, str]:
