@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import fcntl
+import gc
 import json
 import os
 import runpy
@@ -323,6 +324,7 @@ def _become_child(request: dict[str, Any], streams: list[int], server_parts: lis
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
+    gc.enable()
     _title(request)  # signals stay the server's: a new interpreter's from the same owner
 
 
@@ -350,6 +352,11 @@ def _title(request: dict[str, Any]) -> None:
 
 
 def main(argv: list[str]) -> None:
+    # as the gc module's documentation advises for forking without exec: no collection
+    # here (it would leave holes in shared pages), everything imported frozen before the
+    # first fork (a child's collections never touch it, nor copy its pages), and
+    # collections on again in each child
+    gc.disable()
     control = socket.socket(fileno=int(argv[0]))
     try:
         for module in argv[1:]:
@@ -361,6 +368,7 @@ def main(argv: list[str]) -> None:
     except BaseException as error:
         control.send(f"{type(error).__name__}: {error}".encode())
         raise
+    gc.freeze()
     control.send(b"ready")
     try:
         serve(control)
