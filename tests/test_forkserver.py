@@ -202,3 +202,17 @@ def _wait_for(condition, what: str) -> None:  # type: ignore[no-untyped-def]
     while not condition():
         assert time.monotonic() < deadline, f"waited for {what}"
         time.sleep(0.02)
+
+
+def test_a_command_that_cannot_start_exits_127_and_says_why(
+    forks: ForkServer, tmp_path: Path
+) -> None:
+    """As a shell says of a command it cannot run: the status 127, the reason on stderr."""
+    err = tmp_path / "err"
+    with err.open("wb") as stderr:
+        child = forks.spawn(
+            PROBE, ["0"], env=dict(os.environ), cwd=tmp_path / "gone", stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )  # fmt: skip
+    assert child.wait(HANG_SECONDS) == 127
+    assert f"cannot start {PROBE}" in err.read_text() and "gone" in err.read_text()

@@ -290,9 +290,11 @@ def _fork(
     pid = os.fork()
     if pid == 0:
         try:
-            server_parts = [control, status, selector, *(socket for _, socket in pending.values())]
-            _become_child(request, streams, server_parts)
-        except BaseException:
+            statuses = [other for _, other in pending.values()]
+            _become_child(request, streams, [control, status, selector, *statuses])
+        except BaseException as error:  # what a new interpreter's start would have said
+            with contextlib.suppress(OSError):
+                os.write(2, f"arena: cannot start {request['module']}: {error}\n".encode())
             os._exit(127)
         raise _Run(request)
     _close(streams)
