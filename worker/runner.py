@@ -15,6 +15,7 @@ import logging
 import threading
 import time
 from datetime import timedelta
+from functools import cache
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -232,6 +233,13 @@ def _prepare(worker: rq_classes.MatchWorker) -> None:
     )
     worker.set_sandbox(sandbox.describe())
     jobs.warm_up()
+    _freeze_start_up()
+
+
+@cache
+def _freeze_start_up() -> None:
+    """Once a process: a worker made again after Redis came back leaves what the lost one
+    held (its connection, its registration) to the collector, not frozen with the rest."""
     gc.freeze()
 
 

@@ -20,9 +20,26 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 from functools import cache
-from typing import Any
+from typing import Any, Protocol
+
+
+class Child(Protocol):
+    """What the platform uses of a child process: ``subprocess.Popen``, or a child forked
+    by :class:`arena.platform.forkserver.ForkServer`."""
+
+    pid: int
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def send_signal(self, signum: int) -> None: ...
 
 
 @cache
@@ -45,6 +62,15 @@ def spawn(argv: list[str], **options: Any) -> subprocess.Popen[Any]:
 def run(argv: list[str], **options: Any) -> subprocess.CompletedProcess[Any]:
     """``subprocess.run(argv, **options)``, the child killed when this process dies."""
     return subprocess.run(command(argv), **options)
+
+
+def wait_or_kill(process: Child, seconds: float) -> int:
+    """Wait up to ``seconds`` for ``process`` to end, else kill it (SIGKILL); its status."""
+    try:
+        return process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGKILL)
+        return process.wait()
 
 
 def alive(pid: int) -> bool:

@@ -36,8 +36,9 @@ import sys
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any
 
+from arena.platform.children import Child, wait_or_kill
 from arena.platform.children import spawn as spawn_process
 
 #: what a server imports before it forks anything: the worker, the dashboard, the CLI
@@ -45,21 +46,8 @@ DEFAULT_PRELOAD = ("arena.cli", "worker.runner", "dashboard.app")
 _PR_SET_PDEATHSIG = 1
 _STATUS = 4  # bytes of a wait status
 _MESSAGE = 1 << 20
-
-
-class Child(Protocol):
-    """What the platform uses of a child process: ``subprocess.Popen`` or :class:`Forked`."""
-
-    pid: int
-
-    @property
-    def returncode(self) -> int | None: ...
-
-    def poll(self) -> int | None: ...
-
-    def wait(self, timeout: float | None = None) -> int: ...
-
-    def send_signal(self, signum: int) -> None: ...
+#: how long a server may take to import before its owner gives up on it
+START_SECONDS = 300
 
 
 class ForkServerError(RuntimeError):
@@ -90,12 +78,6 @@ class Forked:
         if self._returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signum)
-
-    def terminate(self) -> None:
-        self.send_signal(signal.SIGTERM)
-
-    def kill(self) -> None:
-        self.send_signal(signal.SIGKILL)
 
     def _collect(self, timeout: float | None) -> int | None:
         if self._returncode is not None:
@@ -142,7 +124,12 @@ class ForkServer:
                 pass_fds=(theirs.fileno(),),
             )  # fmt: skip
         self._control = ours
-        reply = ours.recv(_MESSAGE)
+        ours.settimeout(START_SECONDS)  # a hang, not a slow machine: it takes a second or two
+        try:
+            reply = ours.recv(_MESSAGE)
+        except TimeoutError:
+            reply = b"no answer in %d s" % START_SECONDS
+        ours.settimeout(None)
         if reply != b"ready":
             self.close()
             raise ForkServerError(
@@ -155,11 +142,7 @@ class ForkServer:
             self._control.close()  # the server exits when its socket closes
             self._control = None
         if self._process is not None:
-            try:
-                self._process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
+            wait_or_kill(self._process, 10)
             self._process = None
 
     def serves(self, env: Mapping[str, str]) -> bool:

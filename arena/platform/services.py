@@ -15,8 +15,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from arena.platform.children import spawn
-from arena.platform.forkserver import Child, ForkServer
+from arena.platform.children import Child, spawn
+from arena.platform.forkserver import ForkServer
 from arena.platform.settings import Settings
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.platform import Platform, children
-from arena.platform.forkserver import Child
+from arena.platform.children import Child
 from arena.platform.settings import Settings
 from tests.support.forks import session_forks
 
@@ -171,8 +171,4 @@ def platform_up(data_dir: Path, workers: int = 2, games: int = 4) -> Iterator[di
         yield env
     finally:
         process.send_signal(signal.SIGINT)
-        try:
-            process.wait(60)
-        except subprocess.TimeoutExpired:
-            process.send_signal(signal.SIGKILL)
-            process.wait()
+        children.wait_or_kill(process, 60)
