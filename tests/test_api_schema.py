@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from arena.platform.settings import Settings
 from arena.store.owners import add_owner
 from dashboard.app import create_app
+from tests.support.api import TEST_HASHING
 from tests.support.services import redis_test_url
 from tests.support.store import add_samples
 
@@ -24,7 +25,11 @@ pytestmark = pytest.mark.browser
 def app(tmp_path_factory: pytest.TempPathFactory):
     data: Path = tmp_path_factory.mktemp("schema")
     redis.Redis.from_url(redis_test_url()).flushdb()  # the tests' own database, emptied
-    application = create_app(Settings(data, f"sqlite:///{data / 'arena.db'}", redis_test_url()))
+    application = create_app(
+        Settings(
+            data, f"sqlite:///{data / 'arena.db'}", redis_test_url(), password_hashing=TEST_HASHING
+        )
+    )  # each generated sign-in checks its password at argon2's cheapest (a sixth of the run)
     add_samples(application.state.platform.db)
     _, token = application.state.platform.db.transaction(lambda s: add_owner(s, "fuzz"))
     application.state.token = token

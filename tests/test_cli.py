@@ -1,30 +1,23 @@
-"""The ``arena`` command as a user runs it: a real subprocess each time."""
+"""The ``arena`` command as a user runs it: its output, its exit status and its errors
+(commands that hold a process forked warm, the others through the same entry point in the
+test's process: tests/support/cli.py), and its start in a new interpreter where the
+start is the subject."""
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from arena.platform import children
+from tests.support.cli import arena
 
 pytestmark = pytest.mark.processes
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return children.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def test_rules_play_prints_a_summary_per_seat() -> None:

@@ -147,6 +147,7 @@ def _play_through(db: Database, name: str, count: int) -> tuple[list[dict], Coun
         return tournaments.leaderboard(s, found), met
 
 
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)  # statistics, no locking
 def test_a_two_seat_ladder_explores_and_ranks_a_planted_field_as_a_round_robin_does(
     db: Database,
 ) -> None:

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from arena.game import scenarios
-from arena.platform import children
+from tests.support.cli import arena
 
 ROOT = Path(__file__).resolve().parents[1]
 OURS = ROOT / "tests" / "scenarios"
@@ -27,12 +25,6 @@ def test_the_public_scenarios_are_present() -> None:
 def test_scenario_passes(path: Path) -> None:
     outcome = scenarios.run(scenarios.load(path))
     assert outcome.passed, outcome.differences
-
-
-def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return children.run(
-        [sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True, timeout=120
-    )
 
 
 def test_cli_check_passes_every_scenario_folder() -> None:
