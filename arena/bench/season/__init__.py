@@ -104,7 +104,8 @@ def _read(
     repeats: int,
 ) -> dict[str, dict[str, Any]]:
     """Every page through the app, cold in ``COLD_APPS`` new apps (a restart each: no
-    page kept, no template compiled), then warm."""
+    page kept, new connections; the routes and templates, which a process builds once
+    for every app it makes, as a server has them after its first page), then warm."""
     from dashboard.app import create_app
     from dashboard.server import freeze_heap
 
