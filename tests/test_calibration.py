@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
 from arena.bench.calibration import cpu_scaling
+from arena.platform import children
 
 #: packages a process of the platform imports, and the calibration's must not
 PLATFORM = ("sqlalchemy", "grpc", "rq", "redis", "fastapi", "arena.platform", "arena.store")
@@ -14,7 +14,7 @@ PLATFORM = ("sqlalchemy", "grpc", "rq", "redis", "fastapi", "arena.platform", "a
 def test_the_loops_processes_import_none_of_the_platform() -> None:
     """Each process of the loop imports the module of its function: the platform's
     imports would cost it most of a second of CPU (six starts a run)."""
-    imported = subprocess.run(
+    imported = children.run(
         [sys.executable, "-c", "import sys, arena.bench.calibration; print(*sys.modules)"],
         capture_output=True, text=True, check=True,
     ).stdout.split()  # fmt: skip

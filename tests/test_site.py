@@ -25,7 +25,9 @@ def test_two_apps_of_one_process_each_serve_their_own_platform(
             folder = tmp_path / name
             folder.mkdir()
             url = stack.enter_context(fresh_database("sqlite", folder, templates))
-            add_samples(Database(url), samples)
+            db = Database(url)
+            add_samples(db, samples)
+            db.dispose()
             app = create_app(replace(settings, data_dir=folder, database_url=url))
             clients[name] = stack.enter_context(TestClient(app))
         for _ in range(2):  # in turn, each app after the other has served

@@ -79,8 +79,8 @@ COST_TARGETS = {"thirdparty": 1 / 1.5, "node": 1 / 1.5, "uploaded": 0.5}
 KIT_TARGET = 1 / 1.2
 ALIASES = {"inprocess": "sample", "grpc": "endpoint"}
 UPLOADED_BOT = Path(__file__).with_name("uploaded_bot.py")
-#: what the workers' fork server imports before it forks them
-WORKER_IMPORTS = ("worker.runner",)
+#: what the workers' fork server imports before it forks them (``arena worker``'s own)
+WORKER_IMPORTS = ("arena.cli", "worker.runner")
 #: the third-party bot's thread pool: one stream a thread
 THIRDPARTY_THREADS = thirdparty_bot.THREADS
 NODE_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "node"
