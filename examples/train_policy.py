@@ -18,6 +18,10 @@ and truthful (the field a new bot meets, without the easy random) and prints the
 CPU minutes, matches trained on, the mean place while training and the evaluation's
 mean place (of 4). It keeps the weights that evaluated best and writes them, with the
 bot that serves them, to ``--out`` (a new folder: never the committed example).
+
+With ``--matches N`` the budget is counted in matches instead of CPU time (imitation for
+``--imitate-matches``, a line every ``--report-matches``): the same seed then gives the
+same run, and the same weights, on any machine however loaded.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -131,9 +136,37 @@ def evaluate(weights: np.ndarray, matches: int, seed: int) -> float:
     return float(np.mean(places))
 
 
+@dataclass(frozen=True)
+class Budget:
+    """How long training runs, imitates and waits between reports: in CPU seconds, or
+    in matches (``in_matches``), which makes a run the same on any machine."""
+
+    total: float
+    imitate: float
+    report: float
+    in_matches: bool = False
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> Budget:
+        if args.matches:
+            imitate = args.imitate_matches
+            report = args.report_matches
+            return cls(
+                total=args.matches,
+                imitate=args.matches // 6 if imitate is None else imitate,
+                report=max(1, args.matches // 10) if report is None else report,
+                in_matches=True,
+            )
+        return cls(args.minutes * 60, args.imitate_minutes * 60, args.report)
+
+    def spent(self, began: float, matches: int) -> float:
+        """The budget used so far, since CPU time ``began``, after ``matches``."""
+        return matches if self.in_matches else time.process_time() - began
+
+
 def train(args: argparse.Namespace) -> tuple[np.ndarray, float, int]:
-    """Imitate, then learn from the matches' ends; the weights that evaluated best,
-    their mean place, and the matches trained on."""
+    """Imitate, then learn from the matches' ends; the weights that evaluated best
+    (the last ones are evaluated too), their mean place, and the matches trained on."""
     tables = [
         single_agent_env(opponents=[opponent(name) for name in drawn])
         for drawn in itertools.combinations(args.field, 3)
@@ -143,11 +176,27 @@ def train(args: argparse.Namespace) -> tuple[np.ndarray, float, int]:
     weights, value = np.zeros((encoding.ACTIONS, size)), np.zeros(size)
     adam, adam_value = Adam(weights.shape, args.rate), Adam(value.shape, args.rate)
     rng, recent, matches = np.random.default_rng(args.seed), [], 0
-    best, best_place = weights.copy(), 4.0
-    began = last_report = time.process_time()
+    best, best_place = weights.copy(), float("inf")
+    budget, began = Budget.of(args), time.process_time()
+    last_report, reported_at = 0.0, -1
+
+    def report(imitating: bool) -> None:
+        nonlocal best, best_place, reported_at
+        scored = evaluate(weights, args.eval, seed=matches)
+        if scored < best_place:
+            best, best_place = weights.copy(), scored
+        reported_at = matches
+        print(
+            f"{(time.process_time() - began) / 60:7.1f}  {matches:7d}  "
+            f"{'imitating' if imitating else 'learning':9}  {np.mean(recent[-500:]):8.3f}  "
+            f"{scored:9.3f}",
+            flush=True,
+        )
+
     print("cpu min  matches  phase      training  evaluated (mean place of 4)", flush=True)
-    while (spent := time.process_time() - began) < args.minutes * 60:
-        imitating = teacher is not None and spent < args.imitate_minutes * 60
+    imitating = teacher is not None
+    while (spent := budget.spent(began, matches)) < budget.total:
+        imitating = teacher is not None and spent < budget.imitate
         gradient, value_gradient = np.zeros_like(weights), np.zeros_like(value)
         for _ in range(args.batch):
             env = tables[int(rng.integers(len(tables)))]
@@ -167,17 +216,11 @@ def train(args: argparse.Namespace) -> tuple[np.ndarray, float, int]:
                 gradient += (1.0 if imitating else advantage) * np.outer(chosen, x)
         weights += adam.step(gradient / args.batch)
         value += adam_value.step(value_gradient / args.batch)
-        if time.process_time() - last_report >= args.report:
-            scored = evaluate(weights, args.eval, seed=matches)
-            if scored < best_place:
-                best, best_place = weights.copy(), scored
-            last_report = time.process_time()
-            print(
-                f"{(last_report - began) / 60:7.1f}  {matches:7d}  "
-                f"{'imitating' if imitating else 'learning':9}  {np.mean(recent[-500:]):8.3f}  "
-                f"{scored:9.3f}",
-                flush=True,
-            )
+        if budget.spent(began, matches) - last_report >= budget.report:
+            report(imitating)
+            last_report = budget.spent(began, matches)
+    if reported_at != matches:
+        report(imitating)
     return best, best_place, matches
 
 
@@ -207,7 +250,18 @@ def main() -> None:
         "--imitate-minutes", type=float, default=2.0, help="CPU minutes of imitation (0: none)"
     )
     parser.add_argument("--out", type=Path, default=Path("trained_bot"), help="a new folder")
+    parser.add_argument(
+        "--matches", type=int, help="train on this many matches instead of --minutes"
+    )
+    parser.add_argument(
+        "--imitate-matches", type=int, help="with --matches: matches of imitation (a sixth)"
+    )
+    parser.add_argument(
+        "--report-matches", type=int, help="with --matches: matches between lines (a tenth)"
+    )
     args = parser.parse_args()
+    if args.matches is not None and args.matches < 1:
+        parser.error("--matches must be at least 1")
     if len(args.field) < 3:
         parser.error("the field needs at least 3 bots: tables of 4")
     if Path(args.out).resolve() == COMMITTED.resolve():

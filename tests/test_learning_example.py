@@ -1,4 +1,4 @@
-"""The trained-bot example end to end, in a short version: train for seconds against the
+"""The trained-bot example end to end, in a short version: train on a few matches against the
 field, play a series with the saved policy served as a bot, and submit it with an
 owner's token to qualify in the sandbox; the committed example is never written."""
 
@@ -30,13 +30,14 @@ def train(*args: str) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
-def test_a_policy_trained_for_seconds_is_served_played_and_qualifies(
+def test_a_policy_trained_on_a_few_matches_is_served_played_and_qualifies(
     settings: Settings, tmp_path: Path
 ) -> None:
     committed = hashlib.sha256(COMMITTED.read_bytes()).hexdigest()
     bot = tmp_path / "trained"
-    trained = train("--minutes", "0.1", "--imitate-minutes", "0.03", "--batch", "2",
-                    "--report", "1", "--eval", "4", "--out", str(bot))  # fmt: skip
+    # counted in matches, not CPU time: the same run, and weights, on any machine
+    trained = train("--matches", "48", "--imitate-matches", "16", "--batch", "4",
+                    "--report-matches", "16", "--eval", "4", "--out", str(bot))  # fmt: skip
     assert trained.returncode == 0, trained.stderr[-2000:]
     lines = trained.stdout.splitlines()
     assert lines[0].split() == ["cpu", "min", "matches", "phase", "training", "evaluated",
@@ -49,6 +50,10 @@ def test_a_policy_trained_for_seconds_is_served_played_and_qualifies(
     assert weights.shape[0] == encoding.ACTIONS and np.abs(weights).sum() > 0, "it learned"
     assert (bot / "bot.py").read_text() == (EXAMPLE / "trained_bot" / "bot.py").read_text()
     assert hashlib.sha256(COMMITTED.read_bytes()).hexdigest() == committed
+
+    timed = train("--minutes", "0.001", "--batch", "2", "--eval", "2", "--out", str(tmp_path / "t"))
+    assert timed.returncode == 0 and "saved" in timed.stdout.splitlines()[-1], timed.stderr
+    assert np.abs(linear.load(tmp_path / "t" / "policy.npz")).sum() > 0, "the last weights kept"
 
     refused = train("--minutes", "0.01", "--out", str(EXAMPLE / "trained_bot"))
     assert refused.returncode != 0 and "the committed example" in refused.stderr
