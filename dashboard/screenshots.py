@@ -26,10 +26,13 @@ from dashboard.app import create_app
 from worker.local import play_through
 
 SAMPLES = ["counter", "honest", "random", "bluffer"]
+#: Debian's Chromium headless shell (``make browser`` installs it)
+CHROMIUM = "/usr/lib/chromium/chromium-headless-shell"
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
+    "--disable-quic",
     "--no-first-run",
     "--disable-background-networking",
     "--disable-component-update",
@@ -62,9 +65,7 @@ def _shoot(base: str, match_id: int, out: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
-        )
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 560})
         page.goto(f"{base}/tournaments/demo")
         page.screenshot(path=str(out / "leaderboard.png"), full_page=True)

@@ -43,6 +43,7 @@ from arena.store.models import (
 )
 from arena.store.owners import add_owner
 from dashboard.app import create_app
+from dashboard.screenshots import CHROMIUM, CHROMIUM_ARGS
 from sample_bots import kit
 from tests.support.api import TEST_HASHING, auth, played_tournament
 from tests.support.cli import run_queued_jobs
@@ -52,7 +53,6 @@ from tests.support.waiting import HANG_SECONDS
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 #: a page's expectations and actions wait for what they expect up to the hang guard: the
 #: machine's speed never decides a verdict (Playwright's own default is 5 s, which a
 #: signing-in under a loaded CI machine once took longer than)
@@ -63,18 +63,6 @@ def _patient(context: BrowserContext) -> BrowserContext:
     """``context`` with its actions (clicks, navigation) waiting up to the hang guard."""
     context.set_default_timeout(HANG_SECONDS * 1000)
     return context
-
-
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture(scope="module")
