@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import gc
+import logging
 import os
 import sys
 import tempfile
@@ -45,6 +47,19 @@ def pytest_configure(config: pytest.Config) -> None:
     swept = sweep_dead_sessions()
     if swept:
         print(f"killed {len(swept)} processes left by an earlier test session: {swept}")
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        atexit.register(_leave_unfinalized)  # registered first of the session's: runs last
+
+
+def _leave_unfinalized() -> None:
+    """A test process's last step, once its results are sent and every exit handler of
+    its session has run (its fork server, its databases): exit without the interpreter's
+    finalization, which frees the process's millions of objects one by one (the four
+    processes at once, 6 s of the suite's end) only for the memory to be returned anyway."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
