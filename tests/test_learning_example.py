@@ -21,6 +21,9 @@ pytestmark = pytest.mark.processes
 
 EXAMPLE = ROOT / "examples"
 COMMITTED = EXAMPLE / "trained_bot" / "policy.npz"
+#: a short training counted in matches, not CPU time: the same weights on any machine
+BY_COUNT = ("--matches", "48", "--imitate-matches", "16", "--batch", "4",
+            "--report-matches", "16", "--eval", "4")  # fmt: skip
 
 
 def train(*args: str) -> subprocess.CompletedProcess[str]:
@@ -35,9 +38,7 @@ def test_a_policy_trained_on_a_few_matches_is_served_played_and_qualifies(
 ) -> None:
     committed = hashlib.sha256(COMMITTED.read_bytes()).hexdigest()
     bot = tmp_path / "trained"
-    # counted in matches, not CPU time: the same run, and weights, on any machine
-    trained = train("--matches", "48", "--imitate-matches", "16", "--batch", "4",
-                    "--report-matches", "16", "--eval", "4", "--out", str(bot))  # fmt: skip
+    trained = train(*BY_COUNT, "--out", str(bot))
     assert trained.returncode == 0, trained.stderr[-2000:]
     lines = trained.stdout.splitlines()
     assert lines[0].split() == ["cpu", "min", "matches", "phase", "training", "evaluated",
@@ -48,6 +49,10 @@ def test_a_policy_trained_on_a_few_matches_is_served_played_and_qualifies(
     assert "saved" in lines[-1] and "against counter, honest, truthful" in lines[-1]
     weights = linear.load(bot / "policy.npz")
     assert weights.shape[0] == encoding.ACTIONS and np.abs(weights).sum() > 0, "it learned"
+    again = train(*BY_COUNT, "--out", str(tmp_path / "again"))
+    assert again.returncode == 0, again.stderr[-2000:]
+    same = (tmp_path / "again" / "policy.npz").read_bytes() == (bot / "policy.npz").read_bytes()
+    assert same, "counted in matches, a run is the same on any machine"
     assert (bot / "bot.py").read_text() == (EXAMPLE / "trained_bot" / "bot.py").read_text()
     assert hashlib.sha256(COMMITTED.read_bytes()).hexdigest() == committed
 
