@@ -13,11 +13,9 @@ from pathlib import Path
 import pytest
 
 from arena.platform import children
-from tests.support.cli import arena
+from tests.support.cli import ROOT, arena
 
 pytestmark = pytest.mark.processes
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_rules_play_prints_a_summary_per_seat() -> None:

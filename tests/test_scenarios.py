@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from arena.game import scenarios
-from tests.support.cli import arena
+from tests.support.cli import ROOT, arena
 
-ROOT = Path(__file__).resolve().parents[1]
 OURS = ROOT / "tests" / "scenarios"
 PUBLIC = OURS / "public"
 ALL = sorted(OURS.rglob("*.json"))  # ours and, in public/, the public cases

@@ -30,8 +30,8 @@ _PREFIX = "arena_test_"
 
 
 def _postgres_url(name: str) -> str:
-    base = POSTGRES_ADMIN.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://")
-    return f"{base}/{name}"
+    """SQLAlchemy's URL of this server's database ``name`` (psycopg's driver)."""
+    return psycopg_url(name).replace("postgresql://", "postgresql+psycopg://", 1)
 
 
 def _migrate(url: str) -> None:
