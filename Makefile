@@ -17,7 +17,7 @@ NATIVE := arena/engine/.native
 NATIVE_SOURCES := $(wildcard arena/engine/*.py) arena/game/selfplay.py arena/policies.py arena/native.py setup.py
 C_SOURCES := $(wildcard arena/engine/*.c)
 
-.PHONY: up test test-fast lint types bench clean browser screenshots native pure toolchains
+.PHONY: up test test-fast lint types bench clean browser screenshots native pure toolchains durations
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -81,6 +81,11 @@ test: $(NATIVE) browser toolchains
 	$(BIN)/pytest -m alone $$(grep -l 'mark\.alone' tests/test_*.py); }; \
 	status=$$?; echo "make test: $$(( $$(date +%s) - started )) s, exit status $$status"; \
 	exit $$status
+
+# The suite's measured times (tests/durations.json), from which each test process is dealt
+# an equal share (tests/support/durations.py): again when tests are added or change length.
+durations: $(NATIVE) browser toolchains
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal -m "not alone" --record-durations -q
 
 # While working (well under a minute): the engine, protocol, store on SQLite and API
 # tests; no long runs, services, processes, browser or sandboxes (markers in pyproject).

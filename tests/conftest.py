@@ -28,6 +28,9 @@ from tests.support.databases import Templates, fresh_database
 from tests.support.lifetime import mark_session, sweep_dead_sessions
 from tests.support.services import redis_test_url
 
+#: the order the tests run in, from their measured durations
+pytest_plugins = ["tests.support.durations"]
+
 #: ``make test-fast`` runs property tests with fewer examples (``make test``: the default)
 hypothesis_settings.register_profile("fast", max_examples=20)
 
@@ -164,17 +167,3 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         postgres = "postgresql" in (params.get("database_url"), params.get("empty_database_url"))
         if _SERVICE_FIXTURES & set(item.fixturenames) or postgres:
             item.add_marker(pytest.mark.services)
-    # the long tests first: pytest-xdist's worksteal splits the tests among its processes
-    # in this order, and a process that runs out takes half of the busiest one's queue
-    items.sort(key=_expected_length)
-
-
-#: markers of tests that take long, longest kind first
-_LONG = ("browser", "slow", "sandbox", "processes")
-
-
-def _expected_length(item: pytest.Item) -> int:
-    for rank, marker in enumerate(_LONG):
-        if item.get_closest_marker(marker) is not None:
-            return rank
-    return len(_LONG)
