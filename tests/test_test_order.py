@@ -4,6 +4,7 @@ share its fixtures stay together in the module's order."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -58,12 +59,14 @@ def test_the_piles_are_the_runs_worksteal_first_sends(count: int) -> None:
     assert [index for indices in sent for index in indices] == list(range(count))
 
 
-def _collected(*arguments: str, processes: int = PROCESSES) -> list[str]:
+@pytest.fixture(scope="module")
+def suite_order() -> list[str]:
+    """The suite's tests in the order ``make test``'s processes are dealt them."""
     collected = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-         *arguments],
+         "-m", "not alone"],
         cwd=ROOT,
-        env={**os.environ, "PYTEST_XDIST_WORKER_COUNT": str(processes)},
+        env={**os.environ, "PYTEST_XDIST_WORKER_COUNT": str(PROCESSES)},
         capture_output=True,
         text=True,
         check=True,
@@ -80,9 +83,11 @@ def _piles(order: list[str]) -> list[list[str]]:
 
 
 @pytest.mark.processes
-def test_each_process_gets_an_equal_share_of_the_time_longest_first() -> None:
+def test_each_process_gets_an_equal_share_of_the_time_longest_first(
+    suite_order: list[str],
+) -> None:
     seconds = measured()
-    piles = _piles(_collected("-m", "not alone"))
+    piles = _piles(suite_order)
     times = [sum(seconds.get(test, 0.0) for test in pile) for pile in piles]
     assert max(times) - min(times) <= max(seconds.values()), times
     for pile in piles:  # what is left to steal at the end is short
@@ -93,16 +98,16 @@ def test_each_process_gets_an_equal_share_of_the_time_longest_first() -> None:
 
 
 @pytest.mark.processes
-def test_a_modules_tests_that_share_its_browser_run_one_after_another_in_its_order() -> None:
+def test_a_modules_tests_that_share_its_browser_run_one_after_another_in_its_order(
+    suite_order: list[str],
+) -> None:
     module = "tests/test_browser.py"
-    in_the_file = _collected(module, "tests/test_api.py", "-p", "no:tests.support.durations")
-    dealt = _collected(module, "tests/test_api.py")
-    assert sorted(in_the_file) == sorted(dealt) and in_the_file != dealt, "dealt, not dropped"
-    assert [t for t in dealt if t.startswith(module)] == [
-        t for t in in_the_file if t.startswith(module)
-    ]
-    places = [index for index, test in enumerate(dealt) if test.startswith(module)]
+    places = [index for index, test in enumerate(suite_order) if test.startswith(module)]
     assert places == list(range(places[0], places[0] + len(places))), "one after another"
+    functions = [suite_order[i].split("::")[1].split("[")[0] for i in places]
+    source = importlib.import_module("tests.test_browser")
+    lines = [getattr(source, name).__code__.co_firstlineno for name in functions]
+    assert len(set(functions)) > 10 and lines == sorted(lines), "in the module's order"
 
 
 def _report(nodeid: str, when: str, duration: float) -> pytest.TestReport:
