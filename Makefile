@@ -63,9 +63,8 @@ browser:
 	@test -x $(CHROMIUM) || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null; }
 
-# Test processes: two per core and one more (most tests wait on processes, sandboxes and
-# sockets; with two per core the CPU still idled a tenth of the run, docs/operations.md).
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 2 + 1 )))
+# Test processes: two per core (most tests wait on processes, sandboxes and sockets).
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
 
 # mypy (one core) checks the types while one pytest process collects the tests once, so
 # that the test processes find the modules it rewrote already made (5 s of each start).
