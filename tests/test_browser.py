@@ -965,6 +965,26 @@ def test_an_owner_queues_a_scrimmage_reads_its_results_and_sets_consent(
         time.sleep(0.05)
 
 
+def test_a_list_that_does_not_load_signs_its_owner_out_of_nothing(
+    browser_page: Page, base_url: str, served: tuple[FastAPI, str]
+) -> None:
+    """The owner's scrimmages fail to load (the network drops their request): the owner
+    stays signed in, with the rest of the page, and is told to reload."""
+    _, token = served
+    page = browser_page
+    page.route("**/owners/me/scrimmages", lambda route: route.abort("connectionreset"))
+    try:
+        _signed_in(page, base_url, token)
+        expect(page.locator("#account-error")).to_contain_text("did not load")
+        expect(page.locator("#sign-in-error")).to_be_hidden()
+        expect(page.locator("#owner-name")).to_have_text("e2e")
+    finally:
+        page.unroute("**/owners/me/scrimmages")
+    page.reload()  # the token was kept: the page signs in again, whole
+    expect(page.locator("#owner-name")).to_have_text("e2e")
+    expect(page.locator("#account-error")).to_be_hidden()
+
+
 def test_a_person_signs_up_on_the_site_works_signed_in_signs_out_and_in_again(
     browser_page: Page, base_url: str
 ) -> None:

@@ -50,8 +50,13 @@
       names.replaceChildren.apply(names, me.bots.map(function (b) { var o = el("option"); o.value = b; return o; }));
       fillFilters(me.bots);
       document.dispatchEvent(new CustomEvent("arena-owner", { detail: me }));
-      return Promise.all([showBots(me.bots), showMatches(), showScrimmages()]);
-    }).catch(function (error) {
+      $("account-error").hidden = true;
+      // signed in: a list that does not load says so, and signs nobody out
+      return Promise.all([showBots(me.bots), showMatches(), showScrimmages()]).catch(function (error) {
+        $("account-error").textContent = "Part of this page did not load (" + error.message + "): reload it to try again.";
+        $("account-error").hidden = false;
+      });
+    }, function (error) {
       sessionStorage.removeItem(KEY);
       $("sign-in").hidden = false;
       $("account").hidden = true;
