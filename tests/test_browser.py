@@ -965,7 +965,7 @@ def test_an_owner_queues_a_scrimmage_reads_its_results_and_sets_consent(
         time.sleep(0.05)
 
 
-def test_a_list_that_does_not_load_signs_its_owner_out_of_nothing(
+def test_a_list_that_does_not_load_leaves_its_owner_signed_in(
     browser_page: Page, base_url: str, served: tuple[FastAPI, str]
 ) -> None:
     """The owner's scrimmages fail to load (the network drops their request): the owner

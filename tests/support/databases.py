@@ -213,6 +213,6 @@ def _end_sessions(name: str) -> None:
 
 
 def _drop(name: str) -> None:
-    _end_sessions(name)
+    """Drops database ``name``; ``FORCE`` ends its sessions first."""
     with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
