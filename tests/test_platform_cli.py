@@ -296,6 +296,8 @@ def test_bench_pipeline_json_has_the_documented_keys() -> None:
             "2",
             "--calibration-seconds",
             "0.2",
+            "--warm-up",
+            "3",
         ],
         cwd=ROOT,
         capture_output=True,
@@ -305,8 +307,11 @@ def test_bench_pipeline_json_has_the_documented_keys() -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     figures = json.loads(result.stdout)
     assert figures["matches_per_s"] > 0 and figures["overhead_ms_per_match"] > 0
+    assert figures["steady_decisions_per_s"] > 0, "20 matches a run have a middle"
+    assert figures["steady_decision_ratios"] == {"sample": 1.0}
     assert set(figures["scaling"]) == {"1", "2"} and figures["scaling"]["1"] == 1.0
     assert figures["repeats"] == 2 and figures["cpu_scaling"]["1"] == 1.0
+    assert figures["warm_up"] == 3
     # what two processes get done against one is the machine's load as much as its cores
     # (2.8 has been seen on a busy machine): measured, so only its being a figure is held
     assert figures["cpu_scaling"]["2"] > 0, "two processes of a CPU-bound loop"

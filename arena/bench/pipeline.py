@@ -15,7 +15,14 @@ processes), ``thirdparty`` (a bot written without the SDK on the synchronous
 ``grpc.server``), ``node`` (the Node sample bot), ``uploaded`` (the Truthful bot
 uploaded four times, run in warm sandboxes), ``uploaded-cpp``, ``-rust``, ``-go``,
 ``-java``, ``-js`` (the starter kit of that language, built and uploaded four times:
-the same decisions as the Truthful bot, through the line protocol). ``--think-ms``
+the same decisions as the Truthful bot, through the line protocol). Decisions a second
+are given over the whole run and steady (between the moments 10 % and 90 % of its
+matches had been played: without what is left of the seats' start, and without the
+tail). Before each timed run, its workers play ``--warm-up`` matches each, untimed: a
+worker's bots are then started as a worker's are for nearly all the matches it plays
+(a process serves up to 500; a JVM's compiler is done with what it compiles in its
+first few hundred decisions), and ``--warm-up 0`` times the seats' start as well (a
+seat's start-up per language: ``arena bench kits``). ``--think-ms``
 makes the endpoint, third-party and uploaded Python bots wait that long before each
 answer. With several
 matches in play per worker, the overhead figure (wall time minus time in the referee)
@@ -77,6 +84,8 @@ COST_TARGETS = {"thirdparty": 1 / 1.5, "node": 1 / 1.5, "uploaded": 0.5}
 #: a kit's decisions per second, as a share of the uploaded Python bot's (its cost per
 #: decision within 1.2 times)
 KIT_TARGET = 1 / 1.2
+#: matches each worker plays untimed before a timed run, its bots then started and warm
+WARM_UP = 50
 ALIASES = {"inprocess": "sample", "grpc": "endpoint"}
 UPLOADED_BOT = Path(__file__).with_name("uploaded_bot.py")
 #: what the workers' fork server imports before it forks them (``arena worker``'s own)
@@ -122,9 +131,11 @@ def run(
     progress: Callable[[str], None] | None = None,
     think_ms: float = 0.0,
     calibration_seconds: float = 1.0,
+    warm_up: int = WARM_UP,
 ) -> dict[str, Any]:
     """The figures of each kind of bot in ``bots`` (comma separated), in one run; the
-    first kind's figures are also the top-level keys."""
+    first kind's figures are also the top-level keys. Each run's workers first play
+    ``warm_up`` matches each, untimed."""
     kinds = parse_kinds(bots)
     with (
         tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp,
@@ -151,7 +162,9 @@ def run(
                         progress(f"run {repeat + 1}/{repeats}, {kind}, {count} worker(s)")
                     name = f"bench-{kind}-{repeat}-{count}"
                     runs[kind][count].append(
-                        _timed_tournament(arena, forks, names[kind], count, matches, name)
+                        _timed_tournament(
+                            arena, forks, names[kind], count, (warm_up * count, matches), name
+                        )
                     )
     if progress is not None:
         progress("the machine's own scaling (a CPU-bound loop)")
@@ -167,13 +180,22 @@ def run(
             kind: round(f["decisions_per_s"] / by_kind[kinds[0]]["decisions_per_s"], 2)
             for kind, f in by_kind.items()
         },
+        "steady_decision_ratios": {
+            kind: _ratio(f["steady_decisions_per_s"], by_kind[kinds[0]]["steady_decisions_per_s"])
+            for kind, f in by_kind.items()
+        },
         "workers": workers,
         "matches": matches,
         "repeats": repeats,
         "bots": ",".join(kinds),
         "think_ms": think_ms,
+        "warm_up": warm_up,
         "database": "sqlite",
     }
+
+
+def _ratio(rate: float, yardstick: float) -> float:
+    return round(rate / yardstick, 2) if yardstick else 0.0
 
 
 def _figures(
@@ -181,9 +203,11 @@ def _figures(
 ) -> dict[str, Any]:
     rate = {n: median(r["matches_per_s"] for r in results) for n, results in runs.items()}
     decisions = {n: median(r["decisions_per_s"] for r in results) for n, results in runs.items()}
+    steady = median(r["steady_decisions_per_s"] for r in runs[workers])
     return {
         "matches_per_s": round(rate[workers], 1),
         "decisions_per_s": round(decisions[workers]),
+        "steady_decisions_per_s": round(steady),
         "in_flight": round(median(r["in_flight"] for r in runs[workers]), 1),
         "tail_share": round(median(r["tail_share"] for r in runs[workers]), 3),
         "overhead_ms_per_match": round(median(r["overhead_ms_per_match"] for r in runs[1]), 2),
@@ -267,21 +291,28 @@ def _built_kit(language: str, folder: Path) -> Path:
 
 
 def _timed_tournament(
-    arena: Platform, forks: ForkServer, names: list[str], count: int, matches: int, name: str
+    arena: Platform,
+    forks: ForkServer,
+    names: list[str],
+    count: int,
+    matches: tuple[int, int],
+    name: str,
 ) -> dict[str, float]:
-    arena.db.transaction(
-        lambda session: tournament_store.create(
-            session, name, Ruleset.parse("classic"), names, BOTS, matches, seed=name
-        )
-    )
+    """``count`` new workers play ``matches``: a warm-up (untimed; none if 0), then the
+    timed tournament ``name``."""
+    warm_up, timed = matches
+    warm_up_name = f"{name}-warm-up"
+    for tournament, size in ((warm_up_name, warm_up), (name, timed)):
+        if size:
+            _create_tournament(arena, tournament, names, size)
     settings = arena.settings
     with Workers(settings, count, settings.data_dir / "logs", forks=forks):
         wait_registered(arena, count)
+        if warm_up:
+            _play(arena, _tournament_id(arena, warm_up_name), warm_up_name)
         tournament_id = _tournament_id(arena, name)
         began = now()
-        arena.start_tournament(name)
-        while (finished := _finished_at(arena, tournament_id)) is None:
-            time.sleep(0.05)
+        finished = _play(arena, tournament_id, name)
         wall = (finished - began).total_seconds()
     with arena.db.read() as session:
         referee_ms = (
@@ -292,31 +323,51 @@ def _timed_tournament(
             )
             or 0.0
         )
-        decisions = session.scalar(
-            select(func.sum(MatchSeat.decisions))
-            .join(TournamentMatch, TournamentMatch.id == MatchSeat.match_id)
-            .where(TournamentMatch.tournament_id == tournament_id)
-        )
-        # when each match's play ended (its write may come a flush interval later)
-        finishes = sorted(
-            started + timedelta(milliseconds=ms or 0.0)
-            for started, ms in session.execute(
-                select(TournamentMatch.started_at, TournamentMatch.referee_ms).where(
-                    TournamentMatch.tournament_id == tournament_id
+        # when each match's play ended (its write may come a flush interval later), and
+        # the decisions it took
+        played = sorted(
+            (started + timedelta(milliseconds=ms or 0.0), int(decisions or 0))
+            for started, ms, decisions in session.execute(
+                select(
+                    TournamentMatch.started_at,
+                    TournamentMatch.referee_ms,
+                    func.sum(MatchSeat.decisions),
                 )
+                .join(MatchSeat, MatchSeat.match_id == TournamentMatch.id)
+                .where(TournamentMatch.tournament_id == tournament_id)
+                .group_by(TournamentMatch.id)
             )
             if started is not None
         )
+    finishes = [finish for finish, _ in played]
+    decisions = sum(count for _, count in played)
     return {
         # matches inside the referee at once, on average over the wall time
         "in_flight": referee_ms / 1000 / wall,
         "tail_share": tail_share(finishes, began, finished),
-        "matches_per_s": matches / wall,
-        "decisions_per_s": (decisions or 0) / wall,
-        "overhead_ms_per_match": (wall * 1000 * count - referee_ms) / matches,
-        "referee_ms_per_match": referee_ms / matches,
+        "matches_per_s": timed / wall,
+        "decisions_per_s": decisions / wall,
+        "steady_decisions_per_s": steady_rate(played),
+        "overhead_ms_per_match": (wall * 1000 * count - referee_ms) / timed,
+        "referee_ms_per_match": referee_ms / timed,
         **{f"split_{phase}": ms for phase, ms in _split(settings, tournament_id).items()},
     }
+
+
+def _create_tournament(arena: Platform, name: str, names: list[str], matches: int) -> None:
+    arena.db.transaction(
+        lambda session: tournament_store.create(
+            session, name, Ruleset.parse("classic"), names, BOTS, matches, seed=name
+        )
+    )
+
+
+def _play(arena: Platform, tournament_id: int, name: str) -> datetime:
+    """Start the tournament and wait until it is done; when its last result was written."""
+    arena.start_tournament(name)
+    while (finished := _finished_at(arena, tournament_id)) is None:
+        time.sleep(0.05)
+    return finished
 
 
 def tail_share(finishes: list[datetime], began: datetime, finished: datetime) -> float:
@@ -327,6 +378,21 @@ def tail_share(finishes: list[datetime], began: datetime, finished: datetime) ->
     ninety = finishes[max(0, -(-len(finishes) * 9 // 10) - 1)]
     wall = (finished - began).total_seconds()
     return (finished - ninety).total_seconds() / wall if wall > 0 else 0.0
+
+
+def steady_rate(played: list[tuple[datetime, int]]) -> float:
+    """Decisions a second between the moments 10 % and 90 % of the matches had been
+    played (``played``: each match's end and its decisions, in order of end): the run's
+    rate without its start (sandboxes and their programs starting) and its tail. The
+    matches ended in that span count whole; in a steady run the decisions they took
+    before it make up for those the matches still in play took in it."""
+    if len(played) < 10:
+        return 0.0
+    first = len(played) // 10
+    last = -(-len(played) * 9 // 10) - 1
+    span = (played[last][0] - played[first][0]).total_seconds()
+    decisions = sum(count for _, count in played[first + 1 : last + 1])
+    return decisions / span if span > 0 else 0.0
 
 
 #: the phases of a match in the workers' timing lines (worker.pipeline), in order

@@ -194,6 +194,15 @@ def pipeline(
             help="Each run of the CPU-bound loop that measures the machine's own scaling.",
         ),
     ] = 1.0,
+    warm_up: Annotated[
+        int,
+        typer.Option(
+            "--warm-up",
+            min=0,
+            help="Matches each worker plays untimed before a timed run (0: time the seats'"
+            " start too).",
+        ),
+    ] = 50,
 ) -> None:
     """Matches through Redis, workers and the database: rate per kind of bot, scaling."""
     from arena.bench import pipeline as bench_pipeline
@@ -211,20 +220,23 @@ def pipeline(
             progress=lambda what: status.update(f"pipeline: {what}"),
             think_ms=think_ms,
             calibration_seconds=calibration_seconds,
+            warm_up=warm_up,
         )
     if json_:
         print(json.dumps(figures))
         return
     thinking = f", bots think {think_ms:g} ms" if think_ms else ""
     out.print(
-        f"{matches} matches of 4 bots per run{thinking}, SQLite, private Redis; "
-        f"medians of {repeats} runs"
+        f"{matches} matches of 4 bots per run{thinking}, after {warm_up} untimed a worker; "
+        f"SQLite, private Redis; medians of {repeats} runs"
     )
     for kind, kind_figures in figures["kinds"].items():
         out.print(
             f"  {kind} (x{figures['ratios'][kind]:.2f} of {kinds[0]}; per decision "
             f"x{figures['decision_ratios'][kind]:.2f}, "
-            f"{kind_figures['decisions_per_s']:,} decisions/s):"
+            f"{kind_figures['decisions_per_s']:,} decisions/s; steady "
+            f"x{figures['steady_decision_ratios'][kind]:.2f}, "
+            f"{kind_figures['steady_decisions_per_s']:,} decisions/s):"
         )
         for count, rate in kind_figures["matches_per_s_by_workers"].items():
             out.print(
@@ -252,15 +264,30 @@ def pipeline(
             )
     kinds_figures = figures["kinds"]
     if "uploaded" in kinds_figures:
-        python = kinds_figures["uploaded"]["decisions_per_s"]
         for kind in bench_pipeline.UPLOADED_KITS:
             if kind in kinds_figures:
-                share = kinds_figures[kind]["decisions_per_s"] / python
-                verdict = "met" if share >= bench_pipeline.KIT_TARGET else "NOT MET"
                 out.print(
                     f"  target: {kind} costs at most 1.2x the uploaded Python bot per "
-                    f"decision: x{1 / share:.2f}, {verdict}"
+                    "decision: "
+                    + "; ".join(
+                        _kit_cost(kinds_figures[kind][key], kinds_figures["uploaded"][key]) + what
+                        for key, what in (
+                            ("decisions_per_s", " over the run"),
+                            ("steady_decisions_per_s", " in the run's steady middle"),
+                        )
+                    )
                 )
+
+
+def _kit_cost(decisions_per_s: float, python_per_s: float) -> str:
+    """A kit's cost per decision against the uploaded Python bot's, and its verdict."""
+    if not decisions_per_s or not python_per_s:
+        return "not measured"
+    from arena.bench.pipeline import KIT_TARGET
+
+    share = decisions_per_s / python_per_s
+    verdict = "met" if share >= KIT_TARGET else "NOT MET"
+    return f"x{1 / share:.2f}, {verdict}"
 
 
 @app.command()
