@@ -117,7 +117,7 @@ func main() {
 	for {
 		count := rawCall(in, syscall.SYS_READ, chunk)
 		if count <= 0 {
-			return // the platform closed the input: the program's work is over
+			return // the input is closed (or failed): the program's work is over
 		}
 		pending = append(pending, chunk[:count]...)
 		var answers []byte
@@ -151,14 +151,18 @@ func rawPipe(fd int, name string) syscall.RawConn {
 func rawCall(conn syscall.RawConn, call uintptr, data []byte) int {
 	moved := -1
 	ready := func(fd uintptr) bool {
-		n, _, errno := syscall.RawSyscall(call, fd, uintptr(unsafe.Pointer(&data[0])), uintptr(len(data)))
-		if errno == syscall.EAGAIN || errno == syscall.EINTR {
-			return false // not ready: the poller waits, then asks again
+		for {
+			n, _, errno := syscall.RawSyscall(call, fd, uintptr(unsafe.Pointer(&data[0])), uintptr(len(data)))
+			switch errno {
+			case syscall.EINTR:
+				continue // interrupted: ask again at once
+			case syscall.EAGAIN:
+				return false // not ready: the poller waits, then asks again
+			case 0:
+				moved = int(n)
+			}
+			return true
 		}
-		if errno == 0 {
-			moved = int(n)
-		}
-		return true
 	}
 	var err error
 	if call == syscall.SYS_READ {
