@@ -148,12 +148,14 @@ class TestBed:
         self.operator = self._join(self.operator_link, None, 100)
 
     def _join(self, link: str, namespace: str | None, number: int) -> str:
-        """A veth pair from ``namespace`` (None: the test's own) to the bridge."""
+        """A veth pair from ``namespace`` (None: the test's own) to the bridge, made in
+        ``namespace`` itself: a host's link never appears in the test's namespace, whose
+        changes of links and addresses a browser of another test sees (Chromium ends
+        its requests in flight with ``ERR_NETWORK_CHANGED``)."""
         address = f"{self.subnet}.{number}"
         inside = f"{link}i"
-        ip("link", "add", inside, "type", "veth", "peer", "name", link, "netns", self.lan)
-        if namespace is not None:
-            ip("link", "set", inside, "netns", namespace)
+        ip("link", "add", inside, "type", "veth", "peer", "name", link, "netns", self.lan,
+           namespace=namespace)  # fmt: skip
         ip("addr", "add", f"{address}/24", "dev", inside, namespace=namespace)
         ip("link", "set", inside, "up", namespace=namespace)
         ip("link", "set", link, "master", "br0", namespace=self.lan)
