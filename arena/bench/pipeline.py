@@ -163,27 +163,28 @@ def run(
                     name = f"bench-{kind}-{repeat}-{count}"
                     runs[kind][count].append(
                         _timed_tournament(
-                            arena, forks, names[kind], count, (warm_up * count, matches), name
+                            arena, forks, names[kind], count, matches, name, warm_up * count
                         )
                     )
     if progress is not None:
         progress("the machine's own scaling (a CPU-bound loop)")
     cpu = {str(n): round(cpu_scaling(n, calibration_seconds), 2) for n in runs[kinds[0]]}
     by_kind = {kind: _figures(runs[kind], workers, cpu) for kind in kinds}
-    first = by_kind[kinds[0]]["matches_per_s"]
+
+    def ratios(key: str) -> dict[str, float]:
+        """Each kind's ``key`` against the first kind's (0 where the first has none)."""
+        yardstick = by_kind[kinds[0]][key]
+        return {
+            kind: round(f[key] / yardstick, 2) if yardstick else 0.0 for kind, f in by_kind.items()
+        }
+
     return {
         **by_kind[kinds[0]],
         "kinds": by_kind,
-        "ratios": {kind: round(f["matches_per_s"] / first, 2) for kind, f in by_kind.items()},
+        "ratios": ratios("matches_per_s"),
         # bots that play otherwise play longer or shorter matches: the cost per decision
-        "decision_ratios": {
-            kind: round(f["decisions_per_s"] / by_kind[kinds[0]]["decisions_per_s"], 2)
-            for kind, f in by_kind.items()
-        },
-        "steady_decision_ratios": {
-            kind: _ratio(f["steady_decisions_per_s"], by_kind[kinds[0]]["steady_decisions_per_s"])
-            for kind, f in by_kind.items()
-        },
+        "decision_ratios": ratios("decisions_per_s"),
+        "steady_decision_ratios": ratios("steady_decisions_per_s"),
         "workers": workers,
         "matches": matches,
         "repeats": repeats,
@@ -192,10 +193,6 @@ def run(
         "warm_up": warm_up,
         "database": "sqlite",
     }
-
-
-def _ratio(rate: float, yardstick: float) -> float:
-    return round(rate / yardstick, 2) if yardstick else 0.0
 
 
 def _figures(
@@ -295,14 +292,14 @@ def _timed_tournament(
     forks: ForkServer,
     names: list[str],
     count: int,
-    matches: tuple[int, int],
+    matches: int,
     name: str,
+    warm_up: int = 0,
 ) -> dict[str, float]:
-    """``count`` new workers play ``matches``: a warm-up (untimed; none if 0), then the
-    timed tournament ``name``."""
-    warm_up, timed = matches
+    """``count`` new workers play ``warm_up`` matches untimed (none if 0), then the
+    ``matches`` of the timed tournament ``name``."""
     warm_up_name = f"{name}-warm-up"
-    for tournament, size in ((warm_up_name, warm_up), (name, timed)):
+    for tournament, size in ((warm_up_name, warm_up), (name, matches)):
         if size:
             _create_tournament(arena, tournament, names, size)
     settings = arena.settings
@@ -345,11 +342,11 @@ def _timed_tournament(
         # matches inside the referee at once, on average over the wall time
         "in_flight": referee_ms / 1000 / wall,
         "tail_share": tail_share(finishes, began, finished),
-        "matches_per_s": timed / wall,
+        "matches_per_s": matches / wall,
         "decisions_per_s": decisions / wall,
         "steady_decisions_per_s": steady_rate(played),
-        "overhead_ms_per_match": (wall * 1000 * count - referee_ms) / timed,
-        "referee_ms_per_match": referee_ms / timed,
+        "overhead_ms_per_match": (wall * 1000 * count - referee_ms) / matches,
+        "referee_ms_per_match": referee_ms / matches,
         **{f"split_{phase}": ms for phase, ms in _split(settings, tournament_id).items()},
     }
 

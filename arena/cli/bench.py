@@ -270,7 +270,12 @@ def pipeline(
                     f"  target: {kind} costs at most 1.2x the uploaded Python bot per "
                     "decision: "
                     + "; ".join(
-                        _kit_cost(kinds_figures[kind][key], kinds_figures["uploaded"][key]) + what
+                        _kit_cost(
+                            kinds_figures[kind][key],
+                            kinds_figures["uploaded"][key],
+                            bench_pipeline.KIT_TARGET,
+                        )
+                        + what
                         for key, what in (
                             ("decisions_per_s", " over the run"),
                             ("steady_decisions_per_s", " in the run's steady middle"),
@@ -279,14 +284,13 @@ def pipeline(
                 )
 
 
-def _kit_cost(decisions_per_s: float, python_per_s: float) -> str:
-    """A kit's cost per decision against the uploaded Python bot's, and its verdict."""
+def _kit_cost(decisions_per_s: float, python_per_s: float, target: float) -> str:
+    """A kit's cost per decision against the uploaded Python bot's, and its verdict
+    (``target``: the least share of the Python bot's decisions a second)."""
     if not decisions_per_s or not python_per_s:
         return "not measured"
-    from arena.bench.pipeline import KIT_TARGET
-
     share = decisions_per_s / python_per_s
-    verdict = "met" if share >= KIT_TARGET else "NOT MET"
+    verdict = "met" if share >= target else "NOT MET"
     return f"x{1 / share:.2f}, {verdict}"
 
 
