@@ -42,6 +42,7 @@ from arena.store import matches as match_store
 from arena.store.leases import SeatPlan
 from arena.store.models import MatchSeat, TournamentMatch
 from arena.store.owners import add_owner
+from arena.store.pair_packing import COLUMNS
 from arena.store.schema import alembic_config, upgrade
 from tests.support.cli import arena, environment, run_queued_jobs
 from tests.support.engine import random_game, served
@@ -505,6 +506,42 @@ def test_migration_0028_packs_the_totals_a_row_a_pair_and_back(db) -> None:
         grown = _by_key(fairplay_store.totals(s, cup))
     assert all(grown[key][0] >= chances for key, (chances, _) in packed.items())
     assert sum(n for n, _ in grown.values()) > sum(n for n, _ in packed.values())
+
+
+@pytest.mark.both_databases
+def test_migration_0036_packs_the_pair_rows_in_columns_and_back(db) -> None:
+    """A fold writes a pair's row in columns; 0036's downgrade writes every row as JSON
+    again and its upgrade in columns, each total the same."""
+    add_samples(db)
+    rules = Ruleset.parse("classic")
+    db.transaction(lambda s: tournaments.create(s, "cup", rules, SAMPLES, 4, 2, seed="p"))
+    db.transaction(lambda s: tournaments.start(s, "cup"))
+    for match_id in match_ids(db):
+        _record_counted(db, match_id)
+    db.transaction(lambda s: fairplay_store.fold(s))
+    with db.read() as s:
+        cup = tournaments.get(s, "cup").id
+        packed = _by_key(fairplay_store.totals(s, cup))
+    assert packed and _formats(db) == {COLUMNS}
+    config = alembic_config()
+    with db.engine.connect() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0035")
+        connection.commit()
+    assert _formats(db) == {b"\x78"}, "compressed JSON"
+    with db.read() as s:
+        assert _by_key(fairplay_store.totals(s, cup)) == packed
+    upgrade(db)
+    assert _formats(db) == {COLUMNS}
+    with db.read() as s:
+        assert _by_key(fairplay_store.totals(s, cup)) == packed
+
+
+def _formats(db) -> set[bytes]:
+    with db.engine.connect() as connection:
+        return {
+            bytes(data[:1]) for data in connection.scalars(text("SELECT data FROM fairplay_pairs"))
+        }
 
 
 def _record_counted(db, match_id: int) -> None:

@@ -35,6 +35,7 @@ from math import comb
 from arena.engine import JOKER, RANK_OF, Action, Deal, LegalActions, Phase, Play
 from arena.engine.cards import truthful as cards_truthful
 from arena.engine.events import Called, CallKind, Discarded, Event, Illegal, Revealed
+from arena.fairplay import strata
 
 _RESPOND, _LEAD = Phase.RESPOND, Phase.LEAD
 _PLAYING = frozenset({Phase.LEAD, Phase.RESPOND, Phase.CONTINUE})
@@ -221,25 +222,10 @@ class FairPlayCounter:
     def tallies(self) -> list[Tally]:
         """What the match counted, in a stable order."""
         counted = [
-            Tally(chance, actor, other, _stratum_text(chance, stratum), chances, taken)
+            Tally(chance, actor, other, strata.text(chance, stratum), chances, taken)
             for (chance, actor, other, stratum), (chances, taken) in self._counts.items()
         ]
         return sorted(counted, key=lambda t: (t.chance, t.actor, t.other, t.stratum))
-
-
-def _stratum_text(chance: Chance, code: int) -> str:
-    """A packed situation as the totals store it: ``t1e7c2p0a2w1`` for calls (true,
-    plausibility in its steps: ``q`` fifths, ``e`` tenths, the claimed count, pile,
-    author's hand, the responder's record of calls; true groups counted before 2026-12-06
-    were in fifths, ``t1q3…``: situations of their own, never compared with tenths),
-    ``R12w1`` for plays (phase L/R/C, the due rank held, the hand, the responder's record
-    of calls)."""
-    if chance is Chance.CALLS:
-        t, q, c = code & 1, code >> 1 & 15, code >> 5 & 3
-        steps = "qe"[t]
-        return f"t{t}{steps}{q}c{c}p{code >> 7 & 3}a{code >> 9 & 3}w{code >> 11 & 3}"
-    phase, held, hand, wary = "LRC"[code >> 4 & 3], code >> 2 & 3, code & 3, code >> 6 & 3
-    return f"L{hand}w{wary}" if phase == "L" else f"{phase}{held}{hand}w{wary}"
 
 
 def _rank(card: str) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Connection, func, select, text, tuple_
 from sqlalchemy.orm import Session
@@ -38,9 +38,7 @@ from arena.store.models import (
     TournamentMatch,
     table_of,
 )
-
-if TYPE_CHECKING:
-    pass
+from arena.store.pair_packing import Entries, pack_pair, unpack_pair
 
 _pairs, _pending = table_of(FairPlayPair), table_of(FairPlayPending)
 
@@ -51,8 +49,6 @@ Row = tuple[tuple[int, str, int, int, str], tuple[int, int]]
 #: a total's side of its pair: the lower version decided, the higher one, or a version
 #: about itself (its own places)
 LOW, HIGH, ALONE = 0, 1, 2
-#: a pair's totals: (chance, side, stratum) -> [chances, taken]
-Entries = dict[tuple[str, int, str], list[int]]
 #: pairs read at once while folding
 _PAIRS_AT_ONCE = 500
 #: the advisory lock a fold holds on PostgreSQL (a pair's totals are read, added to and
@@ -195,21 +191,6 @@ def _side(actor: int, other: int) -> tuple[int, int, int]:
     if actor == other:
         return actor, other, ALONE
     return (actor, other, LOW) if actor < other else (other, actor, HIGH)
-
-
-def pack_pair(entries: Entries) -> bytes:
-    """A pair's totals as stored (the same totals always give the same bytes)."""
-    listed = sorted(
-        [chance, side, stratum, *counts] for (chance, side, stratum), counts in entries.items()
-    )
-    return zlib.compress(json.dumps(listed, separators=(",", ":")).encode(), 6)
-
-
-def unpack_pair(data: bytes) -> Entries:
-    return {
-        (chance, side, stratum): [chances, taken]
-        for chance, side, stratum, chances, taken in json.loads(zlib.decompress(data))
-    }
 
 
 def totals(session: Session, tournament_id: int) -> list[Tally]:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from arena.bench.season.played import Template
 from arena.store import fairplay
+from arena.store.pair_packing import Entries, pack_pair
 
 #: matches a pair plays together at which its row is measured
 TOGETHER = (12, 120, 1200)
@@ -19,12 +20,12 @@ TOGETHER = (12, 120, 1200)
 def pair_row_bytes(
     pool: Sequence[Template], bots: int, together: Sequence[int] = TOGETHER, seed: int = 0
 ) -> dict[int, int]:
-    """The bytes of one pair's stored row (as :func:`arena.store.fairplay.pack_pair`
+    """The bytes of one pair's stored row (as :func:`arena.store.pair_packing.pack_pair`
     packs it) after each of ``together`` matches of the pair, at tables of ``bots``."""
     rng = random.Random(seed)
     table_size = len(pool[0].seats)
     low, high, tournament = 1, 2, 1
-    entries: fairplay.Entries = {}
+    entries: Entries = {}
     measured: dict[int, int] = {}
     for played in range(1, max(together) + 1):
         versions = [low, high, *rng.sample(range(3, bots + 1), table_size - 2)]
@@ -39,5 +40,5 @@ def pair_row_bytes(
                 total[0] += chances
                 total[1] += taken
         if played in together:
-            measured[played] = len(fairplay.pack_pair(entries))
+            measured[played] = len(pack_pair(entries))
     return measured
