@@ -3,22 +3,26 @@ them, so what it measures is a real season's database."""
 
 from __future__ import annotations
 
+import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, Table, select
+from sqlalchemy import Connection, Table, func, select
 
 from arena.bench import season
-from arena.bench.season import bulk, growth, played, reading
+from arena.bench.season import bulk, field, growth, played, reading, tallied
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.platform.settings import Settings
 from arena.store import bots as bot_store
-from arena.store import competitions, fairplay, leases, results
+from arena.store import competitions, fairplay, leases, pair_packing, results
+from arena.store.cold import ColdStore
 from arena.store.models import (
     Entry,
     FairPlayPair,
+    FairPlayPending,
     MatchSeat,
     PairResult,
     RatingChange,
@@ -137,3 +141,67 @@ def test_the_season_bench_reads_every_page_of_a_small_season() -> None:
     assert figures["recorder_empty_per_s"] > 0 and figures["recorder_season_per_s"] > 0
     grown = figures["pair_row_bytes_by_matches_together"]
     assert list(grown) == list(growth.TOGETHER) and 0 < grown[12] < grown[120] < grown[1200]
+
+
+def test_a_seasons_fair_play_summed_in_bulk_is_what_folding_its_matches_stores() -> None:
+    """Every pair's row the bulk sums pack is, byte for byte, the row folding each
+    match's rows (arena.store.fairplay.rows) leaves, in two parts or one."""
+    pool = played.played_pool(Ruleset.parse("classic"), 6, 4)
+    rng = random.Random(3)
+    season = tallied.SeasonFairPlay(pool, 400)
+    expected: dict[tuple[int, int, int], pair_packing.Entries] = {}
+    for _ in range(400):
+        template, versions = rng.randrange(len(pool)), rng.sample(range(1, 13), 4)
+        season.add(template, versions)
+        match = pool[template]
+        for (t, chance, actor, other, stratum), (chances, taken) in fairplay.rows(
+            7, versions, match.places, match.tallies
+        ):
+            low, high = sorted((actor, other))
+            side = (
+                fairplay.ALONE
+                if actor == other
+                else fairplay.LOW
+                if actor == low
+                else fairplay.HIGH
+            )
+            total = expected.setdefault((t, low, high), {}).setdefault(
+                (chance, side, stratum), [0, 0]
+            )
+            total[0] += chances
+            total[1] += taken
+    packed = {(t, low, high): pair_packing.pack_pair(e) for (t, low, high), e in expected.items()}
+    for parts in (1, 3):
+        found = {(t, low, high): data for t, low, high, data in season.rows(7, parts)}
+        assert found == packed
+
+
+def test_a_season_filled_with_its_fair_play_summed_holds_what_folding_it_all_holds(
+    tmp_path: Path, database_url: str
+) -> None:
+    """The fill sums the season's fair play in bulk but for its last matches, which it
+    folds as the workers do: the totals are those of a fill that folds every match."""
+    pool = played.played_pool(Ruleset.parse("classic"), 4, 4)
+    found = []
+    for name, url, folded in (
+        ("summed", database_url, 250),
+        ("folded", f"sqlite:///{tmp_path}/folded.db", 600),
+    ):
+        arena = Platform(Settings(tmp_path / name, url, None))
+        tournament_id, _, _ = field.competition(arena, 12, 4)
+        cold = ColdStore(arena.settings.cold_store_url())
+        bulk.fill(arena.db, cold, tournament_id, pool, 600, 10, 1, 2, lambda _: None,
+                  folded=folded, chunk_size=100)  # fmt: skip
+        with arena.db.read() as session:
+            named = fairplay.names(session, set(session.scalars(select(Entry.bot_version_id))))
+            found.append(Counter(_named(t, named) for t in fairplay.totals(session, tournament_id)))
+            assert not session.scalar(select(func.count()).select_from(FairPlayPending))
+    summed, folded_all = found
+    assert summed == folded_all and sum(summed.values()) > 1000
+
+
+def _named(tally: Any, named: dict[int, str]) -> tuple[Any, ...]:
+    """A total with its versions (and a third bot's, for tables) by their bots' names."""
+    stratum = named[int(tally.stratum)] if tally.chance == "tables" else tally.stratum
+    return (tally.chance, named[tally.actor], named[tally.other], stratum, tally.chances,
+            tally.taken)  # fmt: skip

@@ -531,7 +531,7 @@ class FairPlayPair(Base):
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
     low_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), primary_key=True)
     high_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), primary_key=True)
-    #: the pair's totals, JSON, zlib-compressed: [chance, side, stratum, chances, taken]
+    #: the pair's totals, packed in columns and compressed (arena.store.pair_packing)
     data: Mapped[bytes] = mapped_column(LargeBinary)
 
 

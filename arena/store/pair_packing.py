@@ -24,8 +24,9 @@ from arena.fairplay import strata
 Entries = dict[tuple[str, int, str], list[int]]
 #: the columns' format (compressed JSON starts with zlib's 0x78)
 COLUMNS = b"\x01"
-_CHANCES = ("calls", "plays", "places", "tables")
-_CHANCE_CODES = {chance: number for number, chance in enumerate(_CHANCES)}
+#: the chances a row packs, in the order of their heads
+CHANCES = ("calls", "plays", "places", "tables")
+_CHANCE_CODES = {chance: number for number, chance in enumerate(CHANCES)}
 #: sides a chance's totals have (arena.store.fairplay: LOW, HIGH, ALONE)
 _SIDES = 3
 _LEVEL = 6
@@ -38,8 +39,8 @@ def pack_pair(entries: Entries) -> bytes:
     coded = []
     for (chance, side, stratum), (chances, taken) in entries.items():
         kind = _CHANCE_CODES.get(chance)
-        number = None if kind is None or not 0 <= side < _SIDES else strata.code(chance, stratum)
-        if number is None:
+        number = strata.code(chance, stratum) if 0 <= side < _SIDES else None
+        if kind is None or number is None:
             return pack_json(entries)
         coded.append((kind * _SIDES + side, number, chances, taken))
     coded.sort()
@@ -49,8 +50,20 @@ def pack_pair(entries: Entries) -> bytes:
         steps.append(number - previous[1] if head == previous[0] else number)
         previous = (head, number)
     counts = [chances for _, _, chances, _ in coded] + [taken for _, _, _, taken in coded]
-    body = struct.pack("<I", len(coded)) + heads + _column(steps) + _column(counts)
+    return pack_columns(heads, steps, counts)
+
+
+def pack_columns(heads: bytes, steps: Sequence[int], counts: Sequence[int]) -> bytes:
+    """Totals already in columns, in order of head then number: each one's head
+    (:func:`head`), its number's step from the one before it of the same head (the
+    number itself for a head's first), then every total's chances and every one's taken."""
+    body = struct.pack("<I", len(heads)) + heads + _column(steps) + _column(counts)
     return COLUMNS + zlib.compress(body, _LEVEL)
+
+
+def head(chance: str, side: int) -> int:
+    """The byte a total of ``chance`` on ``side`` is stored under."""
+    return CHANCES.index(chance) * _SIDES + side
 
 
 def unpack_pair(data: bytes) -> Entries:
@@ -67,11 +80,11 @@ def unpack_pair(data: bytes) -> Entries:
     counts, _ = _read_column(body, offset, 2 * size)
     entries: Entries = {}
     previous, number = -1, 0
-    for index, head in enumerate(heads):
-        number = number + steps[index] if head == previous else steps[index]
-        previous = head
-        chance = _CHANCES[head // _SIDES]
-        entries[chance, head % _SIDES, strata.text(chance, number)] = [
+    for index, byte in enumerate(heads):
+        number = number + steps[index] if byte == previous else steps[index]
+        previous = byte
+        chance = CHANCES[byte // _SIDES]
+        entries[chance, byte % _SIDES, strata.text(chance, number)] = [
             counts[index],
             counts[size + index],
         ]

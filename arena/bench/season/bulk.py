@@ -4,10 +4,11 @@ inserts on SQLite; fair play kept and folded as the recorder and the reconciler 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import random
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, func, insert, select, text, update
 
 from arena.bench.season.played import SeasonMatch, Template, Totals, Walk, season_rows
+from arena.bench.season.tallied import SeasonFairPlay
 from arena.services.history import thin_histories
 from arena.store import fairplay, logs, pairs
 from arena.store.cold import ColdStore
@@ -22,6 +24,7 @@ from arena.store.db import Database
 from arena.store.models import (
     Base,
     Entry,
+    FairPlayPair,
     Tournament,
     TournamentMatch,
     now,
@@ -29,8 +32,13 @@ from arena.store.models import (
 )
 from arena.tournament import seeds
 
+_pairs = table_of(FairPlayPair)
 #: matches written a transaction (and a progress step)
 CHUNK = 20_000
+#: the season's last matches, whose fair play is kept and folded as the workers fold it,
+#: after the totals of the ones before are written in bulk: most pairs' rows are read
+#: and rewritten once, as a running season's rows are (it leaves their slack)
+FOLDED = 100_000
 
 
 class BulkWriter:
@@ -114,9 +122,12 @@ def fill(
     sampled: int,
     progress: Callable[[int], None],
     seed: int = 0,
+    folded: int = FOLDED,
+    chunk_size: int = CHUNK,
 ) -> Filled:
     """Write ``count`` matches of the competition, finishing evenly over ``days`` up to
-    now, and the totals they add up to (its entries, head-to-head, fair play)."""
+    now, and the totals they add up to (its entries, head-to-head, fair play: the last
+    ``folded`` matches' as the workers fold it, the ones' before summed in bulk)."""
     began = time.perf_counter()
     rng = random.Random(seed)
     with db.engine.connect() as connection:
@@ -124,6 +135,8 @@ def fill(
     versions = season.versions
     walk, totals = Walk(versions, season.start, seed), Totals()
     writer = BulkWriter(db.engine)
+    summed_until = max(0, count - folded) // chunk_size * chunk_size
+    summed = SeasonFairPlay(pool, summed_until)
     table_size = len(pool[0].seats)
     moment, span = now(), timedelta(days=days)
     hot_from = moment - timedelta(days=hot_days)
@@ -131,22 +144,27 @@ def fill(
     hot: list[int] = []
     cold_ids: list[int] = []
     hot_bytes = cold_bytes = 0
-    for first in range(0, count, CHUNK):
+    for first in range(0, count, chunk_size):
+        if first == summed_until and summed_until:
+            write_pair_rows(db, writer, tournament_id, summed.rows(tournament_id))
         chunk: list[tuple[SeasonMatch, list[tuple[float, float]], bool]] = []
-        for n in range(first, min(count, first + CHUNK)):
+        for n in range(first, min(count, first + chunk_size)):
+            template = rng.randrange(len(pool))
             match = SeasonMatch(
                 match_id=season.next_id + n,
                 tournament_id=tournament_id,
                 index=season.next_index + n,
                 completion=season.next_completion + n,
                 versions=rng.sample(versions, table_size),
-                template=pool[rng.randrange(len(pool))],
+                template=pool[template],
                 finished_at=moment - span + span * ((n + 1) / count),
                 seed=seeds.match_seed(season.key, str(season.next_index + n)),
             )
             is_cold = match.finished_at < hot_from
             chunk.append((match, walk.after(match.versions), is_cold))
             totals.add(match)
+            if n < summed_until:
+                summed.add(template, match.versions)
             if is_cold:
                 cold_bytes += len(match.template.blob)
             else:
@@ -155,8 +173,8 @@ def fill(
                 (cold_ids if is_cold else hot).append(match.match_id)
                 if is_cold:
                     cold.put(logs.cold_key(match.match_id), match.template.blob)
-        write_chunk(db, writer, tournament_id, chunk)
-        progress(min(count, first + CHUNK))
+        write_chunk(db, writer, tournament_id, chunk, fair_play=first >= summed_until)
+        progress(min(count, first + chunk_size))
     write_totals(db, writer, tournament_id, totals, walk.now, count)
     return Filled(time.perf_counter() - began, hot, cold_ids, hot_bytes, cold_bytes)
 
@@ -179,22 +197,51 @@ def write_chunk(
     writer: BulkWriter,
     tournament_id: int,
     chunk: list[tuple[SeasonMatch, list[tuple[float, float]], bool]],
+    fair_play: bool = True,
 ) -> None:
     """Write matches (each with its seats' ratings after it and whether its log is cold) as
-    the recorder leaves them, their fair play kept as one pending batch and folded into
-    the totals as the workers' reconciler folds it."""
+    the recorder leaves them; with ``fair_play``, their fair play kept as one pending
+    batch and folded into the totals as the workers' reconciler folds it (else it is
+    summed in bulk: :class:`SeasonFairPlay`)."""
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     played: list[fairplay.Row] = []
     for match, rated, is_cold in chunk:
         for name, added in season_rows(match, rated, is_cold).items():
             rows[name].extend(added)
-        places = match.template.places
-        played.extend(fairplay.rows(tournament_id, match.versions, places, match.template.tallies))
+        if fair_play:
+            places, tallies = match.template.places, match.template.tallies
+            played.extend(fairplay.rows(tournament_id, match.versions, places, tallies))
     packed = fairplay.pack(played)
     if packed is not None:
         rows["fairplay_pending"].append({"tournament_id": tournament_id, "data": packed})
     writer.write(rows)
-    db.transaction(lambda session: fairplay.fold(session, tournament_id))
+    if fair_play:
+        db.transaction(lambda session: fairplay.fold(session, tournament_id))
+
+
+def write_pair_rows(
+    db: Database,
+    writer: BulkWriter,
+    tournament_id: int,
+    rows: Iterable[tuple[int, int, int, bytes]],
+    batch: int = 10_000,
+) -> None:
+    """Write the summed pairs' rows of a competition that has none yet (each batch its
+    own transaction)."""
+    with db.engine.connect() as connection:
+        held = connection.scalar(
+            select(func.count()).where(_pairs.c.tournament_id == tournament_id)
+        )
+    if held:
+        raise ValueError(f"the competition already holds {held} fair-play pairs' rows")
+    remaining = iter(rows)
+    while part := list(itertools.islice(remaining, batch)):
+        writer.write(
+            {"fairplay_pairs": [
+                {"tournament_id": t, "low_version_id": low, "high_version_id": high, "data": data}
+                for t, low, high, data in part
+            ]}
+        )  # fmt: skip
 
 
 def season_start(connection: Connection, tournament_id: int) -> SeasonStart:
