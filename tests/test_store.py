@@ -19,6 +19,7 @@ from arena.base.errors import Refused
 from arena.base.states import BotKind, MatchStatus, TournamentStatus, VersionStatus
 from arena.engine import Ruleset
 from arena.referee.log import MatchLog
+from arena.referee.referee import COUNT_LIMIT, RefereeSettings
 from arena.referee.replay import replay
 from arena.referee.style import STYLE_FIELDS
 from arena.store import bots, logs, matches, moderation, tournaments
@@ -322,6 +323,9 @@ def test_a_match_is_claimed_and_recorded_exactly_once(db: Database) -> None:
     with db.read() as s:
         match = s.get(TournamentMatch, match_id)
         assert match.status is MatchStatus.DONE and match.completion == 1
+        assert (match.job_id, match.claim, match.lease_until) == (None, None, None), (
+            "what named the attempt goes with it"
+        )
         stored = logs.decode(s.get(StoredLog, match_id).data)
         assert stored == json.loads(json.dumps(log.to_dict()))
         assert replay(MatchLog.from_dict(stored)).ok
@@ -329,6 +333,15 @@ def test_a_match_is_claimed_and_recorded_exactly_once(db: Database) -> None:
         places = sorted(seat.place for seat in match.seats)
         assert places[0] == 1 and all(seat.decisions > 0 for seat in match.seats)
         assert tournaments.get(s, "t").status is TournamentStatus.DONE
+
+
+@pytest.mark.parametrize("wrong", [{"strikes": 0}, {"illegal_limit": COUNT_LIMIT + 1}])
+def test_forfeit_limits_stay_within_what_a_seats_small_counts_hold(wrong: dict) -> None:
+    """A seat's strikes and illegal actions are stored as small integers: a limit that
+    would let them pass 1,000 (or forfeit before the first) is refused up front."""
+    with pytest.raises(ValueError, match="from 1 to 1000"):
+        RefereeSettings(**wrong)
+    assert RefereeSettings(strikes=COUNT_LIMIT, illegal_limit=COUNT_LIMIT).strikes == COUNT_LIMIT
 
 
 def test_an_endpoint_is_seated_within_its_owners_limit_else_its_announced_else_the_default(

@@ -39,6 +39,10 @@ from arena.referee.style import StyleCounter
 from arena.referee.views import seat_view
 from arena.v1 import player_pb2 as pb
 
+#: the most strikes or illegal actions a seat may be allowed before it forfeits (the store
+#: keeps a seat's counts as small integers)
+COUNT_LIMIT = 1_000
+
 
 @dataclass(frozen=True)
 class RefereeSettings:
@@ -52,6 +56,13 @@ class RefereeSettings:
     illegal_limit: int = 10
     #: seconds to connect and answer the start of the match
     start_timeout: float = 10.0
+
+    def __post_init__(self) -> None:
+        for name in ("strikes", "illegal_limit"):
+            if not 1 <= getattr(self, name) <= COUNT_LIMIT:
+                raise ValueError(
+                    f"{name} is from 1 to {COUNT_LIMIT} (a seat's count is stored small)"
+                )
 
 
 @dataclass

@@ -565,7 +565,8 @@ class TournamentMatch(Base):
         _enum(MatchStatus), default=MatchStatus.PENDING, index=True
     )
     attempts: Mapped[int] = mapped_column(Integer, default=0)
-    #: the RQ job carrying the current attempt
+    #: the RQ job carrying the current attempt (none once recorded: a season's matches
+    #: are tens of millions of rows)
     job_id: Mapped[str | None] = mapped_column(String(100))
     worker: Mapped[str | None] = mapped_column(String(200))
     #: who may record the result: the claim of the worker playing it now
@@ -615,17 +616,20 @@ class MatchSeat(PlayStyle, Base):
     """A seat of a match: who sat there and, once played, how it went."""
 
     __tablename__ = "seats"
+    #: a version's seats by match: its matches newest first are an index walk
+    __table_args__ = (Index("ix_seats_version_match", "bot_version_id", "match_id"),)
     #: keyed by its match and its place at the table (no surrogate id: a season's seats
     #: are a table of tens of millions of rows)
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
     seat: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
-    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
     place: Mapped[int | None] = mapped_column(SmallInteger)
     forfeit: Mapped[bool] = mapped_column(Boolean, default=False)
     forfeit_kind: Mapped[str | None] = mapped_column(String(32))
     forfeit_reason: Mapped[str | None] = mapped_column(Text)
-    strikes: Mapped[int] = mapped_column(Integer, default=0)
-    illegal: Mapped[int] = mapped_column(Integer, default=0)
+    #: each stops at its forfeit limit (RefereeSettings: at most COUNT_LIMIT)
+    strikes: Mapped[int] = mapped_column(SmallInteger, default=0)
+    illegal: Mapped[int] = mapped_column(SmallInteger, default=0)
     decisions: Mapped[int] = mapped_column(Integer, default=0)
     latency_mean_ms: Mapped[float | None] = mapped_column(Millis)
     latency_p99_ms: Mapped[float | None] = mapped_column(Millis)

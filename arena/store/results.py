@@ -108,6 +108,7 @@ _DONE = (
         status=MatchStatus.DONE,
         claim=None,
         lease_until=None,
+        job_id=None,
         finished_at=bindparam("finished_at"),
         referee_ms=bindparam("referee_ms"),
         error=None,

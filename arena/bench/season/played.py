@@ -12,7 +12,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from arena.base import aio
-from arena.base.jobs import new_job_id
 from arena.base.states import LogState, MatchStatus
 from arena.engine import Ruleset
 from arena.fairplay.counting import Tally
@@ -100,7 +99,7 @@ def season_rows(
         "round": None,
         "status": MatchStatus.DONE.value,
         "attempts": 1,
-        "job_id": new_job_id(match.match_id),
+        "job_id": None,
         "worker": match.worker,
         "claim": None,
         "lease_until": None,
