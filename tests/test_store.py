@@ -22,6 +22,7 @@ from arena.referee.log import MatchLog
 from arena.referee.referee import COUNT_LIMIT, RefereeSettings
 from arena.referee.replay import replay
 from arena.referee.style import STYLE_FIELDS
+from arena.services.views import bots as bot_queries
 from arena.store import bots, logs, matches, moderation, tournaments
 from arena.store.db import Database
 from arena.store.models import (
@@ -333,6 +334,34 @@ def test_a_match_is_claimed_and_recorded_exactly_once(db: Database) -> None:
         places = sorted(seat.place for seat in match.seats)
         assert places[0] == 1 and all(seat.decisions > 0 for seat in match.seats)
         assert tournaments.get(s, "t").status is TournamentStatus.DONE
+
+
+def test_a_bots_page_lists_its_failed_seats_newest_first_and_no_other(db: Database) -> None:
+    """Forfeited, late or illegal seats are the page's failures (read through their own
+    partial index on PostgreSQL), newest first; a clean seat is not one."""
+    make_tournament(db, games=4)
+    for match_id in match_ids(db):
+        plan = matches.claim(db, match_id, "w")
+        assert matches.record(db, plan, play(plan), 1.0)
+    name = SAMPLES[0]
+
+    def fail(s) -> list[int]:
+        version = bots.active_version(s, name).id
+        seats = s.scalars(
+            select(MatchSeat)
+            .where(MatchSeat.bot_version_id == version)
+            .order_by(MatchSeat.match_id)
+        ).all()
+        assert len(seats) >= 3
+        seats[0].forfeit, seats[0].forfeit_kind = True, "crash"
+        seats[1].strikes = 2
+        seats[-1].illegal = 1
+        return [seats[-1].match_id, seats[1].match_id, seats[0].match_id]
+
+    failed = db.transaction(fail)
+    with db.read() as s:
+        page = bot_queries.bot(s, name)
+    assert [f.match for f in page.failures] == failed
 
 
 @pytest.mark.parametrize("wrong", [{"strikes": 0}, {"illegal_limit": COUNT_LIMIT + 1}])

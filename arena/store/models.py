@@ -612,12 +612,24 @@ class TournamentMatch(Base):
         return match
 
 
+#: a seat that failed: forfeited, or late or illegal at least once (a query that names
+#: it word for word may use the partial index on it; its numbers are not parameters)
+SEAT_FAILED = "forfeit OR strikes > 0 OR illegal > 0"
+
+
 class MatchSeat(PlayStyle, Base):
     """A seat of a match: who sat there and, once played, how it went."""
 
     __tablename__ = "seats"
-    #: a version's seats by match: its matches newest first are an index walk
-    __table_args__ = (Index("ix_seats_version_match", "bot_version_id", "match_id"),)
+    #: a version's seats by match: its matches newest first are an index walk; and its
+    #: failed seats alone, the few a bot's page lists (:data:`SEAT_FAILED`)
+    __table_args__ = (
+        Index("ix_seats_version_match", "bot_version_id", "match_id"),
+        Index(
+            "ix_seats_version_failed", "bot_version_id", "match_id",
+            postgresql_where=text(SEAT_FAILED), sqlite_where=text(SEAT_FAILED),
+        ),
+    )  # fmt: skip
     #: keyed by its match and its place at the table (no surrogate id: a season's seats
     #: are a table of tens of millions of rows)
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
