@@ -185,6 +185,7 @@ def test_a_season_filled_with_its_fair_play_summed_holds_what_folding_it_all_hol
     found = []
     for name, url, folded in (
         ("summed", database_url, 250),
+        ("all summed", f"sqlite:///{tmp_path}/summed.db", 0),
         ("folded", f"sqlite:///{tmp_path}/folded.db", 600),
     ):
         arena = Platform(Settings(tmp_path / name, url, None))
@@ -196,8 +197,8 @@ def test_a_season_filled_with_its_fair_play_summed_holds_what_folding_it_all_hol
             named = fairplay.names(session, set(session.scalars(select(Entry.bot_version_id))))
             found.append(Counter(_named(t, named) for t in fairplay.totals(session, tournament_id)))
             assert not session.scalar(select(func.count()).select_from(FairPlayPending))
-    summed, folded_all = found
-    assert summed == folded_all and sum(summed.values()) > 1000
+    summed, all_summed, folded_all = found
+    assert summed == all_summed == folded_all and sum(summed.values()) > 1000
 
 
 def _named(tally: Any, named: dict[int, str]) -> tuple[Any, ...]:

@@ -1,5 +1,6 @@
 """A season written in bulk as the recorder leaves it: ``COPY`` on PostgreSQL, many-row
-inserts on SQLite; fair play kept and folded as the recorder and the reconciler do."""
+inserts on SQLite; the fair play of its last matches kept and folded as the recorder and
+the reconciler do, the ones' before summed in bulk (arena.bench.season.tallied)."""
 
 from __future__ import annotations
 
@@ -175,6 +176,8 @@ def fill(
                     cold.put(logs.cold_key(match.match_id), match.template.blob)
         write_chunk(db, writer, tournament_id, chunk, fair_play=first >= summed_until)
         progress(min(count, first + chunk_size))
+    if summed_until == count and count:  # every match's fair play summed: none folded
+        write_pair_rows(db, writer, tournament_id, summed.rows(tournament_id))
     write_totals(db, writer, tournament_id, totals, walk.now, count)
     return Filled(time.perf_counter() - began, hot, cold_ids, hot_bytes, cold_bytes)
 

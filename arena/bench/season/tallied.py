@@ -31,7 +31,7 @@ _KIND_SHIFT, _SIDE_SHIFT = 22, 20
 _HELD = 40_000_000
 #: matches whose totals are made at once
 _BLOCK = 200_000
-_CALLS, _PLAYS, _PLACES, _TABLES = (CHANCES.index(c) for c in CHANCES)
+_PLACES, _TABLES = CHANCES.index("places"), CHANCES.index("tables")
 
 
 @dataclass(frozen=True)
