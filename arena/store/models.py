@@ -25,10 +25,13 @@ from sqlalchemy import (
     UniqueConstraint,
     event,
     func,
+    literal_column,
+    or_,
     text,
 )
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, Mapper, mapped_column, relationship
+from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.types import TypeDecorator
 
 from arena.base.people import OWNER
@@ -612,24 +615,13 @@ class TournamentMatch(Base):
         return match
 
 
-#: a seat that failed: forfeited, or late or illegal at least once (a query that names
-#: it word for word may use the partial index on it; its numbers are not parameters)
-SEAT_FAILED = "forfeit OR strikes > 0 OR illegal > 0"
-
-
 class MatchSeat(PlayStyle, Base):
     """A seat of a match: who sat there and, once played, how it went."""
 
     __tablename__ = "seats"
-    #: a version's seats by match: its matches newest first are an index walk; and its
-    #: failed seats alone, the few a bot's page lists (:data:`SEAT_FAILED`)
-    __table_args__ = (
-        Index("ix_seats_version_match", "bot_version_id", "match_id"),
-        Index(
-            "ix_seats_version_failed", "bot_version_id", "match_id",
-            postgresql_where=text(SEAT_FAILED), sqlite_where=text(SEAT_FAILED),
-        ),
-    )  # fmt: skip
+    #: a version's seats by match: its matches newest first are an index walk (and its
+    #: failed seats alone: ``ix_seats_version_failed``, below the class)
+    __table_args__ = (Index("ix_seats_version_match", "bot_version_id", "match_id"),)
     #: keyed by its match and its place at the table (no surrogate id: a season's seats
     #: are a table of tens of millions of rows)
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
@@ -650,6 +642,21 @@ class MatchSeat(PlayStyle, Base):
     #: at the same time. For the bot's owner only: never in a public page or log.
     output: Mapped[str | None] = mapped_column(Text)
     version: Mapped[BotVersion] = relationship()
+
+
+def seat_failed() -> ColumnElement[bool]:
+    """A seat that failed: forfeited, or late or illegal at least once. A query that asks
+    it so may use the partial index on it (its zeros are written in the SQL, not sent as
+    parameters: PostgreSQL proves the index serves the query from the words)."""
+    zero: ColumnElement[int] = literal_column("0")
+    return or_(MatchSeat.forfeit, MatchSeat.strikes > zero, MatchSeat.illegal > zero)
+
+
+#: a version's failed seats alone: the few a bot's page lists
+Index(
+    "ix_seats_version_failed", MatchSeat.bot_version_id, MatchSeat.match_id,
+    postgresql_where=seat_failed(), sqlite_where=seat_failed(),
+)  # fmt: skip
 
 
 class RatingChange(Base):

@@ -249,7 +249,11 @@ def write_pair_rows(
 
 def season_start(connection: Connection, tournament_id: int) -> SeasonStart:
     versions = list(
-        connection.scalars(select(Entry.bot_version_id).where(Entry.tournament_id == tournament_id))
+        connection.scalars(
+            select(Entry.bot_version_id)
+            .where(Entry.tournament_id == tournament_id)
+            .order_by(Entry.bot_version_id)  # the same season from the same seed, anywhere
+        )
     )
     start = connection.execute(
         select(Entry.mu, Entry.sigma).where(Entry.tournament_id == tournament_id).limit(1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from arena.base.errors import NotFound
@@ -24,7 +24,6 @@ from arena.services.views.visibility import hidden_from, visible_to
 from arena.store import competitions, teams
 from arena.store import tournaments as tournament_store
 from arena.store.models import (
-    SEAT_FAILED,
     AbTest,
     BotVersion,
     Entry,
@@ -32,6 +31,7 @@ from arena.store.models import (
     RegisteredBot,
     Tournament,
     TournamentMatch,
+    seat_failed,
 )
 
 
@@ -222,7 +222,7 @@ def bot(session: Session, name: str, recent: int = 20, reader: Someone | None = 
         .join(TournamentMatch, TournamentMatch.id == MatchSeat.match_id)
         .where(
             MatchSeat.bot_version_id.in_(versions),
-            text(f"({SEAT_FAILED})"),  # word for word: its partial index serves it
+            seat_failed(),  # as its partial index says it
             TournamentMatch.tournament_id.not_in(hidden_from(reader.id if reader else None)),
         )
         .order_by(MatchSeat.match_id.desc())
