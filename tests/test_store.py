@@ -16,6 +16,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from arena.base import jobs as store_jobs
 from arena.base.errors import Refused
+from arena.base.jobs import PRIVATE_JOB
 from arena.base.states import BotKind, MatchStatus, TournamentStatus, VersionStatus
 from arena.engine import Ruleset
 from arena.referee.log import MatchLog
@@ -23,7 +24,7 @@ from arena.referee.referee import COUNT_LIMIT, RefereeSettings
 from arena.referee.replay import replay
 from arena.referee.style import STYLE_FIELDS
 from arena.services.views import bots as bot_queries
-from arena.store import bots, logs, matches, moderation, tournaments
+from arena.store import bots, leases, logs, matches, moderation, tournaments
 from arena.store.db import Database
 from arena.store.models import (
     Base,
@@ -37,6 +38,7 @@ from arena.store.models import (
     TournamentMatch,
     now,
 )
+from arena.store.owners import add_owner
 from arena.store.schema import alembic_config, current, head, upgrade
 from arena.tournament import formats, ratings
 from tests.support.store import SAMPLES, add_samples, make_tournament, match_ids, play
@@ -362,6 +364,27 @@ def test_a_bots_page_lists_its_failed_seats_newest_first_and_no_other(db: Databa
     with db.read() as s:
         page = bot_queries.bot(s, name)
     assert [f.match for f in page.failures] == failed
+
+
+def test_matches_passed_on_keep_their_lane_when_one_of_their_job_was_recorded(
+    db: Database,
+) -> None:
+    """A recorded match keeps no job id: matches passed on take their lane from those
+    still queued, so an owner's private work stays behind ranked play."""
+    add_samples(db)
+
+    def create(s) -> None:
+        owner, _ = add_owner(s, "busy")
+        tournaments.create(s, "mine", Ruleset.parse("classic"), SAMPLES[:3], 3, 2, owner=owner)
+
+    db.transaction(create)
+    db.transaction(lambda s: tournaments.start(s, "mine"))
+    first, second = match_ids(db)
+    plan = matches.claim(db, first, "w")
+    assert matches.record(db, plan, play(plan), 1.0)
+    passed = leases.pass_on(db, [first, second])
+    assert [match_id for match_id, _ in passed] == [second]
+    assert passed[0][1].startswith(PRIVATE_JOB), passed
 
 
 @pytest.mark.parametrize("wrong", [{"strikes": 0}, {"illegal_limit": COUNT_LIMIT + 1}])
@@ -947,7 +970,6 @@ def test_workers_claiming_together_start_one_rotation_of_a_deal(db: Database) ->
 def test_owners_take_turns_in_the_private_lane(db: Database) -> None:
     """One owner's two private tournaments and another's one: a private match starts
     only while no other owner with matches waiting has fewer in play, on any worker."""
-    from arena.store.owners import add_owner
 
     add_samples(db)
 

@@ -256,8 +256,12 @@ def pass_on(db: Database, match_ids: list[int]) -> list[tuple[int, str]]:
 
     def give(session: Session) -> tuple[str, set[int]]:
         connection = session.connection()
+        # the lane is its queued matches' (a recorded match keeps no job id)
         old = connection.execute(
-            select(_matches.c.job_id).where(_matches.c.id == match_ids[0])
+            select(_matches.c.job_id)
+            .where(_matches.c.id.in_(match_ids), _matches.c.status == MatchStatus.QUEUED)
+            .order_by(_matches.c.id)
+            .limit(1)
         ).scalar()
         job_id = renewed(match_ids[0], old)
         passed = connection.execute(
