@@ -40,3 +40,17 @@ def copy_seats(
     op.drop_table("seats")
     op.rename_table("seats_copy", "seats")
     op.create_index("ix_seats_bot_version_id", "seats", ["bot_version_id"])
+
+
+def retype_seats(types: dict[str, sa.types.TypeEngine[Any]]) -> None:
+    """Give the seats' columns named in ``types`` those types: on PostgreSQL one
+    statement (one rewrite of the table), on SQLite a copy (keyed by match and seat)."""
+    bind = op.get_bind()
+    if bind.dialect.name == "postgresql":
+        changes = ", ".join(
+            f"ALTER COLUMN {name} TYPE {type_.compile(dialect=bind.dialect)}"
+            for name, type_ in types.items()
+        )
+        op.execute(f"ALTER TABLE seats {changes}")
+        return
+    copy_seats([sa.PrimaryKeyConstraint("match_id", "seat")], types=types)

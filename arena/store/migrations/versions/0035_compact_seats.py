@@ -11,9 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import sqlalchemy as sa
-from alembic import op
 
-from arena.store.migrations.seats_copy import copy_seats
+from arena.store.migrations.seats_copy import retype_seats
 
 revision = "0035"
 down_revision = "0034"
@@ -35,20 +34,8 @@ WIDE: dict[str, sa.types.TypeEngine[Any]] = {
 
 
 def upgrade() -> None:
-    _retype(NARROW)
+    retype_seats(NARROW)
 
 
 def downgrade() -> None:
-    _retype(WIDE)
-
-
-def _retype(types: dict[str, sa.types.TypeEngine[Any]]) -> None:
-    bind = op.get_bind()
-    if bind.dialect.name == "postgresql":  # one statement: one rewrite of the table
-        changes = ", ".join(
-            f"ALTER COLUMN {name} TYPE {type_.compile(dialect=bind.dialect)}"
-            for name, type_ in types.items()
-        )
-        op.execute(f"ALTER TABLE seats {changes}")
-        return
-    copy_seats([sa.PrimaryKeyConstraint("match_id", "seat")], types=types)
+    retype_seats(WIDE)

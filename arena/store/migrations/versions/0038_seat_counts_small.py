@@ -14,7 +14,7 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import op
 
-from arena.store.migrations.seats_copy import copy_seats
+from arena.store.migrations.seats_copy import retype_seats
 
 revision = "0038"
 down_revision = "0037"
@@ -37,14 +37,7 @@ def downgrade() -> None:
 
 
 def _retype(types: dict[str, sa.types.TypeEngine[Any]]) -> None:
-    bind = op.get_bind()
-    if bind.dialect.name == "postgresql":  # one statement: one rewrite of the table
-        changes = ", ".join(
-            f"ALTER COLUMN {name} TYPE {type_.compile(dialect=bind.dialect)}"
-            for name, type_ in types.items()
-        )
-        op.execute(f"ALTER TABLE seats {changes}")
-        return
-    copy_seats([sa.PrimaryKeyConstraint("match_id", "seat")], types=types)
-    op.create_index("ix_seats_version_match", "seats", ["bot_version_id", "match_id"])
-    op.drop_index("ix_seats_bot_version_id", table_name="seats")
+    retype_seats(types)
+    if op.get_bind().dialect.name != "postgresql":  # the copy made 0037's index anew
+        op.create_index("ix_seats_version_match", "seats", ["bot_version_id", "match_id"])
+        op.drop_index("ix_seats_bot_version_id", table_name="seats")
