@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, Table, func, select
+from sqlalchemy import Connection, Table, create_engine, func, make_url, select, text
 
 from arena.bench import season
 from arena.bench.season import bulk, field, growth, played, reading, tallied
@@ -126,10 +126,14 @@ def _rows(connection: Connection, table: Table, tournament_id: int) -> list[dict
 
 
 @pytest.mark.slow
-def test_the_season_bench_reads_every_page_of_a_small_season() -> None:
+def test_the_season_bench_reads_every_page_of_a_small_season(database_url: str) -> None:
     """The bench end to end at a small size: every page answers (a page that failed
-    would stop it), cold and warm figures for each, the matches written and their bytes."""
-    figures = season.run(bots=8, matches=1_000, recorded=20, addresses=2, repeats=2)
+    would stop it), cold and warm figures for each, the matches written and their bytes,
+    and the recorder timed in pairs against a twin database that is gone after."""
+    figures = season.run(
+        bots=8, matches=1_000, database_url=database_url, recorded=20, addresses=2,
+        repeats=2, pairs=3,
+    )  # fmt: skip
     assert figures["matches"] == 1_000 and figures["fill_seconds"] > 0
     pages = figures["pages"]
     assert len(pages) == len(reading.pages("t", 8, [1], [2], "token", 2))
@@ -139,8 +143,25 @@ def test_the_season_bench_reads_every_page_of_a_small_season() -> None:
     assert figures["bytes_a_match"] >= figures["bytes_a_match_tiered"] > 0
     assert figures["history_updates_thinned"] == 0, "500 updates a version: each kept whole"
     assert figures["recorder_empty_per_s"] > 0 and figures["recorder_season_per_s"] > 0
+    assert len(figures["recorder_pairs"]) == 3
+    assert all(empty > 0 and beside > 0 for empty, beside in figures["recorder_pairs"])
+    assert not _twins(database_url), "the twin database is dropped"
     grown = figures["pair_row_bytes_by_matches_together"]
     assert list(grown) == list(growth.TOGETHER) and 0 < grown[12] < grown[120] < grown[1200]
+
+
+def _twins(url: str) -> set[str]:
+    """The twin databases of ``url``'s on its PostgreSQL server (none on SQLite)."""
+    if not url.startswith("postgresql"):
+        return set()
+    name = make_url(url).database
+    engine = create_engine(make_url(url).set(database="postgres"))
+    try:
+        with engine.connect() as connection:
+            found = connection.scalars(text("SELECT datname FROM pg_database"))
+            return {twin for twin in found if twin.startswith(f"{name}_twin_")}
+    finally:
+        engine.dispose()
 
 
 def test_a_seasons_fair_play_summed_in_bulk_is_what_folding_its_matches_stores() -> None:

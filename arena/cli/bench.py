@@ -925,8 +925,9 @@ def _print_season(f: dict[str, Any]) -> None:
     out.print("  targets (ms): warm p99 <= 50, cold p99 <= 250")
     out.print(
         f"  recorder: {f['recorder_empty_per_s']}/s on an empty database, "
-        f"{f['recorder_season_per_s']}/s beside the season ({f['recorder_drop_percent']}% "
-        "fewer; target <= 10%)"
+        f"{f['recorder_season_per_s']}/s beside the season (medians of "
+        f"{len(f['recorder_pairs'])} adjacent pairs: {f['recorder_drop_percent']}% fewer; "
+        "target <= 10%): " + ", ".join(f"{e}/{b}" for e, b in f["recorder_pairs"])
     )
     out.print(
         f"  a match: {f['bytes_a_match']:,} bytes in the database as filled, "

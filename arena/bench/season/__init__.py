@@ -11,22 +11,25 @@ at this size); everything else is the recorder's arithmetic. Matches finish even
 over ``days``; logs older than the platform's hot days are in the cold store, as the
 tiering leaves them (their objects are written for the matches whose pages are read),
 and the rating histories are thinned as the workers thin them (arena.store.history), the
-space they held given back as a season's next inserts would reuse it.
+space they held given back as a season's next inserts would reuse it. The recorder is
+timed in adjacent pairs against a twin: the same bots in an empty database.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import statistics
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from arena.bench.client import TestClient
-from arena.bench.local import local_platform
+from arena.bench.local import local_platform, twin_platform
 from arena.bench.season.bulk import Filled, fill, thin_season
 from arena.bench.season.field import competition, recorder_rate
 from arena.bench.season.growth import pair_row_bytes
-from arena.bench.season.played import POOL, played_pool
+from arena.bench.season.played import POOL, Template, played_pool
 from arena.bench.season.reading import COLD_APPS, pages, read_pages, table_bytes
 from arena.engine import Ruleset
 from arena.platform import Platform
@@ -40,7 +43,8 @@ def run(
     days: float = 100.0,
     recorded: int = 2000,
     addresses: int = 30,
-    repeats: int = 50,
+    repeats: int = 200,
+    pairs: int = 5,
     progress: Callable[[str], None] | None = None,
     filling: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
@@ -52,8 +56,6 @@ def run(
         say(f"playing {POOL} matches to draw the season from")
         pool = played_pool(Ruleset.parse("classic"), POOL, 4)
         pair_rows = pair_row_bytes(pool, bots)
-        say(f"the recorder on an empty database: {recorded} matches")
-        empty_rate = recorder_rate(arena.db, ladder_id, pool, recorded)
         before = sum(table_bytes(arena.db).values())
         say(f"writing {matches:,} matches")
         cold = ColdStore(arena.settings.cold_store_url())
@@ -67,8 +69,8 @@ def run(
         sizes = table_bytes(arena.db)
         say("reading every page, cold then warm")
         read = _read(arena, ladder, bots, filled, token, addresses, repeats)
-        say(f"the recorder beside the season: {recorded} matches")
-        season_rate = recorder_rate(arena.db, ladder_id, pool, recorded)
+        say(f"the recorder: {pairs} pairs of {recorded} matches, empty database and season")
+        timed = _recorder_pairs(arena, ladder_id, tmp / "twin", bots, pool, recorded, pairs)
     season_bytes = sum(sizes.values()) - before
     hot_logs = filled.hot_log_bytes
     return {
@@ -83,14 +85,43 @@ def run(
         "history_updates_thinned": thinned.removed,
         "history_bytes_a_match_unthinned": round(unthinned["rating_history"] / matches),
         "pages": read,
-        "recorder_empty_per_s": round(empty_rate, 1),
-        "recorder_season_per_s": round(season_rate, 1),
-        "recorder_drop_percent": round(100 * (empty_rate - season_rate) / empty_rate, 1),
+        **timed,
         "table_bytes": sizes,
         "bytes_a_match": round(season_bytes / matches),
         "bytes_a_match_tiered": round((season_bytes - hot_logs) / matches),
         "cold_bytes_a_match": round((filled.cold_log_bytes + hot_logs) / matches),
         "pair_row_bytes_by_matches_together": pair_rows,
+    }
+
+
+def _recorder_pairs(
+    arena: Platform,
+    ladder_id: int,
+    folder: Path,
+    bots: int,
+    pool: list[Template],
+    recorded: int,
+    pairs: int,
+) -> dict[str, Any]:
+    """The recorder's rate beside the season against its rate into an empty database
+    of the same bots, timed in adjacent pairs (the order alternating, so a drift of the
+    machine's speed falls on both sides alike); the medians, and each pair."""
+    with twin_platform(arena, folder) as twin:
+        twin_id = competition(twin, bots, 4)[0]
+        timed = []
+        for n in range(pairs):
+            sides = [(twin.db, twin_id), (arena.db, ladder_id)]
+            rates = {
+                db is arena.db: recorder_rate(db, tournament_id, pool, recorded)
+                for db, tournament_id in (sides if n % 2 == 0 else sides[::-1])
+            }
+            timed.append((rates[False], rates[True]))
+    drops = [100 * (empty - beside) / empty for empty, beside in timed]
+    return {
+        "recorder_empty_per_s": round(statistics.median(e for e, _ in timed), 1),
+        "recorder_season_per_s": round(statistics.median(b for _, b in timed), 1),
+        "recorder_drop_percent": round(statistics.median(drops), 1),
+        "recorder_pairs": [[round(e, 1), round(b, 1)] for e, b in timed],
     }
 
 

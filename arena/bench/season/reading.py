@@ -97,6 +97,7 @@ def read_pages(
             "cold_p99_ms": _quantile(cold[page.name], 0.99),
             "warm_p50_ms": _quantile(warm, 0.5),
             "warm_p99_ms": _quantile(warm, 0.99),
+            "warm_max_ms": round(max(warm), 2),
             "addresses": len(page.urls),
             "cold_reads": len(cold[page.name]),
         }
