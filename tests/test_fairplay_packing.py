@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from arena.fairplay import strata
 from arena.fairplay.counting import FairPlayCounter
-from arena.store.pair_packing import COLUMNS, pack_json, pack_pair, unpack_pair
+from arena.store.pair_packing import COLUMNS, add_to, pack_json, pack_pair, unpack_pair
 from tests.support.engine import random_game
 
 _CALLS = [
@@ -137,3 +137,27 @@ def test_a_pair_that_played_together_packs_in_half_the_bytes_of_json() -> None:
         total[0] += 1
         total[1] += rng.random() < 0.3
     assert len(pack_pair(entries)) * 2 < len(pack_json(entries))
+
+
+@given(_entries(_KNOWN), _entries(_KNOWN))
+def test_totals_added_to_a_stored_row_are_stored_as_their_sum(held: dict, added: dict) -> None:
+    """A fold adds to a pair's stored row in columns, never through the texts: the bytes
+    are those of the sum packed, from a row in columns, in JSON, or none."""
+    summed = {key: list(counts) for key, counts in held.items()}
+    for key, (chances, taken) in added.items():
+        total = summed.setdefault(key, [0, 0])
+        total[0] += chances
+        total[1] += taken
+    assert add_to(pack_pair(held), added) == pack_pair(summed)
+    assert add_to(pack_json(held), added) == pack_pair(summed)
+    assert add_to(None, added) == pack_pair(added)
+
+
+def test_a_situation_of_no_number_added_to_a_row_in_columns_keeps_it_as_json() -> None:
+    held = {("calls", 0, "t1e7c2p0a2w1"): [3, 1], ("tables", 1, "397"): [2, 2]}
+    added = {("calls", 0, "t1e7c2p0a2w1"): [1, 1], ("odd", 2, "x"): [1, 0]}
+    stored = add_to(pack_pair(held), added)
+    assert stored == pack_json(
+        {**held, ("calls", 0, "t1e7c2p0a2w1"): [4, 2], ("odd", 2, "x"): [1, 0]}
+    )
+    assert unpack_pair(stored)[("calls", 0, "t1e7c2p0a2w1")] == [4, 2]

@@ -38,7 +38,7 @@ from arena.store.models import (
     TournamentMatch,
     table_of,
 )
-from arena.store.pair_packing import Entries, pack_pair, unpack_pair
+from arena.store.pair_packing import Entries, add_to, unpack_pair
 
 _pairs, _pending = table_of(FairPlayPair), table_of(FairPlayPending)
 
@@ -134,13 +134,11 @@ def add(connection: Connection, added: list[Row]) -> None:
     keys = list(by_pair)
     for first in range(0, len(keys), _PAIRS_AT_ONCE):
         chunk = keys[first : first + _PAIRS_AT_ONCE]
-        for row in _held(connection, chunk):
-            entries = by_pair[row.tournament_id, row.low_version_id, row.high_version_id]
-            for key, (chances, taken) in unpack_pair(row.data).items():
-                total = entries.setdefault(key, [0, 0])
-                total[0] += chances
-                total[1] += taken
-        _write(connection, [(*key, pack_pair(by_pair[key])) for key in chunk])
+        held = {
+            (row.tournament_id, row.low_version_id, row.high_version_id): row.data
+            for row in _held(connection, chunk)
+        }
+        _write(connection, [(*key, add_to(held.get(key), by_pair[key])) for key in chunk])
 
 
 def _held(connection: Connection, keys: list[tuple[int, int, int]]) -> Sequence[Any]:

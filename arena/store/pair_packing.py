@@ -18,6 +18,8 @@ import zlib
 from array import array
 from collections.abc import Sequence
 
+import numpy as np
+
 from arena.fairplay import strata
 
 #: a pair's totals: (chance, side, stratum) -> [chances, taken]
@@ -51,6 +53,100 @@ def pack_pair(entries: Entries) -> bytes:
         previous = (head, number)
     counts = [chances for _, _, chances, _ in coded] + [taken for _, _, _, taken in coded]
     return pack_columns(heads, steps, counts)
+
+
+def add_to(held: bytes | None, added: Entries) -> bytes:
+    """``held``'s totals (a stored value, or none) with ``added`` added, as stored: the
+    bytes :func:`pack_pair` gives for their sum. A fold's step for every pair it touches;
+    in columns, the held totals are never turned into texts (a season's pair holds
+    hundreds, and a fold of ten million matches' season spent most of its time so)."""
+    coded = _coded(added)
+    if coded is None or (held is not None and held[:1] != COLUMNS):
+        entries = unpack_pair(held) if held is not None else {}
+        for key, counts in added.items():
+            total = entries.setdefault(key, [0, 0])
+            total[0] += counts[0]
+            total[1] += counts[1]
+        return pack_pair(entries)
+    if held is not None:
+        coded = [np.concatenate(both) for both in zip(_unpacked_columns(held), coded, strict=True)]
+    heads, numbers, chances, taken = _summed(*coded)
+    steps = np.where(_firsts(heads), numbers, numbers - np.r_[np.uint64(0), numbers[:-1]])
+    body = struct.pack("<I", len(heads)) + heads.tobytes()
+    body += _array_column(steps) + _array_column(np.concatenate((chances, taken)))
+    return COLUMNS + zlib.compress(body, _LEVEL)
+
+
+def _coded(entries: Entries) -> list[np.ndarray] | None:
+    """Totals as columns (heads, numbers, chances, taken), or None if a situation has
+    no number."""
+    heads, numbers, chances, taken = [], [], [], []
+    for (chance, side, stratum), (chance_count, taken_count) in entries.items():
+        kind = _CHANCE_CODES.get(chance)
+        number = strata.code(chance, stratum) if 0 <= side < _SIDES else None
+        if kind is None or number is None:
+            return None
+        heads.append(kind * _SIDES + side)
+        numbers.append(number)
+        chances.append(chance_count)
+        taken.append(taken_count)
+    return [
+        np.array(heads, dtype=np.uint8),
+        np.array(numbers, dtype=np.uint64),
+        np.array(chances, dtype=np.uint64),
+        np.array(taken, dtype=np.uint64),
+    ]
+
+
+def _unpacked_columns(data: bytes) -> list[np.ndarray]:
+    """A stored value's totals in columns, as :func:`_coded` gives them."""
+    body = zlib.decompress(data[1:])
+    (size,) = struct.unpack_from("<I", body)
+    heads = np.frombuffer(body, np.uint8, size, 4)
+    steps, offset = _read_array(body, 4 + size, size)
+    counts, _ = _read_array(body, offset, 2 * size)
+    firsts = _firsts(heads)
+    starts = np.flatnonzero(firsts)
+    running = np.cumsum(steps, dtype=np.uint64)
+    before = running[starts] - steps[starts]  # the sum before each head's first number
+    group = np.cumsum(firsts) - 1
+    return [heads, running - before[group], counts[:size], counts[size:]]
+
+
+def _summed(
+    heads: np.ndarray, numbers: np.ndarray, chances: np.ndarray, taken: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Totals of the same head and number added up, in order of head then number."""
+    if not len(heads):
+        return heads, numbers, chances, taken
+    order = np.lexsort((numbers, heads))
+    heads, numbers = heads[order], numbers[order]
+    starts = np.flatnonzero(_firsts(heads) | _firsts(numbers))
+    return (
+        heads[starts],
+        numbers[starts],
+        np.add.reduceat(chances[order], starts),
+        np.add.reduceat(taken[order], starts),
+    )
+
+
+def _firsts(values: np.ndarray) -> np.ndarray:
+    """Where each run of equal values starts."""
+    return np.concatenate(([True], values[1:] != values[:-1]))[: len(values)]
+
+
+def _array_column(values: np.ndarray) -> bytes:
+    """:func:`_column` of an array of numbers."""
+    largest = int(values.max()) if len(values) else 0
+    typecode, bits = next((code, bits) for code, bits in _WIDTHS if largest < 1 << bits)
+    return typecode.encode() + values.astype(f"<u{bits // 8}").tobytes()
+
+
+def _read_array(body: bytes, offset: int, size: int) -> tuple[np.ndarray, int]:
+    """:func:`_read_column` as an array of 64-bit numbers."""
+    width = array(chr(body[offset])).itemsize
+    end = offset + 1 + size * width
+    return np.frombuffer(body, f"<u{width}", size, offset + 1).astype(np.uint64), end
 
 
 def pack_columns(heads: bytes, steps: Sequence[int], counts: Sequence[int]) -> bytes:
