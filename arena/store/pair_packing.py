@@ -31,7 +31,10 @@ CHANCES = ("calls", "plays", "places", "tables")
 _CHANCE_CODES = {chance: number for number, chance in enumerate(CHANCES)}
 #: sides a chance's totals have (arena.store.fairplay: LOW, HIGH, ALONE)
 _SIDES = 3
-_LEVEL = 6
+#: zlib's level: a fold packs every pair it touches, and at 120 matches together level 6
+#: took 98 µs for 1,045 bytes where 4 takes 24 µs for 1,062 (1,200 together: 296 µs for
+#: 2,394 bytes, 72 µs for 2,473)
+_LEVEL = 4
 #: a column's array types by the bits its numbers need (two, four, eight bytes)
 _WIDTHS = (("H", 16), ("I", 32), ("Q", 64))
 
