@@ -405,7 +405,7 @@ def test_a_worker_queues_each_next_pair_as_one_job_of_both_matches(settings: Set
     add_samples(platform.db)
     test = _create(platform.db, field=["honest", "bluffer"], table_size=3, batch=2)
     assert platform.start_abtest("ab") == 4
-    run_queued_jobs(platform)  # plays until the queue is empty: no reconciler runs
+    said = run_queued_jobs(platform)  # plays until the queue is empty: no reconciler runs
     with platform.db.read() as s:
         pairs: dict[int, set[MatchStatus]] = {}
         for group, state in s.execute(
@@ -414,8 +414,8 @@ def test_a_worker_queues_each_next_pair_as_one_job_of_both_matches(settings: Set
             )
         ):
             pairs.setdefault(group, set()).add(state)
-    assert all(MatchStatus.QUEUED not in states for states in pairs.values()), pairs
-    assert _status(platform.db).status == "accepted"
+    assert all(MatchStatus.QUEUED not in states for states in pairs.values()), (pairs, said)
+    assert _status(platform.db).status == "accepted", said
 
 
 @pytest.mark.processes

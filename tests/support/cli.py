@@ -124,10 +124,12 @@ def environment(settings: Settings) -> dict[str, str]:
     return env
 
 
-def run_queued_jobs(platform: Platform) -> None:
-    """A worker plays what is queued (qualification matches, tournaments) and stops."""
+def run_queued_jobs(platform: Platform) -> str:
+    """A worker plays what is queued (qualification matches, tournaments) and stops;
+    the end of its log (for a test's message when what it left is not as expected)."""
     worker = arena("worker", "--burst", env=environment(platform.settings))
     assert worker.returncode == 0, worker.stderr[-2000:]
+    return worker.stderr[-4000:]
 
 
 def play_served_bot(command: list[str], cwd: Path, opponents: list[str], games: int) -> dict:
