@@ -146,6 +146,8 @@ def test_the_season_bench_reads_every_page_of_a_small_season(database_url: str) 
     assert len(figures["recorder_pairs"]) == 3
     assert all(empty > 0 and beside > 0 for empty, beside in figures["recorder_pairs"])
     assert not _twins(database_url), "the twin database is dropped"
+    assert 0 < figures["fold_matches"] <= 3 * 20, "what the recorder added beside the season"
+    assert figures["fold_seconds"] > 0
     grown = figures["pair_row_bytes_by_matches_together"]
     assert list(grown) == list(growth.TOGETHER) and 0 < grown[12] < grown[120] < grown[1200]
 

@@ -929,6 +929,11 @@ def _print_season(f: dict[str, Any]) -> None:
         f"{len(f['recorder_pairs'])} adjacent pairs: {f['recorder_drop_percent']}% fewer; "
         "target <= 10%): " + ", ".join(f"{e}/{b}" for e, b in f["recorder_pairs"])
     )
+    if f["fold_matches"]:
+        out.print(
+            f"  folding their fair play: {f['fold_matches']:,} matches in {f['fold_seconds']} s "
+            f"({1000 * f['fold_cpu_seconds'] / f['fold_matches']:.2f} ms of CPU a match)"
+        )
     out.print(
         f"  a match: {f['bytes_a_match']:,} bytes in the database as filled, "
         f"{f['bytes_a_match_tiered']:,} once its log is cold (target <= 1,024), "

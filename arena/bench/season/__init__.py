@@ -12,7 +12,8 @@ over ``days``; logs older than the platform's hot days are in the cold store, as
 tiering leaves them (their objects are written for the matches whose pages are read),
 and the rating histories are thinned as the workers thin them (arena.store.history), the
 space they held given back as a season's next inserts would reuse it. The recorder is
-timed in adjacent pairs against a twin: the same bots in an empty database.
+timed in adjacent pairs against a twin: the same bots in an empty database; then what
+it added to the season's fair play is folded, as the workers fold it.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Any
 from arena.bench.client import TestClient
 from arena.bench.local import local_platform, twin_platform
 from arena.bench.season.bulk import Filled, fill, thin_season
-from arena.bench.season.field import competition, recorder_rate
+from arena.bench.season.field import competition, fold_cost, recorder_rate
 from arena.bench.season.growth import pair_row_bytes
 from arena.bench.season.played import POOL, Template, played_pool
 from arena.bench.season.reading import COLD_APPS, pages, read_pages, table_bytes
@@ -71,6 +72,8 @@ def run(
         read = _read(arena, ladder, bots, filled, token, addresses, repeats)
         say(f"the recorder: {pairs} pairs of {recorded} matches, empty database and season")
         timed = _recorder_pairs(arena, ladder_id, tmp / "twin", bots, pool, recorded, pairs)
+        say("folding the fair play the recorder added beside the season")
+        folded = fold_cost(arena.db, ladder_id)
     season_bytes = sum(sizes.values()) - before
     hot_logs = filled.hot_log_bytes
     return {
@@ -86,6 +89,7 @@ def run(
         "history_bytes_a_match_unthinned": round(unthinned["rating_history"] / matches),
         "pages": read,
         **timed,
+        **folded,
         "table_bytes": sizes,
         "bytes_a_match": round(season_bytes / matches),
         "bytes_a_match_tiered": round((season_bytes - hot_logs) / matches),
