@@ -514,3 +514,65 @@ def test_a_ladder_over_reads_stopped_not_done() -> None:
     assert state(ladder) == "stopped"
     assert state(SimpleNamespace(plays_until_stopped=False, status="done")) == "done"
     assert state(SimpleNamespace(plays_until_stopped=True, status="running")) == "running"
+
+
+@pytest.mark.both_databases
+def test_a_bots_match_list_is_its_matches_newest_first_however_it_is_filtered(
+    app_and_token,
+) -> None:
+    """One bot's list (a walk of its version's seats where it has one version, the ids
+    of all its versions' seats where it has more) holds exactly its matches, newest
+    first, through the filters, pages and keyset."""
+    from sqlalchemy import select, update
+
+    from arena.base.states import MatchStatus
+    from arena.store.models import BotVersion, MatchSeat, RegisteredBot, TournamentMatch
+
+    client, _, arena = app_and_token
+    add_samples(arena.db)
+    arena.db.transaction(lambda s: tournaments.create(s, "cup", RULES, SAMPLES, 3, 12))
+    arena.start_tournament("cup")
+    ids = match_ids(arena.db)
+    for match_id in ids[:-2]:  # two left queued: the status filter has both kinds
+        plan = match_store.claim(arena.db, match_id, "w")
+        assert plan is not None and match_store.record(arena.db, plan, play(plan), 1.0)
+
+    def second_version(session) -> None:  # honest plays some of its matches as v2
+        first = session.scalars(
+            select(BotVersion).join(RegisteredBot).where(RegisteredBot.name == "honest")
+        ).one()
+        second = BotVersion(bot_id=first.bot_id, number=2, kind=first.kind, target=first.target)
+        session.add(second)
+        session.flush()
+        session.execute(
+            update(MatchSeat)
+            .where(MatchSeat.bot_version_id == first.id, MatchSeat.match_id.in_(ids[::2]))
+            .values(bot_version_id=second.id)
+        )
+
+    arena.db.transaction(second_version)
+    with arena.db.read() as session:
+        seated = session.execute(
+            select(RegisteredBot.name, MatchSeat.match_id, TournamentMatch.status)
+            .join(BotVersion, BotVersion.bot_id == RegisteredBot.id)
+            .join(MatchSeat, MatchSeat.bot_version_id == BotVersion.id)
+            .join(TournamentMatch, TournamentMatch.id == MatchSeat.match_id)
+        ).all()
+    for bot in ("counter", "honest"):  # one version, two
+        theirs = sorted({m for name, m, _ in seated if name == bot}, reverse=True)
+        done = sorted(
+            {m for name, m, state in seated if name == bot and state is MatchStatus.DONE},
+            reverse=True,
+        )
+        assert theirs and done != theirs
+
+        def listed(**params) -> list[int]:
+            got = client.get("/api/v1/matches", params={"bot": bot, **params})
+            assert got.status_code == 200, got.text
+            return [m["id"] for m in got.json()["items"]]
+
+        assert listed() == theirs
+        assert listed(tournament="cup", status="done") == done
+        assert listed(per_page=2, page=2) == theirs[2:4]
+        assert listed(before=theirs[1]) == theirs[2:]
+        assert listed(tournament="nothing") == []

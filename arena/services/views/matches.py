@@ -42,10 +42,26 @@ def matches(
     private runs (scrimmages) left out. ``before``: the page of the matches older than
     that match (the page's ``next_before`` leads on; an index walk, however deep, where
     ``page`` counts past the earlier ones)."""
-    query = (
-        select(TournamentMatch.id)
-        .where(TournamentMatch.tournament_id.not_in(hidden_from(reader)))
-        .order_by(TournamentMatch.id.desc())
+    versions = _versions_of(session, bot) if bot else None
+    if versions is not None and len(versions) == 1:
+        # a walk of the version's seats newest first (index (version, match)), where the
+        # matches' ids of all its seats were read and sorted: 40,000 at ten million
+        key = MatchSeat.match_id
+        query = (
+            select(key)
+            .join(TournamentMatch, TournamentMatch.id == key)
+            .where(MatchSeat.bot_version_id == versions[0])
+            .distinct()
+        )
+    else:
+        key = TournamentMatch.id
+        query = select(key)
+        if versions is not None:
+            query = query.where(
+                key.in_(select(MatchSeat.match_id).where(MatchSeat.bot_version_id.in_(versions)))
+            )
+    query = query.where(TournamentMatch.tournament_id.not_in(hidden_from(reader))).order_by(
+        key.desc()
     )
     if tournament:
         query = query.join(Tournament, Tournament.id == TournamentMatch.tournament_id).where(
@@ -58,15 +74,8 @@ def matches(
                 f"{', '.join(s.value for s in MatchStatus)}"
             )
         query = query.where(TournamentMatch.status == MatchStatus(status))
-    if bot:
-        versions = select(BotVersion.id).join(RegisteredBot).where(RegisteredBot.name == bot)
-        query = query.where(
-            TournamentMatch.id.in_(
-                select(MatchSeat.match_id).where(MatchSeat.bot_version_id.in_(versions))
-            )
-        )
     if before is not None:
-        query = query.where(TournamentMatch.id < before)
+        query = query.where(key < before)
     offset = 0 if before is not None else (page - 1) * per_page
     ids = list(session.scalars(query.limit(per_page + 1).offset(offset)))
     has_next = len(ids) > per_page
@@ -97,6 +106,13 @@ def matches(
         per_page=per_page,
         has_next=has_next,
         next_before=ids[-1] if has_next else None,
+    )
+
+
+def _versions_of(session: Session, bot: str) -> list[int]:
+    """The ids of a bot's versions (none for a name no bot has)."""
+    return list(
+        session.scalars(select(BotVersion.id).join(RegisteredBot).where(RegisteredBot.name == bot))
     )
 
 

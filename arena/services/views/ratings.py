@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
-from sqlalchemy import ColumnElement, String, cast, func, select
+from sqlalchemy import String, cast, func, select
 from sqlalchemy.orm import Session
 
 from arena.services.views import charts
@@ -41,23 +41,22 @@ def rating_history(
     if not versions:
         return {}
     ids = _version_labels(session, set(versions))
-    # each version's completions as one string (a covering index scan, one row per
-    # version: fast where rows by the thousand are not), then only the kept rows
+    # each version's updates as one string of completion:number (one row per version:
+    # fast where rows by the thousand are not; a young update's number is 0, counted
+    # on from the thinned ones'), then only the kept rows
     mine = (RatingChange.tournament_id == tournament_id) & RatingChange.bot_version_id.in_(ids)
+    update = cast(RatingChange.completion, String) + ":"
+    update += cast(func.coalesce(RatingChange.number, 0), String)
     listed = session.execute(
-        select(
-            RatingChange.bot_version_id,
-            func.aggregate_strings(cast(RatingChange.completion, String), ","),
-        )
+        select(RatingChange.bot_version_id, func.aggregate_strings(update, ","))
         .where(mine)
         .group_by(RatingChange.bot_version_id)
     ).all()
-    numbered = _numbered(session, mine)
     kept: dict[int, dict[int, int]] = {}  # by version: completion -> its update number
-    for version, completions in listed:
-        numbers = _update_numbers(
-            sorted(map(int, completions.split(","))), numbered.get(version, {})
-        )
+    for version, updates in listed:
+        held = [tuple(map(int, u.split(":"))) for u in updates.split(",")]
+        numbered = {completion: number for completion, number in held if number}
+        numbers = _update_numbers(sorted(c for c, _ in held), numbered)
         kept[version] = _picked(numbers, charts.MAX_POINTS)
     rows = [
         row
@@ -91,19 +90,6 @@ def rating_history(
             }
         )
     return {ids[v]: history[ids[v]] for v in versions if v in ids}
-
-
-def _numbered(session: Session, mine: ColumnElement[bool]) -> dict[int, dict[int, int]]:
-    """The old updates a thinned history kept, by version: completion -> update number."""
-    found: dict[int, dict[int, int]] = {}
-    for version, completion, number in session.execute(
-        select(RatingChange.bot_version_id, RatingChange.completion, RatingChange.number).where(
-            mine, RatingChange.number.is_not(None)
-        )
-    ):
-        if number is not None:
-            found.setdefault(version, {})[completion] = number
-    return found
 
 
 def _update_numbers(completions: list[int], numbered: dict[int, int]) -> dict[int, int]:
