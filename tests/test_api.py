@@ -566,7 +566,7 @@ def test_a_bots_match_list_is_its_matches_newest_first_however_it_is_filtered(
         )
         assert theirs and done != theirs
 
-        def listed(**params) -> list[int]:
+        def listed(bot: str = bot, **params) -> list[int]:
             got = client.get("/api/v1/matches", params={"bot": bot, **params})
             assert got.status_code == 200, got.text
             return [m["id"] for m in got.json()["items"]]
