@@ -18,20 +18,17 @@ it added to the season's fair play is folded, as the workers fold it.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import statistics
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arena.bench.client import TestClient
 from arena.bench.local import local_platform, twin_platform
 from arena.bench.season.bulk import Filled, fill, thin_season
 from arena.bench.season.field import competition, fold_cost, recorder_rate
 from arena.bench.season.growth import pair_row_bytes
 from arena.bench.season.played import POOL, Template, played_pool
-from arena.bench.season.reading import COLD_APPS, pages, read_pages, table_bytes
+from arena.bench.season.reading import pages, read_pages, table_bytes
 from arena.engine import Ruleset
 from arena.platform import Platform
 from arena.store.cold import ColdStore
@@ -138,25 +135,7 @@ def _read(
     addresses: int,
     repeats: int,
 ) -> dict[str, dict[str, Any]]:
-    """Every page through the app, cold in ``COLD_APPS`` new apps (a restart each: no
-    page kept, new connections; the routes and templates, which a process builds once
-    for every app it makes, as a server has them after its first page), then warm."""
-    from dashboard.app import create_app
-    from dashboard.server import freeze_heap
-
+    """Every page through the app, cold in ``COLD_APPS`` new processes (a restarted
+    dashboard each: not this one, which holds what the fill left), then warm."""
     found = pages(ladder, bots, filled.hot, filled.cold, token, addresses)
-    with contextlib.ExitStack() as stack:
-        clients = [
-            stack.enter_context(_client(create_app(arena.settings))) for _ in range(COLD_APPS)
-        ]
-        freeze_heap()  # as the dashboard's server does before serving (the fill's rows too)
-        try:
-            return read_pages(clients, found, repeats)
-        finally:
-            gc.unfreeze()
-
-
-@contextlib.contextmanager
-def _client(app: Any) -> Iterator[TestClient]:
-    with TestClient(app) as client:
-        yield client
+    return read_pages(arena.settings, found, repeats)
