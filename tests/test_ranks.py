@@ -75,3 +75,21 @@ def test_a_competition_and_the_leaderboard_a_page_of_ranks_at_a_time(
     board = client.get("/leaderboard").text
     assert _ranks(board, "global-leaderboard") == ["1", "2", "3"] and "ranks 1–3 of 4" in board
     assert _ranks(client.get("/leaderboard?ranks_from=4").text, "global-leaderboard") == ["4"]
+
+
+def test_a_leaderboards_top_ranks_are_its_first_rows(
+    app_and_token: tuple[TestClient, str, Platform],
+) -> None:
+    """A chart's leaders and a retention's best entries read only the top ranks: the same
+    rows, in the same order, as the whole board's first."""
+    from arena.store import tournaments
+    from arena.store.models import Tournament
+
+    client, token, arena = app_and_token
+    played_tournament(client, token, arena, games=2)
+    with arena.db.read() as session:
+        cup = session.query(Tournament).filter_by(name="cup").one()
+        whole = tournaments.leaderboard(session, cup)
+        assert len(whole) == 4
+        for top in (0, 1, 3, 4, 9):
+            assert tournaments.leaderboard(session, cup, top=top) == whole[:top]

@@ -139,7 +139,7 @@ def _seasons(session: Session) -> list[Season]:
         assert competition.log_days is not None
         names = competitions.season_names(competition)
         for ladder in session.scalars(select(Tournament).where(Tournament.name.in_(names))):
-            board = tournaments.leaderboard(session, ladder)[: competition.log_top]
+            board = tournaments.leaderboard(session, ladder, top=competition.log_top)
             kept = frozenset(row.version_id for row in board)
             found.append(Season(ladder.id, ladder.logs_swept_to, competition.log_days, kept))
     return found

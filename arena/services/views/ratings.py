@@ -26,7 +26,7 @@ CHART_BOTS = 8
 def leaders_ratings(session: Session, name: str) -> dict[str, list[dict[str, Any]]]:
     """The rating histories of a tournament's leaders (its chart)."""
     found = tournament_named(session, name)
-    leaders = tournament_store.leaderboard(session, found)[:CHART_BOTS]
+    leaders = tournament_store.leaderboard(session, found, top=CHART_BOTS)
     return rating_history(session, found.id, [row.version_id for row in leaders])
 
 
