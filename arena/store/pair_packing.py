@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import json
 import struct
-import sys
 import zlib
-from array import array
 from collections.abc import Sequence
 
 import numpy as np
@@ -37,25 +35,13 @@ _SIDES = 3
 _LEVEL = 4
 #: a column's array types by the bits its numbers need (two, four, eight bytes)
 _WIDTHS = (("H", 16), ("I", 32), ("Q", 64))
+_BYTES = {code: bits // 8 for code, bits in _WIDTHS}
 
 
 def pack_pair(entries: Entries) -> bytes:
     """The totals as stored (the same totals always give the same bytes)."""
-    coded = []
-    for (chance, side, stratum), (chances, taken) in entries.items():
-        kind = _CHANCE_CODES.get(chance)
-        number = strata.code(chance, stratum) if 0 <= side < _SIDES else None
-        if kind is None or number is None:
-            return pack_json(entries)
-        coded.append((kind * _SIDES + side, number, chances, taken))
-    coded.sort()
-    heads = bytes(head for head, _, _, _ in coded)
-    steps, previous = [], (-1, 0)
-    for head, number, _, _ in coded:
-        steps.append(number - previous[1] if head == previous[0] else number)
-        previous = (head, number)
-    counts = [chances for _, _, chances, _ in coded] + [taken for _, _, _, taken in coded]
-    return pack_columns(heads, steps, counts)
+    coded = _coded(entries)
+    return pack_json(entries) if coded is None else _packed(*_summed(*coded))
 
 
 def add_to(held: bytes | None, added: Entries) -> bytes:
@@ -73,11 +59,46 @@ def add_to(held: bytes | None, added: Entries) -> bytes:
         return pack_pair(entries)
     if held is not None:
         coded = [np.concatenate(both) for both in zip(_unpacked_columns(held), coded, strict=True)]
-    heads, numbers, chances, taken = _summed(*coded)
-    steps = np.where(_firsts(heads), numbers, numbers - np.r_[np.uint64(0), numbers[:-1]])
-    body = struct.pack("<I", len(heads)) + heads.tobytes()
-    body += _array_column(steps) + _array_column(np.concatenate((chances, taken)))
+    return _packed(*_summed(*coded))
+
+
+def pack_columns(
+    heads: bytes, steps: Sequence[int] | np.ndarray, counts: Sequence[int] | np.ndarray
+) -> bytes:
+    """Totals already in columns, in order of head then number: each one's head
+    (:func:`head`), its number's step from the one before it of the same head (the
+    number itself for a head's first), then every total's chances and every one's taken."""
+    body = struct.pack("<I", len(heads)) + heads + _column(steps) + _column(counts)
     return COLUMNS + zlib.compress(body, _LEVEL)
+
+
+def head(chance: str, side: int) -> int:
+    """The byte a total of ``chance`` on ``side`` is stored under."""
+    return CHANCES.index(chance) * _SIDES + side
+
+
+def unpack_pair(data: bytes) -> Entries:
+    """The totals a stored value holds (either format)."""
+    if data[:1] != COLUMNS:
+        return {
+            (chance, side, stratum): [chances, taken]
+            for chance, side, stratum, chances, taken in json.loads(zlib.decompress(data))
+        }
+    entries: Entries = {}
+    for byte, number, chances, taken in zip(
+        *(column.tolist() for column in _unpacked_columns(data)), strict=True
+    ):
+        chance = CHANCES[byte // _SIDES]
+        entries[chance, byte % _SIDES, strata.text(chance, number)] = [chances, taken]
+    return entries
+
+
+def pack_json(entries: Entries) -> bytes:
+    """The totals as compressed JSON: the format before the columns."""
+    listed = sorted(
+        [chance, side, stratum, *counts] for (chance, side, stratum), counts in entries.items()
+    )
+    return zlib.compress(json.dumps(listed, separators=(",", ":")).encode(), _LEVEL)
 
 
 def _coded(entries: Entries) -> list[np.ndarray] | None:
@@ -101,21 +122,6 @@ def _coded(entries: Entries) -> list[np.ndarray] | None:
     ]
 
 
-def _unpacked_columns(data: bytes) -> list[np.ndarray]:
-    """A stored value's totals in columns, as :func:`_coded` gives them."""
-    body = zlib.decompress(data[1:])
-    (size,) = struct.unpack_from("<I", body)
-    heads = np.frombuffer(body, np.uint8, size, 4)
-    steps, offset = _read_array(body, 4 + size, size)
-    counts, _ = _read_array(body, offset, 2 * size)
-    firsts = _firsts(heads)
-    starts = np.flatnonzero(firsts)
-    running = np.cumsum(steps, dtype=np.uint64)
-    before = running[starts] - steps[starts]  # the sum before each head's first number
-    group = np.cumsum(firsts) - 1
-    return [heads, running - before[group], counts[:size], counts[size:]]
-
-
 def _summed(
     heads: np.ndarray, numbers: np.ndarray, chances: np.ndarray, taken: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -133,87 +139,45 @@ def _summed(
     )
 
 
+def _packed(
+    heads: np.ndarray, numbers: np.ndarray, chances: np.ndarray, taken: np.ndarray
+) -> bytes:
+    """Summed totals (:func:`_summed`) as stored."""
+    steps = np.where(_firsts(heads), numbers, numbers - np.r_[np.uint64(0), numbers[:-1]])
+    return pack_columns(heads.tobytes(), steps, np.concatenate((chances, taken)))
+
+
+def _unpacked_columns(data: bytes) -> list[np.ndarray]:
+    """A stored value's totals in columns, as :func:`_coded` gives them."""
+    body = zlib.decompress(data[1:])
+    (size,) = struct.unpack_from("<I", body)
+    heads = np.frombuffer(body, np.uint8, size, 4)
+    steps, offset = _read_column(body, 4 + size, size)
+    counts, _ = _read_column(body, offset, 2 * size)
+    firsts = _firsts(heads)
+    starts = np.flatnonzero(firsts)
+    running = np.cumsum(steps, dtype=np.uint64)
+    before = running[starts] - steps[starts]  # the sum before each head's first number
+    group = np.cumsum(firsts) - 1
+    return [heads, running - before[group], counts[:size], counts[size:]]
+
+
 def _firsts(values: np.ndarray) -> np.ndarray:
     """Where each run of equal values starts."""
     return np.concatenate(([True], values[1:] != values[:-1]))[: len(values)]
 
 
-def _array_column(values: np.ndarray) -> bytes:
-    """:func:`_column` of an array of numbers."""
-    largest = int(values.max()) if len(values) else 0
-    typecode, bits = next((code, bits) for code, bits in _WIDTHS if largest < 1 << bits)
-    return typecode.encode() + values.astype(f"<u{bits // 8}").tobytes()
-
-
-def _read_array(body: bytes, offset: int, size: int) -> tuple[np.ndarray, int]:
-    """:func:`_read_column` as an array of 64-bit numbers."""
-    width = array(chr(body[offset])).itemsize
-    end = offset + 1 + size * width
-    return np.frombuffer(body, f"<u{width}", size, offset + 1).astype(np.uint64), end
-
-
-def pack_columns(heads: bytes, steps: Sequence[int], counts: Sequence[int]) -> bytes:
-    """Totals already in columns, in order of head then number: each one's head
-    (:func:`head`), its number's step from the one before it of the same head (the
-    number itself for a head's first), then every total's chances and every one's taken."""
-    body = struct.pack("<I", len(heads)) + heads + _column(steps) + _column(counts)
-    return COLUMNS + zlib.compress(body, _LEVEL)
-
-
-def head(chance: str, side: int) -> int:
-    """The byte a total of ``chance`` on ``side`` is stored under."""
-    return CHANCES.index(chance) * _SIDES + side
-
-
-def unpack_pair(data: bytes) -> Entries:
-    """The totals a stored value holds (either format)."""
-    if data[:1] != COLUMNS:
-        return {
-            (chance, side, stratum): [chances, taken]
-            for chance, side, stratum, chances, taken in json.loads(zlib.decompress(data))
-        }
-    body = zlib.decompress(data[1:])
-    (size,) = struct.unpack_from("<I", body)
-    heads = body[4 : 4 + size]
-    steps, offset = _read_column(body, 4 + size, size)
-    counts, _ = _read_column(body, offset, 2 * size)
-    entries: Entries = {}
-    previous, number = -1, 0
-    for index, byte in enumerate(heads):
-        number = number + steps[index] if byte == previous else steps[index]
-        previous = byte
-        chance = CHANCES[byte // _SIDES]
-        entries[chance, byte % _SIDES, strata.text(chance, number)] = [
-            counts[index],
-            counts[size + index],
-        ]
-    return entries
-
-
-def pack_json(entries: Entries) -> bytes:
-    """The totals as compressed JSON: the format before the columns."""
-    listed = sorted(
-        [chance, side, stratum, *counts] for (chance, side, stratum), counts in entries.items()
-    )
-    return zlib.compress(json.dumps(listed, separators=(",", ":")).encode(), _LEVEL)
-
-
-def _column(values: Sequence[int]) -> bytes:
+def _column(values: Sequence[int] | np.ndarray) -> bytes:
     """Numbers, little-endian, two bytes each while every one fits (else four, else
     eight), after the letter that says which."""
-    largest = max(values, default=0)
-    typecode = next(code for code, bits in _WIDTHS if largest < 1 << bits)
-    column = array(typecode, values)
-    if sys.byteorder == "big":  # pragma: no cover (little-endian machines)
-        column.byteswap()
-    return typecode.encode() + column.tobytes()
+    column = np.asarray(values, dtype=np.uint64)
+    largest = int(column.max()) if len(column) else 0
+    typecode, bits = next((code, bits) for code, bits in _WIDTHS if largest < 1 << bits)
+    return typecode.encode() + column.astype(f"<u{bits // 8}").tobytes()
 
 
-def _read_column(body: bytes, offset: int, size: int) -> tuple[array[int], int]:
-    typecode = chr(body[offset])
-    column = array(typecode)
-    end = offset + 1 + size * column.itemsize
-    column.frombytes(body[offset + 1 : end])
-    if sys.byteorder == "big":  # pragma: no cover
-        column.byteswap()
-    return column, end
+def _read_column(body: bytes, offset: int, size: int) -> tuple[np.ndarray, int]:
+    """A column :func:`_column` wrote, as 64-bit numbers, and where the next begins."""
+    width = _BYTES[chr(body[offset])]
+    end = offset + 1 + size * width
+    return np.frombuffer(body, f"<u{width}", size, offset + 1).astype(np.uint64), end
