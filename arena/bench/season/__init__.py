@@ -111,12 +111,13 @@ def _recorder_pairs(
         twin_id = competition(twin, bots, 4)[0]
         timed = []
         for n in range(pairs):
-            sides = [(twin.db, twin_id), (arena.db, ladder_id)]
-            rates = {
-                db is arena.db: recorder_rate(db, tournament_id, pool, recorded)
-                for db, tournament_id in (sides if n % 2 == 0 else sides[::-1])
-            }
-            timed.append((rates[False], rates[True]))
+            if n % 2 == 0:
+                empty = recorder_rate(twin.db, twin_id, pool, recorded)
+                beside = recorder_rate(arena.db, ladder_id, pool, recorded)
+            else:
+                beside = recorder_rate(arena.db, ladder_id, pool, recorded)
+                empty = recorder_rate(twin.db, twin_id, pool, recorded)
+            timed.append((empty, beside))
     drops = [100 * (empty - beside) / empty for empty, beside in timed]
     return {
         "recorder_empty_per_s": round(statistics.median(e for e, _ in timed), 1),

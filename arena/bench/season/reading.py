@@ -17,7 +17,7 @@ from arena.bench.client import TestClient
 from arena.platform.settings import Settings
 from arena.store.db import Database
 
-#: new apps each page is read cold in (a restart each)
+#: new processes each page is read cold in (a dashboard started each time)
 COLD_APPS = 3
 #: the tables whose rows grow with the matches (a match's bytes)
 SEASON_TABLES = (

@@ -17,7 +17,7 @@ down_revision = "0038"
 branch_labels = None
 depends_on = None
 
-#: as arena.store.models.SEAT_FAILED says it (a migration keeps its own words)
+#: as arena.store.models.seat_failed() says it (a migration keeps its own words)
 FAILED = "forfeit OR strikes > 0 OR illegal > 0"
 
 
