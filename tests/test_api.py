@@ -520,9 +520,9 @@ def test_a_ladder_over_reads_stopped_not_done() -> None:
 def test_a_bots_match_list_is_its_matches_newest_first_however_it_is_filtered(
     app_and_token,
 ) -> None:
-    """One bot's list (a walk of its version's seats where it has one version, the ids
-    of all its versions' seats where it has more) holds exactly its matches, newest
-    first, through the filters, pages and keyset."""
+    """One bot's list (a walk of each of its versions' seats, newest first, merged)
+    holds exactly its matches, newest first, through the filters, pages and keyset,
+    whether the bot has one version or two; a name no bot has lists none."""
     from sqlalchemy import select, update
 
     from arena.base.states import MatchStatus
@@ -591,3 +591,5 @@ def test_a_bots_match_list_is_its_matches_newest_first_however_it_is_filtered(
         assert listed(per_page=2, page=2) == theirs[2:4]
         assert listed(before=theirs[1]) == theirs[2:]
         assert listed(tournament="nothing") == []
+    assert listed("nobody") == []
+    assert client.get("/api/v1/matches", params={"bot": "nobody", "status": "x"}).status_code == 422

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, select, union
 from sqlalchemy.orm import Session, selectinload
 
 from arena.base.errors import Invalid, NotFound
@@ -42,42 +43,15 @@ def matches(
     private runs (scrimmages) left out. ``before``: the page of the matches older than
     that match (the page's ``next_before`` leads on; an index walk, however deep, where
     ``page`` counts past the earlier ones)."""
-    versions = _versions_of(session, bot) if bot else None
-    if versions is not None and len(versions) == 1:
-        # a walk of the version's seats newest first (index (version, match)), where the
-        # matches' ids of all its seats were read and sorted: 40,000 at ten million
-        key = MatchSeat.match_id
-        query = (
-            select(key)
-            .join(TournamentMatch, TournamentMatch.id == key)
-            .where(MatchSeat.bot_version_id == versions[0])
-            .distinct()
-        )
-    else:
-        key = TournamentMatch.id
-        query = select(key)
-        if versions is not None:
-            query = query.where(
-                key.in_(select(MatchSeat.match_id).where(MatchSeat.bot_version_id.in_(versions)))
-            )
-    query = query.where(TournamentMatch.tournament_id.not_in(hidden_from(reader))).order_by(
-        key.desc()
-    )
-    if tournament:
-        query = query.join(Tournament, Tournament.id == TournamentMatch.tournament_id).where(
-            Tournament.name == tournament
-        )
-    if status:
-        if status not in {s.value for s in MatchStatus}:
-            raise Invalid(
-                f"unknown status {status!r}: expected one of "
-                f"{', '.join(s.value for s in MatchStatus)}"
-            )
-        query = query.where(TournamentMatch.status == MatchStatus(status))
-    if before is not None:
-        query = query.where(key < before)
     offset = 0 if before is not None else (page - 1) * per_page
-    ids = list(session.scalars(query.limit(per_page + 1).offset(offset)))
+    asked = _Filters(
+        reader=reader,
+        tournament=tournament,
+        status=_status(status) if status else None,
+        before=before,
+        first=offset + per_page + 1,
+    )
+    ids = _newest_ids(session, bot, asked, offset)
     has_next = len(ids) > per_page
     ids = ids[:per_page]
     found = {
@@ -107,6 +81,63 @@ def matches(
         has_next=has_next,
         next_before=ids[-1] if has_next else None,
     )
+
+
+@dataclass(frozen=True)
+class _Filters:
+    """What a list asks of its matches, and how many of the newest it needs."""
+
+    reader: int | None
+    tournament: str | None
+    status: MatchStatus | None
+    before: int | None
+    first: int
+
+    def newest(self, key: Any, query: Select[Any]) -> Select[Any]:
+        """``query`` (of the matches' ids ``key``) filtered, its ``first`` newest."""
+        query = query.where(TournamentMatch.tournament_id.not_in(hidden_from(self.reader)))
+        if self.tournament:
+            query = query.join(Tournament, Tournament.id == TournamentMatch.tournament_id).where(
+                Tournament.name == self.tournament
+            )
+        if self.status:
+            query = query.where(TournamentMatch.status == self.status)
+        if self.before is not None:
+            query = query.where(key < self.before)
+        return query.order_by(key.desc()).limit(self.first)
+
+
+def _newest_ids(session: Session, bot: str | None, asked: _Filters, offset: int) -> list[int]:
+    """The ids a list shows past its first ``offset``, newest first."""
+    if bot is None:
+        query = asked.newest(TournamentMatch.id, select(TournamentMatch.id))
+        return list(session.scalars(query.offset(offset)))
+    # each version's seats walked newest first on the index (version, match), then merged:
+    # never all of a bot's seats read and sorted (40,000 at ten million)
+    walks = [
+        asked.newest(
+            MatchSeat.match_id,
+            select(MatchSeat.match_id.label("id"))
+            .join(TournamentMatch, TournamentMatch.id == MatchSeat.match_id)
+            .where(MatchSeat.bot_version_id == version)
+            .distinct(),
+        ).subquery()
+        for version in _versions_of(session, bot)
+    ]
+    if not walks:  # a name no bot has
+        return []
+    merged = union(*(select(walk.c.id) for walk in walks)).subquery()
+    query = select(merged.c.id).order_by(merged.c.id.desc()).limit(asked.first)
+    return list(session.scalars(query.offset(offset)))
+
+
+def _status(status: str) -> MatchStatus:
+    """The status a filter names (Invalid for a name no status has)."""
+    if status not in {s.value for s in MatchStatus}:
+        raise Invalid(
+            f"unknown status {status!r}: expected one of {', '.join(s.value for s in MatchStatus)}"
+        )
+    return MatchStatus(status)
 
 
 def _versions_of(session: Session, bot: str) -> list[int]:
