@@ -208,6 +208,57 @@ def test_migration_0035_narrows_the_seats_columns_and_keeps_their_values(db: Dat
     assert seats() == narrow and types()["seat"] == "SMALLINT"
 
 
+def test_migration_0040_indexes_each_updates_number_and_charts_read_the_same(
+    db: Database,
+) -> None:
+    """A chart reads every update's completion and number from the version's index alone
+    (no row of the table: they lie scattered among every other version's), and draws the
+    same points either way."""
+    from arena.services.views.ratings import rating_history
+
+    make_tournament(db, games=3)
+    for match_id in match_ids(db):
+        plan = matches.claim(db, match_id, "w")
+        assert plan is not None and matches.record(db, plan, play(plan), 1.0)
+    with db.read() as s:
+        tournament, *_ = s.scalars(select(RatingChange.tournament_id)).all()
+        versions = sorted(set(s.scalars(select(RatingChange.bot_version_id))))
+
+    def charted() -> dict:
+        with db.read() as s:
+            return rating_history(s, tournament, versions)
+
+    def indexed() -> list[str]:
+        with db.engine.connect() as connection:
+            found = inspect(connection).get_indexes("rating_history")
+        return next(i["column_names"] for i in found if i["name"] == "ix_rating_history_version")
+
+    drawn = charted()
+    assert drawn and all(len(points) == 3 for points in drawn.values())
+    assert indexed() == ["tournament_id", "bot_version_id", "completion", "number"]
+    if db.engine.dialect.name == "postgresql":  # the index answers without the table
+        with db.engine.connect() as connection:
+            connection.execute(text("SET enable_seqscan = off"))
+            connection.execute(text("SET enable_bitmapscan = off"))
+            plan = connection.scalars(
+                text(
+                    "EXPLAIN SELECT bot_version_id, completion, number FROM rating_history "
+                    "WHERE tournament_id = :t AND bot_version_id = ANY(:v)"
+                ),
+                {"t": tournament, "v": versions},
+            ).all()
+        assert "Index Only Scan using ix_rating_history_version" in " ".join(plan)
+    config = alembic_config()
+    with db.engine.connect() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0039")
+        connection.commit()
+    assert indexed() == ["tournament_id", "bot_version_id", "completion"]
+    assert charted() == drawn
+    upgrade(db)
+    assert indexed()[-1] == "number" and charted() == drawn
+
+
 def test_names_stay_unique_whatever_their_case_in_the_migrated_schema(db: Database) -> None:
     """The folded-name indexes survive every migration (a SQLite batch copy of a table
     would drop them, unseen: the store's own check would still pass)."""

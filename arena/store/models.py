@@ -663,9 +663,12 @@ class RatingChange(Base):
     """A bot version's rating after a match, in the tournament's completion order."""
 
     __tablename__ = "rating_history"
-    #: a version's history in a tournament, in order (charts read it that way)
+    #: a version's history in a tournament, in order, with its update numbers (charts
+    #: read every update's completion and number from the index alone)
     __table_args__ = (
-        Index("ix_rating_history_version", "tournament_id", "bot_version_id", "completion"),
+        Index(
+            "ix_rating_history_version", "tournament_id", "bot_version_id", "completion", "number"
+        ),
     )
     id: Mapped[int] = mapped_column(primary_key=True)
     #: looked up through ix_rating_history_version
