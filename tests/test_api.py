@@ -518,11 +518,12 @@ def test_a_ladder_over_reads_stopped_not_done() -> None:
 
 @pytest.mark.both_databases
 def test_a_bots_match_list_is_its_matches_newest_first_however_it_is_filtered(
-    app_and_token,
+    app_and_token, monkeypatch
 ) -> None:
-    """One bot's list (a walk of each of its versions' seats, newest first, merged)
-    holds exactly its matches, newest first, through the filters, pages and keyset,
-    whether the bot has one version or two; a name no bot has lists none."""
+    """One bot's list (a walk of each of its versions' seats, newest first, merged; the
+    matches of all their seats as one set past ``MOST_WALKS`` versions) holds exactly its
+    matches, newest first, through the filters, pages and keyset, whether the bot has one
+    version or two; a name no bot has lists none."""
     from sqlalchemy import select, update
 
     from arena.base.states import MatchStatus
@@ -573,7 +574,11 @@ def test_a_bots_match_list_is_its_matches_newest_first_however_it_is_filtered(
             .join(MatchSeat, MatchSeat.bot_version_id == BotVersion.id)
             .join(TournamentMatch, TournamentMatch.id == MatchSeat.match_id)
         ).all()
-    for bot in ("counter", "honest"):  # one version, two
+    from arena.services.views import matches as match_view
+
+    for bot, most_walks in [("counter", 20), ("honest", 20), ("honest", 1)]:
+        # one version, two walked, two read as one set (more than a bot's walks)
+        monkeypatch.setattr(match_view, "MOST_WALKS", most_walks)
         theirs = sorted({m for name, m, _ in seated if name == bot}, reverse=True)
         done = sorted(
             {m for name, m, state in seated if name == bot and state is MatchStatus.DONE},

@@ -26,6 +26,9 @@ from arena.store.models import (
 )
 
 PER_PAGE = 50
+#: a bot's versions walked one by one at most; a bot with more (a compound query has its
+#: limits: 500 parts on SQLite) has the matches of all its versions' seats read as one set
+MOST_WALKS = 20
 
 
 def matches(
@@ -112,6 +115,15 @@ def _newest_ids(session: Session, bot: str | None, asked: _Filters, offset: int)
     if bot is None:
         query = asked.newest(TournamentMatch.id, select(TournamentMatch.id))
         return list(session.scalars(query.offset(offset)))
+    versions = _versions_of(session, bot)
+    if not versions:  # a name no bot has
+        return []
+    if len(versions) > MOST_WALKS:
+        seated = select(MatchSeat.match_id).where(MatchSeat.bot_version_id.in_(versions))
+        query = asked.newest(
+            TournamentMatch.id, select(TournamentMatch.id).where(TournamentMatch.id.in_(seated))
+        )
+        return list(session.scalars(query.offset(offset)))
     # each version's seats walked newest first on the index (version, match), then merged:
     # never all of a bot's seats read and sorted (40,000 at ten million)
     walks = [
@@ -122,10 +134,8 @@ def _newest_ids(session: Session, bot: str | None, asked: _Filters, offset: int)
             .where(MatchSeat.bot_version_id == version)
             .distinct(),
         ).subquery()
-        for version in _versions_of(session, bot)
+        for version in versions
     ]
-    if not walks:  # a name no bot has
-        return []
     merged = union(*(select(walk.c.id) for walk in walks)).subquery()
     query = select(merged.c.id).order_by(merged.c.id.desc()).limit(asked.first)
     return list(session.scalars(query.offset(offset)))
