@@ -46,15 +46,15 @@ def matches(
     private runs (scrimmages) left out. ``before``: the page of the matches older than
     that match (the page's ``next_before`` leads on; an index walk, however deep, where
     ``page`` counts past the earlier ones)."""
-    offset = 0 if before is not None else (page - 1) * per_page
     asked = _Filters(
         reader=reader,
         tournament=tournament,
         status=_status(status) if status else None,
         before=before,
-        first=offset + per_page + 1,
+        offset=0 if before is not None else (page - 1) * per_page,
+        per_page=per_page,
     )
-    ids = _newest_ids(session, bot, asked, offset)
+    ids = _newest_ids(session, bot, asked)
     has_next = len(ids) > per_page
     ids = ids[:per_page]
     found = {
@@ -88,13 +88,19 @@ def matches(
 
 @dataclass(frozen=True)
 class _Filters:
-    """What a list asks of its matches, and how many of the newest it needs."""
+    """What a list asks of its matches, and which of the newest it shows."""
 
     reader: int | None
     tournament: str | None
     status: MatchStatus | None
     before: int | None
-    first: int
+    offset: int
+    per_page: int
+
+    @property
+    def first(self) -> int:
+        """The newest matches a page needs: those before it, its own and one (a next page?)."""
+        return self.offset + self.per_page + 1
 
     def newest(self, key: Any, query: Select[Any]) -> Select[Any]:
         """``query`` (of the matches' ids ``key``) filtered, its ``first`` newest."""
@@ -110,20 +116,18 @@ class _Filters:
         return query.order_by(key.desc()).limit(self.first)
 
 
-def _newest_ids(session: Session, bot: str | None, asked: _Filters, offset: int) -> list[int]:
-    """The ids a list shows past its first ``offset``, newest first."""
-    if bot is None:
-        query = asked.newest(TournamentMatch.id, select(TournamentMatch.id))
-        return list(session.scalars(query.offset(offset)))
-    versions = _versions_of(session, bot)
+def _newest_ids(session: Session, bot: str | None, asked: _Filters) -> list[int]:
+    """The ids a list shows (and one more where a next page follows), newest first."""
+    versions = _versions_of(session, bot) if bot is not None else []
+    if bot is None or len(versions) > MOST_WALKS:
+        query = select(TournamentMatch.id)
+        if bot is not None:
+            seated = select(MatchSeat.match_id).where(MatchSeat.bot_version_id.in_(versions))
+            query = query.where(TournamentMatch.id.in_(seated))
+        newest = asked.newest(TournamentMatch.id, query)
+        return list(session.scalars(newest.offset(asked.offset)))
     if not versions:  # a name no bot has
         return []
-    if len(versions) > MOST_WALKS:
-        seated = select(MatchSeat.match_id).where(MatchSeat.bot_version_id.in_(versions))
-        query = asked.newest(
-            TournamentMatch.id, select(TournamentMatch.id).where(TournamentMatch.id.in_(seated))
-        )
-        return list(session.scalars(query.offset(offset)))
     # each version's seats walked newest first on the index (version, match), then merged:
     # never all of a bot's seats read and sorted (40,000 at ten million)
     walks = [
@@ -138,7 +142,7 @@ def _newest_ids(session: Session, bot: str | None, asked: _Filters, offset: int)
     ]
     merged = union(*(select(walk.c.id) for walk in walks)).subquery()
     query = select(merged.c.id).order_by(merged.c.id.desc()).limit(asked.first)
-    return list(session.scalars(query.offset(offset)))
+    return list(session.scalars(query.offset(asked.offset)))
 
 
 def _status(status: str) -> MatchStatus:
