@@ -59,6 +59,20 @@ pytestmark = pytest.mark.browser
 expect.set_options(timeout=HANG_SECONDS * 1000)
 
 
+#: the served dashboard's warnings and errors go to the root logger, where the test they
+#: happen in captures them (its report shows them); uvicorn's own handlers would write to
+#: the stream pytest had in place when the module's server started, which a later test's
+#: report never shows
+SERVER_LOGS_TO_TEST = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "loggers": {
+        name: {"handlers": [], "propagate": True}
+        for name in ("uvicorn", "uvicorn.error", "uvicorn.access")
+    },
+}
+
+
 def _patient(context: BrowserContext) -> BrowserContext:
     """``context`` with its actions (clicks, navigation) waiting up to the hang guard."""
     context.set_default_timeout(HANG_SECONDS * 1000)
@@ -82,7 +96,10 @@ def base_url(served: tuple[FastAPI, str]) -> Iterator[str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", log_config=SERVER_LOGS_TO_TEST
+    )
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + HANG_SECONDS
