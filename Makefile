@@ -68,7 +68,8 @@ TEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
 
 # mypy (one core) checks the types while one pytest process collects the tests once, so
 # that the test processes find the modules it rewrote already made (5 s of each start).
-# The `alone` tests then run by themselves, only their modules collected (8 s for all).
+# The `alone` tests then run by themselves, only their modules collected: a timing ratio,
+# and the multi-host test bed, whose links change the machine's network under the browsers.
 test: $(NATIVE) browser toolchains
 	@started=$$(date +%s); mkdir -p build; \
 	$(BIN)/ruff check arena worker dashboard sample_bots tests examples && \

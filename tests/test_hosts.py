@@ -31,7 +31,10 @@ from tests.support.cli import arena as arena_command
 from tests.support.store import add_samples
 from tests.support.waiting import wait_until
 
-pytestmark = [pytest.mark.processes, pytest.mark.slow, pytest.mark.sandbox]
+#: ``alone``: a test bed's pair of links in the test's own namespace (made, then removed)
+#: is a change of this machine's network, and a browser of another test ends its requests
+#: in flight (``ERR_NETWORK_CHANGED``): these run after the others, by themselves
+pytestmark = [pytest.mark.processes, pytest.mark.slow, pytest.mark.sandbox, pytest.mark.alone]
 
 RULES = Ruleset.parse("classic")
 
